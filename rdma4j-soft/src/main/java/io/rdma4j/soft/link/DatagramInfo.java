@@ -1,0 +1,23 @@
+package io.rdma4j.soft.link;
+
+import java.net.InetAddress;
+
+/**
+ * Where a received datagram came from and where it was sent to: what the ICRC check and the
+ * GRH of a UD completion need from the IP and UDP headers. Reused from datagram to datagram.
+ */
+public final class DatagramInfo
+{
+    /** The sender's IP address. */
+    public InetAddress source;
+    /** The sender's UDP port. */
+    public int sourcePort;
+    /** The destination address: this link's unicast address or a multicast group. */
+    public InetAddress destination;
+    /** The destination UDP port. */
+    public int destinationPort;
+    /** The IP TTL the datagram arrived with, or -1 when the link cannot see it. */
+    public int ttl = -1;
+    /** The IPv4 identification field, or -1 when the link cannot see it (UDP sockets cannot). */
+    public int ipIdentification = -1;
+}

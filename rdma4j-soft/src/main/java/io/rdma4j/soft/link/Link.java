@@ -1,0 +1,82 @@
+package io.rdma4j.soft.link;
+
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+
+/**
+ * Moves whole RoCEv2 datagrams: the UDP payload, from the BTH to the ICRC, between devices.
+ * <p>
+ * A link belongs to one software device and is owned by its progress thread: {@link #receive}
+ * and {@link #awaitReadable} are called by that thread only. {@link #send} may be called by any
+ * thread (posting threads send UD datagrams inline), {@link #wakeup} by any thread.
+ * <p>
+ * The sender's IPv4 header is produced by the IP stack (or by {@code MemoryLink}), so the
+ * ICRC, which covers the IP and UDP headers, is computed by the caller from
+ * {@link #localAddress()}, {@link #localPort()} and the destination, with the IP identification
+ * field taken as {@link #ipIdentification()}.
+ */
+public interface Link extends AutoCloseable
+{
+    /** The UDP port RoCEv2 uses, IANA-assigned. */
+    int ROCE_V2_PORT = 4791;
+
+    /**
+     * @return the address this link sends from and receives unicast on: the device's RoCEv2 GID.
+     */
+    InetAddress localAddress();
+
+    /**
+     * @return the UDP source port of every datagram this link sends (covered by the ICRC).
+     */
+    int localPort();
+
+    /**
+     * @return the IPv4 identification field of the datagrams this link sends, as covered by the
+     * ICRC. Linux gives unconnected UDP sockets sending with DF set an identification of 0.
+     */
+    int ipIdentification();
+
+    /**
+     * Send one datagram, the buffer's bytes from position to limit, to {@code destination} on
+     * {@link #ROCE_V2_PORT}. The buffer's position is left unchanged.
+     *
+     * @param datagram    the UDP payload: BTH, extension headers, payload, pad and ICRC.
+     * @param destination a unicast address or an IPv4 multicast group.
+     * @param hopLimit    the IP TTL (multicast TTL for groups), 1..255.
+     * @return true if handed to the network, false if the link dropped it (full, closed or failed).
+     */
+    boolean send(ByteBuffer datagram, InetAddress destination, int hopLimit);
+
+    /**
+     * Receive at most one datagram without blocking.
+     *
+     * @param buffer where the datagram is written, from position 0; position and limit are set
+     *               to 0 and the datagram's length.
+     * @param info   filled with the datagram's addresses when one is received.
+     * @return true if a datagram was received.
+     */
+    boolean receive(ByteBuffer buffer, DatagramInfo info);
+
+    /**
+     * Block until a datagram may be ready, {@link #wakeup()} is called, or the timeout expires.
+     *
+     * @param timeoutNanos the longest wait; 0 returns at once.
+     */
+    void awaitReadable(long timeoutNanos);
+
+    /** Make a thread blocked in {@link #awaitReadable} return now. */
+    void wakeup();
+
+    /**
+     * Join an IPv4 multicast group on this link's interface (a full-member join: the kernel
+     * sends IGMP), so datagrams sent to it arrive here. Joining a joined group again is counted
+     * and needs as many leaves.
+     */
+    void joinGroup(InetAddress group);
+
+    /** Undo one {@link #joinGroup}. Leaving a group not joined is ignored. */
+    void leaveGroup(InetAddress group);
+
+    @Override
+    void close();
+}
