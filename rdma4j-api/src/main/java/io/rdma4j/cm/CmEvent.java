@@ -1,0 +1,58 @@
+package io.rdma4j.cm;
+
+import java.net.InetSocketAddress;
+
+/**
+ * A connection-manager event ({@code struct rdma_cm_event}). Every event taken from the channel
+ * must be acknowledged exactly once with {@link #ack()}; an id cannot be destroyed while it has
+ * events not acknowledged.
+ */
+public interface CmEvent
+{
+    /**
+     * @return what happened.
+     */
+    CmEventType type();
+
+    /**
+     * @return the id it concerns; for CONNECT_REQUEST a new id for the connection.
+     */
+    CmId id();
+
+    /**
+     * @return for CONNECT_REQUEST, the listening id; otherwise null.
+     */
+    CmId listenId();
+
+    /**
+     * @return 0 or a negative errno / positive reject reason, as librdmacm reports.
+     */
+    int status();
+
+    /**
+     * @return connection parameters (RC events), or null.
+     */
+    ConnParam connParam();
+
+    /**
+     * @return UD parameters (MULTICAST_JOIN, SIDR events), or null.
+     */
+    UdParam udParam();
+
+    /**
+     * @return for multicast events, the context given to the join; otherwise null.
+     */
+    Object joinContext();
+
+    /**
+     * @return for multicast events, the group address; otherwise null.
+     */
+    InetSocketAddress multicastAddress();
+
+    /**
+     * Acknowledge and free the event ({@code rdma_ack_cm_event}).
+     *
+     * @throws io.rdma4j.verbs.RdmaException EINVAL if acknowledged already.
+     */
+    void ack();
+}

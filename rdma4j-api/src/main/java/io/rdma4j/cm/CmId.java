@@ -1,0 +1,162 @@
+package io.rdma4j.cm;
+
+import io.rdma4j.verbs.Context;
+import io.rdma4j.verbs.ProtectionDomain;
+import io.rdma4j.verbs.QpInitAttr;
+import io.rdma4j.verbs.QueuePair;
+
+import java.net.InetSocketAddress;
+
+/**
+ * A connection-manager id ({@code struct rdma_cm_id}): the rdma_cm counterpart of a socket.
+ */
+public interface CmId extends AutoCloseable
+{
+    /**
+     * @return the channel its events go to.
+     */
+    EventChannel channel();
+
+    /**
+     * @return the user context.
+     */
+    Object context();
+
+    /**
+     * @param context a new user context.
+     */
+    void context(Object context);
+
+    /**
+     * @return the port space it was created in.
+     */
+    PortSpace portSpace();
+
+    /**
+     * @return the device context once bound or resolved, else null.
+     */
+    Context verbs();
+
+    /**
+     * @return the QP created on it, or null.
+     */
+    QueuePair qp();
+
+    /**
+     * @return the local address once bound, else null.
+     */
+    InetSocketAddress localAddress();
+
+    /**
+     * @return the peer address once resolved, else null.
+     */
+    InetSocketAddress peerAddress();
+
+    /**
+     * Bind to a local address ({@code rdma_bind_addr}); port 0 picks a free port.
+     *
+     * @param address a local IP address and port.
+     * @throws io.rdma4j.verbs.RdmaException EADDRNOTAVAIL if no device has that address,
+     *                                       EADDRINUSE if the port is taken.
+     */
+    void bindAddr(InetSocketAddress address);
+
+    /**
+     * Resolve a destination address ({@code rdma_resolve_addr}); ADDR_RESOLVED or ADDR_ERROR follows.
+     *
+     * @param source      the local address to use, or null to pick one.
+     * @param destination the peer or multicast group.
+     * @param timeoutMs   how long resolution may take.
+     */
+    void resolveAddr(InetSocketAddress source, InetSocketAddress destination, int timeoutMs);
+
+    /**
+     * Resolve the route ({@code rdma_resolve_route}); ROUTE_RESOLVED or ROUTE_ERROR follows.
+     *
+     * @param timeoutMs how long it may take.
+     */
+    void resolveRoute(int timeoutMs);
+
+    /**
+     * Listen for connection requests ({@code rdma_listen}).
+     *
+     * @param backlog pending requests kept.
+     */
+    void listen(int backlog);
+
+    /**
+     * Create a QP for this id ({@code rdma_create_qp}): RC/UC in INIT, UD in RTS with Q_Key
+     * {@link RdmaCm#UDP_QKEY}.
+     *
+     * @param pd       the PD, or null to use a default one of the device.
+     * @param initAttr the QP's attributes.
+     * @return the QP.
+     */
+    QueuePair createQp(ProtectionDomain pd, QpInitAttr initAttr);
+
+    /**
+     * Destroy the id's QP ({@code rdma_destroy_qp}).
+     */
+    void destroyQp();
+
+    /**
+     * Connect ({@code rdma_connect}).
+     *
+     * @param param connection parameters, or null for the defaults.
+     */
+    void connect(ConnParam param);
+
+    /**
+     * Accept a connection request ({@code rdma_accept}).
+     *
+     * @param param connection parameters, or null for the defaults.
+     */
+    void accept(ConnParam param);
+
+    /**
+     * Reject a connection request ({@code rdma_reject}).
+     *
+     * @param privateData data for the peer, or null.
+     */
+    void reject(byte[] privateData);
+
+    /**
+     * Disconnect ({@code rdma_disconnect}).
+     */
+    void disconnect();
+
+    /**
+     * Join a multicast group as a full member ({@code rdma_join_multicast}).
+     *
+     * @param group   the group address.
+     * @param context returned in the MULTICAST_JOIN event.
+     */
+    void joinMulticast(InetSocketAddress group, Object context);
+
+    /**
+     * Join a multicast group ({@code rdma_join_multicast_ex}).
+     *
+     * @param group   the group address.
+     * @param flags   FULLMEMBER or SENDONLY_FULLMEMBER.
+     * @param context returned in the MULTICAST_JOIN event.
+     * @throws io.rdma4j.verbs.RdmaException EINVAL if the id is neither bound nor resolved, or the
+     *                                       group is the wildcard; ENOTSUPP for an IPv6 group on RoCEv2.
+     */
+    void joinMulticast(InetSocketAddress group, JoinFlags flags, Object context);
+
+    /**
+     * Leave a group ({@code rdma_leave_multicast}): detach the QP, leave the IP group, and wait
+     * until every event of the join is acknowledged.
+     *
+     * @param group the address given to join.
+     * @throws io.rdma4j.verbs.RdmaException EADDRNOTAVAIL if not joined to it.
+     */
+    void leaveMulticast(InetSocketAddress group);
+
+    /**
+     * Destroy the id ({@code rdma_destroy_id}); it leaves its groups. Waits until every event
+     * reported for it is acknowledged.
+     */
+    @Override
+    void close();
+}

@@ -1,0 +1,34 @@
+package io.rdma4j.verbs;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A completion channel ({@code struct ibv_comp_channel}): where armed CQs announce new
+ * completions, so a thread can sleep until there is work.
+ */
+public interface CompletionChannel extends AutoCloseable
+{
+    /**
+     * @return the context it belongs to.
+     */
+    Context context();
+
+    /**
+     * Wait for a CQ event ({@code ibv_get_cq_event}). Each event must be acknowledged with
+     * {@link CompletionQueue#ackEvents(int)}, and the CQ re-armed to get another.
+     *
+     * @param timeout how long to wait; 0 does not wait.
+     * @param unit    the timeout's unit.
+     * @return the CQ that had a completion, or null on timeout.
+     * @throws InterruptedException if interrupted while waiting.
+     */
+    CompletionQueue getCqEvent(long timeout, TimeUnit unit) throws InterruptedException;
+
+    /**
+     * Destroy the channel ({@code ibv_destroy_comp_channel}).
+     *
+     * @throws RdmaException EBUSY while CQs still use it.
+     */
+    @Override
+    void close();
+}
