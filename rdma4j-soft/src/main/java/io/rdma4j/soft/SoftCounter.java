@@ -1,0 +1,76 @@
+package io.rdma4j.soft;
+
+/**
+ * The counters of a software device and of each of its QPs: rxe's {@code hw_counters} names where
+ * rxe has one, ours in the same style for every cause of a dropped packet.
+ */
+public enum SoftCounter
+{
+    SENT_PKTS("sent_pkts"),
+    RCVD_PKTS("rcvd_pkts"),
+    DUPLICATE_REQUEST("duplicate_request"),
+    OUT_OF_SEQ_REQUEST("out_of_seq_request"),
+    RCVD_RNR_ERR("rcvd_rnr_err"),
+    SEND_RNR_ERR("send_rnr_err"),
+    RCVD_SEQ_ERR("rcvd_seq_err"),
+    ACK_DEFERRED("ack_deferred"),
+    RETRY_EXCEEDED_ERR("retry_exceeded_err"),
+    RETRY_RNR_EXCEEDED_ERR("retry_rnr_exceeded_err"),
+    COMPLETER_RETRY_ERR("completer_retry_err"),
+    SEND_ERR("send_err"),
+    LINK_DOWNED("link_downed"),
+    RDMA_SENDS("rdma_sends"),
+    RDMA_RECVS("rdma_recvs"),
+    RETRANSMITTED_PKTS("retransmitted_pkts"),
+    RCVD_NAKS("rcvd_naks"),
+    SENT_NAKS("sent_naks"),
+    SENT_ACKS("sent_acks"),
+    MCAST_FANOUT("mcast_fanout"),
+    MCAST_LOOPBACK("mcast_loopback"),
+    UD_OVERSIZE_NOT_SENT("ud_oversize_not_sent"),
+    DROP_TOO_SHORT("drop_too_short"),
+    DROP_UNKNOWN_OPCODE("drop_unknown_opcode"),
+    DROP_BAD_TRANSPORT_VERSION("drop_bad_transport_version"),
+    DROP_BAD_PKEY("drop_bad_pkey"),
+    DROP_BAD_PAD("drop_bad_pad"),
+    DROP_BAD_HEADER("drop_bad_header"),
+    DROP_ICRC("icrc_err"),
+    DROP_NO_QP("drop_no_qp"),
+    DROP_QP_STATE("drop_qp_state"),
+    DROP_WRONG_TRANSPORT("drop_wrong_transport"),
+    DROP_QKEY_VIOLATION("qkey_violation"),
+    DROP_NO_RECV_WQE("drop_no_recv_wqe"),
+    DROP_RECV_TOO_SMALL("drop_recv_too_small"),
+    DROP_RECV_BAD_LKEY("drop_recv_bad_lkey"),
+    DROP_NOT_A_MEMBER("drop_mcast_not_member"),
+    DROP_OWN_MCAST_ECHO("drop_own_mcast_echo"),
+    DROP_LINK_SEND("drop_link_send"),
+    DROP_NOT_FOR_US("drop_not_for_us"),
+    DROP_OTHER("drop_other");
+
+    private static final SoftCounter[] VALUES = values();
+
+    private final String counterName;
+
+    SoftCounter(final String counterName)
+    {
+        this.counterName = counterName;
+    }
+
+    /**
+     * @return the counter's name as tools print it.
+     */
+    public String counterName()
+    {
+        return counterName;
+    }
+
+    /**
+     * @param index ordinal.
+     * @return the counter.
+     */
+    public static SoftCounter of(final int index)
+    {
+        return VALUES[index];
+    }
+}

@@ -1,0 +1,217 @@
+package io.rdma4j.soft;
+
+import io.rdma4j.verbs.AsyncEvent;
+import io.rdma4j.verbs.AsyncEventType;
+import io.rdma4j.verbs.CompletionChannel;
+import io.rdma4j.verbs.CompletionQueue;
+import io.rdma4j.verbs.Context;
+import io.rdma4j.verbs.Errno;
+import io.rdma4j.verbs.RdmaException;
+import io.rdma4j.verbs.WcOpcode;
+import io.rdma4j.verbs.WcStatus;
+import io.rdma4j.verbs.WorkCompletion;
+
+/**
+ * A completion queue: a ring of preallocated completions guarded by the CQ's monitor. Producers
+ * are the device's progress thread and posting threads; consumers poll by copying into the
+ * caller's array, so neither side allocates.
+ */
+public final class SoftCq implements CompletionQueue
+{
+    private final SoftContext context;
+    private final SoftCompChannel channel;
+    private final WorkCompletion[] ring;
+    private final int capacity;
+    private long head;
+    private long tail;
+    private boolean armed;
+    private boolean solicitedOnly;
+    private long overruns;
+    private long eventsDelivered;
+    private long eventsAcked;
+    private int users;
+    private boolean closed;
+
+    SoftCq(final SoftContext context, final int cqe, final SoftCompChannel channel)
+    {
+        this.context = context;
+        this.channel = channel;
+        this.capacity = cqe;
+        this.ring = WorkCompletion.array(cqe);
+    }
+
+    @Override
+    public Context context()
+    {
+        return context;
+    }
+
+    @Override
+    public CompletionChannel channel()
+    {
+        return channel;
+    }
+
+    @Override
+    public int capacity()
+    {
+        return capacity;
+    }
+
+    /**
+     * Add a completion. Called by the transport.
+     *
+     * @param wrId      the work request's id.
+     * @param status    its status.
+     * @param opcode    completion opcode.
+     * @param byteLen   bytes.
+     * @param imm       immediate data or invalidated rkey.
+     * @param qpNum     the local QPN.
+     * @param srcQp     the sender's QPN (UD receives).
+     * @param flags     WcFlags bits.
+     * @param solicited true if the message had the solicited-event bit.
+     * @return false if the CQ was full and the completion was lost (an overrun).
+     */
+    public boolean complete(
+        final long wrId, final WcStatus status, final WcOpcode opcode, final int byteLen, final int imm,
+        final int qpNum, final int srcQp, final int flags, final boolean solicited)
+    {
+        final boolean notify;
+        synchronized (this)
+        {
+            if (closed)
+            {
+                return false;
+            }
+            if (head - tail >= capacity)
+            {
+                overruns++;
+                context.engine().postAsyncEvent(new AsyncEvent(AsyncEventType.CQ_ERR, null, this, null, 0));
+                return false;
+            }
+            ring[(int)(head % capacity)].set(wrId, status, opcode, byteLen, imm, qpNum, srcQp, flags, 0);
+            head++;
+            notify = armed && (!solicitedOnly || solicited || status != WcStatus.SUCCESS);
+            if (notify)
+            {
+                armed = false;
+            }
+        }
+        if (notify && channel != null)
+        {
+            channel.notify(this);
+        }
+        return true;
+    }
+
+    @Override
+    public int poll(final WorkCompletion[] wcs)
+    {
+        return poll(wcs, wcs.length);
+    }
+
+    @Override
+    public int poll(final WorkCompletion[] wcs, final int max)
+    {
+        final int limit = Math.min(max, wcs.length);
+        synchronized (this)
+        {
+            int n = 0;
+            while (n < limit && tail < head)
+            {
+                wcs[n++].copyFrom(ring[(int)(tail % capacity)]);
+                tail++;
+            }
+            return n;
+        }
+    }
+
+    /**
+     * @return completions waiting to be polled.
+     */
+    public synchronized int pending()
+    {
+        return (int)(head - tail);
+    }
+
+    @Override
+    public void requestNotify(final boolean solicited)
+    {
+        if (channel == null)
+        {
+            throw new RdmaException(Errno.EINVAL, "the CQ was created without a completion channel");
+        }
+        synchronized (this)
+        {
+            // as with ibv_req_notify_cq, a plain arm widens an earlier solicited-only one
+            solicitedOnly = armed ? solicitedOnly && solicited : solicited;
+            armed = true;
+        }
+    }
+
+    synchronized void eventDelivered()
+    {
+        eventsDelivered++;
+    }
+
+    @Override
+    public void ackEvents(final int count)
+    {
+        synchronized (this)
+        {
+            if (count < 0 || eventsAcked + count > eventsDelivered)
+            {
+                throw new RdmaException(Errno.EINVAL, "cannot acknowledge " + count + " CQ events: " +
+                    (eventsDelivered - eventsAcked) + " are unacknowledged");
+            }
+            eventsAcked += count;
+        }
+    }
+
+    @Override
+    public synchronized long overruns()
+    {
+        return overruns;
+    }
+
+    synchronized void addUser()
+    {
+        if (closed)
+        {
+            throw new RdmaException(Errno.EINVAL, "the completion queue is destroyed");
+        }
+        users++;
+    }
+
+    synchronized void removeUser()
+    {
+        users--;
+    }
+
+    @Override
+    public void close()
+    {
+        synchronized (this)
+        {
+            if (closed)
+            {
+                throw new RdmaException(Errno.EINVAL, "the completion queue is already destroyed");
+            }
+            if (users > 0)
+            {
+                throw new RdmaException(Errno.EBUSY, "the completion queue is still used by " + users + " QPs");
+            }
+            if (eventsAcked != eventsDelivered)
+            {
+                throw new RdmaException(Errno.EBUSY, "the completion queue has " + (eventsDelivered - eventsAcked) +
+                    " events taken from its channel and not acknowledged (ibv_ack_cq_events)");
+            }
+            closed = true;
+        }
+        if (channel != null)
+        {
+            channel.removeCq(this);
+        }
+        context.release(this);
+    }
+}

@@ -1,0 +1,132 @@
+package io.rdma4j.soft;
+
+import io.rdma4j.verbs.AccessFlag;
+import io.rdma4j.verbs.MemoryRegion;
+import io.rdma4j.verbs.ProtectionDomain;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * Registered memory of the software device. lkey and rkey are the same value, as in rxe: an
+ * index into the device's {@link MrTable} and a generation byte, so a stale key never finds the
+ * region that reused its slot.
+ */
+public final class SoftMr implements MemoryRegion
+{
+    private final SoftPd pd;
+    private final MemorySegment segment;
+    private final int key;
+    private final int accessBits;
+    private final Set<AccessFlag> access;
+    private volatile boolean valid = true;
+
+    SoftMr(final SoftPd pd, final MemorySegment segment, final int key, final Set<AccessFlag> access)
+    {
+        this.pd = pd;
+        this.segment = segment;
+        this.key = key;
+        this.access = Collections.unmodifiableSet(EnumSet.copyOf(access.isEmpty() ?
+            EnumSet.noneOf(AccessFlag.class) : access));
+        this.accessBits = AccessFlag.toMask(access);
+    }
+
+    @Override
+    public ProtectionDomain pd()
+    {
+        return pd;
+    }
+
+    /**
+     * @return the PD, typed.
+     */
+    public SoftPd softPd()
+    {
+        return pd;
+    }
+
+    @Override
+    public MemorySegment segment()
+    {
+        return segment;
+    }
+
+    @Override
+    public long address()
+    {
+        return segment.address();
+    }
+
+    @Override
+    public long length()
+    {
+        return segment.byteSize();
+    }
+
+    @Override
+    public int lkey()
+    {
+        return key;
+    }
+
+    @Override
+    public int rkey()
+    {
+        return key;
+    }
+
+    @Override
+    public Set<AccessFlag> access()
+    {
+        return access;
+    }
+
+    /**
+     * @return the access flags as bits.
+     */
+    public int accessBits()
+    {
+        return accessBits;
+    }
+
+    /**
+     * @return false once deregistered.
+     */
+    public boolean isValid()
+    {
+        return valid;
+    }
+
+    /**
+     * @param address start of a range.
+     * @param length  its length.
+     * @return true if the range lies inside this region.
+     */
+    public boolean covers(final long address, final long length)
+    {
+        final long start = segment.address();
+        return length >= 0 && address >= start && address - start <= segment.byteSize() - length;
+    }
+
+    @Override
+    public void close()
+    {
+        if (!valid)
+        {
+            throw new io.rdma4j.verbs.RdmaException(io.rdma4j.verbs.Errno.EINVAL,
+                "memory region with lkey 0x" + Integer.toHexString(key) + " is already deregistered");
+        }
+        valid = false;
+        pd.engine().mrTable().remove(this);
+        pd.release(this);
+    }
+
+    @Override
+    public String toString()
+    {
+        return "SoftMr{key=0x" + Integer.toHexString(key) + ", addr=0x" + Long.toHexString(address()) + ", length=" +
+            length() + ", access=" + access + '}';
+    }
+}

@@ -1,0 +1,176 @@
+package io.rdma4j.soft;
+
+import io.rdma4j.verbs.AccessFlag;
+import io.rdma4j.verbs.AddressHandle;
+import io.rdma4j.verbs.AhAttr;
+import io.rdma4j.verbs.Context;
+import io.rdma4j.verbs.Errno;
+import io.rdma4j.verbs.MemoryRegion;
+import io.rdma4j.verbs.ProtectionDomain;
+import io.rdma4j.verbs.QpInitAttr;
+import io.rdma4j.verbs.QueuePair;
+import io.rdma4j.verbs.RdmaException;
+import io.rdma4j.verbs.SharedReceiveQueue;
+import io.rdma4j.verbs.SrqAttr;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Set;
+
+/**
+ * A protection domain of the software device. It counts what was made in it, so that closing it
+ * while anything remains is EBUSY, as {@code ibv_dealloc_pd} says.
+ */
+public final class SoftPd implements ProtectionDomain
+{
+    private final SoftContext context;
+    private int mrs;
+    private int qps;
+    private int ahs;
+    private int srqs;
+    private boolean closed;
+
+    SoftPd(final SoftContext context)
+    {
+        this.context = context;
+    }
+
+    @Override
+    public Context context()
+    {
+        return context;
+    }
+
+    /**
+     * @return the device engine.
+     */
+    public SoftEngine engine()
+    {
+        return context.engine();
+    }
+
+    @Override
+    public MemoryRegion regMr(final MemorySegment segment, final Set<AccessFlag> access)
+    {
+        checkOpen();
+        if (segment == null || !segment.isNative())
+        {
+            throw new RdmaException(Errno.EINVAL,
+                "memory regions need native memory (an Arena's segment): a heap segment has no fixed address");
+        }
+        if (segment.byteSize() == 0)
+        {
+            throw new RdmaException(Errno.EINVAL, "cannot register an empty memory segment");
+        }
+        if (segment.byteSize() > engine().limits().maxMsgSize() * 2L)
+        {
+            throw new RdmaException(Errno.EINVAL, "segment of " + segment.byteSize() + " bytes exceeds max_mr_size");
+        }
+        if ((access.contains(AccessFlag.REMOTE_WRITE) || access.contains(AccessFlag.REMOTE_ATOMIC)) &&
+            !access.contains(AccessFlag.LOCAL_WRITE))
+        {
+            throw new RdmaException(Errno.EINVAL,
+                "REMOTE_WRITE and REMOTE_ATOMIC need LOCAL_WRITE too (ibv_reg_mr(3)); asked for " + access);
+        }
+        if (segment.isReadOnly() && access.contains(AccessFlag.LOCAL_WRITE))
+        {
+            throw new RdmaException(Errno.EACCES, "a read-only segment cannot be registered with LOCAL_WRITE");
+        }
+        final SoftMr mr = engine().mrTable().add(key -> new SoftMr(this, segment, key, access));
+        synchronized (this)
+        {
+            mrs++;
+        }
+        return mr;
+    }
+
+    @Override
+    public QueuePair createQp(final QpInitAttr initAttr)
+    {
+        checkOpen();
+        final SoftQp qp = engine().createQp(this, initAttr);
+        synchronized (this)
+        {
+            qps++;
+        }
+        return qp;
+    }
+
+    @Override
+    public AddressHandle createAh(final AhAttr attr)
+    {
+        checkOpen();
+        final SoftAh ah = new SoftAh(this, attr);
+        synchronized (this)
+        {
+            ahs++;
+        }
+        return ah;
+    }
+
+    @Override
+    public SharedReceiveQueue createSrq(final SrqAttr attr)
+    {
+        checkOpen();
+        final DeviceLimits limits = engine().limits();
+        if (attr.maxWr() < 1 || attr.maxWr() > limits.maxSrqWr())
+        {
+            throw new RdmaException(Errno.EINVAL, "SRQ max_wr " + attr.maxWr() + " is outside 1..max_srq_wr " +
+                limits.maxSrqWr());
+        }
+        if (attr.maxSge() < 1 || attr.maxSge() > limits.maxSrqSge())
+        {
+            throw new RdmaException(Errno.EINVAL, "SRQ max_sge " + attr.maxSge() + " is outside 1..max_srq_sge " +
+                limits.maxSrqSge());
+        }
+        if (attr.srqLimit() < 0 || attr.srqLimit() > attr.maxWr())
+        {
+            throw new RdmaException(Errno.EINVAL, "srq_limit " + attr.srqLimit() + " is outside 0..max_wr " +
+                attr.maxWr());
+        }
+        final SoftSrq srq = new SoftSrq(this, attr);
+        synchronized (this)
+        {
+            srqs++;
+        }
+        return srq;
+    }
+
+    synchronized void release(final Object child)
+    {
+        switch (child)
+        {
+            case SoftMr ignored -> mrs--;
+            case SoftQp ignored -> qps--;
+            case SoftAh ignored -> ahs--;
+            case SoftSrq ignored -> srqs--;
+            default -> throw new IllegalArgumentException(child.toString());
+        }
+    }
+
+    private synchronized void checkOpen()
+    {
+        if (closed)
+        {
+            throw new RdmaException(Errno.EINVAL, "the protection domain is deallocated");
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        synchronized (this)
+        {
+            if (closed)
+            {
+                throw new RdmaException(Errno.EINVAL, "the protection domain is already deallocated");
+            }
+            if (mrs + qps + ahs + srqs > 0)
+            {
+                throw new RdmaException(Errno.EBUSY, "the protection domain still has " + mrs + " memory regions, " +
+                    qps + " QPs, " + ahs + " address handles and " + srqs + " SRQs");
+            }
+            closed = true;
+        }
+        context.release(this);
+    }
+}

@@ -1,0 +1,60 @@
+package io.rdma4j.soft.transport;
+
+import io.rdma4j.verbs.RecvWr;
+import io.rdma4j.verbs.Sge;
+
+/**
+ * A posted receive work request: the user's {@link RecvWr} copied at post time into a reused
+ * slot.
+ */
+public final class RecvWqe
+{
+    public long wrId;
+    public int numSge;
+    public final long[] addr;
+    public final int[] length;
+    public final int[] lkey;
+    public long totalLength;
+
+    /**
+     * @param maxSge SGE slots.
+     */
+    public RecvWqe(final int maxSge)
+    {
+        addr = new long[maxSge];
+        length = new int[maxSge];
+        lkey = new int[maxSge];
+    }
+
+    /**
+     * @param wr the user's request.
+     */
+    public void copyFrom(final RecvWr wr)
+    {
+        wrId = wr.wrId();
+        numSge = wr.sgList().numSge();
+        long total = 0;
+        for (int i = 0; i < numSge; i++)
+        {
+            final Sge sge = wr.sgList().get(i);
+            addr[i] = sge.addr();
+            length[i] = sge.length();
+            lkey[i] = sge.lkey();
+            total += sge.length();
+        }
+        totalLength = total;
+    }
+
+    /**
+     * @param other the WQE to copy.
+     */
+    public void copyFrom(final RecvWqe other)
+    {
+        wrId = other.wrId;
+        numSge = other.numSge;
+        System.arraycopy(other.addr, 0, addr, 0, other.numSge);
+        System.arraycopy(other.length, 0, length, 0, other.numSge);
+        System.arraycopy(other.lkey, 0, lkey, 0, other.numSge);
+        totalLength = other.totalLength;
+    }
+}
