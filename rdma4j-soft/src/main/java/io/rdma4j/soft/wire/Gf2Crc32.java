@@ -1,0 +1,85 @@
+package io.rdma4j.soft.wire;
+
+/**
+ * GF(2) arithmetic on CRC-32 register values, in the bit-reflected form {@link java.util.zip.CRC32} uses: bit 31
+ * is the coefficient of x^0. Used to find how a bit of the CRC's input changes the CRC without hashing again.
+ */
+final class Gf2Crc32
+{
+    /** The reflected CRC-32 polynomial. */
+    static final int POLY = 0xEDB8_8320;
+    /** x^0, the polynomial 1. */
+    static final int ONE = 1 << 31;
+
+    /** X_POW_2K[k] = x^(2^k) mod P, so any power of x is a product of table entries. */
+    private static final int[] X_POW_2K = new int[32];
+
+    static
+    {
+        X_POW_2K[0] = ONE >>> 1;
+        for (int k = 1; k < X_POW_2K.length; k++)
+        {
+            X_POW_2K[k] = multiply(X_POW_2K[k - 1], X_POW_2K[k - 1]);
+        }
+    }
+
+    private Gf2Crc32()
+    {
+    }
+
+    /**
+     * @param a a reflected polynomial.
+     * @param b a reflected polynomial.
+     * @return a * b mod P.
+     */
+    static int multiply(final int a, final int b)
+    {
+        int product = 0;
+        int multiplicand = b;
+        for (int m = ONE; m != 0; m >>>= 1)
+        {
+            if ((a & m) != 0)
+            {
+                product ^= multiplicand;
+                if ((a & (m - 1)) == 0)
+                {
+                    break;
+                }
+            }
+            multiplicand = (multiplicand & 1) != 0 ? (multiplicand >>> 1) ^ POLY : multiplicand >>> 1;
+        }
+        return product;
+    }
+
+    /**
+     * @param bytes a count of bytes, at least 0.
+     * @return x^(8 * bytes) mod P: the operator that carries a register value over {@code bytes} zero bytes.
+     */
+    static int xPow8n(final long bytes)
+    {
+        int power = ONE;
+        long n = bytes;
+        for (int k = 3; n != 0; k++, n >>>= 1)
+        {
+            if ((n & 1) != 0)
+            {
+                power = multiply(X_POW_2K[k & 31], power);
+            }
+        }
+        return power;
+    }
+
+    /**
+     * @param value one input byte.
+     * @return the register, started at zero, after hashing {@code value}: the byte's own linear contribution.
+     */
+    static int byteContribution(final int value)
+    {
+        int register = value & 0xFF;
+        for (int i = 0; i < 8; i++)
+        {
+            register = (register & 1) != 0 ? (register >>> 1) ^ POLY : register >>> 1;
+        }
+        return register;
+    }
+}

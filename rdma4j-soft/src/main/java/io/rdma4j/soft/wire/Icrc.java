@@ -1,0 +1,439 @@
+package io.rdma4j.soft.wire;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.zip.CRC32;
+
+/**
+ * The RoCEv2 invariant CRC over IPv4: CRC-32 (as {@link CRC32}) of 8 bytes of 0xFF standing for the masked IB local
+ * route header, the IPv4 header with TOS, TTL and checksum set to ones, the UDP header with its checksum set to ones,
+ * the BTH with its FECN/BECN byte set to ones, and every following byte up to the ICRC. The CRC value is written
+ * least-significant byte first in the last four bytes of the UDP payload.
+ * <p>
+ * The IPv4 header is rebuilt from its inputs: IHL 5, no options, protocol UDP, total length {@code 28 + length},
+ * identification and DF as given, fragment offset 0. A receiver behind a UDP socket cannot see the sender's
+ * identification, and Linux rxe sends non-zero ones, so {@link #check} can solve for it: CRC-32 is affine, so the
+ * difference between the received ICRC and the one computed with identification 0 lies in the span of the 16
+ * contributions of the identification's bits, which are independent, and elimination yields the one identification
+ * that matches. The price is that a packet whose identification is unknown is protected by 16 bits, not 32.
+ * <p>
+ * An instance keeps scratch state and is used by one thread. Nothing is allocated per packet, provided the same
+ * {@link MemorySegment} instance is passed from packet to packet (its {@link ByteBuffer} view is cached) and
+ * ByteBuffers are direct or writable heap buffers.
+ */
+public final class Icrc
+{
+    /** Length of the ICRC field. */
+    public static final int LENGTH = 4;
+    /** The identification argument of {@link #check} when the sender's IPv4 identification is not known. */
+    public static final int UNKNOWN_IP_ID = -1;
+    /** The smallest UDP payload an ICRC can cover: a BTH and the ICRC. */
+    public static final int MIN_LENGTH = BthFlyweight.LENGTH + LENGTH;
+
+    private static final int PREFIX_LENGTH = 8;
+    private static final int IPV4_OFFSET = PREFIX_LENGTH;
+    private static final int IPV4_LENGTH = 20;
+    private static final int UDP_OFFSET = IPV4_OFFSET + IPV4_LENGTH;
+    private static final int UDP_LENGTH = 8;
+    private static final int BTH_OFFSET = UDP_OFFSET + UDP_LENGTH;
+    private static final int HEADER_LENGTH = BTH_OFFSET + BthFlyweight.LENGTH;
+    private static final int IP_ID_OFFSET = IPV4_OFFSET + 4;
+    private static final int IP_ID_BITS = 16;
+    private static final int DONT_FRAGMENT = 0x4000;
+    private static final int PROTOCOL_UDP = 17;
+    private static final int COPY_CHUNK = 256;
+    private static final ValueLayout.OfInt ICRC_LAYOUT = WireLayouts.ICRC;
+
+    private final CRC32 crc = new CRC32();
+    private final byte[] header = new byte[HEADER_LENGTH];
+    private final ByteBuffer headerView = ByteBuffer.wrap(header).order(ByteOrder.BIG_ENDIAN);
+    private byte[] chunk;
+
+    private MemorySegment viewedSegment;
+    private ByteBuffer segmentView;
+
+    private int basisLength = -1;
+    private final int[] basisVector = new int[Integer.SIZE];
+    private final int[] basisCombination = new int[Integer.SIZE];
+
+    /** Create an ICRC calculator for one thread. */
+    public Icrc()
+    {
+        Arrays.fill(header, 0, PREFIX_LENGTH, (byte)0xFF);
+    }
+
+    /**
+     * Compute the ICRC of a packet as its sender would.
+     *
+     * @param segment      memory holding the UDP payload.
+     * @param offset       where the BTH starts.
+     * @param length       the UDP payload's length, ICRC included; at least {@link #MIN_LENGTH}.
+     * @param srcIp        the IPv4 source address, most significant byte first.
+     * @param dstIp        the IPv4 destination address.
+     * @param srcPort      the UDP source port.
+     * @param dstPort      the UDP destination port.
+     * @param ipId         the IPv4 identification field, 0..65535.
+     * @param dontFragment the IPv4 DF flag.
+     * @return the CRC value, as {@link CRC32#getValue()} would give it, truncated to an int.
+     * @throws IllegalArgumentException if {@code length} is below {@link #MIN_LENGTH}.
+     */
+    public int compute(
+        final MemorySegment segment,
+        final long offset,
+        final int length,
+        final int srcIp,
+        final int dstIp,
+        final int srcPort,
+        final int dstPort,
+        final int ipId,
+        final boolean dontFragment)
+    {
+        checkLength(length);
+        MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, offset, header, BTH_OFFSET, BthFlyweight.LENGTH);
+        hashHeader(length, srcIp, dstIp, srcPort, dstPort, ipId, dontFragment);
+        hashRest(segment, offset + BthFlyweight.LENGTH, length - MIN_LENGTH);
+        return (int)crc.getValue();
+    }
+
+    /**
+     * Compute the ICRC of a packet in a ByteBuffer; position and limit are left as they were.
+     *
+     * @param buffer       holds the UDP payload.
+     * @param index        where the BTH starts, as an absolute index.
+     * @param length       the UDP payload's length, ICRC included; at least {@link #MIN_LENGTH}.
+     * @param srcIp        the IPv4 source address, most significant byte first.
+     * @param dstIp        the IPv4 destination address.
+     * @param srcPort      the UDP source port.
+     * @param dstPort      the UDP destination port.
+     * @param ipId         the IPv4 identification field, 0..65535.
+     * @param dontFragment the IPv4 DF flag.
+     * @return the CRC value truncated to an int.
+     * @throws IllegalArgumentException if {@code length} is below {@link #MIN_LENGTH}.
+     */
+    public int compute(
+        final ByteBuffer buffer,
+        final int index,
+        final int length,
+        final int srcIp,
+        final int dstIp,
+        final int srcPort,
+        final int dstPort,
+        final int ipId,
+        final boolean dontFragment)
+    {
+        checkLength(length);
+        buffer.get(index, header, BTH_OFFSET, BthFlyweight.LENGTH);
+        hashHeader(length, srcIp, dstIp, srcPort, dstPort, ipId, dontFragment);
+        final int position = buffer.position();
+        final int limit = buffer.limit();
+        try
+        {
+            buffer.limit(index + length - LENGTH).position(index + BthFlyweight.LENGTH);
+            crc.update(buffer);
+        }
+        finally
+        {
+            buffer.limit(limit).position(position);
+        }
+        return (int)crc.getValue();
+    }
+
+    /**
+     * Compute the ICRC and write it into the last four bytes of the packet.
+     *
+     * @param segment      memory holding the UDP payload.
+     * @param offset       where the BTH starts.
+     * @param length       the UDP payload's length, ICRC included; at least {@link #MIN_LENGTH}.
+     * @param srcIp        the IPv4 source address, most significant byte first.
+     * @param dstIp        the IPv4 destination address.
+     * @param srcPort      the UDP source port.
+     * @param dstPort      the UDP destination port.
+     * @param ipId         the IPv4 identification field the packet will be sent with.
+     * @param dontFragment the IPv4 DF flag the packet will be sent with.
+     * @return the CRC value written.
+     */
+    public int generate(
+        final MemorySegment segment,
+        final long offset,
+        final int length,
+        final int srcIp,
+        final int dstIp,
+        final int srcPort,
+        final int dstPort,
+        final int ipId,
+        final boolean dontFragment)
+    {
+        final int value = compute(segment, offset, length, srcIp, dstIp, srcPort, dstPort, ipId, dontFragment);
+        segment.set(ICRC_LAYOUT, offset + length - LENGTH, value);
+        return value;
+    }
+
+    /**
+     * Compute the ICRC and write it into the last four bytes of the packet in a ByteBuffer.
+     *
+     * @param buffer       holds the UDP payload.
+     * @param index        where the BTH starts, as an absolute index.
+     * @param length       the UDP payload's length, ICRC included; at least {@link #MIN_LENGTH}.
+     * @param srcIp        the IPv4 source address, most significant byte first.
+     * @param dstIp        the IPv4 destination address.
+     * @param srcPort      the UDP source port.
+     * @param dstPort      the UDP destination port.
+     * @param ipId         the IPv4 identification field the packet will be sent with.
+     * @param dontFragment the IPv4 DF flag the packet will be sent with.
+     * @return the CRC value written.
+     */
+    public int generate(
+        final ByteBuffer buffer,
+        final int index,
+        final int length,
+        final int srcIp,
+        final int dstIp,
+        final int srcPort,
+        final int dstPort,
+        final int ipId,
+        final boolean dontFragment)
+    {
+        final int value = compute(buffer, index, length, srcIp, dstIp, srcPort, dstPort, ipId, dontFragment);
+        buffer.putInt(index + length - LENGTH, buffer.order() == ByteOrder.LITTLE_ENDIAN ? value :
+            Integer.reverseBytes(value));
+        return value;
+    }
+
+    /**
+     * Check a received packet's ICRC.
+     *
+     * @param segment      memory holding the UDP payload.
+     * @param offset       where the BTH starts.
+     * @param length       the UDP payload's length, ICRC included.
+     * @param srcIp        the IPv4 source address, most significant byte first.
+     * @param dstIp        the IPv4 destination address.
+     * @param srcPort      the UDP source port.
+     * @param dstPort      the UDP destination port.
+     * @param ipId         the IPv4 identification the packet arrived with, or {@link #UNKNOWN_IP_ID}.
+     * @param dontFragment the IPv4 DF flag the packet arrived with.
+     * @return the identification for which the ICRC matches: {@code ipId} itself when it was known, else the
+     * solved one; -1 when none matches or {@code length} is too short.
+     */
+    public int check(
+        final MemorySegment segment,
+        final long offset,
+        final int length,
+        final int srcIp,
+        final int dstIp,
+        final int srcPort,
+        final int dstPort,
+        final int ipId,
+        final boolean dontFragment)
+    {
+        if (length < MIN_LENGTH)
+        {
+            return -1;
+        }
+        final int received = segment.get(ICRC_LAYOUT, offset + length - LENGTH);
+        final int guess = ipId < 0 ? 0 : ipId & 0xFFFF;
+        final int computed = compute(segment, offset, length, srcIp, dstIp, srcPort, dstPort, guess, dontFragment);
+        if (computed == received)
+        {
+            return guess;
+        }
+        return ipId < 0 ? solveIpId(length, received ^ computed) : -1;
+    }
+
+    /**
+     * Check a received packet's ICRC in a ByteBuffer; position and limit are left as they were.
+     *
+     * @param buffer       holds the UDP payload.
+     * @param index        where the BTH starts, as an absolute index.
+     * @param length       the UDP payload's length, ICRC included.
+     * @param srcIp        the IPv4 source address, most significant byte first.
+     * @param dstIp        the IPv4 destination address.
+     * @param srcPort      the UDP source port.
+     * @param dstPort      the UDP destination port.
+     * @param ipId         the IPv4 identification the packet arrived with, or {@link #UNKNOWN_IP_ID}.
+     * @param dontFragment the IPv4 DF flag the packet arrived with.
+     * @return the identification for which the ICRC matches, or -1.
+     */
+    public int check(
+        final ByteBuffer buffer,
+        final int index,
+        final int length,
+        final int srcIp,
+        final int dstIp,
+        final int srcPort,
+        final int dstPort,
+        final int ipId,
+        final boolean dontFragment)
+    {
+        if (length < MIN_LENGTH)
+        {
+            return -1;
+        }
+        final int wire = buffer.getInt(index + length - LENGTH);
+        final int received = buffer.order() == ByteOrder.LITTLE_ENDIAN ? wire : Integer.reverseBytes(wire);
+        final int guess = ipId < 0 ? 0 : ipId & 0xFFFF;
+        final int computed = compute(buffer, index, length, srcIp, dstIp, srcPort, dstPort, guess, dontFragment);
+        if (computed == received)
+        {
+            return guess;
+        }
+        return ipId < 0 ? solveIpId(length, received ^ computed) : -1;
+    }
+
+    /**
+     * Read the ICRC a packet carries.
+     *
+     * @param segment memory holding the UDP payload.
+     * @param offset  where the BTH starts.
+     * @param length  the UDP payload's length, ICRC included.
+     * @return the CRC value stored in the last four bytes.
+     */
+    public static int read(final MemorySegment segment, final long offset, final int length)
+    {
+        return segment.get(ICRC_LAYOUT, offset + length - LENGTH);
+    }
+
+    private static void checkLength(final int length)
+    {
+        if (length < MIN_LENGTH)
+        {
+            throw new IllegalArgumentException("length " + length + " < " + MIN_LENGTH);
+        }
+    }
+
+    private void hashHeader(
+        final int length,
+        final int srcIp,
+        final int dstIp,
+        final int srcPort,
+        final int dstPort,
+        final int ipId,
+        final boolean dontFragment)
+    {
+        final ByteBuffer h = headerView;
+        h.put(IPV4_OFFSET, (byte)0x45);
+        h.put(IPV4_OFFSET + 1, (byte)0xFF);
+        h.putShort(IPV4_OFFSET + 2, (short)(IPV4_LENGTH + UDP_LENGTH + length));
+        h.putShort(IP_ID_OFFSET, (short)ipId);
+        h.putShort(IPV4_OFFSET + 6, (short)(dontFragment ? DONT_FRAGMENT : 0));
+        h.put(IPV4_OFFSET + 8, (byte)0xFF);
+        h.put(IPV4_OFFSET + 9, (byte)PROTOCOL_UDP);
+        h.putShort(IPV4_OFFSET + 10, (short)0xFFFF);
+        h.putInt(IPV4_OFFSET + 12, srcIp);
+        h.putInt(IPV4_OFFSET + 16, dstIp);
+        h.putShort(UDP_OFFSET, (short)srcPort);
+        h.putShort(UDP_OFFSET + 2, (short)dstPort);
+        h.putShort(UDP_OFFSET + 4, (short)(UDP_LENGTH + length));
+        h.putShort(UDP_OFFSET + 6, (short)0xFFFF);
+        header[BTH_OFFSET + BthFlyweight.FECN_BECN_OFFSET] = (byte)0xFF;
+        crc.reset();
+        crc.update(header, 0, HEADER_LENGTH);
+    }
+
+    private void hashRest(final MemorySegment segment, final long offset, final int count)
+    {
+        if (count == 0)
+        {
+            return;
+        }
+        final ByteBuffer view = viewOf(segment);
+        if (null != view)
+        {
+            // ByteBuffer indexes are ints: the view exists only for segments of at most 2 GiB.
+            view.limit((int)(offset + count)).position((int)offset);
+            crc.update(view);
+            return;
+        }
+        if (null == chunk)
+        {
+            chunk = new byte[COPY_CHUNK];
+        }
+        for (int done = 0; done < count; )
+        {
+            final int n = Math.min(COPY_CHUNK, count - done);
+            MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, offset + done, chunk, 0, n);
+            crc.update(chunk, 0, n);
+            done += n;
+        }
+    }
+
+    private ByteBuffer viewOf(final MemorySegment segment)
+    {
+        if (segment != viewedSegment)
+        {
+            viewedSegment = segment;
+            segmentView = canView(segment) ? segment.asByteBuffer() : null;
+        }
+        return segmentView;
+    }
+
+    private static boolean canView(final MemorySegment segment)
+    {
+        if (segment.byteSize() > Integer.MAX_VALUE)
+        {
+            return false;
+        }
+        return segment.isNative() || segment.heapBase().map(base -> base instanceof byte[]).orElse(false);
+    }
+
+    /**
+     * Find the 16-bit identification whose contribution to the CRC equals {@code difference}: the received ICRC
+     * XOR the one computed with identification 0. The basis depends only on the packet length, so it is kept.
+     */
+    private int solveIpId(final int length, final int difference)
+    {
+        if (length != basisLength)
+        {
+            buildBasis(length);
+        }
+        int residue = difference;
+        int ipId = 0;
+        while (residue != 0)
+        {
+            final int pivot = 31 - Integer.numberOfLeadingZeros(residue);
+            if (basisVector[pivot] == 0)
+            {
+                return -1;
+            }
+            residue ^= basisVector[pivot];
+            ipId ^= basisCombination[pivot];
+        }
+        return ipId;
+    }
+
+    /**
+     * Row-reduce the 16 identification-bit contributions into vectors keyed by their highest set bit, each with the
+     * combination of identification bits that makes it. A bit's contribution is its own byte's contribution carried
+     * over every byte that follows it in the CRC input, a multiplication by x^(8k) mod P.
+     */
+    private void buildBasis(final int length)
+    {
+        Arrays.fill(basisVector, 0);
+        Arrays.fill(basisCombination, 0);
+        final long inputLength = HEADER_LENGTH + (long)length - BthFlyweight.LENGTH - LENGTH;
+        // The identification's low byte is the later one, followed by inputLength - IP_ID_OFFSET - 2 bytes.
+        final int carryLow = Gf2Crc32.xPow8n(inputLength - IP_ID_OFFSET - 2);
+        final int carryHigh = Gf2Crc32.multiply(carryLow, Gf2Crc32.xPow8n(1));
+        for (int bit = 0; bit < IP_ID_BITS; bit++)
+        {
+            final int carry = bit < 8 ? carryLow : carryHigh;
+            int vector = Gf2Crc32.multiply(carry, Gf2Crc32.byteContribution(1 << (bit & 7)));
+            int combination = 1 << bit;
+            while (vector != 0)
+            {
+                final int pivot = 31 - Integer.numberOfLeadingZeros(vector);
+                if (basisVector[pivot] == 0)
+                {
+                    basisVector[pivot] = vector;
+                    basisCombination[pivot] = combination;
+                    break;
+                }
+                vector ^= basisVector[pivot];
+                combination ^= basisCombination[pivot];
+            }
+        }
+        basisLength = length;
+    }
+}
