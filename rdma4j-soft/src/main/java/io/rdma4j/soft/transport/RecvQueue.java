@@ -78,6 +78,37 @@ public final class RecvQueue
         return true;
     }
 
+    /** {@link #takeIfFits} took a WQE. */
+    public static final int TAKEN = 0;
+    /** {@link #takeIfFits} found the queue empty. */
+    public static final int EMPTY = 1;
+    /** {@link #takeIfFits} found the oldest WQE too small; it stays posted. */
+    public static final int TOO_SMALL = 2;
+
+    /**
+     * Take the oldest WQE if its buffers hold {@code needed} bytes, in one step, so that two
+     * threads delivering to one queue never take the same WQE.
+     *
+     * @param needed bytes the message needs.
+     * @param into   where to copy the WQE.
+     * @return {@link #TAKEN}, {@link #EMPTY} or {@link #TOO_SMALL}.
+     */
+    public synchronized int takeIfFits(final long needed, final RecvWqe into)
+    {
+        if (tail == head)
+        {
+            return EMPTY;
+        }
+        final RecvWqe oldest = ring[(int)(tail % capacity)];
+        if (oldest.totalLength < needed)
+        {
+            return TOO_SMALL;
+        }
+        into.copyFrom(oldest);
+        tail++;
+        return TAKEN;
+    }
+
     /**
      * @param into where to copy the oldest WQE, left in the queue.
      * @return false if the queue is empty.
@@ -125,6 +156,24 @@ public final class RecvQueue
     public int maxSge()
     {
         return maxSge;
+    }
+
+    /**
+     * Take every WQE, oldest first, as moving to ERR does to flush them.
+     *
+     * @param sink receives each WQE's wr_id.
+     * @return how many were taken.
+     */
+    public synchronized int drain(final java.util.function.LongConsumer sink)
+    {
+        int n = 0;
+        while (tail < head)
+        {
+            sink.accept(ring[(int)(tail % capacity)].wrId);
+            tail++;
+            n++;
+        }
+        return n;
     }
 
     /**

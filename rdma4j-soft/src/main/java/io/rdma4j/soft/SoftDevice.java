@@ -1,0 +1,209 @@
+package io.rdma4j.soft;
+
+import io.rdma4j.soft.link.Link;
+import io.rdma4j.soft.link.UdpLink;
+import io.rdma4j.soft.transport.TransportFactory;
+import io.rdma4j.verbs.Context;
+import io.rdma4j.verbs.Device;
+import io.rdma4j.verbs.Errno;
+import io.rdma4j.verbs.RdmaException;
+
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * A software RoCEv2 device on one IPv4 address, which is its GID. The link (UDP port 4791 on
+ * that address by default) opens with the first context and closes with the last, so listing
+ * devices touches no socket.
+ */
+public final class SoftDevice implements Device
+{
+    private final String name;
+    private final InetAddress address;
+    private final Function<InetAddress, Link> linkFactory;
+    private final DeviceLimits limits;
+    private final TransportFactory transportFactory;
+    private SoftEngine engine;
+    private int contexts;
+
+    private SoftDevice(final Builder builder)
+    {
+        this.name = builder.name;
+        this.address = builder.address;
+        this.linkFactory = builder.linkFactory;
+        this.limits = builder.limits != null ? builder.limits : DeviceLimits.RXE.withEthernetMtu(mtuOf(address));
+        this.transportFactory = builder.transportFactory;
+    }
+
+    /**
+     * @param name    the device name.
+     * @param address its IPv4 address.
+     * @return a builder; by default the device uses a {@link UdpLink} and rxe's limits.
+     */
+    public static Builder builder(final String name, final InetAddress address)
+    {
+        return new Builder(name, address);
+    }
+
+    @Override
+    public String name()
+    {
+        return name;
+    }
+
+    /**
+     * @return the IP address the device owns.
+     */
+    public InetAddress address()
+    {
+        return address;
+    }
+
+    /**
+     * @return the device's limits.
+     */
+    public DeviceLimits limits()
+    {
+        return limits;
+    }
+
+    @Override
+    public long guid()
+    {
+        // an EUI-64 made from the IPv4 address, as rxe makes one from the MAC
+        final byte[] a = address.getAddress();
+        return 0x0200_00FF_FE00_0000L | ((long)(a[0] & 0xFF) << 48) | ((long)(a[1] & 0xFF) << 16) |
+            ((long)(a[2] & 0xFF) << 8) | (a[3] & 0xFF) | ((long)(a[1] & 0xFF) << 40);
+    }
+
+    @Override
+    public String provider()
+    {
+        return SoftProvider.NAME;
+    }
+
+    @Override
+    public synchronized Context open()
+    {
+        if (engine == null)
+        {
+            final Link link;
+            try
+            {
+                link = linkFactory.apply(address);
+            }
+            catch (final RuntimeException ex)
+            {
+                throw new RdmaException(Errno.EADDRINUSE, "cannot open " + name + " on " + address.getHostAddress() +
+                    ": " + ex.getMessage(), ex);
+            }
+            engine = new SoftEngine(this, link, limits, transportFactory);
+        }
+        contexts++;
+        return new SoftContext(this, engine);
+    }
+
+    synchronized void release(final SoftContext context)
+    {
+        contexts--;
+        if (contexts == 0 && engine != null)
+        {
+            engine.close();
+            engine = null;
+        }
+    }
+
+    /**
+     * @return the running engine, or null when no context is open.
+     */
+    public synchronized SoftEngine engineIfOpen()
+    {
+        return engine;
+    }
+
+    private static int mtuOf(final InetAddress address)
+    {
+        try
+        {
+            final NetworkInterface nif = NetworkInterface.getByInetAddress(address);
+            if (nif != null && nif.getMTU() > 0)
+            {
+                return nif.getMTU();
+            }
+            if (address.isLoopbackAddress())
+            {
+                return 65536;
+            }
+        }
+        catch (final SocketException ignored)
+        {
+            // fall through to Ethernet's
+        }
+        return 1500;
+    }
+
+    @Override
+    public String toString()
+    {
+        return name + " (" + address.getHostAddress() + ")";
+    }
+
+    /**
+     * Configures a device.
+     */
+    public static final class Builder
+    {
+        private final String name;
+        private final InetAddress address;
+        private Function<InetAddress, Link> linkFactory = UdpLink::new;
+        private DeviceLimits limits;
+        private TransportFactory transportFactory;
+
+        private Builder(final String name, final InetAddress address)
+        {
+            this.name = Objects.requireNonNull(name, "name");
+            this.address = Objects.requireNonNull(address, "address");
+        }
+
+        /**
+         * @param factory makes the link for the device's address (a MemoryNetwork's attach, say).
+         * @return this.
+         */
+        public Builder link(final Function<InetAddress, Link> factory)
+        {
+            linkFactory = Objects.requireNonNull(factory);
+            return this;
+        }
+
+        /**
+         * @param deviceLimits the limits.
+         * @return this.
+         */
+        public Builder limits(final DeviceLimits deviceLimits)
+        {
+            limits = deviceLimits;
+            return this;
+        }
+
+        /**
+         * @param factory makes each QP's transport (tests).
+         * @return this.
+         */
+        public Builder transports(final TransportFactory factory)
+        {
+            transportFactory = factory;
+            return this;
+        }
+
+        /**
+         * @return the device.
+         */
+        public SoftDevice build()
+        {
+            return new SoftDevice(this);
+        }
+    }
+}

@@ -1,0 +1,496 @@
+package io.rdma4j.soft;
+
+import io.rdma4j.soft.link.DatagramInfo;
+import io.rdma4j.soft.link.Link;
+import io.rdma4j.soft.mcast.McastGroupTable;
+import io.rdma4j.soft.transport.TransportFactory;
+import io.rdma4j.soft.transport.Transports;
+import io.rdma4j.soft.wire.BthFlyweight;
+import io.rdma4j.soft.wire.DropCause;
+import io.rdma4j.soft.wire.OpcodeMask;
+import io.rdma4j.soft.wire.PacketInfo;
+import io.rdma4j.soft.wire.PacketParser;
+import io.rdma4j.verbs.AsyncEvent;
+import io.rdma4j.verbs.Errno;
+import io.rdma4j.verbs.Gid;
+import io.rdma4j.verbs.Mtu;
+import io.rdma4j.verbs.QpCap;
+import io.rdma4j.verbs.QpInitAttr;
+import io.rdma4j.verbs.QpType;
+import io.rdma4j.verbs.RdmaException;
+
+import java.lang.foreign.MemorySegment;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The running software device: its link, its tables (QPs, memory regions, multicast groups),
+ * its counters and its progress thread, which receives datagrams, checks them in rxe's order,
+ * and hands each to the QP it is for (or to every member QP of a group), then runs the QPs'
+ * timers. Shared by every context opened on the device.
+ */
+public final class SoftEngine implements AutoCloseable
+{
+    private static final int FIRST_QPN = 0x11;
+    private static final long IDLE_WAIT_NS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final long TIMER_WAIT_NS = TimeUnit.MICROSECONDS.toNanos(200);
+
+    private final SoftDevice device;
+    private final Link link;
+    private final DeviceLimits limits;
+    private final Mtu activeMtu;
+    private final Gid gid;
+    private final int localIpv4;
+    private final MrTable mrTable;
+    private final McastGroupTable<SoftQp> mcast;
+    private final Counters counters = new Counters();
+    private final LinkedBlockingQueue<AsyncEvent> asyncEvents = new LinkedBlockingQueue<>();
+    private final TransportFactory transportFactory;
+    private final Thread progressThread;
+    private final Object qpLock = new Object();
+    private volatile SoftQp[] qps = new SoftQp[64];
+    private int nextQpn = FIRST_QPN;
+    private int qpCount;
+    private volatile boolean running = true;
+
+    SoftEngine(final SoftDevice device, final Link link, final DeviceLimits limits, final TransportFactory factory)
+    {
+        this.device = device;
+        this.link = link;
+        this.limits = limits;
+        this.activeMtu = Mtu.forEthernet(limits.ethernetMtu());
+        this.gid = Gid.fromInet(link.localAddress());
+        this.localIpv4 = ipv4(link.localAddress());
+        this.mrTable = new MrTable(limits.maxMr());
+        this.mcast = new McastGroupTable<>(limits.maxMcastGrp(), limits.maxMcastQpAttach(),
+            limits.maxTotalMcastQpAttach());
+        this.transportFactory = factory != null ? factory : Transports::create;
+        this.progressThread = Thread.ofPlatform().daemon().name("rdma4j-" + device.name()).unstarted(this::run);
+        progressThread.start();
+    }
+
+    /**
+     * @return the device.
+     */
+    public SoftDevice device()
+    {
+        return device;
+    }
+
+    /**
+     * @return the link.
+     */
+    public Link link()
+    {
+        return link;
+    }
+
+    /**
+     * @return the device's limits.
+     */
+    public DeviceLimits limits()
+    {
+        return limits;
+    }
+
+    /**
+     * @return the port's active MTU.
+     */
+    public Mtu activeMtu()
+    {
+        return activeMtu;
+    }
+
+    /**
+     * @return GID index 0: the device's IP address.
+     */
+    public Gid gid()
+    {
+        return gid;
+    }
+
+    /**
+     * @return the device's IPv4 address as an int.
+     */
+    public int localIpv4()
+    {
+        return localIpv4;
+    }
+
+    /**
+     * @return the memory region table.
+     */
+    public MrTable mrTable()
+    {
+        return mrTable;
+    }
+
+    /**
+     * @return the multicast group table.
+     */
+    public McastGroupTable<SoftQp> mcast()
+    {
+        return mcast;
+    }
+
+    /**
+     * @return the device counters.
+     */
+    public Counters counters()
+    {
+        return counters;
+    }
+
+    /**
+     * @return the transport factory.
+     */
+    public TransportFactory transportFactory()
+    {
+        return transportFactory;
+    }
+
+    /**
+     * @return the clock transports use.
+     */
+    public long nanoTime()
+    {
+        return System.nanoTime();
+    }
+
+    /**
+     * @param event an event for {@link io.rdma4j.verbs.Context#getAsyncEvent}.
+     */
+    public void postAsyncEvent(final AsyncEvent event)
+    {
+        asyncEvents.offer(event);
+    }
+
+    AsyncEvent takeAsyncEvent(final long timeout, final TimeUnit unit) throws InterruptedException
+    {
+        return asyncEvents.poll(timeout, unit);
+    }
+
+    /**
+     * Send a datagram, counting it.
+     *
+     * @param datagram    the bytes, position to limit.
+     * @param destination where.
+     * @param hopLimit    the TTL.
+     * @return true if handed to the link.
+     */
+    public boolean send(final ByteBuffer datagram, final InetAddress destination, final int hopLimit)
+    {
+        if (link.send(datagram, destination, hopLimit))
+        {
+            counters.increment(SoftCounter.SENT_PKTS);
+            return true;
+        }
+        counters.increment(SoftCounter.DROP_LINK_SEND);
+        return false;
+    }
+
+    /**
+     * Make the progress thread look at its timers now.
+     */
+    public void wakeup()
+    {
+        link.wakeup();
+    }
+
+    SoftQp createQp(final SoftPd pd, final QpInitAttr init)
+    {
+        final var cap = init.cap();
+        if (init.type() == null)
+        {
+            throw new RdmaException(Errno.EINVAL, "the QP type is missing");
+        }
+        if (!(init.sendCq() instanceof SoftCq sendCq) || !(init.recvCq() instanceof SoftCq recvCq))
+        {
+            throw new RdmaException(Errno.EINVAL, "a QP needs a send CQ and a receive CQ of this device");
+        }
+        if (cap.maxSendWr() < 1 || cap.maxSendWr() > limits.maxQpWr())
+        {
+            throw new RdmaException(Errno.EINVAL, "max_send_wr " + cap.maxSendWr() + " is outside 1..max_qp_wr " +
+                limits.maxQpWr());
+        }
+        if (init.srq() == null && (cap.maxRecvWr() < 1 || cap.maxRecvWr() > limits.maxQpWr()))
+        {
+            throw new RdmaException(Errno.EINVAL, "max_recv_wr " + cap.maxRecvWr() + " is outside 1..max_qp_wr " +
+                limits.maxQpWr());
+        }
+        if (cap.maxSendSge() < 0 || cap.maxSendSge() > limits.maxSge())
+        {
+            throw new RdmaException(Errno.EINVAL, "max_send_sge " + cap.maxSendSge() + " exceeds max_sge " +
+                limits.maxSge());
+        }
+        if (cap.maxRecvSge() < 0 || cap.maxRecvSge() > limits.maxSge())
+        {
+            throw new RdmaException(Errno.EINVAL, "max_recv_sge " + cap.maxRecvSge() + " exceeds max_sge " +
+                limits.maxSge());
+        }
+        if (cap.maxInlineData() < 0 || cap.maxInlineData() > limits.maxInlineData())
+        {
+            throw new RdmaException(Errno.EINVAL, "max_inline_data " + cap.maxInlineData() + " exceeds " +
+                limits.maxInlineData());
+        }
+        SoftSrq srq = null;
+        if (init.srq() != null)
+        {
+            if (!(init.srq() instanceof SoftSrq s) || s.pd() != pd)
+            {
+                throw new RdmaException(Errno.EINVAL, "the SRQ belongs to another protection domain or device");
+            }
+            if (init.type() == QpType.UD || init.type() == QpType.RC || init.type() == QpType.UC)
+            {
+                srq = s;
+            }
+        }
+        final SoftQp qp;
+        synchronized (qpLock)
+        {
+            if (qpCount >= limits.maxQp())
+            {
+                throw new RdmaException(Errno.ENOMEM, "the device has " + qpCount + " QPs, max_qp is " + limits.maxQp());
+            }
+            final int qpn = nextQpn;
+            final QpCap granted = new QpCap(cap.maxSendWr(), srq != null ? 0 : cap.maxRecvWr(),
+                Math.max(1, cap.maxSendSge()), Math.max(1, cap.maxRecvSge()), cap.maxInlineData());
+            qp = new SoftQp(this, pd, qpn, init.type(), sendCq, recvCq, srq, granted, init.sqSigAll());
+            sendCq.addUser();
+            if (recvCq != sendCq)
+            {
+                recvCq.addUser();
+            }
+            if (srq != null)
+            {
+                srq.addUser();
+            }
+            SoftQp[] table = qps;
+            if (qpn >= table.length)
+            {
+                table = Arrays.copyOf(table, Math.max(table.length * 2, qpn + 1));
+            }
+            else
+            {
+                table = table.clone();
+            }
+            table[qpn] = qp;
+            qps = table;
+            qpCount++;
+            nextQpn = qpn + 1 > 0xFFFFFE ? FIRST_QPN : qpn + 1;
+        }
+        return qp;
+    }
+
+    void removeQp(final SoftQp qp)
+    {
+        synchronized (qpLock)
+        {
+            final SoftQp[] table = qps.clone();
+            if (qp.qpNum() < table.length && table[qp.qpNum()] == qp)
+            {
+                table[qp.qpNum()] = null;
+                qps = table;
+                qpCount--;
+            }
+        }
+    }
+
+    /**
+     * @param qpn a QP number.
+     * @return the QP, or null.
+     */
+    public SoftQp qp(final int qpn)
+    {
+        final SoftQp[] table = qps;
+        return qpn >= 0 && qpn < table.length ? table[qpn] : null;
+    }
+
+    private void run()
+    {
+        final ByteBuffer buffer = ByteBuffer.allocateDirect(65536);
+        final MemorySegment segment = MemorySegment.ofBuffer(buffer);
+        final DatagramInfo info = new DatagramInfo();
+        final PacketParser parser = new PacketParser();
+        final PacketInfo packet = new PacketInfo();
+        long nextTimer = Long.MAX_VALUE;
+        while (running)
+        {
+            try
+            {
+                int received = 0;
+                while (received < 64 && link.receive(buffer, info))
+                {
+                    received++;
+                    onDatagram(segment, buffer.limit(), info, parser, packet);
+                }
+                final long now = nanoTime();
+                if (nextTimer <= now || received > 0)
+                {
+                    nextTimer = runTimers(now);
+                }
+                if (received == 0)
+                {
+                    final long wait = nextTimer == Long.MAX_VALUE ? IDLE_WAIT_NS :
+                        Math.min(TIMER_WAIT_NS, Math.max(0, nextTimer - now));
+                    link.awaitReadable(wait);
+                    nextTimer = Math.min(nextTimer, runTimers(nanoTime()));
+                }
+            }
+            catch (final RuntimeException ex)
+            {
+                // a bug must not stop the device: count it and go on
+                counters.increment(SoftCounter.DROP_OTHER);
+                if (Boolean.getBoolean("rdma4j.debug"))
+                {
+                    ex.printStackTrace();
+                }
+            }
+        }
+    }
+
+    private long runTimers(final long now)
+    {
+        long next = Long.MAX_VALUE;
+        final SoftQp[] table = qps;
+        for (final SoftQp qp : table)
+        {
+            if (qp != null && qp.type() != QpType.UD)
+            {
+                next = Math.min(next, qp.transport().onTimer(now));
+            }
+        }
+        return next;
+    }
+
+    void onDatagram(
+        final MemorySegment segment, final int length, final DatagramInfo info, final PacketParser parser,
+        final PacketInfo packet)
+    {
+        packet.clear();
+        packet.network(ipv4(info.source), info.sourcePort, ipv4(info.destination), info.destinationPort,
+            info.ipIdentification).dontFragment(true);
+        final DropCause cause = parser.parse(segment, 0, length, packet);
+        if (cause != DropCause.NONE)
+        {
+            counters.increment(dropCounter(cause));
+            return;
+        }
+        counters.increment(SoftCounter.RCVD_PKTS);
+        final int destQp = packet.destQp();
+        if (destQp == BthFlyweight.MULTICAST_QPN)
+        {
+            if (packet.sourceAddress() == localIpv4)
+            {
+                // our own send looped back by the IP stack: members here had their copies at send time
+                counters.increment(SoftCounter.DROP_OWN_MCAST_ECHO);
+                return;
+            }
+            deliverMulticast(Gid.fromIpv4(packet.destinationAddress()), packet, info);
+            return;
+        }
+        if (packet.destinationAddress() != localIpv4)
+        {
+            counters.increment(SoftCounter.DROP_NOT_FOR_US);
+            return;
+        }
+        final SoftQp qp = qp(destQp);
+        if (qp == null || !qp.isOpen())
+        {
+            counters.increment(SoftCounter.DROP_NO_QP);
+            return;
+        }
+        qp.transport().onPacket(packet, info, nanoTime());
+    }
+
+    /**
+     * Give a multicast packet to every QP attached to its group on this device.
+     *
+     * @param group  the group's MGID.
+     * @param packet the decoded packet.
+     * @param info   its addressing.
+     * @return how many QPs it was offered to.
+     */
+    public int deliverMulticast(final Gid group, final PacketInfo packet, final DatagramInfo info)
+    {
+        if (!packet.has(OpcodeMask.UD))
+        {
+            counters.increment(SoftCounter.DROP_WRONG_TRANSPORT);
+            return 0;
+        }
+        final Object[] members = mcast.members(group);
+        if (members.length == 0)
+        {
+            counters.increment(SoftCounter.DROP_NOT_A_MEMBER);
+            return 0;
+        }
+        final long now = nanoTime();
+        for (final Object member : members)
+        {
+            final SoftQp qp = (SoftQp)member;
+            counters.increment(SoftCounter.MCAST_FANOUT);
+            qp.transport().onPacket(packet, info, now);
+        }
+        return members.length;
+    }
+
+    private static SoftCounter dropCounter(final DropCause cause)
+    {
+        return switch (cause)
+        {
+            case TOO_SHORT -> SoftCounter.DROP_TOO_SHORT;
+            case UNKNOWN_OPCODE -> SoftCounter.DROP_UNKNOWN_OPCODE;
+            case BAD_TRANSPORT_VERSION -> SoftCounter.DROP_BAD_TRANSPORT_VERSION;
+            case BAD_PKEY -> SoftCounter.DROP_BAD_PKEY;
+            case BAD_PAD -> SoftCounter.DROP_BAD_PAD;
+            case ICRC_MISMATCH -> SoftCounter.DROP_ICRC;
+            case BAD_QPN -> SoftCounter.DROP_NO_QP;
+            default -> SoftCounter.DROP_BAD_HEADER;
+        };
+    }
+
+    /**
+     * @param address an IPv4 address (others give 0).
+     * @return it as a big-endian int.
+     */
+    public static int ipv4(final InetAddress address)
+    {
+        if (address instanceof Inet4Address v4)
+        {
+            final byte[] raw = v4.getAddress();
+            return ((raw[0] & 0xFF) << 24) | ((raw[1] & 0xFF) << 16) | ((raw[2] & 0xFF) << 8) | (raw[3] & 0xFF);
+        }
+        return 0;
+    }
+
+    /**
+     * @return QPs in existence.
+     */
+    public int qpCount()
+    {
+        synchronized (qpLock)
+        {
+            return qpCount;
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        running = false;
+        link.wakeup();
+        try
+        {
+            progressThread.join(TimeUnit.SECONDS.toMillis(5));
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        link.close();
+    }
+}

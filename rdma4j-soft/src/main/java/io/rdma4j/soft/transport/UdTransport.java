@@ -1,0 +1,282 @@
+package io.rdma4j.soft.transport;
+
+import io.rdma4j.soft.SoftAh;
+import io.rdma4j.soft.SoftCounter;
+import io.rdma4j.soft.SoftEngine;
+import io.rdma4j.soft.SoftQp;
+import io.rdma4j.soft.SoftSrq;
+import io.rdma4j.soft.link.DatagramInfo;
+import io.rdma4j.soft.link.Link;
+import io.rdma4j.soft.wire.Opcode;
+import io.rdma4j.soft.wire.OpcodeMask;
+import io.rdma4j.soft.wire.PacketBuilder;
+import io.rdma4j.soft.wire.PacketInfo;
+import io.rdma4j.soft.wire.PacketParser;
+import io.rdma4j.verbs.Gid;
+import io.rdma4j.verbs.QpState;
+import io.rdma4j.verbs.SendFlags;
+import io.rdma4j.verbs.WcFlags;
+import io.rdma4j.verbs.WcOpcode;
+import io.rdma4j.verbs.WcStatus;
+import io.rdma4j.verbs.WrOpcode;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * The unreliable datagram transport. Sending: every WQE is one SEND_ONLY packet with a DETH,
+ * built and sent inline by the posting thread; a message above the port MTU is completed
+ * without being sent, as rxe does (IBA C10-93.1.1); a multicast send is also given to every QP
+ * of this device attached to the group, so a member receives its own message. Receiving: state,
+ * transport and Q_Key are checked per QP; the first 40 bytes of the receive buffer get the GRH
+ * (for IPv4, 20 zero bytes and the IPv4 header, as rxe writes it); a missing or too small receive
+ * drops the packet, counted, without a completion.
+ */
+public final class UdTransport implements QpTransport
+{
+    /** Bytes of the GRH slot at the start of every UD receive buffer. */
+    public static final int GRH_LENGTH = 40;
+
+    private static final ValueLayout.OfInt INT_BE = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfShort SHORT_BE =
+        ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ThreadLocal<ReceiveScratch> SCRATCH = ThreadLocal.withInitial(ReceiveScratch::new);
+
+    private final SoftQp qp;
+    private final SoftEngine engine;
+    private final ByteBuffer txBuffer = ByteBuffer.allocateDirect(8192);
+    private final MemorySegment txSegment = MemorySegment.ofBuffer(txBuffer);
+    private final PacketInfo txSpec = new PacketInfo();
+    private final PacketBuilder builder = new PacketBuilder();
+    private final PacketParser loopbackParser = new PacketParser();
+    private final PacketInfo loopbackPacket = new PacketInfo();
+    private final DatagramInfo loopbackInfo = new DatagramInfo();
+
+    UdTransport(final SoftQp qp)
+    {
+        this.qp = qp;
+        this.engine = qp.engine();
+    }
+
+    @Override
+    public void kick(final long nowNs)
+    {
+        final SendQueue sq = qp.sendQueue();
+        for (SendWqe wqe = sq.peekNext(); wqe != null; wqe = sq.peekNext())
+        {
+            sq.advanceNext();
+            final WcStatus status = send(wqe);
+            sq.advanceTail();
+            if (status != WcStatus.SUCCESS || wqe.signaled)
+            {
+                qp.softSendCq().complete(wqe.wrId, status, WcOpcode.SEND, (int)wqe.totalLength, 0, qp.qpNum(), 0, 0,
+                    false);
+            }
+            if (status != WcStatus.SUCCESS)
+            {
+                qp.enterError();
+                return;
+            }
+        }
+    }
+
+    private WcStatus send(final SendWqe wqe)
+    {
+        final int mtu = engine.activeMtu().bytes();
+        if (wqe.totalLength > mtu)
+        {
+            // IBA C10-93.1.1, as rxe: too long for the path MTU, not sent, completed as a success
+            qp.count(SoftCounter.UD_OVERSIZE_NOT_SENT);
+            return WcStatus.SUCCESS;
+        }
+        final SoftAh ah = wqe.ah;
+        final int length = (int)wqe.totalLength;
+        final Opcode opcode = wqe.opcode == WrOpcode.SEND_WITH_IMM ? Opcode.UD_SEND_ONLY_WITH_IMMEDIATE :
+            Opcode.UD_SEND_ONLY;
+        final Link link = engine.link();
+        txSpec.clear()
+            .opcode(opcode)
+            .se((wqe.sendFlags & SendFlags.SOLICITED) != 0)
+            .destQp(wqe.remoteQpn & 0xFFFFFF)
+            .psn(qp.sqPsn())
+            .qkey(wqe.remoteQkey)
+            .srcQp(qp.qpNum())
+            .immediate(wqe.immData)
+            .network(engine.localIpv4(), link.localPort(), SoftEngine.ipv4(ah.destination()), Link.ROCE_V2_PORT,
+                link.ipIdentification());
+        if (!MemoryAccess.gather(wqe, engine.mrTable(), qp.softPd(), 0, txSegment, opcode.headerLength(), length))
+        {
+            return WcStatus.LOC_PROT_ERR;
+        }
+        final int packetLength = builder.build(txSpec, length, txSegment, 0);
+        qp.sqPsn(qp.sqPsn() + 1);
+        txBuffer.clear().limit(packetLength);
+        if (engine.send(txBuffer, ah.destination(), ah.hopLimit()))
+        {
+            qp.qpCounters().increment(SoftCounter.SENT_PKTS);
+        }
+        else
+        {
+            qp.count(SoftCounter.SEND_ERR);
+        }
+        if (ah.isMulticast())
+        {
+            loopToLocalMembers(ah, packetLength);
+        }
+        return WcStatus.SUCCESS;
+    }
+
+    private void loopToLocalMembers(final SoftAh ah, final int packetLength)
+    {
+        final Gid group = ah.attr().grh().dgid();
+        if (!engine.mcast().hasGroup(group))
+        {
+            return;
+        }
+        loopbackPacket.clear();
+        loopbackPacket.network(engine.localIpv4(), engine.link().localPort(), SoftEngine.ipv4(ah.destination()),
+            Link.ROCE_V2_PORT, engine.link().ipIdentification());
+        loopbackParser.parseHeaders(txSegment, 0, packetLength, loopbackPacket);
+        loopbackInfo.source = engine.link().localAddress();
+        loopbackInfo.sourcePort = engine.link().localPort();
+        loopbackInfo.destination = ah.destination();
+        loopbackInfo.destinationPort = Link.ROCE_V2_PORT;
+        loopbackInfo.ttl = ah.hopLimit();
+        loopbackInfo.ipIdentification = engine.link().ipIdentification();
+        engine.counters().increment(SoftCounter.MCAST_LOOPBACK);
+        engine.deliverMulticast(group, loopbackPacket, loopbackInfo);
+    }
+
+    @Override
+    public void onPacket(final PacketInfo packet, final DatagramInfo datagram, final long nowNs)
+    {
+        final QpState state = qp.state();
+        if (state.ordinal() < QpState.RTR.ordinal() || state == QpState.ERR || !qp.isOpen())
+        {
+            qp.count(SoftCounter.DROP_QP_STATE);
+            return;
+        }
+        if (!packet.has(OpcodeMask.UD))
+        {
+            qp.count(SoftCounter.DROP_WRONG_TRANSPORT);
+            return;
+        }
+        if (packet.qkey() != qp.qkey())
+        {
+            qp.count(SoftCounter.DROP_QKEY_VIOLATION);
+            return;
+        }
+        final ReceiveScratch scratch = SCRATCH.get();
+        final RecvWqe wqe = scratch.wqe;
+        final int payload = packet.payloadLength();
+        final SoftSrq srq = qp.softSrq();
+        final int taken = qp.receiveSource().takeIfFits((long)GRH_LENGTH + payload, wqe);
+        if (taken == RecvQueue.EMPTY)
+        {
+            qp.count(SoftCounter.DROP_NO_RECV_WQE);
+            return;
+        }
+        if (taken == RecvQueue.TOO_SMALL)
+        {
+            if (srq == null)
+            {
+                qp.count(SoftCounter.DROP_RECV_TOO_SMALL);
+                return;
+            }
+            // with an SRQ the receive is consumed and completes in error, as rxe does
+            qp.receiveSource().take(wqe);
+            srq.afterTake();
+            qp.count(SoftCounter.DROP_RECV_TOO_SMALL);
+            qp.softRecvCq().complete(wqe.wrId, WcStatus.LOC_LEN_ERR, WcOpcode.RECV, 0, 0, qp.qpNum(),
+                packet.srcQp(), 0, false);
+            return;
+        }
+        if (srq != null)
+        {
+            srq.afterTake();
+        }
+        writeGrh(scratch.grh, packet, datagram);
+        final boolean copied =
+            MemoryAccess.scatter(wqe, engine.mrTable(), qp.softPd(), 0, scratch.grh, 0, GRH_LENGTH) &&
+            MemoryAccess.scatter(wqe, engine.mrTable(), qp.softPd(), GRH_LENGTH, packet.segment(),
+                packet.payloadOffset(), payload);
+        if (!copied)
+        {
+            qp.count(SoftCounter.DROP_RECV_BAD_LKEY);
+            qp.softRecvCq().complete(wqe.wrId, WcStatus.LOC_PROT_ERR, WcOpcode.RECV, 0, 0, qp.qpNum(),
+                packet.srcQp(), 0, false);
+            qp.enterError();
+            return;
+        }
+        int flags = WcFlags.GRH;
+        int imm = 0;
+        if (packet.has(OpcodeMask.IMMDT))
+        {
+            flags |= WcFlags.WITH_IMM;
+            imm = packet.immediate();
+        }
+        qp.qpCounters().increment(SoftCounter.RCVD_PKTS);
+        qp.softRecvCq().complete(wqe.wrId, WcStatus.SUCCESS, WcOpcode.RECV, GRH_LENGTH + payload, imm, qp.qpNum(),
+            packet.srcQp(), flags, packet.se());
+    }
+
+    /**
+     * The GRH of an IPv4 datagram as rxe delivers it: 20 zero bytes, then the IPv4 header.
+     */
+    private static void writeGrh(final MemorySegment grh, final PacketInfo packet, final DatagramInfo datagram)
+    {
+        grh.fill((byte)0);
+        final int ipTotal = 20 + 8 + packet.length();
+        grh.set(ValueLayout.JAVA_BYTE, 20, (byte)0x45);
+        grh.set(SHORT_BE, 22, (short)ipTotal);
+        grh.set(SHORT_BE, 24, (short)Math.max(0, packet.ipIdentification()));
+        grh.set(SHORT_BE, 26, (short)0x4000);
+        grh.set(ValueLayout.JAVA_BYTE, 28, (byte)(datagram.ttl > 0 ? datagram.ttl : 64));
+        grh.set(ValueLayout.JAVA_BYTE, 29, (byte)17);
+        grh.set(INT_BE, 32, packet.sourceAddress());
+        grh.set(INT_BE, 36, packet.destinationAddress());
+        int sum = 0;
+        for (int i = 20; i < 40; i += 2)
+        {
+            sum += grh.get(SHORT_BE, i) & 0xFFFF;
+        }
+        sum = (sum & 0xFFFF) + (sum >>> 16);
+        sum = (sum & 0xFFFF) + (sum >>> 16);
+        grh.set(SHORT_BE, 30, (short)~sum);
+    }
+
+    @Override
+    public long onTimer(final long nowNs)
+    {
+        return Long.MAX_VALUE;
+    }
+
+    @Override
+    public void flush()
+    {
+        final SendQueue sq = qp.sendQueue();
+        for (SendWqe wqe = sq.peekTail(); wqe != null; wqe = sq.peekTail())
+        {
+            qp.softSendCq().complete(wqe.wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.SEND, 0, 0, qp.qpNum(), 0, 0, false);
+            sq.advanceTail();
+        }
+    }
+
+    @Override
+    public void reset()
+    {
+        qp.sendQueue().clear();
+    }
+
+    /**
+     * Per-thread room for a receive: multicast fan-out may run on a posting thread as well as on
+     * the progress thread.
+     */
+    private static final class ReceiveScratch
+    {
+        final RecvWqe wqe = new RecvWqe(64);
+        final MemorySegment grh = java.lang.foreign.Arena.global().allocate(GRH_LENGTH, 8);
+    }
+}
