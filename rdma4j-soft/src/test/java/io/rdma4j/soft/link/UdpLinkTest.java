@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -79,6 +80,22 @@ class UdpLinkTest
         catch (final IOException ex)
         {
             throw new AssertionError(ex);
+        }
+    }
+
+    @Test
+    void shouldSendUnicastOverIpv6Loopback()
+    {
+        final InetAddress ipv6Loopback = address("::1");
+        assumeTrue(hasAddress(ipv6Loopback), "no ::1 on this host");
+        try (UdpLink a = new UdpLink(ipv6Loopback, port); UdpLink b = new UdpLink(addressB, port))
+        {
+            assertTrue(a.send(datagram("six"), ipv6Loopback, 64));
+            assertTrue(receiveWithin(a, buffer, info, WAIT_MILLIS));
+            assertEquals("six", text(buffer));
+            assertEquals(ipv6Loopback, info.source);
+            assertFalse(a.send(datagram("four"), addressB, 64), "an IPv6 link cannot reach an IPv4 address");
+            assertEquals(1, a.sendFailures());
         }
     }
 
@@ -305,6 +322,18 @@ class UdpLinkTest
         assertFalse(a.send(datagram("late"), addressB, 64));
         assertFalse(a.receive(buffer, info));
         assertEquals(1, a.sendFailures());
+    }
+
+    private static boolean hasAddress(final InetAddress address)
+    {
+        try
+        {
+            return null != java.net.NetworkInterface.getByInetAddress(address);
+        }
+        catch (final IOException ex)
+        {
+            return false;
+        }
     }
 
     @Test
