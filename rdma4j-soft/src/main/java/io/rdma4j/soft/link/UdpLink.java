@@ -144,7 +144,8 @@ public final class UdpLink implements Link
             channel.configureBlocking(false);
             channel.setOption(StandardSocketOptions.IP_MULTICAST_IF, networkInterface);
             channel.setOption(StandardSocketOptions.IP_MULTICAST_LOOP, true);
-            this.ipIdentification = trySetDontFragment(channel);
+            final int dontFragmentIdentification = trySetDontFragment(channel);
+            this.ipIdentification = StandardProtocolFamily.INET6 == family ? 0 : dontFragmentIdentification;
 
             selector = Selector.open();
             final Endpoint endpoint = new Endpoint(channel, localAddress, null);
@@ -188,7 +189,7 @@ public final class UdpLink implements Link
     /**
      * 0 when the link could set {@code IP_DONTFRAGMENT} (Linux then sends every datagram with DF and
      * identification 0, see the class comment), -1 when it could not and the kernel picks an
-     * unpredictable identification. An IPv6 link has no such field and reports 0.
+     * unpredictable identification. An IPv6 header has no such field: an IPv6 link reports 0.
      *
      * @return the IPv4 identification field of the datagrams this link sends, or -1 if unknown.
      */
@@ -275,14 +276,14 @@ public final class UdpLink implements Link
     @Override
     public boolean receive(final ByteBuffer buffer, final DatagramInfo info)
     {
-        final Endpoint[] endpoints = this.endpoints;
-        final int count = endpoints.length;
+        final Endpoint[] current = endpoints;
+        final int count = current.length;
         final int start = nextEndpointIndex < count ? nextEndpointIndex : 0;
 
         for (int i = 0; i < count; i++)
         {
             final int index = start + i < count ? start + i : start + i - count;
-            final Endpoint endpoint = endpoints[index];
+            final Endpoint endpoint = current[index];
             buffer.clear();
             final SocketAddress sender;
             try
