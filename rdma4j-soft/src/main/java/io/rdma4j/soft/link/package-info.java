@@ -1,0 +1,11 @@
+/**
+ * The link layer of the software device: moves whole RoCEv2 datagrams (BTH to ICRC) between
+ * devices.
+ * <p>
+ * {@link io.rdma4j.soft.link.Link} is the contract. {@link io.rdma4j.soft.link.UdpLink} is the real
+ * one, over the host's IP stack: UDP port 4791 on the device's address, IP multicast for groups.
+ * {@link io.rdma4j.soft.link.MemoryNetwork} and {@link io.rdma4j.soft.link.MemoryLink} are an
+ * in-JVM network for tests carrying the same bytes, with a seeded
+ * {@link io.rdma4j.soft.link.FaultInjector}.
+ */
+package io.rdma4j.soft.link;

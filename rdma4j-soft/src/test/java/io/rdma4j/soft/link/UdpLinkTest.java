@@ -1,0 +1,366 @@
+package io.rdma4j.soft.link;
+
+import static io.rdma4j.soft.link.LinkTesting.address;
+import static io.rdma4j.soft.link.LinkTesting.datagram;
+import static io.rdma4j.soft.link.LinkTesting.freePort;
+import static io.rdma4j.soft.link.LinkTesting.randomGroup;
+import static io.rdma4j.soft.link.LinkTesting.receiveUntil;
+import static io.rdma4j.soft.link.LinkTesting.receiveWithin;
+import static io.rdma4j.soft.link.LinkTesting.text;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(value = 20, unit = TimeUnit.SECONDS)
+class UdpLinkTest
+{
+    private static final long WAIT_MILLIS = 5_000;
+
+    private final InetAddress addressA = address("127.0.0.2");
+    private final InetAddress addressB = address("127.0.0.3");
+    private final InetAddress addressC = address("127.0.0.4");
+    private final ByteBuffer buffer = ByteBuffer.allocateDirect(2048);
+    private final DatagramInfo info = new DatagramInfo();
+    private int port;
+
+    @BeforeEach
+    void before()
+    {
+        port = freePort();
+    }
+
+    @Test
+    void shouldSendUnicastBetweenLoopbackAddresses()
+    {
+        try (UdpLink a = new UdpLink(addressA, port); UdpLink b = new UdpLink(addressB, port))
+        {
+            final ByteBuffer hello = datagram("hello");
+            assertTrue(a.send(hello, addressB, 64));
+            assertEquals(0, hello.position());
+
+            assertTrue(receiveWithin(b, buffer, info, WAIT_MILLIS));
+            assertEquals("hello", text(buffer));
+            assertEquals(0, buffer.position());
+            assertEquals(addressA, info.source);
+            assertEquals(port, info.sourcePort);
+            assertEquals(addressB, info.destination);
+            assertEquals(port, info.destinationPort);
+            assertEquals(-1, info.ttl);
+            assertEquals(-1, info.ipIdentification);
+            assertFalse(a.receive(buffer, info));
+        }
+    }
+
+    @Test
+    void shouldReportLocalAddressPortAndZeroIpIdentification()
+    {
+        try (UdpLink a = new UdpLink(addressA, port))
+        {
+            assertEquals(addressA, a.localAddress());
+            assertEquals(port, a.localPort());
+            assertTrue(a.networkInterface().isLoopback());
+            assertEquals(0, a.ipIdentification(), "IP_DONTFRAGMENT should be available on Linux");
+        }
+        catch (final IOException ex)
+        {
+            throw new AssertionError(ex);
+        }
+    }
+
+    @Test
+    void shouldSendUnicastOverIpv6Loopback()
+    {
+        final InetAddress ipv6Loopback = address("::1");
+        assumeTrue(hasAddress(ipv6Loopback), "no ::1 on this host");
+        try (UdpLink a = new UdpLink(ipv6Loopback, port); UdpLink b = new UdpLink(addressB, port))
+        {
+            assertTrue(a.send(datagram("six"), ipv6Loopback, 64));
+            assertTrue(receiveWithin(a, buffer, info, WAIT_MILLIS));
+            assertEquals("six", text(buffer));
+            assertEquals(ipv6Loopback, info.source);
+            assertFalse(a.send(datagram("four"), addressB, 64), "an IPv6 link cannot reach an IPv4 address");
+            assertEquals(1, a.sendFailures());
+        }
+    }
+
+    @Test
+    void shouldDeliverMulticastToEveryMemberButNotToANonMember()
+    {
+        final InetAddress group = randomGroup();
+        try (UdpLink sender = new UdpLink(addressA, port);
+            UdpLink memberB = new UdpLink(addressB, port);
+            UdpLink memberC = new UdpLink(addressC, port))
+        {
+            memberB.joinGroup(group);
+            memberC.joinGroup(group);
+
+            assertTrue(sender.send(datagram("to-group"), group, 1));
+
+            for (final UdpLink member : List.of(memberB, memberC))
+            {
+                assertTrue(receiveWithin(member, buffer, info, WAIT_MILLIS), member.toString());
+                assertEquals("to-group", text(buffer));
+                assertEquals(addressA, info.source);
+                assertEquals(group, info.destination);
+                assertEquals(port, info.destinationPort);
+            }
+
+            // Sent after the group datagram: if the non-member had received that, it would come first.
+            memberB.send(datagram("marker"), addressA, 64);
+            assertEquals(List.of(), receiveUntil(sender, "marker", WAIT_MILLIS));
+        }
+    }
+
+    @Test
+    void shouldLoopMulticastBackToASenderThatJoined()
+    {
+        final InetAddress group = randomGroup();
+        try (UdpLink a = new UdpLink(addressA, port))
+        {
+            a.joinGroup(group);
+            assertTrue(a.send(datagram("own"), group, 1));
+
+            assertTrue(receiveWithin(a, buffer, info, WAIT_MILLIS));
+            assertEquals("own", text(buffer));
+            assertEquals(addressA, info.source);
+            assertEquals(group, info.destination);
+        }
+    }
+
+    @Test
+    void shouldStopReceivingAfterLeavingAsOftenAsJoined()
+    {
+        final InetAddress group = randomGroup();
+        try (UdpLink sender = new UdpLink(addressA, port);
+            UdpLink stays = new UdpLink(addressB, port);
+            UdpLink leaves = new UdpLink(addressC, port))
+        {
+            stays.joinGroup(group);
+            leaves.joinGroup(group);
+            leaves.joinGroup(group);
+            assertEquals(2, leaves.joinCount(group));
+
+            leaves.leaveGroup(group);
+            sender.send(datagram("first"), group, 1);
+            assertTrue(receiveWithin(leaves, buffer, info, WAIT_MILLIS), "one leave of two joins keeps the group");
+            assertEquals("first", text(buffer));
+
+            leaves.leaveGroup(group);
+            leaves.leaveGroup(group);
+            assertEquals(0, leaves.joinCount(group));
+            sender.send(datagram("second"), group, 1);
+            assertTrue(receiveWithin(stays, buffer, info, WAIT_MILLIS));
+            assertEquals("first", text(buffer));
+            assertTrue(receiveWithin(stays, buffer, info, WAIT_MILLIS));
+            assertEquals("second", text(buffer));
+
+            sender.send(datagram("marker"), addressC, 64);
+            assertEquals(List.of(), receiveUntil(leaves, "marker", WAIT_MILLIS));
+        }
+    }
+
+    @Test
+    void shouldRejoinAfterLeaving()
+    {
+        final InetAddress group = randomGroup();
+        try (UdpLink sender = new UdpLink(addressA, port); UdpLink member = new UdpLink(addressB, port))
+        {
+            member.joinGroup(group);
+            member.leaveGroup(group);
+            member.joinGroup(group);
+
+            sender.send(datagram("again"), group, 1);
+            assertTrue(receiveWithin(member, buffer, info, WAIT_MILLIS));
+            assertEquals("again", text(buffer));
+        }
+    }
+
+    @Test
+    void shouldTakeTurnsBetweenUnicastAndABusyGroup()
+    {
+        final InetAddress group = randomGroup();
+        try (UdpLink sender = new UdpLink(addressA, port); UdpLink receiver = new UdpLink(addressB, port))
+        {
+            receiver.joinGroup(group);
+            for (int i = 0; i < 10; i++)
+            {
+                sender.send(datagram("group"), group, 1);
+            }
+            for (int i = 0; i < 10; i++)
+            {
+                sender.send(datagram("unicast"), addressB, 64);
+            }
+
+            // Loopback delivers within the send call, so both channels are full before the first
+            // receive: taking turns gives 5 of each among the first 10.
+            int unicastInFirstTen = 0;
+            for (int i = 0; i < 20; i++)
+            {
+                assertTrue(receiveWithin(receiver, buffer, info, WAIT_MILLIS));
+                if (i < 10 && text(buffer).equals("unicast"))
+                {
+                    unicastInFirstTen++;
+                }
+            }
+            assertTrue(unicastInFirstTen >= 4 && unicastInFirstTen <= 6, "unicast in first ten: " + unicastInFirstTen);
+        }
+    }
+
+    @Test
+    void shouldNameAddressAndPortWhenThePortIsInUse() throws IOException
+    {
+        final InetAddress taken = address("127.0.0.5");
+        try (DatagramChannel other = DatagramChannel.open(StandardProtocolFamily.INET))
+        {
+            other.bind(new InetSocketAddress(taken, port));
+
+            final IllegalStateException ex = assertThrows(IllegalStateException.class, () -> new UdpLink(taken, port));
+            assertTrue(ex.getMessage().startsWith("127.0.0.5:" + port + " is already in use by another process"),
+                ex.getMessage());
+            assertTrue(ex.getMessage().contains("each process needs its own address (127.x.y.z"), ex.getMessage());
+        }
+    }
+
+    @Test
+    void shouldRejectAnAddressThatIsNotLocal()
+    {
+        final IllegalStateException ex =
+            assertThrows(IllegalStateException.class, () -> new UdpLink(address("192.0.2.1"), port));
+        assertTrue(ex.getMessage().startsWith("192.0.2.1 is not an address of this host"), ex.getMessage());
+    }
+
+    @Test
+    void shouldRejectWildcardAndMulticastAddresses()
+    {
+        assertThrows(IllegalArgumentException.class, () -> new UdpLink(address("0.0.0.0"), port));
+        assertThrows(IllegalArgumentException.class, () -> new UdpLink(randomGroup(), port));
+    }
+
+    @Test
+    void shouldReleaseThePortOnClose()
+    {
+        new UdpLink(addressA, port).close();
+        try (UdpLink again = new UdpLink(addressA, port))
+        {
+            assertEquals(port, again.localPort());
+        }
+    }
+
+    @Test
+    void shouldUnblockAwaitReadableOnWakeup() throws InterruptedException
+    {
+        try (UdpLink a = new UdpLink(addressA, port))
+        {
+            final CountDownLatch returned = new CountDownLatch(1);
+            final Thread waiter = Thread.ofPlatform().start(() ->
+            {
+                a.awaitReadable(TimeUnit.MINUTES.toNanos(10));
+                returned.countDown();
+            });
+
+            a.wakeup();
+            assertTrue(returned.await(WAIT_MILLIS, TimeUnit.MILLISECONDS));
+            waiter.join();
+        }
+    }
+
+    @Test
+    void shouldReturnFromAwaitReadableWhenADatagramArrives() throws InterruptedException
+    {
+        try (UdpLink a = new UdpLink(addressA, port); UdpLink b = new UdpLink(addressB, port))
+        {
+            final CountDownLatch returned = new CountDownLatch(1);
+            final Thread waiter = Thread.ofPlatform().start(() ->
+            {
+                while (!b.receive(ByteBuffer.allocate(64), new DatagramInfo()))
+                {
+                    b.awaitReadable(TimeUnit.MINUTES.toNanos(10));
+                }
+                returned.countDown();
+            });
+
+            a.send(datagram("wake"), addressB, 64);
+            assertTrue(returned.await(WAIT_MILLIS, TimeUnit.MILLISECONDS));
+            waiter.join();
+        }
+    }
+
+    @Test
+    void shouldReturnFromAwaitReadableAfterTheTimeout()
+    {
+        try (UdpLink a = new UdpLink(addressA, port))
+        {
+            final long start = System.nanoTime();
+            a.awaitReadable(TimeUnit.MILLISECONDS.toNanos(20));
+            assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(19));
+            a.awaitReadable(0);
+        }
+    }
+
+    @Test
+    void shouldRefuseToSendWhenClosed()
+    {
+        final UdpLink a = new UdpLink(addressA, port);
+        a.close();
+        a.close();
+        assertFalse(a.send(datagram("late"), addressB, 64));
+        assertFalse(a.receive(buffer, info));
+        assertEquals(1, a.sendFailures());
+    }
+
+    private static boolean hasAddress(final InetAddress address)
+    {
+        try
+        {
+            return null != java.net.NetworkInterface.getByInetAddress(address);
+        }
+        catch (final IOException ex)
+        {
+            return false;
+        }
+    }
+
+    @Test
+    void shouldNotAllocateWhenSendingAndReceivingFromOneSender()
+    {
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)java.lang.management.ManagementFactory.getThreadMXBean();
+        try (UdpLink a = new UdpLink(addressA, port); UdpLink b = new UdpLink(addressB, port))
+        {
+            final ByteBuffer payload = datagram("x".repeat(100));
+            long allocated = 0;
+            for (int round = 0; round < 20; round++)
+            {
+                final long before = threads.getCurrentThreadAllocatedBytes();
+                for (int i = 0; i < 100; i++)
+                {
+                    a.send(payload, addressB, 64);
+                    b.awaitReadable(TimeUnit.SECONDS.toNanos(5));
+                    while (b.receive(buffer, info))
+                    {
+                        assertEquals(100, buffer.remaining());
+                    }
+                }
+                allocated = threads.getCurrentThreadAllocatedBytes() - before;
+            }
+            // Warmed up: a steady round of 100 send/await/receive should not allocate per datagram.
+            assertTrue(allocated < 100 * 16, "allocated " + allocated + " bytes for 100 datagrams");
+        }
+    }
+}
