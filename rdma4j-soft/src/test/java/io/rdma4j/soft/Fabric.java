@@ -1,0 +1,115 @@
+package io.rdma4j.soft;
+
+import io.rdma4j.soft.link.MemoryNetwork;
+import io.rdma4j.soft.link.UdpLink;
+import io.rdma4j.verbs.Context;
+
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A test network of software devices, either in memory or over UDP on loopback addresses, so
+ * the same behaviour tests run on both links.
+ */
+public final class Fabric implements AutoCloseable
+{
+    /** Which link the devices use. */
+    public enum Kind
+    {
+        MEMORY, UDP
+    }
+
+    private static int nextHost = 40 + (int)(ProcessHandle.current().pid() % 150);
+
+    private final Kind kind;
+    private final MemoryNetwork network = new MemoryNetwork(8192);
+    private final List<Context> contexts = new ArrayList<>();
+    private final int subnet;
+    private int host;
+
+    /**
+     * @param kind which link.
+     */
+    public Fabric(final Kind kind)
+    {
+        this.kind = kind;
+        synchronized (Fabric.class)
+        {
+            // each fabric takes its own 127.0.N.0/24 so tests never share a UDP address
+            subnet = nextHost++ % 250 + 1;
+        }
+    }
+
+    /**
+     * @return the in-memory network (fault injection, taps).
+     */
+    public MemoryNetwork network()
+    {
+        return network;
+    }
+
+    /**
+     * @return the link kind.
+     */
+    public Kind kind()
+    {
+        return kind;
+    }
+
+    /**
+     * @return a new device on the next address of this fabric, opened.
+     */
+    public Context open()
+    {
+        return open(DeviceLimits.RXE);
+    }
+
+    /**
+     * @param limits the device's limits.
+     * @return a new device on the next address, opened.
+     */
+    public Context open(final DeviceLimits limits)
+    {
+        final InetAddress address = address(++host);
+        final SoftDevice.Builder builder = SoftDevice.builder("test" + subnet + "_" + host, address).limits(limits);
+        if (kind == Kind.MEMORY)
+        {
+            builder.link(network::attach);
+        }
+        else
+        {
+            builder.link(UdpLink::new);
+        }
+        final Context context = builder.build().open();
+        contexts.add(context);
+        return context;
+    }
+
+    /**
+     * @param n host number.
+     * @return 127.&lt;this fabric's subnet&gt;.0.n (loopback).
+     */
+    public InetAddress address(final int n)
+    {
+        try
+        {
+            return InetAddress.getByAddress(new byte[] {127, (byte)subnet, 0, (byte)n});
+        }
+        catch (final java.net.UnknownHostException ex)
+        {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        // contexts may still hold objects a failed test left: close the engines regardless
+        for (final Context context : contexts)
+        {
+            final SoftEngine engine = ((SoftContext)context).engine();
+            engine.close();
+        }
+    }
+}

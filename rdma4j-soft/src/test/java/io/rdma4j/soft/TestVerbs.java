@@ -1,0 +1,45 @@
+package io.rdma4j.soft;
+
+import io.rdma4j.verbs.CompletionQueue;
+import io.rdma4j.verbs.WorkCompletion;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Small helpers for tests.
+ */
+final class TestVerbs
+{
+    private TestVerbs()
+    {
+    }
+
+    /**
+     * Poll until {@code count} completions arrived or the deadline passed.
+     *
+     * @param cq        the CQ.
+     * @param count     how many to wait for.
+     * @param timeoutMs the deadline.
+     * @return the completions (fewer than count if the deadline passed).
+     */
+    static List<WorkCompletion> pollFor(final CompletionQueue cq, final int count, final long timeoutMs)
+    {
+        final List<WorkCompletion> result = new ArrayList<>();
+        final WorkCompletion[] wcs = WorkCompletion.array(16);
+        final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+        while (result.size() < count && System.nanoTime() < deadline)
+        {
+            final int n = cq.poll(wcs, Math.min(16, count - result.size()));
+            for (int i = 0; i < n; i++)
+            {
+                result.add(new WorkCompletion().copyFrom(wcs[i]));
+            }
+            if (n == 0)
+            {
+                Thread.onSpinWait();
+            }
+        }
+        return result;
+    }
+}
