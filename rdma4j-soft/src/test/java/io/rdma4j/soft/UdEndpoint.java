@@ -33,7 +33,7 @@ import java.util.List;
 final class UdEndpoint
 {
     static final int QKEY = 0x01234567;
-    static final int SLOT = 1024;
+    static final int SLOT = 2048;
     static final int SLOTS = 64;
 
     final Context context;
