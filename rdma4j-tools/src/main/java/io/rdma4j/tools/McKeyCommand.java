@@ -80,7 +80,7 @@ public final class McKeyCommand implements Callable<Integer>
     private int timeoutSeconds;
 
     @Option(names = "--delay-ms", paramLabel = "ms", defaultValue = "3000",
-        description = "pause after joining before transfers, as mckey's sleep(3) (default: ${DEFAULT-VALUE})")
+        description = "pause after joining before transfers, as mckey's 3 s sleep (default: ${DEFAULT-VALUE})")
     private long delayMs;
 
     @Option(names = "--expect", paramLabel = "n",
