@@ -132,6 +132,11 @@ public final class DemoCommand implements Callable<Integer>
                 "--timeout", Integer.toString(timeoutSeconds)), sink);
             all.add(sender);
             final int senderExit = sender.await(timeoutSeconds + 30L, TimeUnit.SECONDS);
+            if (senderExit != 0)
+            {
+                // Nothing more is coming: let the receivers report now rather than at their timeout.
+                receivers.forEach(RoleProcess::closeStdin);
+            }
             final List<Integer> receiverExits = new ArrayList<>();
             for (final RoleProcess receiver : receivers)
             {
@@ -160,10 +165,10 @@ public final class DemoCommand implements Callable<Integer>
     {
         final List<String> args = new ArrayList<>(List.of(
             "mckey", "-m", group, "-b", address, "-C", Integer.toString(count), "-S", Integer.toString(size),
-            "--delay-ms", "0", "--timeout", Integer.toString(timeoutSeconds)));
+            "--delay-ms", "0", "--timeout", Integer.toString(timeoutSeconds), "--stop-on-stdin"));
         if (sendOnly)
         {
-            args.addAll(List.of("-o", "--expect", "0", "--stop-on-stdin"));
+            args.addAll(List.of("-o", "--expect", "0"));
         }
         return args;
     }
