@@ -319,6 +319,12 @@ public final class McKeyCommand implements Callable<Integer>
             }
             return status;
         }
+        catch (final RdmaException ex)
+        {
+            // Reported before the teardown, where mckey's perror would have printed it.
+            out.println("mckey: " + ex.getMessage());
+            return -ex.errnoCode();
+        }
         finally
         {
             if (pump != null)
