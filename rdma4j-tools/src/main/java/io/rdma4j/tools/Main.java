@@ -1,0 +1,82 @@
+package io.rdma4j.tools;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.IVersionProvider;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/**
+ * The {@code rdma4j} command line: the rdma-core tools people already know ({@code ibv_devices},
+ * {@code ibv_devinfo}, {@code mckey}) on rdma4j's devices, and a one-command multicast demo.
+ */
+@Command(
+    name = "rdma4j",
+    mixinStandardHelpOptions = true,
+    versionProvider = Main.Version.class,
+    description = "RDMA verbs and connection manager for Java: device listing, device attributes, UD multicast.",
+    subcommands = {
+        DevicesCommand.class, DevinfoCommand.class, McKeyCommand.class, DemoCommand.class,
+        CommandLine.HelpCommand.class })
+public final class Main implements Runnable
+{
+    @Spec
+    private CommandSpec spec;
+
+    /**
+     * Run a command line and exit with its status.
+     *
+     * @param args the arguments.
+     */
+    public static void main(final String[] args)
+    {
+        System.exit(execute(args));
+    }
+
+    /**
+     * Run a command line without exiting, for tests and embedding.
+     *
+     * @param args the arguments.
+     * @return the exit status.
+     */
+    public static int execute(final String... args)
+    {
+        return commandLine().execute(args);
+    }
+
+    /**
+     * @return the command line, with every subcommand, ready to parse or execute.
+     */
+    public static CommandLine commandLine()
+    {
+        return new CommandLine(new Main());
+    }
+
+    /**
+     * With no subcommand there is nothing to do but explain what there is.
+     */
+    @Override
+    public void run()
+    {
+        spec.commandLine().usage(spec.commandLine().getErr());
+        throw new CommandLine.ParameterException(spec.commandLine(), "a command is required");
+    }
+
+    /**
+     * The version from the jar's manifest when there is one, else the build's default.
+     */
+    public static final class Version implements IVersionProvider
+    {
+        /**
+         * @return the version lines.
+         */
+        @Override
+        public String[] getVersion()
+        {
+            final String version = Main.class.getPackage().getImplementationVersion();
+            return new String[] {
+                "rdma4j " + (version == null ? "0.1.0-SNAPSHOT" : version),
+                "Java " + Runtime.version() + " (" + System.getProperty("java.home") + ")" };
+        }
+    }
+}
