@@ -99,7 +99,8 @@ public final class Icrc
     }
 
     /**
-     * Compute the ICRC of a packet in a ByteBuffer; position and limit are left as they were.
+     * Compute the ICRC of a packet in a ByteBuffer; position and limit are left as they were. As for the buffer's
+     * own absolute accesses, the packet must lie below its limit.
      *
      * @param buffer       holds the UDP payload.
      * @param index        where the BTH starts, as an absolute index.
