@@ -48,7 +48,8 @@ class IcrcTest
     {
         final CRC32 crc = new CRC32();
         crc.update(HexFormat.of().parseHex(
-            "ffffffffffffffff45ff0040047840" + "00ff11ffffc0a80007c0a80007" + "c00012b7002cffff2460ffffff0000d300cf1710" +
+            "ffffffffffffffff45ff0040047840" + "00ff11ffffc0a80007c0a80007" +
+            "c00012b7002cffff2460ffffff0000d300cf1710" +
             "4630818be28935d90e9a95505401be885e500000"));
 
         assertEquals(0xF353F378L, crc.getValue());
@@ -108,7 +109,7 @@ class IcrcTest
 
             assertEquals(-1, check(packet, bytes.length, d, d.ipId()), () -> "known ID, byte " + finalI);
             final int hidden = check(packet, bytes.length, d, Icrc.UNKNOWN_IP_ID);
-            // With the ID unknown only 16 bits of the CRC protect the packet: a lucky corruption may pass as another ID.
+            // With the ID unknown only 16 bits of the CRC protect the packet: a corruption may pass as another ID.
             assertTrue(hidden != d.ipId(), () -> "hidden ID, byte " + finalI);
         }
     }

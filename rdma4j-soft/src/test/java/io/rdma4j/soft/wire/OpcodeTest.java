@@ -71,9 +71,10 @@ class OpcodeTest
             final boolean startOrEnd = opcode.has(OpcodeMask.START | OpcodeMask.END);
             assertTrue(middle ^ startOrEnd, opcode.name());
             assertEquals(opcode.name().contains("MIDDLE"), middle, opcode.name());
-            assertEquals(opcode.name().contains("ONLY") || opcode.name().contains("FIRST") ||
-                opcode == Opcode.RC_RDMA_READ_REQUEST || opcode.has(OpcodeMask.ATOMIC | OpcodeMask.FLUSH | OpcodeMask.ATOMIC_WRITE) ||
-                opcode == Opcode.RC_ACKNOWLEDGE, opcode.has(OpcodeMask.START), opcode.name());
+            final boolean singlePacket = opcode == Opcode.RC_RDMA_READ_REQUEST || opcode == Opcode.RC_ACKNOWLEDGE ||
+                opcode.has(OpcodeMask.ATOMIC | OpcodeMask.FLUSH | OpcodeMask.ATOMIC_WRITE);
+            assertEquals(opcode.name().contains("ONLY") || opcode.name().contains("FIRST") || singlePacket,
+                opcode.has(OpcodeMask.START), opcode.name());
             assertEquals(opcode.name().contains("IMMEDIATE"), opcode.has(OpcodeMask.IMMDT), opcode.name());
             assertEquals(opcode.name().contains("INVALIDATE"), opcode.has(OpcodeMask.IETH), opcode.name());
         }

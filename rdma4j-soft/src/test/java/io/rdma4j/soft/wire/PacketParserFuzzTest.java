@@ -20,7 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class PacketParserFuzzTest
 {
     private static final List<PcapReader.Datagram> CAPTURED = Captures.allDatagrams();
-    private static final int[] UNKNOWN_OPCODES = {0x15, 0x18, 0x1F, 0x2C, 0x40, 0x45, 0x60, 0x63, 0x66, 0x80, 0xA0, 0xFF};
+    private static final int[] UNKNOWN_OPCODES =
+        {0x15, 0x18, 0x1F, 0x2C, 0x40, 0x45, 0x60, 0x63, 0x66, 0x80, 0xA0, 0xFF};
 
     enum Breakage
     {
