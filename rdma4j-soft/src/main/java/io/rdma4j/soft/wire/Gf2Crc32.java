@@ -23,6 +23,18 @@ final class Gf2Crc32
     private static final int[] X_POW_2K = squares(X);
     /** X_INVERSE_POW_2K[k] = x^-(2^k) mod P. */
     private static final int[] X_INVERSE_POW_2K = squares(X_INVERSE);
+    /** x^-(8n) for n = 0..255, then for n = 256 * (0..255): any packet length in at most two table reads. */
+    private static final int[] X_INVERSE_8N_LOW = new int[256];
+    private static final int[] X_INVERSE_8N_HIGH = new int[256];
+
+    static
+    {
+        for (int i = 0; i < 256; i++)
+        {
+            X_INVERSE_8N_LOW[i] = power(X_INVERSE_POW_2K, i);
+            X_INVERSE_8N_HIGH[i] = power(X_INVERSE_POW_2K, 256L * i);
+        }
+    }
 
     private static int[] squares(final int base)
     {
@@ -78,6 +90,11 @@ final class Gf2Crc32
      */
     static int xPowMinus8n(final long bytes)
     {
+        if (bytes >= 0 && bytes < 0x1_0000)
+        {
+            final int low = X_INVERSE_8N_LOW[(int)bytes & 0xFF];
+            return bytes < 0x100 ? low : multiply(X_INVERSE_8N_HIGH[(int)bytes >>> 8], low);
+        }
         return power(X_INVERSE_POW_2K, bytes);
     }
 
