@@ -11,16 +11,40 @@ final class Gf2Crc32
     /** x^0, the polynomial 1. */
     static final int ONE = 1 << 31;
 
+    /** x, the polynomial of degree 1. */
+    static final int X = ONE >>> 1;
+    /**
+     * x^-1 mod P. P = x * Q + 1 as P has a constant term, so x * Q = 1 mod P and Q = (P - 1) / x: in the normal
+     * (unreflected) form, x^31 plus the low 32 coefficients of P shifted down one place.
+     */
+    static final int X_INVERSE = Integer.reverse(0x8000_0000 | 0x04C1_1DB7 >>> 1);
+
     /** X_POW_2K[k] = x^(2^k) mod P, so any power of x is a product of table entries. */
-    private static final int[] X_POW_2K = new int[32];
+    private static final int[] X_POW_2K = squares(X);
+    /** X_INVERSE_POW_2K[k] = x^-(2^k) mod P. */
+    private static final int[] X_INVERSE_POW_2K = squares(X_INVERSE);
+    /** x^-(8n) for n = 0..255, then for n = 256 * (0..255): any packet length in at most two table reads. */
+    private static final int[] X_INVERSE_8N_LOW = new int[256];
+    private static final int[] X_INVERSE_8N_HIGH = new int[256];
 
     static
     {
-        X_POW_2K[0] = ONE >>> 1;
-        for (int k = 1; k < X_POW_2K.length; k++)
+        for (int i = 0; i < 256; i++)
         {
-            X_POW_2K[k] = multiply(X_POW_2K[k - 1], X_POW_2K[k - 1]);
+            X_INVERSE_8N_LOW[i] = power(X_INVERSE_POW_2K, i);
+            X_INVERSE_8N_HIGH[i] = power(X_INVERSE_POW_2K, 256L * i);
         }
+    }
+
+    private static int[] squares(final int base)
+    {
+        final int[] table = new int[32];
+        table[0] = base;
+        for (int k = 1; k < table.length; k++)
+        {
+            table[k] = multiply(table[k - 1], table[k - 1]);
+        }
+        return table;
     }
 
     private Gf2Crc32()
@@ -57,13 +81,34 @@ final class Gf2Crc32
      */
     static int xPow8n(final long bytes)
     {
+        return power(X_POW_2K, bytes);
+    }
+
+    /**
+     * @param bytes a count of bytes, at least 0.
+     * @return x^-(8 * bytes) mod P: the operator that takes a register value back over {@code bytes} zero bytes.
+     */
+    static int xPowMinus8n(final long bytes)
+    {
+        if (bytes >= 0 && bytes < 0x1_0000)
+        {
+            final int low = X_INVERSE_8N_LOW[(int)bytes & 0xFF];
+            return bytes < 0x100 ? low : multiply(X_INVERSE_8N_HIGH[(int)bytes >>> 8], low);
+        }
+        return power(X_INVERSE_POW_2K, bytes);
+    }
+
+    private static int power(final int[] squares, final long bytes)
+    {
         int power = ONE;
         long n = bytes;
+        // Exponent 8n: start at the table entry for 2^3. k passes 31 only beyond 2^28 bytes, where the wrap relies
+        // on the order of x dividing 2^32 - 1, as zlib's crc32_combine does.
         for (int k = 3; n != 0; k++, n >>>= 1)
         {
             if ((n & 1) != 0)
             {
-                power = multiply(X_POW_2K[k & 31], power);
+                power = multiply(squares[k & 31], power);
             }
         }
         return power;

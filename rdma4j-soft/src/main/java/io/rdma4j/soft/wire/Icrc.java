@@ -41,7 +41,6 @@ public final class Icrc
     private static final int BTH_OFFSET = UDP_OFFSET + UDP_LENGTH;
     private static final int HEADER_LENGTH = BTH_OFFSET + BthFlyweight.LENGTH;
     private static final int IP_ID_OFFSET = IPV4_OFFSET + 4;
-    private static final int IP_ID_BITS = 16;
     private static final int DONT_FRAGMENT = 0x4000;
     private static final int PROTOCOL_UDP = 17;
     private static final int COPY_CHUNK = 256;
@@ -54,10 +53,6 @@ public final class Icrc
 
     private MemorySegment viewedSegment;
     private ByteBuffer segmentView;
-
-    private int basisLength = -1;
-    private final int[] basisVector = new int[Integer.SIZE];
-    private final int[] basisCombination = new int[Integer.SIZE];
 
     /** Create an ICRC calculator for one thread. */
     public Icrc()
@@ -99,7 +94,8 @@ public final class Icrc
     }
 
     /**
-     * Compute the ICRC of a packet in a ByteBuffer; position and limit are left as they were.
+     * Compute the ICRC of a packet in a ByteBuffer; position and limit are left as they were. As for the buffer's
+     * own absolute accesses, the packet must lie below its limit.
      *
      * @param buffer       holds the UDP payload.
      * @param index        where the BTH starts, as an absolute index.
@@ -379,61 +375,12 @@ public final class Icrc
     }
 
     /**
-     * Find the 16-bit identification whose contribution to the CRC equals {@code difference}: the received ICRC
-     * XOR the one computed with identification 0. The basis depends only on the packet length, so it is kept.
+     * Find the identification whose contribution to the CRC is {@code difference}, the received ICRC XOR the one
+     * computed with identification 0, in a packet of {@code length} UDP payload bytes.
      */
-    private int solveIpId(final int length, final int difference)
+    private static int solveIpId(final int length, final int difference)
     {
-        if (length != basisLength)
-        {
-            buildBasis(length);
-        }
-        int residue = difference;
-        int ipId = 0;
-        while (residue != 0)
-        {
-            final int pivot = 31 - Integer.numberOfLeadingZeros(residue);
-            if (basisVector[pivot] == 0)
-            {
-                return -1;
-            }
-            residue ^= basisVector[pivot];
-            ipId ^= basisCombination[pivot];
-        }
-        return ipId;
-    }
-
-    /**
-     * Row-reduce the 16 identification-bit contributions into vectors keyed by their highest set bit, each with the
-     * combination of identification bits that makes it. A bit's contribution is its own byte's contribution carried
-     * over every byte that follows it in the CRC input, a multiplication by x^(8k) mod P.
-     */
-    private void buildBasis(final int length)
-    {
-        Arrays.fill(basisVector, 0);
-        Arrays.fill(basisCombination, 0);
         final long inputLength = HEADER_LENGTH + (long)length - BthFlyweight.LENGTH - LENGTH;
-        // The identification's low byte is the later one, followed by inputLength - IP_ID_OFFSET - 2 bytes.
-        final int carryLow = Gf2Crc32.xPow8n(inputLength - IP_ID_OFFSET - 2);
-        final int carryHigh = Gf2Crc32.multiply(carryLow, Gf2Crc32.xPow8n(1));
-        for (int bit = 0; bit < IP_ID_BITS; bit++)
-        {
-            final int carry = bit < 8 ? carryLow : carryHigh;
-            int vector = Gf2Crc32.multiply(carry, Gf2Crc32.byteContribution(1 << (bit & 7)));
-            int combination = 1 << bit;
-            while (vector != 0)
-            {
-                final int pivot = 31 - Integer.numberOfLeadingZeros(vector);
-                if (basisVector[pivot] == 0)
-                {
-                    basisVector[pivot] = vector;
-                    basisCombination[pivot] = combination;
-                    break;
-                }
-                vector ^= basisVector[pivot];
-                combination ^= basisCombination[pivot];
-            }
-        }
-        basisLength = length;
+        return IpIdSolver.solve(difference, inputLength - IP_ID_OFFSET - 2);
     }
 }

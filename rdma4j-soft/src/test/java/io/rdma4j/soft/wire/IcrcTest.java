@@ -1,0 +1,187 @@
+package io.rdma4j.soft.wire;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.zip.CRC32;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class IcrcTest
+{
+    // Worked example 1 of the reference (scapy's RoCE test): UC SEND_ONLY, 18-byte payload and 2 pad bytes.
+    private static final byte[] EXAMPLE_1 = HexFormat.of().parseHex(
+        "2460ffff000000d300cf1710" + "4630818be28935d90e9a95505401be885e500000" + "00000000");
+    private static final int EXAMPLE_1_ADDRESS = 0xC0A8_0007;
+    private static final int EXAMPLE_1_ID = 1144;
+
+    // Worked example 2: a CNP a ConnectX-4 Lx sent with UDP source port 0.
+    private static final byte[] EXAMPLE_2 = HexFormat.of().parseHex(
+        "8100ffff4000011800000000" + "00000000000000000000000000000000" + "00000000");
+    private static final int EXAMPLE_2_SOURCE = 0x0A00_1101;
+    private static final int EXAMPLE_2_DESTINATION = 0x0A00_1201;
+    private static final int EXAMPLE_2_ID = 0x718C;
+
+    private final Icrc icrc = new Icrc();
+
+    @Test
+    void shouldComputeWorkedExampleOne()
+    {
+        final MemorySegment packet = MemorySegment.ofArray(EXAMPLE_1.clone());
+        final int value = icrc.generate(
+            packet, 0, EXAMPLE_1.length, EXAMPLE_1_ADDRESS, EXAMPLE_1_ADDRESS, 49152, 4791, EXAMPLE_1_ID, true);
+
+        assertEquals(0xF353F378, value);
+        assertArrayEquals(HexFormat.of().parseHex("78f353f3"), packet.asSlice(32, 4).toArray(ValueLayout.JAVA_BYTE));
+    }
+
+    @Test
+    void shouldMatchReferenceMaskedInputOfExampleOne()
+    {
+        final CRC32 crc = new CRC32();
+        crc.update(HexFormat.of().parseHex(
+            "ffffffffffffffff45ff0040047840" + "00ff11ffffc0a80007c0a80007" +
+            "c00012b7002cffff2460ffffff0000d300cf1710" +
+            "4630818be28935d90e9a95505401be885e500000"));
+
+        assertEquals(0xF353F378L, crc.getValue());
+    }
+
+    @Test
+    void shouldComputeWorkedExampleTwoWithSourcePortZero()
+    {
+        final MemorySegment packet = MemorySegment.ofArray(EXAMPLE_2.clone());
+        icrc.generate(
+            packet, 0, EXAMPLE_2.length, EXAMPLE_2_SOURCE, EXAMPLE_2_DESTINATION, 0, 4791, EXAMPLE_2_ID, true);
+
+        assertArrayEquals(HexFormat.of().parseHex("82fd002a"), packet.asSlice(28, 4).toArray(ValueLayout.JAVA_BYTE));
+    }
+
+    @Test
+    void shouldRecoverHiddenIdentificationOfWorkedExamples()
+    {
+        final MemorySegment one = MemorySegment.ofArray(EXAMPLE_1.clone());
+        icrc.generate(one, 0, EXAMPLE_1.length, EXAMPLE_1_ADDRESS, EXAMPLE_1_ADDRESS, 49152, 4791, EXAMPLE_1_ID, true);
+        final MemorySegment two = MemorySegment.ofArray(EXAMPLE_2.clone());
+        two.set(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 28, 0x82FD_002A);
+
+        assertEquals(EXAMPLE_1_ID, icrc.check(
+            one, 0, EXAMPLE_1.length, EXAMPLE_1_ADDRESS, EXAMPLE_1_ADDRESS, 49152, 4791, Icrc.UNKNOWN_IP_ID, true));
+        assertEquals(EXAMPLE_2_ID, icrc.check(
+            two, 0, EXAMPLE_2.length, EXAMPLE_2_SOURCE, EXAMPLE_2_DESTINATION, 0, 4791, Icrc.UNKNOWN_IP_ID, true));
+    }
+
+    @Test
+    void shouldVerifyEveryCapturedPacketWithItsRealAndHiddenIdentification()
+    {
+        final List<PcapReader.Datagram> datagrams = Captures.allDatagrams();
+        assertEquals(3282, datagrams.size());
+        for (final PcapReader.Datagram d : datagrams)
+        {
+            final MemorySegment packet = MemorySegment.ofArray(d.payload());
+            final int length = d.payload().length;
+            assertEquals(d.ipId(), check(packet, length, d, d.ipId()), () -> "real ID, frame " + d.frame());
+            assertEquals(d.ipId(), check(packet, length, d, Icrc.UNKNOWN_IP_ID), () -> "hidden ID, frame " + d.frame());
+        }
+    }
+
+    @Test
+    void shouldRejectCapturedPacketsWithOneCorruptedByte()
+    {
+        final List<PcapReader.Datagram> datagrams = Captures.allDatagrams();
+        for (int i = 0; i < datagrams.size(); i += 7)
+        {
+            final PcapReader.Datagram d = datagrams.get(i);
+            final byte[] bytes = d.payload().clone();
+            // Byte 4 of the BTH (FECN, BECN, reserved) is masked out of the ICRC on purpose: switches may mark it.
+            final int index = 5 + (i * 31) % (bytes.length - 5);
+            bytes[index] ^= (byte)(1 << (i % 8));
+            final MemorySegment packet = MemorySegment.ofArray(bytes);
+            final int finalI = index;
+
+            assertEquals(-1, check(packet, bytes.length, d, d.ipId()), () -> "known ID, byte " + finalI);
+            final int hidden = check(packet, bytes.length, d, Icrc.UNKNOWN_IP_ID);
+            // With the ID unknown only 16 bits of the CRC protect the packet: a corruption may pass as another ID.
+            assertTrue(hidden != d.ipId(), () -> "hidden ID, byte " + finalI);
+        }
+    }
+
+    @Test
+    void shouldRefuseWrongKnownIdentification()
+    {
+        final PcapReader.Datagram d = Captures.allDatagrams().getFirst();
+        final MemorySegment packet = MemorySegment.ofArray(d.payload());
+
+        assertEquals(-1, check(packet, d.payload().length, d, (d.ipId() + 1) & 0xFFFF));
+    }
+
+    @Test
+    void shouldAgreeBetweenByteBufferAndMemorySegmentInAnyOrderAndPlace()
+    {
+        final PcapReader.Datagram d = Captures.allDatagrams().get(5);
+        final int length = d.payload().length;
+        final ByteBuffer heap = ByteBuffer.allocate(length + 10).order(ByteOrder.BIG_ENDIAN);
+        heap.put(3, d.payload());
+        heap.position(1).limit(length + 7);
+        final ByteBuffer direct = ByteBuffer.allocateDirect(length + 3).order(ByteOrder.LITTLE_ENDIAN);
+        direct.put(3, d.payload());
+
+        final int expected = Icrc.read(MemorySegment.ofArray(d.payload()), 0, length);
+        assertEquals(d.ipId(), icrc.check(heap, 3, length, d.sourceAddress(), d.destinationAddress(),
+            d.sourcePort(), d.destinationPort(), Icrc.UNKNOWN_IP_ID, d.dontFragment()));
+        assertEquals(1, heap.position());
+        assertEquals(length + 7, heap.limit());
+        assertEquals(expected, icrc.generate(direct, 3, length, d.sourceAddress(), d.destinationAddress(),
+            d.sourcePort(), d.destinationPort(), d.ipId(), d.dontFragment()));
+        final byte[] written = new byte[length];
+        direct.get(3, written);
+        assertArrayEquals(d.payload(), written);
+    }
+
+    @Test
+    void shouldHashPacketsInNativeAndLargerSegments()
+    {
+        final PcapReader.Datagram d = Captures.allDatagrams().get(9);
+        final int length = d.payload().length;
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment memory = arena.allocate(length + 100);
+            MemorySegment.copy(d.payload(), 0, memory, ValueLayout.JAVA_BYTE, 37, length);
+
+            assertEquals(d.ipId(), icrc.check(memory, 37, length, d.sourceAddress(), d.destinationAddress(),
+                d.sourcePort(), d.destinationPort(), Icrc.UNKNOWN_IP_ID, d.dontFragment()));
+        }
+        final MemorySegment ints = MemorySegment.ofArray(new int[(length + 3) / 4 + 1]);
+        MemorySegment.copy(d.payload(), 0, ints, ValueLayout.JAVA_BYTE, 1, length);
+        assertEquals(d.ipId(), icrc.check(ints, 1, length, d.sourceAddress(), d.destinationAddress(),
+            d.sourcePort(), d.destinationPort(), Icrc.UNKNOWN_IP_ID, d.dontFragment()));
+    }
+
+    @Test
+    void shouldRecoverEveryIdentificationBit()
+    {
+        final byte[] bytes = EXAMPLE_1.clone();
+        final MemorySegment packet = MemorySegment.ofArray(bytes);
+        for (int bit = 0; bit < 16; bit++)
+        {
+            final int id = (1 << bit) | 0x0101;
+            icrc.generate(packet, 0, bytes.length, 1, 2, 3, 4791, id, false);
+
+            assertEquals(id, icrc.check(packet, 0, bytes.length, 1, 2, 3, 4791, Icrc.UNKNOWN_IP_ID, false));
+        }
+    }
+
+    private int check(final MemorySegment packet, final int length, final PcapReader.Datagram d, final int ipId)
+    {
+        return icrc.check(packet, 0, length, d.sourceAddress(), d.destinationAddress(), d.sourcePort(),
+            d.destinationPort(), ipId, d.dontFragment());
+    }
+}

@@ -1,0 +1,183 @@
+package io.rdma4j.soft.wire;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class PacketParserTest
+{
+    private final PacketParser parser = new PacketParser();
+    private final PacketInfo spec = TestPackets.spec(Opcode.UD_SEND_ONLY_WITH_IMMEDIATE);
+    private final PacketInfo info = TestPackets.received(spec);
+
+    @Test
+    void shouldAcceptValidPacketAndRecoverIdentification()
+    {
+        final MemorySegment packet = TestPackets.build(spec, 6);
+
+        assertEquals(DropCause.NONE, parse(packet));
+        assertEquals(TestPackets.IP_ID, info.ipIdentification());
+        assertEquals(24, info.payloadOffset());
+        assertEquals(6, info.payloadLength());
+        assertEquals(2, info.padCnt());
+        assertEquals(packet.byteSize(), info.length());
+    }
+
+    @Test
+    void shouldRefuseTooShortPacketsAndBadBoundsWithoutThrowing()
+    {
+        final MemorySegment packet = TestPackets.build(spec, 0);
+
+        assertEquals(DropCause.TOO_SHORT, parser.parse(packet, 0, 15, info));
+        assertEquals(DropCause.TOO_SHORT, parser.parse(packet, 0, -1, info));
+        assertEquals(DropCause.TOO_SHORT, parser.parse(packet, -1, 20, info));
+        assertEquals(DropCause.TOO_SHORT, parser.parse(packet, 20, 20, info));
+        assertEquals(DropCause.TOO_SHORT, parser.parse(packet, Long.MAX_VALUE, 16, info));
+        assertEquals(DropCause.TOO_SHORT, parser.parse(null, 0, 16, info));
+        assertEquals(DropCause.HEADER_TRUNCATED, parser.parse(packet, 0, 27, info));
+    }
+
+    @Test
+    void shouldRefuseUnknownOpcodes()
+    {
+        final MemorySegment packet = TestPackets.build(spec, 4);
+        final Set<Integer> known = new HashSet<>();
+        Arrays.stream(Opcode.values()).forEach(o -> known.add(o.wire()));
+        for (int wire = 0; wire < 256; wire++)
+        {
+            packet.set(ValueLayout.JAVA_BYTE, 0, (byte)wire);
+            TestPackets.reseal(packet, spec);
+            final DropCause cause = parse(packet);
+
+            assertEquals(known.contains(wire), cause != DropCause.UNKNOWN_OPCODE, "opcode " + wire);
+        }
+    }
+
+    @Test
+    void shouldRefuseBrokenBthFieldsEvenWithAValidIcrc()
+    {
+        assertCause(DropCause.BAD_TRANSPORT_VERSION, new BthFlyweight().wrap(build(), 0).tver(1).segment());
+        assertCause(DropCause.BAD_QPN, new BthFlyweight().wrap(build(), 0).destQp(0).segment());
+        assertCause(DropCause.BAD_PKEY, new BthFlyweight().wrap(build(), 0).pkey(0xFFFE).segment());
+        assertCause(DropCause.BAD_PKEY, new BthFlyweight().wrap(build(), 0).pkey(0x8000).segment());
+        assertCause(DropCause.NONE, new BthFlyweight().wrap(build(), 0).pkey(0x7FFF).segment());
+        assertCause(DropCause.BAD_TRANSPORT_VERSION,
+            new BthFlyweight().wrap(build(), 0).tver(15).pkey(0).destQp(0).segment());
+    }
+
+    @Test
+    void shouldRefusePadLongerThanWhatFollowsTheHeaders()
+    {
+        final PacketInfo ack = TestPackets.spec(Opcode.RC_ACKNOWLEDGE);
+        final MemorySegment packet = TestPackets.build(ack, 0);
+        new BthFlyweight().wrap(packet, 0).padCnt(1);
+        TestPackets.reseal(packet, ack);
+
+        assertEquals(DropCause.BAD_PAD, parser.parse(packet, 0, (int)packet.byteSize(), TestPackets.received(ack)));
+    }
+
+    @Test
+    void shouldAcceptNonZeroPadBytesAsRxeDoes()
+    {
+        final MemorySegment packet = TestPackets.build(spec, 1);
+        packet.set(ValueLayout.JAVA_BYTE, 25, (byte)0x77);
+        TestPackets.reseal(packet, spec);
+
+        assertEquals(DropCause.NONE, parse(packet));
+        assertEquals(1, info.payloadLength());
+    }
+
+    @Test
+    void shouldRefuseIcrcMismatchAndWrongKnownIdentification()
+    {
+        final MemorySegment packet = TestPackets.build(spec, 8);
+        assertEquals(DropCause.NONE, parser.parse(packet, 0, (int)packet.byteSize(),
+            TestPackets.received(spec).ipIdentification(TestPackets.IP_ID)));
+        assertEquals(DropCause.ICRC_MISMATCH, parser.parse(packet, 0, (int)packet.byteSize(),
+            TestPackets.received(spec).ipIdentification(0)));
+        assertEquals(DropCause.ICRC_MISMATCH, parser.parse(packet, 0, (int)packet.byteSize(),
+            TestPackets.received(spec).sourcePort(1)));
+
+        packet.set(ValueLayout.JAVA_BYTE, 30, (byte)0x55);
+        assertEquals(DropCause.ICRC_MISMATCH, parse(packet));
+        assertEquals(Icrc.UNKNOWN_IP_ID, info.ipIdentification());
+    }
+
+    @Test
+    void shouldAcceptFecnAndBecnChangedInFlightWithoutResealing()
+    {
+        final MemorySegment packet = TestPackets.build(spec, 8);
+        new BthFlyweight().wrap(packet, 0).fecn(true).becn(true);
+
+        assertEquals(DropCause.NONE, parse(packet));
+        assertTrue(info.fecn());
+        assertTrue(info.becn());
+    }
+
+    @Test
+    void shouldAcceptCnpWhichIsNeitherRequestNorResponse()
+    {
+        final PacketInfo cnp = TestPackets.spec(Opcode.CNP).becn(true);
+        final MemorySegment packet = TestPackets.build(cnp, 0);
+        final PacketInfo received = TestPackets.received(cnp);
+
+        assertEquals(DropCause.NONE, parser.parse(packet, 0, (int)packet.byteSize(), received));
+        assertFalse(received.has(OpcodeMask.REQUEST | OpcodeMask.ACK));
+        assertTrue(received.has(OpcodeMask.CNP));
+    }
+
+    @Test
+    void shouldClearFieldsOfHeadersThePacketLacks()
+    {
+        final PacketInfo atomic = TestPackets.spec(Opcode.RC_COMPARE_SWAP);
+        final MemorySegment first = TestPackets.build(atomic, 0);
+        final PacketInfo received = TestPackets.received(atomic);
+        assertEquals(DropCause.NONE, parser.parse(first, 0, (int)first.byteSize(), received));
+        assertEquals(atomic.swapAdd(), received.swapAdd());
+
+        final PacketInfo send = TestPackets.spec(Opcode.RC_SEND_MIDDLE);
+        final MemorySegment second = TestPackets.build(send, 8);
+        received.ipIdentification(Icrc.UNKNOWN_IP_ID);
+        assertEquals(DropCause.NONE, parser.parse(second, 0, (int)second.byteSize(), received));
+        assertEquals(0, received.va());
+        assertEquals(0, received.rkey());
+        assertEquals(0, received.swapAdd());
+        assertEquals(0, received.compare());
+        assertEquals(0, received.qkey());
+        assertEquals(0, received.msn());
+    }
+
+    @Test
+    void shouldNameEveryCounterInSnakeCase()
+    {
+        for (final DropCause cause : DropCause.values())
+        {
+            assertTrue(cause.counterName().matches("[a-z]+(_[a-z]+)*"), cause.name());
+        }
+    }
+
+    private MemorySegment build()
+    {
+        return TestPackets.build(spec, 4);
+    }
+
+    private void assertCause(final DropCause expected, final MemorySegment packet)
+    {
+        TestPackets.reseal(packet, spec);
+        assertEquals(expected, parse(packet));
+    }
+
+    private DropCause parse(final MemorySegment packet)
+    {
+        info.ipIdentification(Icrc.UNKNOWN_IP_ID);
+        return parser.parse(packet, 0, (int)packet.byteSize(), info);
+    }
+}
