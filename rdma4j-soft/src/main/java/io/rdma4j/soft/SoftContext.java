@@ -24,10 +24,13 @@ import java.util.concurrent.TimeUnit;
 public final class SoftContext implements Context
 {
     /** IBV_DEVICE_* capability bits the software device has, as rxe reports them. */
-    static final long DEVICE_CAP_FLAGS = (1L << 5) /* SYS_IMAGE_GUID */ | (1L << 6) /* RC_RNR_NAK_GEN */ |
-        (1L << 13) /* SRQ_RESIZE */ | (1L << 12) /* UD_AV_PORT_ENFORCE */;
-    /** IBV_PORT_CM_SUP and friends. */
-    static final long PORT_CAP_FLAGS = 0x00010000L /* CM_SUP */ | 0x04000000L /* IP_BASED_GIDS */;
+    /**
+     * IBV_DEVICE_* bits the software device can honestly claim: BAD_QKEY_CNTR, UD_AV_PORT_ENFORCE,
+     * SYS_IMAGE_GUID, RC_RNR_NAK_GEN. (rxe also claims memory windows and SRQ resize, which we lack.)
+     */
+    static final long DEVICE_CAP_FLAGS = 0x4L | 0x40L | 0x800L | 0x1000L;
+    /** IBV_PORT_CM_SUP, as rxe reports. */
+    static final long PORT_CAP_FLAGS = 0x00010000L;
 
     private final SoftDevice device;
     private final SoftEngine engine;
