@@ -36,6 +36,7 @@ public enum SoftCounter
     DROP_BAD_HEADER("drop_bad_header"),
     DROP_ICRC("icrc_err"),
     DROP_NO_QP("drop_no_qp"),
+    DROP_BAD_QPN("drop_bad_qpn"),
     DROP_QP_STATE("drop_qp_state"),
     DROP_WRONG_TRANSPORT("drop_wrong_transport"),
     DROP_QKEY_VIOLATION("qkey_violation"),

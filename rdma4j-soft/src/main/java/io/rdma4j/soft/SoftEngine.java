@@ -448,7 +448,7 @@ public final class SoftEngine implements AutoCloseable
             case BAD_PKEY -> SoftCounter.DROP_BAD_PKEY;
             case BAD_PAD -> SoftCounter.DROP_BAD_PAD;
             case ICRC_MISMATCH -> SoftCounter.DROP_ICRC;
-            case BAD_QPN -> SoftCounter.DROP_NO_QP;
+            case BAD_QPN -> SoftCounter.DROP_BAD_QPN;
             default -> SoftCounter.DROP_BAD_HEADER;
         };
     }
