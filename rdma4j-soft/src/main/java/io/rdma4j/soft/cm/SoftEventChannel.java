@@ -1,21 +1,56 @@
 package io.rdma4j.soft.cm;
 
 import io.rdma4j.cm.CmEvent;
+import io.rdma4j.cm.CmEventType;
 import io.rdma4j.cm.CmId;
 import io.rdma4j.cm.EventChannel;
 import io.rdma4j.cm.PortSpace;
 import io.rdma4j.verbs.Errno;
+import io.rdma4j.verbs.QueuePair;
 import io.rdma4j.verbs.RdmaException;
 
+import java.util.ArrayDeque;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 
 /**
- * Placeholder until the connection manager lands.
+ * The soft connection manager's event channel ({@code struct rdma_event_channel}): an ordered
+ * queue of the events of its ids.
+ * <p>
+ * Asynchronous completions (address and route resolution, multicast joins) are queued by one
+ * connection-manager thread shared by all channels, as the kernel's rdma_cm completes them from
+ * work items, so an event never arrives inside the call that caused it and events are queued in
+ * the order of the calls. Every state change of the channel's ids happens under the channel's
+ * lock, which also counts events retrieved and acknowledged per id and per multicast join, so
+ * that destroy and leave can wait for the acknowledgements as librdmacm does.
  */
 public final class SoftEventChannel implements EventChannel
 {
+    private static final Executor WORKER = Executors.newSingleThreadExecutor(
+        runnable -> Thread.ofPlatform().daemon().name("rdma4j-cm").unstarted(runnable));
+
+    /** Guards the queue, the ids and every id of this channel. */
+    final ReentrantLock lock = new ReentrantLock();
+    private final Condition eventQueued = lock.newCondition();
+    private final Condition eventAcked = lock.newCondition();
+    private final ArrayDeque<SoftCmEvent> queue = new ArrayDeque<>();
+    private final Set<SoftCmId> ids = new HashSet<>();
+    private int ackWaiters;
+    private boolean closed;
+
+    private SoftEventChannel()
+    {
+    }
+
     /**
-     * @return a new channel.
+     * @return a new channel ({@code rdma_create_event_channel}).
      */
     public static EventChannel create()
     {
@@ -25,17 +60,207 @@ public final class SoftEventChannel implements EventChannel
     @Override
     public CmId createId(final Object context, final PortSpace portSpace)
     {
-        throw new RdmaException(Errno.ENOSYS, "the connection manager is not built yet");
+        RdmaException.check(portSpace != null, Errno.EINVAL, "createId: the port space is null");
+        lock.lock();
+        try
+        {
+            RdmaException.check(!closed, Errno.EINVAL, "createId: the event channel is closed");
+            final SoftCmId id = new SoftCmId(this, context, portSpace);
+            ids.add(id);
+            return id;
+        }
+        finally
+        {
+            lock.unlock();
+        }
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * A MULTICAST_JOIN for an id that has a QP, joined as a full member, attaches that QP to the
+     * group here, as librdmacm does in {@code rdma_get_cm_event}; if the attach fails the event
+     * is returned as MULTICAST_ERROR with the negative errno as status. A negative timeout waits
+     * without limit.
+     */
     @Override
-    public CmEvent getEvent(final long timeout, final TimeUnit unit)
+    public CmEvent getEvent(final long timeout, final TimeUnit unit) throws InterruptedException
     {
-        return null;
+        RdmaException.check(unit != null, Errno.EINVAL, "getEvent: the time unit is null");
+        long remaining = unit.toNanos(timeout);
+        lock.lockInterruptibly();
+        try
+        {
+            while (queue.isEmpty())
+            {
+                RdmaException.check(!closed, Errno.EINVAL, "getEvent: the event channel is closed");
+                if (timeout < 0)
+                {
+                    eventQueued.await();
+                }
+                else if (remaining <= 0)
+                {
+                    return null;
+                }
+                else
+                {
+                    remaining = eventQueued.awaitNanos(remaining);
+                }
+            }
+            final SoftCmEvent event = queue.poll();
+            retrieve(event);
+            return event;
+        }
+        finally
+        {
+            lock.unlock();
+        }
     }
 
+    /**
+     * Destroy the channel ({@code rdma_destroy_event_channel}). Closing it again does nothing.
+     *
+     * @throws RdmaException EBUSY while ids made on it are not destroyed.
+     */
     @Override
     public void close()
     {
+        lock.lock();
+        try
+        {
+            if (!ids.isEmpty())
+            {
+                throw new RdmaException(Errno.EBUSY, "the event channel still has " + ids.size() +
+                    " ids: destroy them first");
+            }
+            closed = true;
+            // a thread blocked in getEvent learns that nothing more will come
+            eventQueued.signalAll();
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * @return threads blocked until events are acknowledged (destroy or leave); for tests that
+     *         must know a waiter is parked without sleeping.
+     */
+    int ackWaiters()
+    {
+        lock.lock();
+        try
+        {
+            return ackWaiters;
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Run a completion on the connection-manager thread, after every completion submitted before.
+     */
+    void later(final Runnable completion)
+    {
+        WORKER.execute(completion);
+    }
+
+    /** Queue an event; called with the lock held. */
+    void post(final SoftCmEvent event)
+    {
+        queue.add(event);
+        eventQueued.signal();
+    }
+
+    /** Drop queued (not yet retrieved) events, as the kernel drops them on leave and destroy. */
+    void removeQueued(final Predicate<SoftCmEvent> which)
+    {
+        queue.removeIf(which);
+    }
+
+    /**
+     * Wait, with the lock held, until {@code done} holds; acknowledgements signal the wait.
+     *
+     * @param done the condition.
+     * @param verb what waits, for the EINTR message.
+     * @throws RdmaException EINTR if interrupted; the interrupt flag is set again.
+     */
+    void awaitAcks(final BooleanSupplier done, final String verb)
+    {
+        ackWaiters++;
+        try
+        {
+            while (!done.getAsBoolean())
+            {
+                eventAcked.await();
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new RdmaException(Errno.EINTR, verb + ": interrupted while waiting for events to be acknowledged", ex);
+        }
+        finally
+        {
+            ackWaiters--;
+        }
+    }
+
+    /** Forget a destroyed id; called with the lock held. */
+    void forget(final SoftCmId id)
+    {
+        ids.remove(id);
+    }
+
+    void acknowledge(final SoftCmEvent event)
+    {
+        lock.lock();
+        try
+        {
+            if (!event.markAcked())
+            {
+                throw new RdmaException(Errno.EINVAL, "ack: " + event + " is already acknowledged");
+            }
+            event.softId().acked++;
+            final MulticastJoin join = event.join();
+            if (join != null)
+            {
+                join.acked++;
+            }
+            eventAcked.signalAll();
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    private void retrieve(final SoftCmEvent event)
+    {
+        final SoftCmId id = event.softId();
+        id.reported++;
+        final MulticastJoin join = event.join();
+        if (join == null)
+        {
+            return;
+        }
+        join.reported++;
+        final QueuePair qp = id.qpLocked();
+        if (event.typeLocked() == CmEventType.MULTICAST_JOIN && !join.sendOnly() && qp != null &&
+            join.attachedQp == null)
+        {
+            try
+            {
+                qp.attachMulticast(join.mgid, 0);
+                join.attachedQp = qp;
+            }
+            catch (final RdmaException ex)
+            {
+                event.fail(CmEventType.MULTICAST_ERROR, -ex.errnoCode());
+            }
+        }
     }
 }

@@ -1,0 +1,161 @@
+package io.rdma4j.soft.cm;
+
+import io.rdma4j.soft.SoftDevice;
+import io.rdma4j.soft.SoftProvider;
+import io.rdma4j.verbs.Context;
+import io.rdma4j.verbs.Device;
+import io.rdma4j.verbs.Errno;
+import io.rdma4j.verbs.RdmaException;
+
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Finds the soft device of an address and shares one open context per device among the ids on
+ * it, as librdmacm opens each device once for all its ids.
+ */
+final class CmDevices
+{
+    private static final Map<SoftDevice, Shared> CONTEXTS = new HashMap<>();
+
+    private CmDevices()
+    {
+    }
+
+    /**
+     * @param address a unicast address.
+     * @return the device on it: a registered one, else one made for a local address.
+     * @throws RdmaException EADDRNOTAVAIL if no device has it and the host does not own it.
+     */
+    static SoftDevice deviceOn(final InetAddress address)
+    {
+        final SoftDevice registered = registered(address);
+        if (registered != null)
+        {
+            return registered;
+        }
+        if (!isLocal(address))
+        {
+            throw new RdmaException(Errno.EADDRNOTAVAIL, address.getHostAddress() +
+                " is not an address of this host nor of a registered soft device");
+        }
+        return SoftProvider.deviceFor(address);
+    }
+
+    /**
+     * @param address an address.
+     * @return the listed device on it, or null; lists none it would have to make.
+     */
+    static SoftDevice registered(final InetAddress address)
+    {
+        for (final Device device : new SoftProvider().devices())
+        {
+            if (device instanceof SoftDevice soft && soft.address().equals(address))
+            {
+                return soft;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * @return the first IPv4 device the provider lists: where an id goes that resolves without a
+     *         source address, since the soft device has no routing table to ask.
+     */
+    static SoftDevice defaultDevice()
+    {
+        for (final Device device : new SoftProvider().devices())
+        {
+            if (device instanceof SoftDevice soft && soft.address() instanceof Inet4Address)
+            {
+                return soft;
+            }
+        }
+        return SoftProvider.deviceFor(InetAddress.getLoopbackAddress());
+    }
+
+    /**
+     * @param address an address.
+     * @return true if the host owns it; every 127.x is local because {@code lo} answers for the whole /8.
+     */
+    static boolean isLocal(final InetAddress address)
+    {
+        if (address.isLoopbackAddress())
+        {
+            return true;
+        }
+        try
+        {
+            return NetworkInterface.getByInetAddress(address) != null;
+        }
+        catch (final SocketException ex)
+        {
+            return false;
+        }
+    }
+
+    /**
+     * @param device a device.
+     * @return its shared context, opened on first use.
+     */
+    static Context acquire(final SoftDevice device)
+    {
+        synchronized (CONTEXTS)
+        {
+            Shared shared = CONTEXTS.get(device);
+            if (shared == null)
+            {
+                shared = new Shared(device.open());
+                CONTEXTS.put(device, shared);
+            }
+            shared.users++;
+            return shared.context;
+        }
+    }
+
+    /**
+     * Drop one id's use of a device's context; the last closes it unless the application still
+     * has objects in it, in which case it stays open for them and for the next id.
+     *
+     * @param device the device.
+     */
+    static void release(final SoftDevice device)
+    {
+        synchronized (CONTEXTS)
+        {
+            final Shared shared = CONTEXTS.get(device);
+            if (shared == null || --shared.users > 0)
+            {
+                return;
+            }
+            try
+            {
+                shared.context.close();
+                CONTEXTS.remove(device);
+            }
+            catch (final RdmaException ex)
+            {
+                if (ex.errno() != Errno.EBUSY)
+                {
+                    // closed behind our back by the application: forget it
+                    CONTEXTS.remove(device);
+                }
+            }
+        }
+    }
+
+    private static final class Shared
+    {
+        final Context context;
+        int users;
+
+        Shared(final Context context)
+        {
+            this.context = context;
+        }
+    }
+}
