@@ -50,7 +50,7 @@ public final class DemoCommand implements Callable<Integer>
         description = "send-only member's address (default: ${DEFAULT-VALUE})")
     private String memberAddress;
 
-    @Option(names = "--interval-us", paramLabel = "us", defaultValue = "20",
+    @Option(names = "--interval-us", paramLabel = "us", defaultValue = "100",
         description = "sender's pause between messages, so UDP buffers keep up (default: ${DEFAULT-VALUE})")
     private long intervalMicros;
 

@@ -73,6 +73,8 @@ import jdk.net.ExtendedSocketOptions;
  */
 public final class UdpLink implements Link
 {
+    private static final int RECEIVE_BUFFER_BYTES = 8 * 1024 * 1024;
+
     private static final int MAX_CACHED_DESTINATIONS = 4096;
     private static final int UNSET_TTL = -1;
 
@@ -512,6 +514,7 @@ public final class UdpLink implements Link
         try
         {
             channel.bind(new InetSocketAddress(localAddress, port));
+            requestReceiveBuffer(channel);
         }
         catch (final BindException ex)
         {
@@ -534,6 +537,7 @@ public final class UdpLink implements Link
             // Every process on this host that joins the group binds group:port and gets a copy.
             channel.setOption(StandardSocketOptions.SO_REUSEADDR, true);
             channel.bind(new InetSocketAddress(group, port));
+            requestReceiveBuffer(channel);
             channel.configureBlocking(false);
             final MembershipKey membership = channel.join(group, networkInterface);
             final Endpoint endpoint = new Endpoint(channel, group, membership);
@@ -553,6 +557,22 @@ public final class UdpLink implements Link
     {
         return (localAddress instanceof Inet4Address ? localAddress.getHostAddress() :
             "[" + localAddress.getHostAddress() + "]") + ":" + port;
+    }
+
+    /**
+     * Ask for a receive buffer that absorbs a burst while the progress thread is descheduled; the
+     * kernel caps it at net.core.rmem_max, which is all we can do without CAP_NET_ADMIN.
+     */
+    private static void requestReceiveBuffer(final DatagramChannel channel)
+    {
+        try
+        {
+            channel.setOption(StandardSocketOptions.SO_RCVBUF, RECEIVE_BUFFER_BYTES);
+        }
+        catch (final IOException ex)
+        {
+            // the default buffer still works, only with less room for bursts
+        }
     }
 
     private static int trySetDontFragment(final DatagramChannel channel)
