@@ -421,7 +421,7 @@ class SoftCmMulticastTest
     {
         try (CmFabric fabric = new CmFabric(kind); EventChannel channel = SoftEventChannel.create())
         {
-            fabric.device(1);
+            final io.rdma4j.soft.SoftDevice device = fabric.device(1);
             final CmId id = boundId(channel, fabric, 1, null);
             id.joinMulticast(CmFabric.group(), null);
             final CmEvent joined = expect(channel, CmEventType.MULTICAST_JOIN);
@@ -441,6 +441,9 @@ class SoftCmMulticastTest
             destroyer.interrupt();
             destroyer.join();
             assertEquals(Errno.EINTR, ((RdmaException)failure.get()).errno());
+            // destroyed regardless: the device context is released (the channel closes without EBUSY below)
+            assertNull(device.engineIfOpen());
+            refused(Errno.EINVAL, () -> id.joinMulticast(CmFabric.group(), null));
             joined.ack();
         }
     }
