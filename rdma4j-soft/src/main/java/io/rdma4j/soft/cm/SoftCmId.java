@@ -470,6 +470,7 @@ public final class SoftCmId implements CmId
     {
         final SoftDevice releasedDevice;
         final ProtectionDomain releasedPd;
+        RdmaException interrupted = null;
         channel.lock.lock();
         try
         {
@@ -495,6 +496,11 @@ public final class SoftCmId implements CmId
             {
                 channel.awaitAcks(() -> acked >= reported, "close");
             }
+            catch (final RdmaException ex)
+            {
+                // EINTR: finish destroying, then report it
+                interrupted = ex;
+            }
             finally
             {
                 channel.forget(this);
@@ -519,6 +525,10 @@ public final class SoftCmId implements CmId
         if (releasedDevice != null)
         {
             CmDevices.release(releasedDevice);
+        }
+        if (interrupted != null)
+        {
+            throw interrupted;
         }
     }
 
