@@ -92,8 +92,6 @@ final class Completer
         return rnrWaiting;
     }
 
-    static final boolean DEBUG = Boolean.getBoolean("rc.debug");
-
     private void resetRetries()
     {
         retryLeft = qp.retryCnt();
@@ -208,7 +206,6 @@ final class Completer
                 }
                 case DROP ->
                 {
-                    if (DEBUG) System.out.printf("DROP psn %x opcode %s req %x comp %x wqe %s%n", packet.psn(), packet.opcode(), requester.psn(), psn, wqe == null ? "null" : wqe.state + " " + wqe.started + " " + Integer.toHexString(wqe.firstPsn) + ".." + Integer.toHexString(wqe.lastPsn));
                     return;
                 }
                 case DONE ->
@@ -400,7 +397,6 @@ final class Completer
             retryLeft--;
         }
         qp.count(SoftCounter.COMPLETER_RETRY_ERR);
-        if (DEBUG) System.out.printf("RETRY comp %x req %x%n", psn, requester.psn());
         rewoundAt = psn;
         requester.rewind(psn);
         retransmitDeadline = timeoutNs() == Long.MAX_VALUE ? Long.MAX_VALUE : nowNs + timeoutNs();
