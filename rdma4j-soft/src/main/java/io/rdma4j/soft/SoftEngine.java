@@ -56,6 +56,7 @@ public final class SoftEngine implements AutoCloseable
     private int nextQpn = FIRST_QPN;
     private int qpCount;
     private volatile boolean running = true;
+    private volatile long timerHint = Long.MAX_VALUE;
 
     SoftEngine(final SoftDevice device, final Link link, final DeviceLimits limits, final TransportFactory factory)
     {
@@ -194,6 +195,21 @@ public final class SoftEngine implements AutoCloseable
     }
 
     /**
+     * A transport armed a timer: wake the progress thread if it may be waiting past the deadline,
+     * so a timer armed by a posting thread fires on time without the progress thread polling.
+     *
+     * @param deadlineNs the deadline, in {@link #nanoTime()}'s clock.
+     */
+    public void timerArmed(final long deadlineNs)
+    {
+        if (deadlineNs < timerHint)
+        {
+            timerHint = deadlineNs;
+            link.wakeup();
+        }
+    }
+
+    /**
      * Make the progress thread look at its timers now.
      */
     public void wakeup()
@@ -329,16 +345,19 @@ public final class SoftEngine implements AutoCloseable
                     onDatagram(segment, buffer.limit(), info, parser, packet);
                 }
                 final long now = nanoTime();
+                nextTimer = Math.min(nextTimer, timerHint);
                 if (nextTimer <= now || received > 0)
                 {
                     nextTimer = runTimers(now);
+                    timerHint = nextTimer;
                 }
                 if (received == 0)
                 {
                     final long wait = nextTimer == Long.MAX_VALUE ? IDLE_WAIT_NS :
                         Math.min(TIMER_WAIT_NS, Math.max(0, nextTimer - now));
                     link.awaitReadable(wait);
-                    nextTimer = Math.min(nextTimer, runTimers(nanoTime()));
+                    nextTimer = runTimers(nanoTime());
+                    timerHint = nextTimer;
                 }
             }
             catch (final RuntimeException ex)

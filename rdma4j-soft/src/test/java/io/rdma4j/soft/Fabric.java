@@ -27,6 +27,17 @@ public final class Fabric implements AutoCloseable
     private final List<Context> contexts = new ArrayList<>();
     private final int subnet;
     private int host;
+    private java.util.function.UnaryOperator<io.rdma4j.soft.link.Link> linkWrapper = java.util.function.UnaryOperator.identity();
+
+    /**
+     * @param wrapper wraps the link of every device opened from now on (e.g. to drop datagrams).
+     * @return this.
+     */
+    public Fabric linkWrapper(final java.util.function.UnaryOperator<io.rdma4j.soft.link.Link> wrapper)
+    {
+        this.linkWrapper = wrapper;
+        return this;
+    }
 
     /**
      * @param kind which link.
@@ -75,11 +86,11 @@ public final class Fabric implements AutoCloseable
         final SoftDevice.Builder builder = SoftDevice.builder("test" + subnet + "_" + host, address).limits(limits);
         if (kind == Kind.MEMORY)
         {
-            builder.link(network::attach);
+            builder.link(a -> linkWrapper.apply(network.attach(a)));
         }
         else
         {
-            builder.link(UdpLink::new);
+            builder.link(a -> linkWrapper.apply(new UdpLink(a)));
         }
         final Context context = builder.build().open();
         contexts.add(context);

@@ -111,4 +111,50 @@ public final class MemoryAccess
         }
         return written == length;
     }
+
+    /**
+     * Scatter {@code length} bytes of an RDMA READ response or atomic result into a send WQE's
+     * local buffers, {@code offset} bytes into the message; the regions need LOCAL_WRITE.
+     *
+     * @param wqe          the send WQE (READ or atomic).
+     * @param mrs          the device's memory regions.
+     * @param pd           the QP's PD.
+     * @param offset       where in the WQE's buffers to start.
+     * @param source       the bytes.
+     * @param sourceOffset where in the source.
+     * @param length       how many bytes.
+     * @return false on a bad lkey, PD, range or a region without LOCAL_WRITE (LOC_PROT_ERR).
+     */
+    public static boolean scatterToSend(
+        final SendWqe wqe, final MrTable mrs, final SoftPd pd, final long offset, final MemorySegment source,
+        final long sourceOffset, final int length)
+    {
+        if (length == 0)
+        {
+            return true;
+        }
+        long skip = offset;
+        long written = 0;
+        for (int i = 0; i < wqe.numSge && written < length; i++)
+        {
+            final int sgeLength = wqe.length[i];
+            if (skip >= sgeLength)
+            {
+                skip -= sgeLength;
+                continue;
+            }
+            final int chunk = (int)Math.min(sgeLength - skip, length - written);
+            final SoftMr mr = mrs.lookup(wqe.lkey[i]);
+            final long address = wqe.addr[i] + skip;
+            if (mr == null || mr.softPd() != pd || !mr.covers(address, chunk) ||
+                (mr.accessBits() & AccessFlag.LOCAL_WRITE.bit()) == 0)
+            {
+                return false;
+            }
+            MemorySegment.copy(source, sourceOffset + written, mr.segment(), address - mr.address(), chunk);
+            written += chunk;
+            skip = 0;
+        }
+        return written == length;
+    }
 }

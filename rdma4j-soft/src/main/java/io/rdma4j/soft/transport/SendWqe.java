@@ -59,6 +59,10 @@ public final class SendWqe
     public int packetsSent;
     /** Set when the request must be signaled (SIGNALED flag, or sq_sig_all). */
     public boolean signaled;
+    /** RC/UC: PSNs are assigned (the requester started it once); a go-back-N retry keeps them. */
+    public boolean started;
+    /** The status a WQE in {@link #STATE_ERROR} completes with when the queue is flushed. */
+    public io.rdma4j.verbs.WcStatus errorStatus;
 
     /**
      * @param maxSge    SGE slots.
@@ -110,5 +114,7 @@ public final class SendWqe
         lastPsn = 0;
         offset = 0;
         packetsSent = 0;
+        started = false;
+        errorStatus = null;
     }
 }

@@ -20,7 +20,8 @@ public final class Transports
         return switch (qp.type())
         {
             case UD -> new UdTransport(qp);
-            case RC, UC -> new PendingConnectedTransport(qp);
+            case RC -> new ConnectedTransport(qp, false);
+            case UC -> new ConnectedTransport(qp, true);
         };
     }
 }

@@ -1,0 +1,119 @@
+package io.rdma4j.soft.transport;
+
+import io.rdma4j.soft.SoftCounter;
+import io.rdma4j.soft.SoftQp;
+import io.rdma4j.soft.link.DatagramInfo;
+import io.rdma4j.soft.wire.OpcodeMask;
+import io.rdma4j.soft.wire.PacketInfo;
+import io.rdma4j.verbs.AsyncEvent;
+import io.rdma4j.verbs.AsyncEventType;
+import io.rdma4j.verbs.QpState;
+import io.rdma4j.verbs.WcOpcode;
+import io.rdma4j.verbs.WcStatus;
+
+/**
+ * The RC and UC transport of a QP: a {@link Requester}, a {@link Responder} and (RC) a
+ * {@link Completer}, as rxe divides the work. Requests go to the responder, ACKs and responses to
+ * the completer; a packet of the other connected transport, or of UD, is dropped and counted.
+ * <p>
+ * Threads: the requester and the completer share the send queue under the QP's send lock; the
+ * responder runs only on the progress thread, and learns of RESET and ERR through flags it reads
+ * there.
+ */
+final class ConnectedTransport implements QpTransport
+{
+    private final SoftQp qp;
+    private final boolean uc;
+    private final Requester requester;
+    private final Completer completer;
+    private final Responder responder;
+    private QpState lastState = QpState.RESET;
+
+    ConnectedTransport(final SoftQp qp, final boolean uc)
+    {
+        this.qp = qp;
+        this.uc = uc;
+        this.requester = new Requester(qp, uc);
+        this.completer = new Completer(qp, requester);
+        this.requester.completer(completer);
+        this.responder = new Responder(qp, uc);
+    }
+
+    @Override
+    public void kick(final long nowNs)
+    {
+        requester.kick(nowNs);
+    }
+
+    @Override
+    public void onPacket(final PacketInfo packet, final DatagramInfo datagram, final long nowNs)
+    {
+        if (!packet.has(uc ? OpcodeMask.UC : OpcodeMask.RC))
+        {
+            qp.count(SoftCounter.DROP_WRONG_TRANSPORT);
+            return;
+        }
+        if (packet.has(OpcodeMask.REQUEST))
+        {
+            responder.onPacket(packet, nowNs);
+        }
+        else if (packet.has(OpcodeMask.ACK))
+        {
+            qp.qpCounters().increment(SoftCounter.RCVD_PKTS);
+            completer.onPacket(packet, nowNs);
+        }
+        else
+        {
+            qp.count(SoftCounter.DROP_WRONG_TRANSPORT);
+        }
+    }
+
+    @Override
+    public long onTimer(final long nowNs)
+    {
+        final long responderNext = responder.onTimer(nowNs);
+        return uc ? responderNext : Math.min(responderNext, completer.onTimer(nowNs));
+    }
+
+    @Override
+    public void flush()
+    {
+        completer.stop();
+        final SendQueue sq = qp.sendQueue();
+        for (SendWqe wqe = sq.peekTail(); wqe != null; wqe = sq.peekTail())
+        {
+            final WcStatus status = wqe.state == SendWqe.STATE_ERROR && wqe.errorStatus != null ?
+                wqe.errorStatus : WcStatus.WR_FLUSH_ERR;
+            qp.softSendCq().complete(wqe.wrId, status, WcOpcode.forSend(wqe.opcode), 0, 0, qp.qpNum(), 0, 0, false);
+            sq.advanceTail();
+        }
+        if (qp.softSrq() != null && lastState != QpState.ERR)
+        {
+            // the responder will take no more receives from the SRQ
+            qp.engine().postAsyncEvent(new AsyncEvent(AsyncEventType.QP_LAST_WQE_REACHED, qp, null, null, 0));
+        }
+        lastState = QpState.ERR;
+        // a receive the responder holds completes on the progress thread
+        qp.engine().wakeup();
+    }
+
+    @Override
+    public void reset()
+    {
+        completer.stop();
+        responder.requestReset();
+        lastState = QpState.RESET;
+    }
+
+    @Override
+    public void attributesChanged()
+    {
+        final QpState state = qp.state();
+        if (state == QpState.RTS && lastState != QpState.RTS && lastState != QpState.SQD)
+        {
+            requester.start(qp.sqPsn());
+            completer.start(qp.sqPsn());
+        }
+        lastState = state;
+    }
+}

@@ -1,0 +1,677 @@
+package io.rdma4j.soft.transport;
+
+import io.rdma4j.soft.SoftCounter;
+import io.rdma4j.soft.SoftMr;
+import io.rdma4j.soft.SoftQp;
+import io.rdma4j.soft.SoftSrq;
+import io.rdma4j.soft.wire.AethFlyweight;
+import io.rdma4j.soft.wire.Opcode;
+import io.rdma4j.soft.wire.OpcodeMask;
+import io.rdma4j.soft.wire.PacketInfo;
+import io.rdma4j.verbs.AccessFlag;
+import io.rdma4j.verbs.AsyncEvent;
+import io.rdma4j.verbs.AsyncEventType;
+import io.rdma4j.verbs.QpState;
+import io.rdma4j.verbs.WcFlags;
+import io.rdma4j.verbs.WcOpcode;
+import io.rdma4j.verbs.WcStatus;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The RC/UC responder: checks each request in protocol order, as {@link RespState} spells it out
+ * (PSN, opcode sequence, operation allowed, receive WQE, lengths, rkey), executes it, completes
+ * receive WQEs and acknowledges. Its state is touched only by the device's progress thread.
+ * <p>
+ * RC: a PSN ahead of the expected one is NAKed (PSN sequence error) once per gap; a duplicate
+ * SEND/WRITE is re-ACKed with the last PSN taken; a duplicate READ is answered again from memory
+ * if the resource ring still holds it, a duplicate atomic gets its saved original value. ACKs go
+ * only to AckReq packets and are coalesced: the newest pending ACK is sent once the progress thread
+ * finished the batch of datagrams it received ({@link #onTimer}), or before any other response.
+ * A SEND (or WRITE with immediate) without a receive WQE gets an RNR NAK with min_rnr_timer.
+ * Remote access errors and invalid requests are NAKed and move the QP to ERR.
+ * <p>
+ * UC: no ACKs or NAKs. A gap or a bad packet drops the message in progress only; the responder
+ * picks up again at the next first packet of a message, keeping a receive WQE it had taken.
+ * <p>
+ * DESIGN (SEND with invalidate): the device has no memory windows or fast-register regions, so
+ * nothing is invalidated; the receive completes with WITH_INV and the rkey, as the verbs report it.
+ */
+final class Responder
+{
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+
+    /** The states a request walks through. */
+    enum RespState
+    {
+        CHECK_PSN, CHECK_OP_SEQ, CHECK_OP_VALID, CHECK_RESOURCE, CHECK_LENGTH, CHECK_RKEY, EXECUTE, COMPLETE,
+        ACKNOWLEDGE, DUPLICATE, DONE, DROP, UC_DROP_MESSAGE, ERR_PSN_SEQUENCE, ERR_RNR, ERR_INVALID_REQUEST,
+        ERR_ACCESS, ERR_OPERATIONAL
+    }
+
+    private final SoftQp qp;
+    private final boolean uc;
+    private final PacketOut out;
+    private final RecvWqe recv;
+    private final ResponderResource[] resources;
+    private volatile boolean resetRequested = true;
+    private int psn;
+    private int msn;
+    private boolean nakSent;
+    private boolean ucDropping;
+    private boolean commEstablished;
+    private int lastMask = OpcodeMask.END;
+    private boolean haveRecv;
+    private long recvOffset;
+    private SoftMr writeMr;
+    private long writeVa;
+    private long writeRemaining;
+    private long writeLength;
+    private int nextResource;
+    private boolean ackPending;
+    private int ackPsn;
+    private WcStatus recvError;
+    private SoftMr mr;
+
+    Responder(final SoftQp qp, final boolean uc)
+    {
+        this.qp = qp;
+        this.uc = uc;
+        this.out = new PacketOut(qp);
+        this.recv = new RecvWqe(Math.max(Math.max(1, qp.cap().maxRecvSge()),
+            qp.softSrq() != null ? qp.softSrq().queue().maxSge() : 0));
+        final int ring = Math.max(1, qp.engine().limits().maxQpRdAtom());
+        resources = new ResponderResource[ring];
+        for (int i = 0; i < ring; i++)
+        {
+            resources[i] = new ResponderResource();
+        }
+    }
+
+    /**
+     * Forget everything at the next packet (the QP went to RESET).
+     */
+    void requestReset()
+    {
+        resetRequested = true;
+    }
+
+    private void resetNow()
+    {
+        resetRequested = false;
+        psn = qp.rqPsn();
+        msn = 0;
+        nakSent = false;
+        ucDropping = false;
+        commEstablished = false;
+        lastMask = OpcodeMask.END;
+        haveRecv = false;
+        recvOffset = 0;
+        writeMr = null;
+        ackPending = false;
+        nextResource = 0;
+        for (final ResponderResource r : resources)
+        {
+            r.type = ResponderResource.NONE;
+        }
+    }
+
+    /**
+     * Handle a request packet.
+     *
+     * @param packet the request.
+     * @param nowNs  the clock.
+     */
+    void onPacket(final PacketInfo packet, final long nowNs)
+    {
+        final QpState state = qp.state();
+        if (state == QpState.RESET || state == QpState.INIT || state == QpState.ERR)
+        {
+            qp.count(SoftCounter.DROP_QP_STATE);
+            flushHeldIfError();
+            return;
+        }
+        if (resetRequested)
+        {
+            resetNow();
+        }
+        if (state == QpState.RTR && !commEstablished)
+        {
+            commEstablished = true;
+            qp.engine().postAsyncEvent(new AsyncEvent(AsyncEventType.COMM_EST, qp, null, null, 0));
+        }
+        commEstablished = true;
+        qp.qpCounters().increment(SoftCounter.RCVD_PKTS);
+        RespState s = RespState.CHECK_PSN;
+        while (true)
+        {
+            switch (s)
+            {
+                case CHECK_PSN -> s = uc ? checkPsnUc(packet) : checkPsn(packet);
+                case CHECK_OP_SEQ -> s = checkOpSequence(packet);
+                case CHECK_OP_VALID -> s = checkOpValid(packet);
+                case CHECK_RESOURCE -> s = checkResource(packet);
+                case CHECK_LENGTH -> s = checkLength(packet);
+                case CHECK_RKEY -> s = checkRkey(packet);
+                case EXECUTE -> s = execute(packet);
+                case COMPLETE -> s = complete(packet);
+                case ACKNOWLEDGE ->
+                {
+                    if (!uc && packet.ackReq())
+                    {
+                        queueAck(packet.psn());
+                    }
+                    s = RespState.DONE;
+                }
+                case DUPLICATE -> s = duplicate(packet);
+                case UC_DROP_MESSAGE ->
+                {
+                    abandonMessage();
+                    ucDropping = true;
+                    s = RespState.DROP;
+                }
+                case ERR_PSN_SEQUENCE ->
+                {
+                    sendAck(AethFlyweight.NAK_PSN_SEQUENCE_ERROR, psn);
+                    qp.count(SoftCounter.SENT_NAKS);
+                    s = RespState.DROP;
+                }
+                case ERR_RNR ->
+                {
+                    sendAck(AethFlyweight.TYPE_RNR_NAK | (qp.minRnrTimer() & AethFlyweight.VALUE_MASK), packet.psn());
+                    qp.count(SoftCounter.SEND_RNR_ERR);
+                    s = RespState.DROP;
+                }
+                case ERR_INVALID_REQUEST ->
+                {
+                    fatal(packet, AethFlyweight.NAK_INVALID_REQUEST, AsyncEventType.QP_REQ_ERR,
+                        recvError != null ? recvError : WcStatus.REM_INV_REQ_ERR);
+                    return;
+                }
+                case ERR_ACCESS ->
+                {
+                    fatal(packet, AethFlyweight.NAK_REMOTE_ACCESS_ERROR, AsyncEventType.QP_ACCESS_ERR,
+                        WcStatus.REM_ACCESS_ERR);
+                    return;
+                }
+                case ERR_OPERATIONAL ->
+                {
+                    fatal(packet, AethFlyweight.NAK_REMOTE_OPERATIONAL_ERROR, AsyncEventType.QP_FATAL,
+                        recvError != null ? recvError : WcStatus.LOC_QP_OP_ERR);
+                    return;
+                }
+                case DROP, DONE ->
+                {
+                    return;
+                }
+            }
+        }
+    }
+
+    private RespState checkPsn(final PacketInfo packet)
+    {
+        final int d = Psn.diff(packet.psn(), psn);
+        if (d > 0)
+        {
+            qp.count(SoftCounter.OUT_OF_SEQ_REQUEST);
+            if (nakSent)
+            {
+                return RespState.DROP;
+            }
+            nakSent = true;
+            return RespState.ERR_PSN_SEQUENCE;
+        }
+        if (d < 0)
+        {
+            qp.count(SoftCounter.DUPLICATE_REQUEST);
+            return RespState.DUPLICATE;
+        }
+        nakSent = false;
+        return RespState.CHECK_OP_SEQ;
+    }
+
+    private RespState checkPsnUc(final PacketInfo packet)
+    {
+        if (packet.psn() == psn && !ucDropping)
+        {
+            return RespState.CHECK_OP_SEQ;
+        }
+        if (packet.psn() != psn)
+        {
+            qp.count(SoftCounter.OUT_OF_SEQ_REQUEST);
+        }
+        abandonMessage();
+        if (packet.has(OpcodeMask.START))
+        {
+            // a new message begins: resynchronise on it
+            ucDropping = false;
+            psn = packet.psn();
+            return RespState.CHECK_OP_SEQ;
+        }
+        ucDropping = true;
+        psn = Psn.add(packet.psn(), 1);
+        return RespState.DROP;
+    }
+
+    private RespState checkOpSequence(final PacketInfo packet)
+    {
+        final boolean inMessage = (lastMask & OpcodeMask.END) == 0;
+        final boolean ok;
+        if (inMessage)
+        {
+            final int kind = lastMask & (OpcodeMask.SEND | OpcodeMask.WRITE);
+            ok = packet.has(OpcodeMask.MIDDLE | OpcodeMask.END) && !packet.has(OpcodeMask.START) &&
+                (packet.mask() & kind) != 0;
+        }
+        else
+        {
+            ok = packet.has(OpcodeMask.START);
+        }
+        if (ok)
+        {
+            return RespState.CHECK_OP_VALID;
+        }
+        return uc ? RespState.UC_DROP_MESSAGE : RespState.ERR_INVALID_REQUEST;
+    }
+
+    private RespState checkOpValid(final PacketInfo packet)
+    {
+        final int access = qp.accessFlags();
+        final int needed;
+        if (packet.has(OpcodeMask.WRITE))
+        {
+            needed = AccessFlag.REMOTE_WRITE.bit();
+        }
+        else if (packet.has(OpcodeMask.READ))
+        {
+            needed = AccessFlag.REMOTE_READ.bit();
+        }
+        else if (packet.has(OpcodeMask.ATOMIC))
+        {
+            needed = AccessFlag.REMOTE_ATOMIC.bit();
+        }
+        else if (packet.has(OpcodeMask.SEND))
+        {
+            needed = 0;
+        }
+        else
+        {
+            // FLUSH and ATOMIC WRITE: not offered by this device
+            return uc ? RespState.UC_DROP_MESSAGE : RespState.ERR_INVALID_REQUEST;
+        }
+        if ((access & needed) != needed)
+        {
+            return uc ? RespState.UC_DROP_MESSAGE : RespState.ERR_INVALID_REQUEST;
+        }
+        if (packet.has(OpcodeMask.READ | OpcodeMask.ATOMIC) && qp.maxDestRdAtomic() == 0)
+        {
+            return RespState.ERR_INVALID_REQUEST;
+        }
+        return RespState.CHECK_RESOURCE;
+    }
+
+    private RespState checkResource(final PacketInfo packet)
+    {
+        if (!packet.has(OpcodeMask.TAKES_RECV_WQE) || haveRecv)
+        {
+            return RespState.CHECK_LENGTH;
+        }
+        final RecvQueue source = qp.receiveSource();
+        if (!source.take(recv))
+        {
+            if (uc)
+            {
+                qp.count(SoftCounter.DROP_NO_RECV_WQE);
+                return RespState.UC_DROP_MESSAGE;
+            }
+            return RespState.ERR_RNR;
+        }
+        final SoftSrq srq = qp.softSrq();
+        if (srq != null)
+        {
+            srq.afterTake();
+        }
+        haveRecv = true;
+        recvOffset = 0;
+        return RespState.CHECK_LENGTH;
+    }
+
+    private RespState checkLength(final PacketInfo packet)
+    {
+        final int mtu = qp.pathMtu().bytes();
+        final int length = packet.payloadLength();
+        final boolean start = packet.has(OpcodeMask.START);
+        final boolean end = packet.has(OpcodeMask.END);
+        final boolean bad;
+        if (!end)
+        {
+            bad = length != mtu;
+        }
+        else if (!start)
+        {
+            bad = length == 0 || length > mtu;
+        }
+        else
+        {
+            bad = length > mtu;
+        }
+        if (bad || (packet.has(OpcodeMask.RETH) && packet.dmaLength() > (1L << 31)))
+        {
+            return uc ? RespState.UC_DROP_MESSAGE : RespState.ERR_INVALID_REQUEST;
+        }
+        if (packet.has(OpcodeMask.SEND) && recvOffset + length > recv.totalLength)
+        {
+            recvError = WcStatus.REM_INV_REQ_ERR;
+            qp.count(SoftCounter.DROP_RECV_TOO_SMALL);
+            return uc ? RespState.UC_DROP_MESSAGE : RespState.ERR_INVALID_REQUEST;
+        }
+        return RespState.CHECK_RKEY;
+    }
+
+    private RespState checkRkey(final PacketInfo packet)
+    {
+        if (packet.has(OpcodeMask.WRITE))
+        {
+            if (packet.has(OpcodeMask.RETH))
+            {
+                writeVa = packet.va();
+                writeLength = packet.dmaLength();
+                writeRemaining = writeLength;
+                writeMr = null;
+                if (writeLength > 0)
+                {
+                    writeMr = remoteMr(packet.rkey(), writeVa, writeLength, AccessFlag.REMOTE_WRITE.bit());
+                    if (writeMr == null)
+                    {
+                        return uc ? RespState.UC_DROP_MESSAGE : RespState.ERR_ACCESS;
+                    }
+                }
+            }
+            final long length = packet.payloadLength();
+            final boolean end = packet.has(OpcodeMask.END);
+            if (length > writeRemaining || (end && length != writeRemaining))
+            {
+                return uc ? RespState.UC_DROP_MESSAGE : RespState.ERR_INVALID_REQUEST;
+            }
+            return RespState.EXECUTE;
+        }
+        if (packet.has(OpcodeMask.READ))
+        {
+            mr = null;
+            if (packet.dmaLength() > 0)
+            {
+                mr = remoteMr(packet.rkey(), packet.va(), packet.dmaLength(), AccessFlag.REMOTE_READ.bit());
+                if (mr == null)
+                {
+                    return RespState.ERR_ACCESS;
+                }
+            }
+            return RespState.EXECUTE;
+        }
+        if (packet.has(OpcodeMask.ATOMIC))
+        {
+            if ((packet.va() & 7) != 0)
+            {
+                return RespState.ERR_INVALID_REQUEST;
+            }
+            mr = remoteMr(packet.rkey(), packet.va(), Long.BYTES, AccessFlag.REMOTE_ATOMIC.bit());
+            return mr == null ? RespState.ERR_ACCESS : RespState.EXECUTE;
+        }
+        return RespState.EXECUTE;
+    }
+
+    private SoftMr remoteMr(final int rkey, final long va, final long length, final int accessBit)
+    {
+        final SoftMr found = qp.engine().mrTable().lookup(rkey);
+        if (found == null || found.softPd() != qp.softPd() || !found.covers(va, length) ||
+            (found.accessBits() & accessBit) == 0)
+        {
+            return null;
+        }
+        return found;
+    }
+
+    private RespState execute(final PacketInfo packet)
+    {
+        final int length = packet.payloadLength();
+        if (packet.has(OpcodeMask.SEND))
+        {
+            if (!MemoryAccess.scatter(recv, qp.engine().mrTable(), qp.softPd(), recvOffset, packet.segment(),
+                packet.payloadOffset(), length))
+            {
+                recvError = WcStatus.LOC_PROT_ERR;
+                return uc ? RespState.UC_DROP_MESSAGE : RespState.ERR_OPERATIONAL;
+            }
+            recvOffset += length;
+        }
+        else if (packet.has(OpcodeMask.WRITE))
+        {
+            if (length > 0)
+            {
+                MemorySegment.copy(packet.segment(), packet.payloadOffset(), writeMr.segment(),
+                    writeVa - writeMr.address(), length);
+            }
+            writeVa += length;
+            writeRemaining -= length;
+        }
+        else if (packet.has(OpcodeMask.READ))
+        {
+            final int packets = Psn.packets(packet.dmaLength(), qp.pathMtu().bytes());
+            final ResponderResource r = nextResource();
+            r.read(packet.psn(), Psn.add(packet.psn(), packets - 1), packet.va(), packet.rkey(), packet.dmaLength());
+            msn = (msn + 1) & Psn.MASK;
+            psn = Psn.add(packet.psn(), packets);
+            lastMask = packet.mask();
+            qp.count(SoftCounter.RDMA_RECVS);
+            sendReadResponses(mr, packet.va(), packet.dmaLength(), packet.psn());
+            return RespState.DONE;
+        }
+        else if (packet.has(OpcodeMask.ATOMIC))
+        {
+            final long offset = packet.va() - mr.address();
+            final long orig = packet.opcode() == Opcode.RC_COMPARE_SWAP ?
+                (long)LONG.compareAndExchange(mr.segment(), offset, packet.compare(), packet.swapAdd()) :
+                (long)LONG.getAndAdd(mr.segment(), offset, packet.swapAdd());
+            nextResource().atomic(packet.psn(), packet.va(), packet.rkey(), orig);
+            msn = (msn + 1) & Psn.MASK;
+            psn = Psn.add(packet.psn(), 1);
+            lastMask = packet.mask();
+            qp.count(SoftCounter.RDMA_RECVS);
+            sendAtomicAck(packet.psn(), orig);
+            return RespState.DONE;
+        }
+        psn = Psn.add(packet.psn(), 1);
+        lastMask = packet.mask();
+        qp.count(SoftCounter.RDMA_RECVS);
+        if (packet.has(OpcodeMask.END))
+        {
+            msn = (msn + 1) & Psn.MASK;
+        }
+        return packet.has(OpcodeMask.COMPLETES) ? RespState.COMPLETE : RespState.ACKNOWLEDGE;
+    }
+
+    private ResponderResource nextResource()
+    {
+        final int ring = Math.max(1, Math.min(resources.length, qp.maxDestRdAtomic()));
+        final ResponderResource r = resources[nextResource % ring];
+        nextResource = (nextResource + 1) % ring;
+        return r;
+    }
+
+    private RespState complete(final PacketInfo packet)
+    {
+        int flags = 0;
+        int imm = 0;
+        if (packet.has(OpcodeMask.IMMDT))
+        {
+            flags |= WcFlags.WITH_IMM;
+            imm = packet.immediate();
+        }
+        if (packet.has(OpcodeMask.IETH))
+        {
+            flags |= WcFlags.WITH_INV;
+            imm = packet.invalidateRkey();
+        }
+        final boolean write = packet.has(OpcodeMask.WRITE);
+        haveRecv = false;
+        qp.softRecvCq().complete(recv.wrId, WcStatus.SUCCESS, write ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV,
+            (int)(write ? writeLength : recvOffset), imm, qp.qpNum(), qp.destQpNum(), flags, packet.se());
+        recvOffset = 0;
+        return RespState.ACKNOWLEDGE;
+    }
+
+    private RespState duplicate(final PacketInfo packet)
+    {
+        if (uc)
+        {
+            return RespState.DROP;
+        }
+        if (packet.has(OpcodeMask.READ))
+        {
+            for (final ResponderResource r : resources)
+            {
+                if (r.type == ResponderResource.READ && r.covers(packet.psn()) && r.rkey == packet.rkey() &&
+                    packet.va() >= r.va && packet.va() + packet.dmaLength() <= r.va + r.length)
+                {
+                    final SoftMr source = packet.dmaLength() == 0 ? null :
+                        remoteMr(packet.rkey(), packet.va(), packet.dmaLength(), AccessFlag.REMOTE_READ.bit());
+                    if (packet.dmaLength() > 0 && source == null)
+                    {
+                        return RespState.DROP;
+                    }
+                    sendReadResponses(source, packet.va(), packet.dmaLength(), packet.psn());
+                    return RespState.DONE;
+                }
+            }
+            return RespState.DROP;
+        }
+        if (packet.has(OpcodeMask.ATOMIC))
+        {
+            for (final ResponderResource r : resources)
+            {
+                if (r.type == ResponderResource.ATOMIC && r.firstPsn == packet.psn())
+                {
+                    sendAtomicAck(packet.psn(), r.orig);
+                    return RespState.DONE;
+                }
+            }
+            return RespState.DROP;
+        }
+        // C9-105: acknowledge again with the last PSN taken
+        queueAck(Psn.add(psn, -1));
+        return RespState.DONE;
+    }
+
+    private void abandonMessage()
+    {
+        lastMask = OpcodeMask.END;
+        writeMr = null;
+        writeRemaining = 0;
+        recvOffset = 0;
+    }
+
+    private void fatal(final PacketInfo packet, final int syndrome, final AsyncEventType event,
+        final WcStatus recvStatus)
+    {
+        sendAck(syndrome, packet.psn());
+        qp.count(SoftCounter.SENT_NAKS);
+        if (haveRecv)
+        {
+            haveRecv = false;
+            qp.softRecvCq().complete(recv.wrId, recvStatus, WcOpcode.RECV, 0, 0, qp.qpNum(), qp.destQpNum(), 0,
+                false);
+        }
+        recvError = null;
+        qp.engine().postAsyncEvent(new AsyncEvent(event, qp, null, null, 0));
+        qp.enterError();
+    }
+
+    private void queueAck(final int ackedPsn)
+    {
+        if (ackPending)
+        {
+            qp.count(SoftCounter.ACK_DEFERRED);
+        }
+        ackPending = true;
+        ackPsn = ackedPsn;
+    }
+
+    private void flushAck()
+    {
+        if (ackPending)
+        {
+            ackPending = false;
+            out.begin(Opcode.RC_ACKNOWLEDGE, ackPsn).syndrome(AethFlyweight.ACK_UNLIMITED_CREDIT).msn(msn);
+            out.send(0);
+            qp.count(SoftCounter.SENT_ACKS);
+        }
+    }
+
+    private void sendAck(final int syndrome, final int ackedPsn)
+    {
+        flushAck();
+        out.begin(Opcode.RC_ACKNOWLEDGE, ackedPsn).syndrome(syndrome).msn(msn);
+        out.send(0);
+    }
+
+    private void sendAtomicAck(final int atPsn, final long orig)
+    {
+        flushAck();
+        out.begin(Opcode.RC_ATOMIC_ACKNOWLEDGE, atPsn).syndrome(AethFlyweight.ACK_UNLIMITED_CREDIT).msn(msn)
+            .orig(orig);
+        out.send(0);
+    }
+
+    private void sendReadResponses(final SoftMr source, final long va, final long length, final int firstPsn)
+    {
+        flushAck();
+        final int mtu = qp.pathMtu().bytes();
+        final int packets = Psn.packets(length, mtu);
+        for (int i = 0; i < packets; i++)
+        {
+            final Opcode opcode = packets == 1 ? Opcode.RC_RDMA_READ_RESPONSE_ONLY :
+                i == 0 ? Opcode.RC_RDMA_READ_RESPONSE_FIRST :
+                i == packets - 1 ? Opcode.RC_RDMA_READ_RESPONSE_LAST : Opcode.RC_RDMA_READ_RESPONSE_MIDDLE;
+            final int payload = (int)Math.min(mtu, length - (long)i * mtu);
+            final PacketInfo spec = out.begin(opcode, Psn.add(firstPsn, i));
+            if (opcode.has(OpcodeMask.AETH))
+            {
+                spec.syndrome(AethFlyweight.ACK_UNLIMITED_CREDIT).msn(msn);
+            }
+            if (payload > 0)
+            {
+                MemorySegment.copy(source.segment(), va + (long)i * mtu - source.address(), out.segment(),
+                    out.payloadOffset(), payload);
+            }
+            out.send(payload);
+        }
+    }
+
+    /**
+     * Send the coalesced ACK; complete a receive WQE held when the QP went to ERR.
+     *
+     * @param nowNs the clock.
+     * @return {@link Long#MAX_VALUE}: the responder has no timer of its own.
+     */
+    long onTimer(final long nowNs)
+    {
+        if (ackPending && qp.state() != QpState.ERR)
+        {
+            flushAck();
+        }
+        flushHeldIfError();
+        return Long.MAX_VALUE;
+    }
+
+    private void flushHeldIfError()
+    {
+        if (haveRecv && qp.state() == QpState.ERR)
+        {
+            haveRecv = false;
+            ackPending = false;
+            qp.softRecvCq().complete(recv.wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, qp.qpNum(), 0, 0, false);
+        }
+    }
+}
