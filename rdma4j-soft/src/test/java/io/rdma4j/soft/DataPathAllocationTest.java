@@ -40,8 +40,10 @@ class DataPathAllocationTest
             final long before = threads.getCurrentThreadAllocatedBytes();
             roundTrips(a, b, send, recv, wcs, ROUNDS);
             final long allocated = threads.getCurrentThreadAllocatedBytes() - before;
-            // a few hundred bytes of slack for one-off JIT or timer noise; zero per operation
-            assertTrue(allocated < 2_048, allocated + " bytes allocated over " + ROUNDS + " post/poll round trips");
+            // one object per round trip would be at least 16 × ROUNDS bytes; allow a fifth of that for
+            // one-off noise (JIT deoptimisation, lazy class init) so the test fails only on a per-operation cost
+            assertTrue(allocated < 16L * ROUNDS / 5, allocated + " bytes allocated over " + ROUNDS +
+                " post/poll round trips");
         }
     }
 
