@@ -39,7 +39,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * One run of a pingpong tool, in the order rdma-core's tools do things, so output, failure
@@ -59,10 +58,8 @@ public final class PingPongSession implements AutoCloseable
     static final int CONNECTED_HOP_LIMIT = 1;
     /** Hop limit of ud_pingpong's address handle. */
     static final int UD_HOP_LIMIT = 64;
-    /** Empty polls spent spinning before backing off to short parks. */
+    /** Empty polls spent spinning before yielding the core between polls. */
     private static final int SPIN_POLLS = 2000;
-    /** How long one back-off park lasts. */
-    private static final long PARK_NANOS = 20_000;
 
     private final PingPongConfig cfg;
     private final PrintWriter out;
@@ -555,14 +552,14 @@ public final class PingPongSession implements AutoCloseable
                 if (ne < 1 && !cfg.useEvents())
                 {
                     // rdma-core spins; two JVMs sharing two cores with the soft device's own threads
-                    // need those cores, so spin a little and then park briefly.
+                    // need those cores, so spin a little and then yield between polls.
                     if (++idle < SPIN_POLLS)
                     {
                         Thread.onSpinWait();
                     }
                     else
                     {
-                        LockSupport.parkNanos(PARK_NANOS);
+                        Thread.yield();
                     }
                 }
             }
