@@ -1,5 +1,9 @@
 package io.rdma4j.tools;
 
+import io.rdma4j.tools.pingpong.RcPingPongCommand;
+import io.rdma4j.tools.pingpong.SrqPingPongCommand;
+import io.rdma4j.tools.pingpong.UcPingPongCommand;
+import io.rdma4j.tools.pingpong.UdPingPongCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;
@@ -17,6 +21,7 @@ import picocli.CommandLine.Spec;
     description = "RDMA verbs and connection manager for Java: device listing, device attributes, UD multicast.",
     subcommands = {
         DevicesCommand.class, DevinfoCommand.class, McKeyCommand.class, DemoCommand.class,
+        RcPingPongCommand.class, UcPingPongCommand.class, UdPingPongCommand.class, SrqPingPongCommand.class,
         CommandLine.HelpCommand.class })
 public final class Main implements Runnable
 {

@@ -1,0 +1,117 @@
+package io.rdma4j.tools.pingpong;
+
+import java.io.IOException;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.net.UnknownHostException;
+
+/**
+ * Which address this process's soft device takes. Every soft device owns UDP 4791 on its address,
+ * so two pingpong processes on one machine need two addresses: the server keeps the provider's
+ * default (127.0.0.1), and a client whose server is on this machine moves to the first free
+ * 127.0.0.x from 127.0.0.2 unless told otherwise.
+ */
+public final class SoftAddress
+{
+    /** The system property the soft provider reads its addresses from. */
+    public static final String PROPERTY = "rdma4j.soft.address";
+    /** The environment variable it falls back to. */
+    public static final String ENVIRONMENT = "RDMA4J_SOFT_ADDRESS";
+    /** The RoCEv2 UDP port every soft device binds. */
+    static final int ROCE_PORT = 4791;
+
+    private SoftAddress()
+    {
+    }
+
+    /**
+     * Set the soft device's address for this process; call before the device list is read.
+     *
+     * @param explicit   the --address value, or null.
+     * @param serverName the server a client connects to, or null for a server.
+     * @return the address chosen automatically, or null when the configured one stands.
+     */
+    public static String configure(final String explicit, final String serverName)
+    {
+        if (explicit != null)
+        {
+            System.setProperty(PROPERTY, explicit);
+            return null;
+        }
+        if (serverName == null || isSet(System.getProperty(PROPERTY)) || isSet(System.getenv(ENVIRONMENT)))
+        {
+            return null;
+        }
+        if (!isLocal(serverName))
+        {
+            return null;
+        }
+        final String chosen = firstFreeLoopback();
+        System.setProperty(PROPERTY, chosen);
+        return chosen;
+    }
+
+    private static boolean isSet(final String value)
+    {
+        return value != null && !value.isBlank();
+    }
+
+    /**
+     * @param host a host name or address.
+     * @return true if any of its addresses is this machine's (loopback, wildcard or an interface's).
+     */
+    static boolean isLocal(final String host)
+    {
+        try
+        {
+            for (final InetAddress address : InetAddress.getAllByName(host))
+            {
+                if (address.isLoopbackAddress() || address.isAnyLocalAddress() ||
+                    NetworkInterface.getByInetAddress(address) != null)
+                {
+                    return true;
+                }
+            }
+        }
+        catch (final UnknownHostException | SocketException ex)
+        {
+            // The exchange will report an unknown host in rdma-core's words; here it is just not local.
+        }
+        return false;
+    }
+
+    /**
+     * @return the first 127.0.0.x, x from 2, whose UDP 4791 nobody holds; 127.0.0.2 if none is free
+     * (the device then reports who holds it).
+     */
+    static String firstFreeLoopback()
+    {
+        for (int host = 2; host < 255; host++)
+        {
+            final String candidate = "127.0.0." + host;
+            if (udpPortFree(candidate))
+            {
+                return candidate;
+            }
+        }
+        return "127.0.0.2";
+    }
+
+    private static boolean udpPortFree(final String address)
+    {
+        // The soft device binds without SO_REUSEADDR, so a plain bind that succeeds means it would too.
+        try (DatagramSocket probe = new DatagramSocket(null))
+        {
+            probe.setReuseAddress(false);
+            probe.bind(new InetSocketAddress(InetAddress.getByName(address), ROCE_PORT));
+            return true;
+        }
+        catch (final IOException ex)
+        {
+            return false;
+        }
+    }
+}
