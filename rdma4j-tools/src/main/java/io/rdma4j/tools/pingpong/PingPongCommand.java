@@ -2,7 +2,6 @@ package io.rdma4j.tools.pingpong;
 
 import io.rdma4j.verbs.Mtu;
 import io.rdma4j.verbs.RdmaException;
-import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -225,13 +224,5 @@ public abstract class PingPongCommand implements Callable<Integer>
         {
             return false;
         }
-    }
-
-    /**
-     * @return the command line this command runs under, for subclasses' usage output.
-     */
-    protected CommandLine commandLine()
-    {
-        return spec.commandLine();
     }
 }

@@ -34,6 +34,7 @@ import java.lang.foreign.ValueLayout;
 import java.net.ServerSocket;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
@@ -138,7 +139,7 @@ public final class PingPongSession implements AutoCloseable
             connect(mine, remote);
         }
         final int[] pending = new int[numQp];
-        java.util.Arrays.fill(pending, RECV_WRID);
+        Arrays.fill(pending, RECV_WRID);
         if (cfg.isClient())
         {
             if (cfg.validate())

@@ -5,7 +5,7 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code rdma4j ud_pingpong}: rdma-core's ibv_ud_pingpong on rdma4j's devices. Messages must fit
- * the port's active MTU (1024 on the soft device, as on rxe over a 1500-byte Ethernet).
+ * the port's active MTU (4096 for a soft device on loopback; 1024 on a 1500-byte Ethernet, as on rxe).
  */
 @Command(name = "ud_pingpong", mixinStandardHelpOptions = true, sortOptions = false, exitCodeOnInvalidInput = 1,
     description = "Ping-pong SENDs over a UD QP, like rdma-core's ibv_ud_pingpong.")
