@@ -31,7 +31,6 @@ import io.rdma4j.verbs.WrOpcode;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
-import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
@@ -781,11 +780,6 @@ public final class SoftQp implements QueuePair
         }
         pd.release(this);
         arena.close();
-    }
-
-    static EnumSet<QpAttrMask> none()
-    {
-        return EnumSet.noneOf(QpAttrMask.class);
     }
 
     @Override
