@@ -17,6 +17,7 @@ public final class SoftAh implements AddressHandle
     private final SoftPd pd;
     private final AhAttr attr;
     private final InetAddress destination;
+    private final int destinationIpv4;
     private final int hopLimit;
     private final boolean multicast;
     private volatile boolean valid = true;
@@ -44,6 +45,7 @@ public final class SoftAh implements AddressHandle
         this.pd = pd;
         this.attr = attr;
         this.destination = attr.grh().dgid().toInet();
+        this.destinationIpv4 = attr.grh().dgid().ipv4();
         this.multicast = attr.grh().dgid().isMulticast();
         final int hops = attr.grh().hopLimit();
         this.hopLimit = hops <= 0 ? 64 : Math.min(hops, 255);
@@ -67,6 +69,15 @@ public final class SoftAh implements AddressHandle
     public InetAddress destination()
     {
         return destination;
+    }
+
+    /**
+     * @return the IP destination as the big-endian int the headers carry, kept so a send does not
+     * copy the address out of {@link #destination()} each time.
+     */
+    public int destinationIpv4()
+    {
+        return destinationIpv4;
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.rdma4j.soft;
 
 import io.rdma4j.soft.link.DatagramInfo;
+import io.rdma4j.soft.link.Ipv4;
 import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.mcast.McastGroupTable;
 import io.rdma4j.soft.transport.TransportFactory;
@@ -20,7 +21,6 @@ import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.RdmaException;
 
 import java.lang.foreign.MemorySegment;
-import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -48,6 +48,7 @@ public final class SoftEngine implements AutoCloseable
     private final MrTable mrTable;
     private final McastGroupTable<SoftQp> mcast;
     private final Counters counters = new Counters();
+    private final Gid[] groupGidCache = new Gid[64];
     private final LinkedBlockingQueue<AsyncEvent> asyncEvents = new LinkedBlockingQueue<>();
     private final TransportFactory transportFactory;
     private final Thread progressThread;
@@ -65,7 +66,7 @@ public final class SoftEngine implements AutoCloseable
         this.limits = limits;
         this.activeMtu = Mtu.forEthernet(limits.ethernetMtu());
         this.gid = Gid.fromInet(link.localAddress());
-        this.localIpv4 = ipv4(link.localAddress());
+        this.localIpv4 = Ipv4.toInt(link.localAddress());
         this.mrTable = new MrTable(limits.maxMr());
         this.mcast = new McastGroupTable<>(limits.maxMcastGrp(), limits.maxMcastQpAttach(),
             limits.maxTotalMcastQpAttach());
@@ -391,7 +392,7 @@ public final class SoftEngine implements AutoCloseable
         final PacketInfo packet)
     {
         packet.clear();
-        packet.network(ipv4(info.source), info.sourcePort, ipv4(info.destination), info.destinationPort,
+        packet.network(info.sourceIpv4, info.sourcePort, info.destinationIpv4, info.destinationPort,
             info.ipIdentification).dontFragment(true);
         final DropCause cause = parser.parse(segment, 0, length, packet);
         if (cause != DropCause.NONE)
@@ -409,7 +410,7 @@ public final class SoftEngine implements AutoCloseable
                 counters.increment(SoftCounter.DROP_OWN_MCAST_ECHO);
                 return;
             }
-            deliverMulticast(Gid.fromIpv4(packet.destinationAddress()), packet, info);
+            deliverMulticast(groupGid(packet.destinationAddress()), packet, info);
             return;
         }
         if (packet.destinationAddress() != localIpv4)
@@ -424,6 +425,22 @@ public final class SoftEngine implements AutoCloseable
             return;
         }
         qp.transport().onPacket(packet, info, nanoTime());
+    }
+
+    /**
+     * The MGID of an IPv4 group, from a small direct-mapped cache so that receiving on a handful of
+     * groups builds no {@link Gid} per packet. Only the progress thread calls it.
+     */
+    private Gid groupGid(final int groupIpv4)
+    {
+        final int slot = groupIpv4 & (groupGidCache.length - 1);
+        Gid gid = groupGidCache[slot];
+        if (gid == null || gid.ipv4() != groupIpv4)
+        {
+            gid = Gid.fromIpv4(groupIpv4);
+            groupGidCache[slot] = gid;
+        }
+        return gid;
     }
 
     /**
@@ -473,17 +490,11 @@ public final class SoftEngine implements AutoCloseable
     }
 
     /**
-     * @param address an IPv4 address (others give 0).
-     * @return it as a big-endian int.
+     * @return the thread that receives packets and runs timers, for tests that measure it.
      */
-    public static int ipv4(final InetAddress address)
+    Thread progressThread()
     {
-        if (address instanceof Inet4Address v4)
-        {
-            final byte[] raw = v4.getAddress();
-            return ((raw[0] & 0xFF) << 24) | ((raw[1] & 0xFF) << 16) | ((raw[2] & 0xFF) << 8) | (raw[3] & 0xFF);
-        }
-        return 0;
+        return progressThread;
     }
 
     /**

@@ -68,6 +68,7 @@ public final class SoftQp implements QueuePair
     private volatile int accessFlags;
     private volatile AhAttr ahAttr;
     private volatile InetAddress destination;
+    private volatile int destinationIpv4;
     private volatile int hopLimit = 64;
     private volatile int pkeyIndex;
     private volatile int timeout;
@@ -287,6 +288,14 @@ public final class SoftQp implements QueuePair
         return destination;
     }
 
+    /**
+     * @return {@link #destination()} as the big-endian int the headers carry (0 before RTR).
+     */
+    public int destinationIpv4()
+    {
+        return destinationIpv4;
+    }
+
     public int hopLimit()
     {
         return hopLimit;
@@ -485,6 +494,7 @@ public final class SoftQp implements QueuePair
         {
             ahAttr = attr.ahAttr();
             destination = attr.ahAttr().grh().dgid().toInet();
+            destinationIpv4 = attr.ahAttr().grh().dgid().ipv4();
             final int hops = attr.ahAttr().grh().hopLimit();
             hopLimit = hops <= 0 ? 64 : Math.min(255, hops);
         }

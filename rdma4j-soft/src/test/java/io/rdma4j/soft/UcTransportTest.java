@@ -1,6 +1,7 @@
 package io.rdma4j.soft;
 
 import io.rdma4j.soft.link.FaultInjector;
+import io.rdma4j.soft.link.Ipv4;
 import io.rdma4j.soft.link.SentDatagram;
 import io.rdma4j.soft.wire.DropCause;
 import io.rdma4j.soft.wire.Opcode;
@@ -19,7 +20,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.lang.foreign.MemorySegment;
-import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -120,7 +120,7 @@ class UcTransportTest
         {
             final byte[] bytes = d.bytes();
             final MemorySegment packet = MemorySegment.ofArray(bytes);
-            final PacketInfo info = new PacketInfo().network(ipv4(d.source()), d.sourcePort(), ipv4(d.destination()),
+            final PacketInfo info = new PacketInfo().network(Ipv4.toInt(d.source()), d.sourcePort(), Ipv4.toInt(d.destination()),
                 4791, d.ipIdentification());
             assertEquals(DropCause.NONE, parser.parse(packet, 0, bytes.length, info), "ICRC or header of " + d);
             opcodes.add(info.opcode());
@@ -137,10 +137,5 @@ class UcTransportTest
                 assertTrue(opcodes.contains(expected), expected + " was never sent");
             }
         }
-    }
-
-    private static int ipv4(final InetAddress address)
-    {
-        return SoftEngine.ipv4(address);
     }
 }

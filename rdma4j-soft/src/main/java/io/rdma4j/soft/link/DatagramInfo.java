@@ -10,10 +10,14 @@ public final class DatagramInfo
 {
     /** The sender's IP address. */
     public InetAddress source;
+    /** {@link #source} as a big-endian int, 0 when it is not IPv4: what the headers and ICRC use. */
+    public int sourceIpv4;
     /** The sender's UDP port. */
     public int sourcePort;
     /** The destination address: this link's unicast address or a multicast group. */
     public InetAddress destination;
+    /** {@link #destination} as a big-endian int, 0 when it is not IPv4. */
+    public int destinationIpv4;
     /** The destination UDP port. */
     public int destinationPort;
     /** The IP TTL the datagram arrived with, or -1 when the link cannot see it. */

@@ -94,6 +94,8 @@ public final class UdpLink implements Link
     private volatile boolean closed;
     private int multicastTtl = UNSET_TTL;
     private int nextEndpointIndex;
+    private InetSocketAddress lastSender;
+    private int lastSenderIpv4;
     private long receiveFailures;
 
     /**
@@ -307,9 +309,16 @@ public final class UdpLink implements Link
             {
                 buffer.flip();
                 final InetSocketAddress source = (InetSocketAddress)sender;
+                if (source != lastSender)
+                {
+                    lastSender = source;
+                    lastSenderIpv4 = Ipv4.toInt(source.getAddress());
+                }
                 info.source = source.getAddress();
+                info.sourceIpv4 = lastSenderIpv4;
                 info.sourcePort = source.getPort();
                 info.destination = endpoint.destination;
+                info.destinationIpv4 = endpoint.destinationIpv4;
                 info.destinationPort = port;
                 info.ttl = -1;
                 info.ipIdentification = -1;
@@ -671,6 +680,7 @@ public final class UdpLink implements Link
     {
         private final DatagramChannel channel;
         private final InetAddress destination;
+        private final int destinationIpv4;
         private final MembershipKey membership;
         private int joins = 1;
 
@@ -678,6 +688,7 @@ public final class UdpLink implements Link
         {
             this.channel = channel;
             this.destination = destination;
+            this.destinationIpv4 = Ipv4.toInt(destination);
             this.membership = membership;
         }
 

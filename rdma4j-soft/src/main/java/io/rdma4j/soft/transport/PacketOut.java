@@ -47,7 +47,7 @@ final class PacketOut
             .opcode(opcode)
             .destQp(qp.destQpNum())
             .psn(psn & Psn.MASK)
-            .network(engine.localIpv4(), link.localPort(), SoftEngine.ipv4(qp.destination()), Link.ROCE_V2_PORT,
+            .network(engine.localIpv4(), link.localPort(), qp.destinationIpv4(), Link.ROCE_V2_PORT,
                 link.ipIdentification());
     }
 

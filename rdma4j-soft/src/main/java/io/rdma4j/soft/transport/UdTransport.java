@@ -104,7 +104,7 @@ public final class UdTransport implements QpTransport
             .qkey(wqe.remoteQkey)
             .srcQp(qp.qpNum())
             .immediate(wqe.immData)
-            .network(engine.localIpv4(), link.localPort(), SoftEngine.ipv4(ah.destination()), Link.ROCE_V2_PORT,
+            .network(engine.localIpv4(), link.localPort(), ah.destinationIpv4(), Link.ROCE_V2_PORT,
                 link.ipIdentification());
         if (!MemoryAccess.gather(wqe, engine.mrTable(), qp.softPd(), 0, txSegment, opcode.headerLength(), length))
         {
@@ -136,12 +136,14 @@ public final class UdTransport implements QpTransport
             return;
         }
         loopbackPacket.clear();
-        loopbackPacket.network(engine.localIpv4(), engine.link().localPort(), SoftEngine.ipv4(ah.destination()),
+        loopbackPacket.network(engine.localIpv4(), engine.link().localPort(), ah.destinationIpv4(),
             Link.ROCE_V2_PORT, engine.link().ipIdentification());
         loopbackParser.parseHeaders(txSegment, 0, packetLength, loopbackPacket);
         loopbackInfo.source = engine.link().localAddress();
+        loopbackInfo.sourceIpv4 = engine.localIpv4();
         loopbackInfo.sourcePort = engine.link().localPort();
         loopbackInfo.destination = ah.destination();
+        loopbackInfo.destinationIpv4 = ah.destinationIpv4();
         loopbackInfo.destinationPort = Link.ROCE_V2_PORT;
         loopbackInfo.ttl = ah.hopLimit();
         loopbackInfo.ipIdentification = engine.link().ipIdentification();

@@ -4,6 +4,7 @@ import io.rdma4j.soft.Fabric;
 import io.rdma4j.soft.SoftContext;
 import io.rdma4j.soft.SoftCounter;
 import io.rdma4j.soft.SoftEngine;
+import io.rdma4j.soft.link.Ipv4;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.CompletionQueue;
 import io.rdma4j.verbs.Context;
@@ -95,8 +96,8 @@ class DeviceReceiveFuzzTest
                 final byte[] bytes = hostile(random, corpus, qp.qpNum(), toGroup);
                 if (bytes.length >= Icrc.MIN_LENGTH && random.nextBoolean())
                 {
-                    icrc.generate(MemorySegment.ofArray(bytes), 0, bytes.length, SoftEngine.ipv4(peer),
-                        SoftEngine.ipv4(toGroup ? group : self), 4791, 4791, 0, true);
+                    icrc.generate(MemorySegment.ofArray(bytes), 0, bytes.length, Ipv4.toInt(peer),
+                        Ipv4.toInt(toGroup ? group : self), 4791, 4791, 0, true);
                 }
                 fabric.network().inject(peer, toGroup ? group : self, ByteBuffer.wrap(bytes));
             }
@@ -119,7 +120,7 @@ class DeviceReceiveFuzzTest
             }
             final PacketInfo spec = new PacketInfo().opcode(Opcode.UD_SEND_ONLY).destQp(qp.qpNum()).psn(1)
                 .qkey(0x11111111).srcQp(0x42)
-                .network(SoftEngine.ipv4(peer), 4791, SoftEngine.ipv4(self), 4791, 0);
+                .network(Ipv4.toInt(peer), 4791, Ipv4.toInt(self), 4791, 0);
             final MemorySegment packet = Arena.ofAuto().allocate(256);
             final int length = new PacketBuilder().build(spec, MemorySegment.ofArray(new byte[] {1, 2, 3, 4}), packet, 0);
             fabric.network().inject(peer, self, packet.asSlice(0, length).asByteBuffer());

@@ -1,0 +1,32 @@
+package io.rdma4j.soft.link;
+
+import java.net.Inet4Address;
+import java.net.InetAddress;
+
+/**
+ * IPv4 addresses as the big-endian ints the packet headers and the ICRC use.
+ * <p>
+ * {@link InetAddress#getAddress()} copies the address into a new array on every call, so the
+ * data path converts once, where an address is configured or first seen, and keeps the int.
+ */
+public final class Ipv4
+{
+    private Ipv4()
+    {
+    }
+
+    /**
+     * @param address an IP address.
+     * @return the IPv4 address as a big-endian int, or 0 (never a valid source or destination)
+     * for null or a non-IPv4 address.
+     */
+    public static int toInt(final InetAddress address)
+    {
+        if (address instanceof Inet4Address v4)
+        {
+            final byte[] raw = v4.getAddress();
+            return ((raw[0] & 0xFF) << 24) | ((raw[1] & 0xFF) << 16) | ((raw[2] & 0xFF) << 8) | (raw[3] & 0xFF);
+        }
+        return 0;
+    }
+}
