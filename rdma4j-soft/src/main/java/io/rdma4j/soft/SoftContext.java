@@ -23,7 +23,9 @@ import java.util.concurrent.TimeUnit;
  */
 public final class SoftContext implements Context
 {
-    /** IBV_DEVICE_* capability bits the software device has, as rxe reports them. */
+    /** The counter of datagrams dropped on purpose by an injected-loss link. */
+    public static final String DROP_INJECTED = "drop_injected";
+
     /**
      * IBV_DEVICE_* bits the software device can honestly claim: BAD_QKEY_CNTR, UD_AV_PORT_ENFORCE,
      * SYS_IMAGE_GUID, RC_RNR_NAK_GEN. (rxe also claims memory windows and SRQ resize, which we lack.)
@@ -155,10 +157,18 @@ public final class SoftContext implements Context
         return engine.takeAsyncEvent(timeout, unit);
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * {@value #DROP_INJECTED} counts the datagrams the device's link dropped on purpose, when
+     * loss is injected ({@code rdma4j.soft.loss}); it is 0 otherwise.
+     */
     @Override
     public Map<String, Long> counters()
     {
-        return engine.counters().snapshot();
+        final Map<String, Long> counters = engine.counters().snapshot();
+        counters.put(DROP_INJECTED, engine.link().injectedDrops());
+        return counters;
     }
 
     private synchronized void adopt()

@@ -1,6 +1,8 @@
 package io.rdma4j.soft;
 
 import io.rdma4j.cm.EventChannel;
+import io.rdma4j.soft.link.LossyLink;
+import io.rdma4j.soft.link.UdpLink;
 import io.rdma4j.spi.RdmaProvider;
 import io.rdma4j.verbs.Device;
 import io.rdma4j.verbs.Errno;
@@ -17,6 +19,13 @@ import java.util.List;
  * (comma-separated; default 127.0.0.1), and the connection manager adds one on demand for any
  * local address an id is bound or resolved to. One process owns UDP 4791 on one address, so
  * processes on one machine each take their own: 127.0.0.2, 127.0.0.3, ... on loopback.
+ * <p>
+ * {@code rdma4j.soft.loss} (or {@code RDMA4J_SOFT_LOSS}), a fraction in [0, 1), makes every
+ * device of the process drop that share of the datagrams it sends, chosen by a random generator
+ * seeded from {@code rdma4j.soft.loss.seed} ({@code RDMA4J_SOFT_LOSS_SEED}) when given: a way to
+ * try an application, or RC recovery between two processes, on a lossy network without root.
+ * The drops are counted as {@value SoftContext#DROP_INJECTED}, and a warning is logged when a
+ * device is made with loss, so that it is not left on by mistake.
  */
 public final class SoftProvider implements RdmaProvider
 {
@@ -83,7 +92,7 @@ public final class SoftProvider implements RdmaProvider
                 throw new RdmaException(Errno.EOPNOTSUPP, "the software device speaks IPv4 only, not " +
                     address.getHostAddress());
             }
-            final SoftDevice device = SoftDevice.builder("soft" + DEVICES.size(), address).build();
+            final SoftDevice device = newDevice(address);
             DEVICES.add(device);
             return device;
         }
@@ -125,12 +134,8 @@ public final class SoftProvider implements RdmaProvider
             return;
         }
         configured = true;
-        String spec = System.getProperty("rdma4j.soft.address");
-        if (spec == null || spec.isBlank())
-        {
-            spec = System.getenv("RDMA4J_SOFT_ADDRESS");
-        }
-        if (spec == null || spec.isBlank())
+        String spec = setting("rdma4j.soft.address", "RDMA4J_SOFT_ADDRESS");
+        if (spec == null)
         {
             spec = "127.0.0.1";
         }
@@ -144,13 +149,72 @@ public final class SoftProvider implements RdmaProvider
             try
             {
                 final InetAddress address = InetAddress.ofLiteral(text);
-                DEVICES.add(SoftDevice.builder("soft" + DEVICES.size(), address).build());
+                DEVICES.add(newDevice(address));
             }
             catch (final IllegalArgumentException ex)
             {
                 throw new RdmaException(Errno.EINVAL, "rdma4j.soft.address entry '" + text +
                     "' is not an IP address literal", ex);
             }
+        }
+    }
+
+    private static SoftDevice newDevice(final InetAddress address)
+    {
+        final String name = "soft" + DEVICES.size();
+        final SoftDevice.Builder builder = SoftDevice.builder(name, address);
+        final String loss = setting("rdma4j.soft.loss", "RDMA4J_SOFT_LOSS");
+        if (loss != null)
+        {
+            final double probability = lossProbability(loss);
+            final String seedText = setting("rdma4j.soft.loss.seed", "RDMA4J_SOFT_LOSS_SEED");
+            final long seed = (seedText == null ? System.nanoTime() : lossSeed(seedText)) + DEVICES.size();
+            System.getLogger(SoftProvider.class.getName()).log(System.Logger.Level.WARNING,
+                "{0} on {1} drops {2} of the datagrams it sends (rdma4j.soft.loss, seed {3})", name,
+                address.getHostAddress(), loss, Long.toString(seed));
+            builder.link(a -> new LossyLink(new UdpLink(a), seed, probability));
+        }
+        return builder.build();
+    }
+
+    private static String setting(final String property, final String environment)
+    {
+        final String value = System.getProperty(property);
+        if (value != null && !value.isBlank())
+        {
+            return value.trim();
+        }
+        final String fromEnvironment = System.getenv(environment);
+        return fromEnvironment == null || fromEnvironment.isBlank() ? null : fromEnvironment.trim();
+    }
+
+    private static double lossProbability(final String text)
+    {
+        try
+        {
+            final double probability = Double.parseDouble(text);
+            if (probability >= 0 && probability < 1)
+            {
+                return probability;
+            }
+        }
+        catch (final NumberFormatException ex)
+        {
+            // reported below with the limit
+        }
+        throw new RdmaException(Errno.EINVAL, "rdma4j.soft.loss '" + text +
+            "' is not a fraction in [0, 1): give the share of sent datagrams to drop, e.g. 0.1");
+    }
+
+    private static long lossSeed(final String text)
+    {
+        try
+        {
+            return Long.parseLong(text);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new RdmaException(Errno.EINVAL, "rdma4j.soft.loss.seed '" + text + "' is not a long integer", ex);
         }
     }
 }

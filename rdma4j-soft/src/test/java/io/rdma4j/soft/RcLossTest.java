@@ -1,6 +1,7 @@
 package io.rdma4j.soft;
 
 import io.rdma4j.soft.link.FaultInjector;
+import io.rdma4j.soft.link.LossyLink;
 import io.rdma4j.verbs.Mtu;
 import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.RecvWr;
@@ -230,7 +231,7 @@ class RcLossTest
         try (Fabric fabric = new Fabric(Fabric.Kind.UDP))
         {
             final long[] next = {seed};
-            fabric.linkWrapper(link -> new DroppingLink(link, next[0]++, 0.10));
+            fabric.linkWrapper(link -> new LossyLink(link, next[0]++, 0.10));
             run(fabric, seed, 300, false, Mtu.MTU_1024);
         }
     }

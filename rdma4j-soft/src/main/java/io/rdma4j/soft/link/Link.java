@@ -77,6 +77,15 @@ public interface Link extends AutoCloseable
     /** Undo one {@link #joinGroup}. Leaving a group not joined is ignored. */
     void leaveGroup(InetAddress group);
 
+    /**
+     * @return datagrams this link dropped on purpose to simulate loss ({@link LossyLink}); 0 for a
+     * link that injects none.
+     */
+    default long injectedDrops()
+    {
+        return 0;
+    }
+
     @Override
     void close();
 }

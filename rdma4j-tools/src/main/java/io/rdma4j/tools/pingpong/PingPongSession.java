@@ -38,6 +38,7 @@ import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
@@ -59,6 +60,14 @@ public final class PingPongSession implements AutoCloseable
     static final int CONNECTED_HOP_LIMIT = 1;
     /** Hop limit of ud_pingpong's address handle. */
     static final int UD_HOP_LIMIT = 64;
+    /** The RC ack timeout exponent rdma-core's tool sets: 4.096 µs × 2^14. */
+    private static final int ACK_TIMEOUT = 14;
+    /** The retransmit period that {@link #ACK_TIMEOUT} gives, about 67 ms. */
+    private static final long RETRANSMIT_PERIOD_NS = 4096L << ACK_TIMEOUT;
+    /** Retransmit periods without a packet after which no peer can still be retrying. */
+    private static final int LINGER_QUIET_PERIODS = 5;
+    /** The longest the tool keeps its QPs after its last completion. */
+    private static final long LINGER_LIMIT_NS = TimeUnit.SECONDS.toNanos(5);
     /** Empty polls spent spinning before yielding the core between polls. */
     private static final int SPIN_POLLS = 2000;
 
@@ -173,6 +182,44 @@ public final class PingPongSession implements AutoCloseable
         out.flush();
         cq.ackEvents(numCqEvents);
         numCqEvents = 0;
+        lingerWhileThePeerMayRetransmit();
+        printInjectedLoss();
+        out.flush();
+    }
+
+    /**
+     * RC's TIME_WAIT. The peer is done only once its last SEND is acknowledged; if that ACK is lost
+     * the peer retransmits, and only a QP that still exists can acknowledge again. rdma-core's tool
+     * destroys its QPs at once and leaves such a peer retrying for ever (retry_cnt 7). This one keeps
+     * its QPs while packets still arrive and lets go once none has for {@link #LINGER_QUIET_PERIODS}
+     * retransmit periods (about a third of a second), or after {@link #LINGER_LIMIT_NS}.
+     */
+    private void lingerWhileThePeerMayRetransmit() throws InterruptedException
+    {
+        final Long first = ctx.counters().get("rcvd_pkts");
+        if (!kind.reliable() || first == null)
+        {
+            return;
+        }
+        final long period = RETRANSMIT_PERIOD_NS;
+        final long deadline = System.nanoTime() + LINGER_LIMIT_NS;
+        long seen = first;
+        long quietSince = System.nanoTime();
+        while (true)
+        {
+            final long now = System.nanoTime();
+            if (now - quietSince >= LINGER_QUIET_PERIODS * period || now - deadline >= 0)
+            {
+                return;
+            }
+            TimeUnit.NANOSECONDS.sleep(period / 4);
+            final long count = ctx.counters().get("rcvd_pkts");
+            if (count != seen)
+            {
+                seen = count;
+                quietSince = System.nanoTime();
+            }
+        }
     }
 
     private Device findDevice() throws PingPongException
@@ -442,7 +489,7 @@ public final class PingPongSession implements AutoCloseable
             final QpAttr rts = new QpAttr().state(QpState.RTS).sqPsn(mine.get(i).psn());
             if (kind.reliable())
             {
-                rts.timeout(14).retryCnt(7).rnrRetry(7).maxRdAtomic(1);
+                rts.timeout(ACK_TIMEOUT).retryCnt(7).rnrRetry(7).maxRdAtomic(1);
             }
             try
             {
@@ -676,6 +723,25 @@ public final class PingPongSession implements AutoCloseable
         out.printf(Locale.ROOT, "%d bytes in %.2f seconds = %.2f Mbit/sec%n", bytes, usec / 1000000., bytes * 8. / usec);
         out.printf(Locale.ROOT, "%d iters in %.2f seconds = %.2f usec/iter%n", cfg.iters(), usec / 1000000.,
             (double)usec / cfg.iters());
+    }
+
+    /**
+     * When the software device was told to lose datagrams (rdma4j.soft.loss), say how many it lost
+     * and what the transport did about it; rdma-core's tool has no such line because its loss is
+     * never injected.
+     */
+    private void printInjectedLoss()
+    {
+        final Map<String, Long> counters = ctx.counters();
+        final long dropped = counters.getOrDefault("drop_injected", 0L);
+        if (dropped > 0)
+        {
+            out.printf(Locale.ROOT, "injected loss: %d of %d datagrams sent were dropped; retransmitted_pkts %d, " +
+                "sent_naks %d, rcvd_seq_err %d, completer_retry_err %d%n", dropped,
+                counters.getOrDefault("sent_pkts", 0L), counters.getOrDefault("retransmitted_pkts", 0L),
+                counters.getOrDefault("sent_naks", 0L), counters.getOrDefault("rcvd_seq_err", 0L),
+                counters.getOrDefault("completer_retry_err", 0L));
+        }
     }
 
     /**

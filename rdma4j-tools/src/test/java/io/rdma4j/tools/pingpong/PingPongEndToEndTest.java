@@ -7,7 +7,9 @@ import org.junit.jupiter.api.Timeout;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -29,6 +31,8 @@ class PingPongEndToEndTest
     private static final Pattern REMOTE = Pattern.compile(
         "  remote address: LID 0x0000, QPN 0x[0-9a-f]{6}, PSN 0x[0-9a-f]{6}, GID ::ffff:127\\.0\\.0\\.\\d+");
     private static final Pattern BYTES = Pattern.compile("\\d+ bytes in \\d+\\.\\d\\d seconds = [\\d.]+ Mbit/sec");
+    private static final Pattern INJECTED_LOSS = Pattern.compile(
+        "injected loss: (\\d+) of \\d+ datagrams sent were dropped; retransmitted_pkts (\\d+), .*");
     private static final Pattern ITERS = Pattern.compile("\\d+ iters in \\d+\\.\\d\\d seconds = [\\d.]+ usec/iter");
 
     private final List<PingPongProcess> children = new ArrayList<>();
@@ -41,16 +45,26 @@ class PingPongEndToEndTest
 
     private List<String> run(final List<String> server, final List<String> client) throws Exception
     {
-        final PingPongProcess s = start("server", server);
+        final List<List<String>> outputs = run(server, client, Map.of());
+        checkReport(outputs.get(0), client.contains("-q") ? qps(client) : 1);
+        checkReport(outputs.get(1), client.contains("-q") ? qps(client) : 1);
+        return outputs.get(1);
+    }
+
+    /**
+     * @return the server's and the client's output, both having exited 0.
+     */
+    private List<List<String>> run(final List<String> server, final List<String> client,
+        final Map<String, String> environment) throws Exception
+    {
+        final PingPongProcess s = start("server", server, environment);
         assertTrue(s.ready().get(60, TimeUnit.SECONDS), "the server printed no local address: " + s.lines());
-        final PingPongProcess c = start("client", client);
+        final PingPongProcess c = start("client", client, environment);
         final int clientStatus = c.await(120, TimeUnit.SECONDS);
         assertEquals(0, clientStatus, "client exit status; its output: " + c.lines());
         final int serverStatus = s.await(60, TimeUnit.SECONDS);
         assertEquals(0, serverStatus, "server exit status; its output: " + s.lines());
-        checkReport(s.lines(), client.contains("-q") ? qps(client) : 1);
-        checkReport(c.lines(), client.contains("-q") ? qps(client) : 1);
-        return c.lines();
+        return List.of(s.lines(), c.lines());
     }
 
     private static int qps(final List<String> args)
@@ -58,9 +72,10 @@ class PingPongEndToEndTest
         return Integer.parseInt(args.get(args.indexOf("-q") + 1));
     }
 
-    private PingPongProcess start(final String role, final List<String> args) throws IOException
+    private PingPongProcess start(final String role, final List<String> args, final Map<String, String> environment)
+        throws IOException
     {
-        final PingPongProcess child = PingPongProcess.start(role, args);
+        final PingPongProcess child = PingPongProcess.start(role, args, environment);
         children.add(child);
         return child;
     }
@@ -145,5 +160,40 @@ class PingPongEndToEndTest
             client.getFirst());
         assertTrue(client.get(1).endsWith("GID ::ffff:127.0.0.1"), client.get(1));
         assertEquals("131072000 bytes", client.get(2).substring(0, client.get(2).indexOf(" in")));
+    }
+
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void shouldPingPongOverRcBetweenProcessesOnALossyNetwork() throws Exception
+    {
+        // each process's device drops a tenth of what it sends; RC recovers, and -c checks the data
+        final Map<String, String> loss = Map.of("RDMA4J_SOFT_LOSS", "0.1");
+        final List<List<String>> outputs = run(
+            args("rc_pingpong", "127.0.0.113", 18607, "-n", "200", "-s", "4096", "-m", "1024", "-c"),
+            args("rc_pingpong", "127.0.0.114", 18607, "-n", "200", "-s", "4096", "-m", "1024", "-c", "127.0.0.113"),
+            loss);
+        long dropped = 0;
+        long retransmitted = 0;
+        for (final List<String> output : outputs)
+        {
+            final List<String> report = new ArrayList<>();
+            for (final String line : output)
+            {
+                final Matcher m = INJECTED_LOSS.matcher(line);
+                if (m.matches())
+                {
+                    dropped += Long.parseLong(m.group(1));
+                    retransmitted += Long.parseLong(m.group(2));
+                }
+                else if (!line.contains("SoftProvider") && !line.contains("rdma4j.soft.loss"))
+                {
+                    // everything else is the tool's usual report; the provider's warning is not
+                    report.add(line);
+                }
+            }
+            checkReport(report, 1);
+        }
+        assertTrue(dropped > 0, "the devices dropped datagrams: " + outputs);
+        assertTrue(retransmitted > 0, "RC retransmitted what was lost: " + outputs);
     }
 }

@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -39,7 +40,22 @@ final class PingPongProcess
      */
     static PingPongProcess start(final String role, final List<String> args) throws IOException
     {
-        return new PingPongProcess(role, ChildJvm.main(args).start());
+        return start(role, args, Map.of());
+    }
+
+    /**
+     * @param role        its name in the test output.
+     * @param args        the rdma4j arguments.
+     * @param environment variables to add to the child's environment.
+     * @return the running child.
+     * @throws IOException if it cannot be started.
+     */
+    static PingPongProcess start(final String role, final List<String> args, final Map<String, String> environment)
+        throws IOException
+    {
+        final ProcessBuilder builder = ChildJvm.main(args);
+        builder.environment().putAll(environment);
+        return new PingPongProcess(role, builder.start());
     }
 
     private void pump()

@@ -1,7 +1,4 @@
-package io.rdma4j.soft;
-
-import io.rdma4j.soft.link.DatagramInfo;
-import io.rdma4j.soft.link.Link;
+package io.rdma4j.soft.link;
 
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
@@ -9,25 +6,45 @@ import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A link that loses a seeded fraction of what it sends and otherwise passes everything to the
- * link it wraps: loss for links, such as UDP, that have no fault injector. Sending reports
- * success for a dropped datagram, as a network that loses it silently would.
+ * A link that loses a seeded fraction of what it sends and passes everything else to the link it
+ * wraps: loss on links such as UDP that have no fault injector of their own, so that an
+ * application (or a pingpong between two processes) can be tried against a lossy network without
+ * {@code tc netem} or root. A dropped datagram is reported as sent, as a network that loses it
+ * silently would; {@link #injectedDrops()} counts them.
  */
-final class DroppingLink implements Link
+public final class LossyLink implements Link
 {
     private final Link inner;
     private final SplittableRandom random;
     private final double probability;
     private final AtomicLong dropped = new AtomicLong();
 
-    DroppingLink(final Link inner, final long seed, final double probability)
+    /**
+     * @param inner       the link that carries what is not dropped.
+     * @param seed        seeds the choice of datagrams to drop, so a run can be repeated.
+     * @param probability the chance, in [0, 1), that a datagram is dropped.
+     */
+    public LossyLink(final Link inner, final long seed, final double probability)
     {
+        if (!(probability >= 0 && probability < 1))
+        {
+            throw new IllegalArgumentException("loss probability " + probability + " is not in [0, 1)");
+        }
         this.inner = inner;
         this.random = new SplittableRandom(seed);
         this.probability = probability;
     }
 
-    long dropped()
+    /**
+     * @return the chance that a datagram is dropped.
+     */
+    public double probability()
+    {
+        return probability;
+    }
+
+    @Override
+    public long injectedDrops()
     {
         return dropped.get();
     }
