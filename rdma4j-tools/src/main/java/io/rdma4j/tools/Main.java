@@ -4,6 +4,8 @@ import io.rdma4j.tools.pingpong.RcPingPongCommand;
 import io.rdma4j.tools.pingpong.SrqPingPongCommand;
 import io.rdma4j.tools.pingpong.UcPingPongCommand;
 import io.rdma4j.tools.pingpong.UdPingPongCommand;
+import io.rdma4j.tools.rping.RpingCommand;
+import io.rdma4j.tools.udaddy.UdaddyCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;
@@ -12,7 +14,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * The {@code rdma4j} command line: the rdma-core tools people already know ({@code ibv_devices},
- * {@code ibv_devinfo}, {@code mckey}) on rdma4j's devices, and a one-command multicast demo.
+ * {@code ibv_devinfo}, the {@code ibv_*_pingpong} tools, {@code mckey}, {@code rping}, {@code udaddy})
+ * on rdma4j's devices, and a one-command multicast demo.
  */
 @Command(
     name = "rdma4j",
@@ -22,7 +25,7 @@ import picocli.CommandLine.Spec;
     subcommands = {
         DevicesCommand.class, DevinfoCommand.class, McKeyCommand.class, DemoCommand.class,
         RcPingPongCommand.class, UcPingPongCommand.class, UdPingPongCommand.class, SrqPingPongCommand.class,
-        CommandLine.HelpCommand.class })
+        RpingCommand.class, UdaddyCommand.class, CommandLine.HelpCommand.class })
 public final class Main implements Runnable
 {
     @Spec

@@ -1,0 +1,126 @@
+package io.rdma4j.tools;
+
+import io.rdma4j.tools.rping.PingPattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * rping between processes: a server and its clients, each a JVM of its own on its own loopback
+ * address, connected through the connection manager (REQ/REP/RTU, DREQ/DREP). The server runs
+ * with -d, whose trace says when it listens; only then does a client start. As with rping, the
+ * server's -S must be at least the client's: it READs the client's whole buffer into its own.
+ * Addresses 127.0.0.15x and ports 1717x keep these clear of the other end-to-end tests.
+ */
+class RpingEndToEndTest
+{
+    private static final Predicate<String> LISTENING = line -> line.startsWith("listening on ");
+    private static final Predicate<String> SERVER_DISCONNECT = "server DISCONNECT EVENT..."::equals;
+
+    private final List<ToolProcess> children = new ArrayList<>();
+
+    @AfterEach
+    void killLeftovers()
+    {
+        children.forEach(ToolProcess::destroy);
+    }
+
+    private ToolProcess start(final String role, final List<String> args) throws IOException
+    {
+        final ToolProcess child = ToolProcess.start(role, args, LISTENING);
+        children.add(child);
+        return child;
+    }
+
+    private ToolProcess listeningServer(final String... args) throws Exception
+    {
+        final List<String> all = new ArrayList<>(List.of("rping", "-s", "-d"));
+        all.addAll(List.of(args));
+        final ToolProcess server = start("server", all);
+        assertTrue(server.ready().get(60, TimeUnit.SECONDS), "the server never listened: " + server.lines());
+        return server;
+    }
+
+    private static List<String> starting(final List<String> lines, final String prefix)
+    {
+        return lines.stream().filter(l -> l.startsWith(prefix)).map(l -> l.substring(prefix.length())).toList();
+    }
+
+    private static List<String> expectedPings(final int count, final int size)
+    {
+        final List<String> texts = new ArrayList<>();
+        for (int ping = 0; ping < count; ping++)
+        {
+            texts.add(PingPattern.text(ping, size));
+        }
+        return texts;
+    }
+
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void shouldPingValidateAndDisconnect() throws Exception
+    {
+        final ToolProcess server = listeningServer("-v", "-S", "100", "-a", "127.0.0.151", "-p", "17171");
+        final ToolProcess client = start("client", List.of("rping", "-c", "-v", "-V", "-C", "10", "-S", "100",
+            "-a", "127.0.0.151", "-I", "127.0.0.152", "-p", "17171"));
+
+        assertEquals(0, client.await(120, TimeUnit.SECONDS), "client exit status; its output: " + client.lines());
+        assertEquals(0, server.await(60, TimeUnit.SECONDS), "server exit status; its output: " + server.lines());
+
+        final List<String> pings = expectedPings(10, 100);
+        assertEquals(pings, starting(client.lines(), "ping data: "), "the client prints each ping, in order");
+        assertEquals(pings, starting(server.lines(), "server ping data: "), "the server prints what it READ");
+        assertTrue(pings.getFirst().startsWith("rdma-ping-0: ABCDEFG"), pings.getFirst());
+        assertFalse(client.lines().contains("data mismatch!"), "-V found the data written back as it was read");
+        assertTrue(server.lines().contains("server DISCONNECT EVENT..."), "the server saw the client disconnect");
+        assertTrue(server.lines().contains("wait for RDMA_READ_ADV state 10"),
+            "rping's server ends its loop on DISCONNECTED with this line");
+    }
+
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void shouldPingTheLargestSizeQuietly() throws Exception
+    {
+        final ToolProcess server = listeningServer("-S", "65535", "-a", "127.0.0.153", "-p", "17172");
+        final ToolProcess client = start("client", List.of("rping", "-c", "-V", "-C", "3", "-S", "65535",
+            "-a", "127.0.0.153", "-I", "127.0.0.154", "-p", "17172"));
+
+        assertEquals(0, client.await(120, TimeUnit.SECONDS), "client exit status; its output: " + client.lines());
+        assertEquals(0, server.await(60, TimeUnit.SECONDS), "server exit status; its output: " + server.lines());
+        assertTrue(starting(client.lines(), "ping data: ").isEmpty(), "without -v nothing is printed per ping");
+        assertTrue(starting(server.lines(), "server ping data: ").isEmpty());
+    }
+
+    @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void shouldServeClientAfterClientWhenPersistent() throws Exception
+    {
+        // the server's default -S (64) holds the clients' 40-byte pings
+        final ToolProcess server = listeningServer("-P", "-a", "127.0.0.155", "-p", "17173");
+
+        final ToolProcess first = start("client-1", List.of("rping", "-c", "-V", "-v", "-C", "5", "-S", "40",
+            "-a", "127.0.0.155", "-I", "127.0.0.156", "-p", "17173"));
+        assertEquals(0, first.await(120, TimeUnit.SECONDS), "first client; its output: " + first.lines());
+        assertTrue(server.awaitLines(SERVER_DISCONNECT, 1, 30, TimeUnit.SECONDS), "first disconnect seen");
+
+        // no -I: the client takes a free 127.0.0.x by itself, as the pingpong tools do
+        final ToolProcess second = start("client-2", List.of("rping", "-c", "-V", "-v", "-C", "5", "-S", "40",
+            "-a", "127.0.0.155", "-p", "17173"));
+        assertEquals(0, second.await(120, TimeUnit.SECONDS), "second client; its output: " + second.lines());
+        assertTrue(server.awaitLines(SERVER_DISCONNECT, 2, 30, TimeUnit.SECONDS), "second disconnect seen");
+
+        assertEquals(expectedPings(5, 40), starting(first.lines(), "ping data: "));
+        assertEquals(expectedPings(5, 40), starting(second.lines(), "ping data: "));
+        assertTrue(server.isAlive(), "a persistent server keeps running: " + server.lines());
+    }
+}

@@ -1,0 +1,103 @@
+package io.rdma4j.tools;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * udaddy between processes: SIDR in the UDP port space sets up each path, the client sends its
+ * messages with its QPN as immediate data, and the server answers to the address the GRH names.
+ * The server runs with --debug, which says when it listens; only then does the client start.
+ * Addresses 127.0.0.16x keep these clear of the other end-to-end tests.
+ */
+class UdaddyEndToEndTest
+{
+    private static final List<String> SERVER_LINES = List.of("udaddy: starting server", "receiving data transfers",
+        "sending replies", "data transfers complete", "test complete", "return status 0");
+    private static final List<String> CLIENT_LINES = List.of("udaddy: starting client", "udaddy: connecting",
+        "initiating data transfers", "receiving data transfers", "data transfers complete", "test complete",
+        "return status 0");
+
+    private final List<ToolProcess> children = new ArrayList<>();
+
+    @AfterEach
+    void killLeftovers()
+    {
+        children.forEach(ToolProcess::destroy);
+    }
+
+    private ToolProcess start(final String role, final List<String> args) throws IOException
+    {
+        final ToolProcess child = ToolProcess.start(role, args, line -> line.startsWith("udaddy: listening on "));
+        children.add(child);
+        return child;
+    }
+
+    private static List<String> udaddy(final String... args)
+    {
+        final List<String> all = new ArrayList<>(List.of("udaddy", "--timeout", "60"));
+        all.addAll(List.of(args));
+        return all;
+    }
+
+    /**
+     * @return the lines udaddy itself prints, without --debug's trace.
+     */
+    private static List<String> report(final List<String> lines)
+    {
+        return lines.stream().filter(l -> !l.startsWith("udaddy: event ") && !l.startsWith("udaddy: listening on "))
+            .toList();
+    }
+
+    private void exchange(final String serverAddress, final String clientAddress, final String... extra)
+        throws Exception
+    {
+        final List<String> serverArgs = udaddy("--debug", "-b", serverAddress);
+        serverArgs.addAll(List.of(extra));
+        final ToolProcess server = start("server", serverArgs);
+        assertTrue(server.ready().get(60, TimeUnit.SECONDS), "the server never listened: " + server.lines());
+        final List<String> clientArgs = udaddy("-s", serverAddress, "-b", clientAddress);
+        clientArgs.addAll(List.of(extra));
+        final ToolProcess client = start("client", clientArgs);
+
+        assertEquals(0, client.await(120, TimeUnit.SECONDS), "client exit status; its output: " + client.lines());
+        assertEquals(0, server.await(60, TimeUnit.SECONDS), "server exit status; its output: " + server.lines());
+        assertEquals(CLIENT_LINES, report(client.lines()));
+        assertEquals(SERVER_LINES, report(server.lines()));
+    }
+
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void shouldExchangeTheDefaultTenMessages() throws Exception
+    {
+        exchange("127.0.0.161", "127.0.0.162");
+    }
+
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void shouldExchangeOnSeveralPathsAtOnce() throws Exception
+    {
+        exchange("127.0.0.163", "127.0.0.164", "-c", "3", "-C", "50", "-S", "1000");
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void shouldRefuseAMessageLargerThanTheActiveMtu() throws Exception
+    {
+        // the client checks the size once the route is resolved, before any connection request
+        final ToolProcess client = start("client", udaddy("-s", "127.0.0.165", "-b", "127.0.0.166", "-S", "5000"));
+
+        assertEquals(-22 & 0xFF, client.await(60, TimeUnit.SECONDS), "exit status; output: " + client.lines());
+        assertEquals(List.of("udaddy: starting client", "udaddy: connecting",
+            "udaddy: message_size 5000 is larger than active mtu 4096", "test complete", "return status -22"),
+            client.lines());
+    }
+}
