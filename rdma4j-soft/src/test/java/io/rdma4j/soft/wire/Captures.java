@@ -12,9 +12,10 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 /**
- * The rxe captures under the test resources, their datagrams and their decoded TSV rows.
+ * The rxe captures under the test resources, their datagrams and their decoded TSV rows. Public, with its list of
+ * captures and their datagrams, for the tests of other packages that check their codecs against real traffic.
  */
-final class Captures
+public final class Captures
 {
     private Captures()
     {
@@ -37,7 +38,7 @@ final class Captures
         }
     }
 
-    static List<Path> pcaps()
+    public static List<Path> pcaps()
     {
         try (Stream<Path> files = Files.list(directory()))
         {
@@ -49,7 +50,7 @@ final class Captures
         }
     }
 
-    static List<PcapReader.Datagram> datagrams(final Path pcap)
+    public static List<PcapReader.Datagram> datagrams(final Path pcap)
     {
         try
         {

@@ -12,7 +12,7 @@ import java.util.List;
  * Reads classic libpcap files (Ethernet, Linux cooked v1 and v2 link types) and keeps the IPv4 UDP datagrams sent
  * to the RoCEv2 port, with the IP header fields the ICRC covers.
  */
-final class PcapReader
+public final class PcapReader
 {
     static final int ROCE_V2_PORT = 4791;
 
@@ -40,7 +40,7 @@ final class PcapReader
      * @param udpChecksum        UDP checksum.
      * @param payload            the UDP payload: BTH to ICRC.
      */
-    record Datagram(
+    public record Datagram(
         int frame,
         int sourceAddress,
         int destinationAddress,
