@@ -7,8 +7,11 @@ import io.rdma4j.soft.mcast.McastGroupTable;
 import io.rdma4j.soft.transport.TransportFactory;
 import io.rdma4j.soft.transport.Transports;
 import io.rdma4j.soft.wire.BthFlyweight;
+import io.rdma4j.soft.wire.DethFlyweight;
 import io.rdma4j.soft.wire.DropCause;
+import io.rdma4j.soft.wire.Opcode;
 import io.rdma4j.soft.wire.OpcodeMask;
+import io.rdma4j.soft.wire.PacketBuilder;
 import io.rdma4j.soft.wire.PacketInfo;
 import io.rdma4j.soft.wire.PacketParser;
 import io.rdma4j.verbs.AsyncEvent;
@@ -21,11 +24,13 @@ import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.RdmaException;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The running software device: its link, its tables (QPs, memory regions, multicast groups),
@@ -36,6 +41,12 @@ import java.util.concurrent.TimeUnit;
 public final class SoftEngine implements AutoCloseable
 {
     private static final int FIRST_QPN = 0x11;
+    /** QP1, the general services interface: the connection manager's MADs come and go there. */
+    public static final int GSI_QPN = 1;
+    /** Bytes in a management datagram. */
+    public static final int MAD_LENGTH = 256;
+    /** The IP TTL of MADs (the kernel's CM sends with the route's hop limit, 64 on a host route). */
+    private static final int GSI_HOP_LIMIT = 64;
     private static final long IDLE_WAIT_NS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final long TIMER_WAIT_NS = TimeUnit.MICROSECONDS.toNanos(200);
 
@@ -49,6 +60,13 @@ public final class SoftEngine implements AutoCloseable
     private final McastGroupTable<SoftQp> mcast;
     private final Counters counters = new Counters();
     private final Gid[] groupGidCache = new Gid[64];
+    private final ReentrantLock gsiSendLock = new ReentrantLock();
+    private final ByteBuffer gsiTxBuffer = ByteBuffer.allocateDirect(512);
+    private final MemorySegment gsiTxSegment = MemorySegment.ofBuffer(gsiTxBuffer);
+    private final PacketInfo gsiTxSpec = new PacketInfo();
+    private final PacketBuilder gsiBuilder = new PacketBuilder();
+    private int gsiPsn;
+    private volatile GsiHandler gsiHandler;
     private final LinkedBlockingQueue<AsyncEvent> asyncEvents = new LinkedBlockingQueue<>();
     private final TransportFactory transportFactory;
     private final Thread progressThread;
@@ -418,6 +436,11 @@ public final class SoftEngine implements AutoCloseable
             counters.increment(SoftCounter.DROP_NOT_FOR_US);
             return;
         }
+        if (destQp == GSI_QPN)
+        {
+            onGsiPacket(segment, packet);
+            return;
+        }
         final SoftQp qp = qp(destQp);
         if (qp == null || !qp.isOpen())
         {
@@ -425,6 +448,85 @@ public final class SoftEngine implements AutoCloseable
             return;
         }
         qp.transport().onPacket(packet, info, nanoTime());
+    }
+
+    /**
+     * QP1 takes only UD SEND_ONLY with the GSI Q_Key and a whole MAD, as rxe's GSI QP does;
+     * anything else is a counted drop.
+     */
+    private void onGsiPacket(final MemorySegment segment, final PacketInfo packet)
+    {
+        final GsiHandler handler = gsiHandler;
+        if (handler == null)
+        {
+            counters.increment(SoftCounter.DROP_NO_QP);
+            return;
+        }
+        if (packet.opcode() != Opcode.UD_SEND_ONLY)
+        {
+            counters.increment(SoftCounter.DROP_WRONG_TRANSPORT);
+            return;
+        }
+        if (packet.qkey() != DethFlyweight.GSI_QKEY)
+        {
+            counters.increment(SoftCounter.DROP_QKEY_VIOLATION);
+            return;
+        }
+        if (packet.payloadLength() < MAD_LENGTH)
+        {
+            counters.increment(SoftCounter.DROP_BAD_HEADER);
+            return;
+        }
+        final byte[] mad = new byte[MAD_LENGTH];
+        MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, packet.payloadOffset(), mad, 0, MAD_LENGTH);
+        counters.increment(SoftCounter.GSI_RCVD_MADS);
+        handler.onMad(this, mad, packet.sourceAddress(), packet.sourcePort());
+    }
+
+    /**
+     * Route what arrives for QP1 to a handler: the connection manager installs one on each device
+     * it uses. Without one, QP1 traffic is dropped as for a QP that does not exist.
+     *
+     * @param handler the handler, or null to remove it.
+     */
+    public void gsiHandler(final GsiHandler handler)
+    {
+        gsiHandler = handler;
+    }
+
+    /**
+     * Send a MAD from QP1 to the QP1 of a peer, as a UD SEND_ONLY with the GSI Q_Key. Safe from
+     * any thread.
+     *
+     * @param mad             the 256 bytes.
+     * @param destinationIpv4 the peer's IPv4 address as a big-endian int.
+     * @return true if handed to the link.
+     */
+    public boolean sendMad(final byte[] mad, final int destinationIpv4)
+    {
+        gsiSendLock.lock();
+        try
+        {
+            gsiTxSpec.clear()
+                .opcode(Opcode.UD_SEND_ONLY)
+                .destQp(GSI_QPN)
+                .ackReq(true)
+                .psn(gsiPsn)
+                .qkey(DethFlyweight.GSI_QKEY)
+                .srcQp(GSI_QPN)
+                .network(localIpv4, link.localPort(), destinationIpv4, Link.ROCE_V2_PORT, link.ipIdentification());
+            gsiPsn = (gsiPsn + 1) & 0xFFFFFF;
+            MemorySegment.copy(mad, 0, gsiTxSegment, ValueLayout.JAVA_BYTE, Opcode.UD_SEND_ONLY.headerLength(),
+                MAD_LENGTH);
+            final int length = gsiBuilder.build(gsiTxSpec, MAD_LENGTH, gsiTxSegment, 0);
+            gsiTxBuffer.clear().limit(length);
+            counters.increment(SoftCounter.GSI_SENT_MADS);
+            return send(gsiTxBuffer, Ipv4.toAddress(destinationIpv4), GSI_HOP_LIMIT);
+        }
+        finally
+        {
+            gsiSendLock.unlock();
+        }
     }
 
     /**

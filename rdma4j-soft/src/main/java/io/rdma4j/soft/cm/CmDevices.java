@@ -1,5 +1,6 @@
 package io.rdma4j.soft.cm;
 
+import io.rdma4j.soft.SoftContext;
 import io.rdma4j.soft.SoftDevice;
 import io.rdma4j.soft.SoftProvider;
 import io.rdma4j.verbs.Context;
@@ -111,6 +112,7 @@ final class CmDevices
             {
                 shared = new Shared(device.open());
                 CONTEXTS.put(device, shared);
+                ConnectionManager.install(((SoftContext)shared.context).engine());
             }
             shared.users++;
             return shared.context;

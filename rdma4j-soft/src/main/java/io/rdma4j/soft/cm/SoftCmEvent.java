@@ -19,6 +19,8 @@ final class SoftCmEvent implements CmEvent
     private final SoftCmId id;
     private final UdParam udParam;
     private final MulticastJoin join;
+    private final ConnParam connParam;
+    private final SoftCmId listener;
     private CmEventType type;
     private int status;
     private boolean acked;
@@ -27,12 +29,21 @@ final class SoftCmEvent implements CmEvent
         final SoftEventChannel channel, final CmEventType type, final SoftCmId id, final int status,
         final UdParam udParam, final MulticastJoin join)
     {
+        this(channel, type, id, status, udParam, join, null, null);
+    }
+
+    SoftCmEvent(
+        final SoftEventChannel channel, final CmEventType type, final SoftCmId id, final int status,
+        final UdParam udParam, final MulticastJoin join, final ConnParam connParam, final SoftCmId listener)
+    {
         this.channel = channel;
         this.type = type;
         this.id = id;
         this.status = status;
         this.udParam = udParam;
         this.join = join;
+        this.connParam = connParam;
+        this.listener = listener;
     }
 
     @Override
@@ -58,7 +69,7 @@ final class SoftCmEvent implements CmEvent
     @Override
     public CmId listenId()
     {
-        return null;
+        return listener;
     }
 
     @Override
@@ -78,7 +89,7 @@ final class SoftCmEvent implements CmEvent
     @Override
     public ConnParam connParam()
     {
-        return null;
+        return connParam;
     }
 
     @Override
@@ -105,9 +116,13 @@ final class SoftCmEvent implements CmEvent
         channel.acknowledge(this);
     }
 
+    /**
+     * @return the id the event is counted against for acknowledgement: the listener for a
+     * CONNECT_REQUEST, as librdmacm counts it, else the event's id.
+     */
     SoftCmId softId()
     {
-        return id;
+        return listener != null ? listener : id;
     }
 
     MulticastJoin join()

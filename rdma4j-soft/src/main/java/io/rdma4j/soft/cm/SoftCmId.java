@@ -10,6 +10,8 @@ import io.rdma4j.cm.RdmaCm;
 import io.rdma4j.cm.UdParam;
 import io.rdma4j.soft.SoftContext;
 import io.rdma4j.soft.SoftDevice;
+import io.rdma4j.soft.SoftEngine;
+import io.rdma4j.soft.link.Ipv4;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.AhAttr;
 import io.rdma4j.verbs.Context;
@@ -36,15 +38,15 @@ import java.util.List;
  * <p>
  * RoCE has no subnet administrator, so a join completes locally: a full member's device joins the
  * IP group at once (the kernel's IGMP join) and MULTICAST_JOIN follows from the
- * connection-manager thread. Connection establishment (IB CM MADs over QP1) is not implemented:
- * listen, connect, accept, reject and disconnect fail with EOPNOTSUPP.
+ * connection-manager thread. Connections (RC and UC through REQ, REP, RTU, UD through SIDR) are
+ * made by the IB CM messages over QP1 that {@link ConnectionManager} sends and receives.
  */
 public final class SoftCmId implements CmId
 {
     /** The hop limit rdma_cm puts in a RoCEv2 group's address vector (IPV6_DEFAULT_HOPLIMIT). */
     static final int MULTICAST_HOP_LIMIT = 64;
 
-    private final SoftEventChannel channel;
+    final SoftEventChannel channel;
     private final PortSpace portSpace;
     private final List<MulticastJoin> joins = new ArrayList<>();
     private volatile Object context;
@@ -57,6 +59,13 @@ public final class SoftCmId implements CmId
     private InetAddress reservedAddress;
     private int reservedPort = -1;
     private ProtectionDomain ownPd;
+    /** The connection (or SIDR exchange) this id takes part in; guarded by the channel's lock. */
+    private CmConnection connection;
+    /** A listener's backlog and the connection requests that hold a place in it. */
+    private int backlog;
+    private int backlogUsed;
+    /** Devices a wildcard listener opened to hear requests on. */
+    private final List<SoftDevice> listenDevices = new ArrayList<>();
     /** Events of this id retrieved from the channel; guarded by the channel's lock. */
     long reported;
     /** Events of this id acknowledged; guarded by the channel's lock. */
@@ -228,10 +237,41 @@ public final class SoftCmId implements CmId
         }
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * An IDLE id is bound to the wildcard address and a free port first, as rdma_listen does. A
+     * listener on the wildcard address hears requests on the process's default devices.
+     *
+     * @throws RdmaException EINVAL unless the id is IDLE or ADDR_BOUND.
+     */
     @Override
-    public void listen(final int backlog)
+    public void listen(final int requestedBacklog)
     {
-        notImplemented("listen");
+        channel.lock.lock();
+        try
+        {
+            checkAlive("listen");
+            if (state == CmState.IDLE)
+            {
+                bindLocked("listen", new InetSocketAddress(InetAddress.ofLiteral("0.0.0.0"), 0));
+            }
+            RdmaException.check(state == CmState.ADDR_BOUND, Errno.EINVAL,
+                "listen: the id is " + state + "; only a bound (ADDR_BOUND) id listens");
+            if (device == null)
+            {
+                final SoftDevice chosen = CmDevices.defaultDevice();
+                CmDevices.acquire(chosen);
+                listenDevices.add(chosen);
+            }
+            backlog = requestedBacklog <= 0 ? 128 : requestedBacklog;
+            state = CmState.LISTEN;
+            ConnectionManager.listen(this);
+        }
+        finally
+        {
+            channel.lock.unlock();
+        }
     }
 
     /**
@@ -320,28 +360,211 @@ public final class SoftCmId implements CmId
         }
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * On a TCP-space id with an RC or UC QP this sends a REQ; the REP takes the QP to RTR and
+     * RTS, an RTU goes back and ESTABLISHED follows (REJECTED, or UNREACHABLE after 15 unanswered
+     * tries). On a UDP-space id it sends a SIDR_REQ, and ESTABLISHED carries the peer's QPN and
+     * Q_Key in {@link io.rdma4j.cm.CmEvent#udParam()}.
+     *
+     * @throws RdmaException EINVAL unless the route is resolved and the id has a QP; EINVAL if the
+     *                       private data is longer than the message holds.
+     */
     @Override
     public void connect(final ConnParam param)
     {
-        notImplemented("connect");
+        channel.lock.lock();
+        try
+        {
+            checkAlive("connect");
+            RdmaException.check(state == CmState.ROUTE_RESOLVED, Errno.EINVAL,
+                "connect: the id is " + state + "; resolve the address and the route first (ROUTE_RESOLVED)");
+            RdmaException.check(qp != null, Errno.EINVAL, "connect: the id has no QP; create one with createQp");
+            final ConnParam p = param == null ? ConnParam.defaults() : param;
+            final boolean datagram = portSpace == PortSpace.UDP || portSpace == PortSpace.IPOIB;
+            final int limit = datagram ? CmWire.SIDR_REQ_USER_DATA : CmWire.REQ_USER_DATA;
+            checkPrivateData("connect", p.privateData(), limit);
+            final int peerIp = Ipv4.toInt(peerAddress.getAddress());
+            final CmConnection c = new CmConnection(engine(), ConnectionManager.newCommId(this), peerIp, true,
+                datagram ? CmConnection.Phase.SIDR_REQ_SENT : CmConnection.Phase.REQ_SENT);
+            c.tid = ConnectionManager.newTid(c.localCommId);
+            final long serviceId = CmWire.serviceId(portSpace, peerAddress.getPort());
+            final int localIp = Ipv4.toInt(localAddress.getAddress());
+            final byte[] mad;
+            if (datagram)
+            {
+                mad = CmWire.encode(new CmMessage.SidrReq(c.tid, c.localCommId, serviceId, localIp, peerIp,
+                    localAddress.getPort(), p.privateData()));
+            }
+            else
+            {
+                c.startingPsn = ConnectionManager.randomPsn();
+                final int responderResources = ConnectionManager.clamp(p.responderResources(),
+                    engine().limits().maxQpRdAtom());
+                final int initiatorDepth = ConnectionManager.clamp(p.initiatorDepth(),
+                    engine().limits().maxQpInitRdAtom());
+                mad = CmWire.encode(new CmMessage.Req(c.tid, c.localCommId, serviceId, device.guid(), qp.qpNum(),
+                    responderResources, initiatorDepth, qp.type() == QpType.UC ? 1 : 0, p.flowControl() != 0,
+                    c.startingPsn, ConnectionManager.retry(p.retryCount()),
+                    ConnectionManager.retry(p.rnrRetryCount()), engine().activeMtu().value(), p.srq(),
+                    ConnectionManager.LOCAL_ACK_TIMEOUT, flowLabel(localAddress.getPort(), peerAddress.getPort()),
+                    ConnectionManager.HOP_LIMIT, localIp, peerIp, localAddress.getPort(), p.privateData()));
+                c.request = CmWire.decode(mad);
+            }
+            connection = c;
+            state = CmState.CONNECT;
+            ConnectionManager.sendWithRetries(this, c, mad, () -> unreachable(c));
+        }
+        finally
+        {
+            channel.lock.unlock();
+        }
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * For a CONNECT_REQUEST's id: takes the QP to RTR and RTS and sends a REP; ESTABLISHED follows
+     * the RTU. For a UD request: sends a SIDR_REP with the QP's number and Q_Key; no event follows.
+     *
+     * @throws RdmaException EINVAL unless the id came from a CONNECT_REQUEST not yet answered, or if
+     *                       it has no QP.
+     */
     @Override
     public void accept(final ConnParam param)
     {
-        notImplemented("accept");
+        channel.lock.lock();
+        try
+        {
+            checkAlive("accept");
+            final CmConnection c = connection;
+            RdmaException.check(c != null && (c.phase == CmConnection.Phase.REQ_RCVD ||
+                c.phase == CmConnection.Phase.SIDR_REQ_RCVD), Errno.EINVAL,
+                "accept: the id has no connection request to answer" + (c == null ? "" : " (" + c.phase + ")"));
+            RdmaException.check(qp != null, Errno.EINVAL, "accept: the id has no QP; create one with createQp");
+            final ConnParam p = param == null ? ConnParam.defaults() : param;
+            if (c.request instanceof CmMessage.SidrReq req)
+            {
+                checkPrivateData("accept", p.privateData(), CmWire.SIDR_REP_PRIVATE_DATA);
+                engine().sendMad(CmWire.encode(new CmMessage.SidrRep(req.tid(), req.requestId(), CmWire.SIDR_SUCCESS,
+                    qp.qpNum(), req.serviceId(), ConnectionManager.qkey(), p.privateData())), c.peerIp);
+                c.pending = null;
+                c.phase = CmConnection.Phase.ESTABLISHED;
+                releaseBacklog(c);
+                return;
+            }
+            final CmMessage.Req req = (CmMessage.Req)c.request;
+            checkPrivateData("accept", p.privateData(), CmWire.REP_PRIVATE_DATA);
+            final int responderResources = Math.min(ConnectionManager.clamp(p.responderResources(),
+                engine().limits().maxQpRdAtom()), req.initiatorDepth());
+            final int initiatorDepth = Math.min(ConnectionManager.clamp(p.initiatorDepth(),
+                engine().limits().maxQpInitRdAtom()), req.responderResources());
+            c.startingPsn = ConnectionManager.randomPsn();
+            // a side receives from the PSN it announced and sends from the PSN its peer announced
+            ConnectionManager.connectQp(qp, engine(), c.peerIp, req.qpn(), c.startingPsn, req.startingPsn(),
+                req.pathMtu(), responderResources, initiatorDepth, req.retryCount(), req.rnrRetryCount());
+            final byte[] mad = CmWire.encode(new CmMessage.Rep(req.tid(), c.localCommId, req.localCommId(),
+                qp.qpNum(), c.startingPsn, responderResources, initiatorDepth, p.flowControl() != 0,
+                ConnectionManager.retry(p.rnrRetryCount()), p.srq() || qp.srq() != null, device.guid(),
+                p.privateData()));
+            c.phase = CmConnection.Phase.REP_SENT;
+            releaseBacklog(c);
+            ConnectionManager.sendWithRetries(this, c, mad, () -> unreachable(c));
+        }
+        finally
+        {
+            channel.lock.unlock();
+        }
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * Answers a connection request with a REJ, reason 28 (consumer defined), or a UD request with a
+     * SIDR_REP of status REJECT.
+     *
+     * @throws RdmaException EINVAL unless the id came from a CONNECT_REQUEST not yet answered.
+     */
     @Override
     public void reject(final byte[] privateData)
     {
-        notImplemented("reject");
+        channel.lock.lock();
+        try
+        {
+            checkAlive("reject");
+            final CmConnection c = connection;
+            RdmaException.check(c != null && (c.phase == CmConnection.Phase.REQ_RCVD ||
+                c.phase == CmConnection.Phase.SIDR_REQ_RCVD), Errno.EINVAL,
+                "reject: the id has no connection request to answer" + (c == null ? "" : " (" + c.phase + ")"));
+            final CmMessage answer;
+            if (c.request instanceof CmMessage.SidrReq req)
+            {
+                checkPrivateData("reject", privateData, CmWire.SIDR_REP_PRIVATE_DATA);
+                answer = new CmMessage.SidrRep(req.tid(), req.requestId(), CmWire.SIDR_REJECT, 0, req.serviceId(), 0,
+                    privateData);
+            }
+            else
+            {
+                final CmMessage.Req req = (CmMessage.Req)c.request;
+                checkPrivateData("reject", privateData, CmWire.REJ_PRIVATE_DATA);
+                answer = new CmMessage.Rej(req.tid(), c.localCommId, req.localCommId(), CmWire.REJECTED_REQ,
+                    CmWire.REJ_CONSUMER_DEFINED, privateData);
+            }
+            engine().sendMad(CmWire.encode(answer), c.peerIp);
+            c.phase = CmConnection.Phase.CLOSED;
+            releaseBacklog(c);
+        }
+        finally
+        {
+            channel.lock.unlock();
+        }
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * Moves the QP to ERR (its outstanding work completes flushed) and sends a DREQ; DISCONNECTED
+     * follows the peer's DREP, or 15 unanswered tries. After the peer disconnected first
+     * (DISCONNECTED already reported), this only confirms it.
+     *
+     * @throws RdmaException EINVAL if the id is not connected.
+     */
     @Override
     public void disconnect()
     {
-        notImplemented("disconnect");
+        channel.lock.lock();
+        try
+        {
+            checkAlive("disconnect");
+            final CmConnection c = connection;
+            final boolean connected = c != null && switch (c.phase)
+            {
+                case REQ_SENT, REP_SENT, ESTABLISHED, DREQ_SENT, DREQ_RCVD -> true;
+                default -> false;
+            };
+            RdmaException.check(connected, Errno.EINVAL,
+                "disconnect: the id is not connected (" + (c == null ? state : c.phase) + ")");
+            ConnectionManager.errorQp(qp);
+            if (c.phase == CmConnection.Phase.DREQ_RCVD || c.phase == CmConnection.Phase.DREQ_SENT)
+            {
+                return;
+            }
+            if (c.phase == CmConnection.Phase.REQ_SENT)
+            {
+                // still connecting: the kernel turns this into a REJ of our own request
+                c.cancelRetry();
+                engine().sendMad(CmWire.encode(new CmMessage.Rej(c.tid, c.localCommId, 0, CmWire.REJECTED_OTHER,
+                    CmWire.REJ_TIMEOUT, null)), c.peerIp);
+                c.phase = CmConnection.Phase.CLOSED;
+                return;
+            }
+            sendDreq(c);
+        }
+        finally
+        {
+            channel.lock.unlock();
+        }
     }
 
     @Override
@@ -470,6 +693,7 @@ public final class SoftCmId implements CmId
     {
         final SoftDevice releasedDevice;
         final ProtectionDomain releasedPd;
+        final List<SoftDevice> releasedListenDevices = new ArrayList<>();
         RdmaException interrupted = null;
         channel.lock.lock();
         try
@@ -477,6 +701,14 @@ public final class SoftCmId implements CmId
             if (state == CmState.DESTROYING)
             {
                 return;
+            }
+            if (state == CmState.LISTEN)
+            {
+                ConnectionManager.stopListening(this);
+            }
+            if (connection != null)
+            {
+                abandon(connection);
             }
             state = CmState.DESTROYING;
             for (final MulticastJoin join : joins)
@@ -492,6 +724,8 @@ public final class SoftCmId implements CmId
             }
             releasedDevice = device;
             releasedPd = ownPd;
+            releasedListenDevices.addAll(listenDevices);
+            listenDevices.clear();
             try
             {
                 channel.awaitAcks(() -> acked >= reported, "close");
@@ -525,6 +759,10 @@ public final class SoftCmId implements CmId
         if (releasedDevice != null)
         {
             CmDevices.release(releasedDevice);
+        }
+        for (final SoftDevice listened : releasedListenDevices)
+        {
+            CmDevices.release(listened);
         }
         if (interrupted != null)
         {
@@ -726,18 +964,362 @@ public final class SoftCmId implements CmId
         RdmaException.check(state != CmState.DESTROYING, Errno.EINVAL, verb + ": the id is destroyed");
     }
 
-    private void notImplemented(final String verb)
+    private static void checkPrivateData(final String verb, final byte[] data, final int limit)
+    {
+        RdmaException.check(data == null || data.length <= limit, Errno.EINVAL,
+            verb + ": " + (data == null ? 0 : data.length) + " bytes of private data exceed the " + limit +
+            " the message carries");
+    }
+
+    /** rdma_cm's RoCE flow label: (source port × 31 + destination port), 20 bits. */
+    private static int flowLabel(final int sourcePort, final int destinationPort)
+    {
+        return (sourcePort * 31 + destinationPort) & 0xFFFFF;
+    }
+
+    // ---- the IB CM's side: called on the connection manager's thread ----
+
+    /**
+     * @return true if this listener takes requests for the port space and port on the
+     * destination address, arriving on that device.
+     */
+    boolean listensFor(final int space, final int port, final InetAddress destination, final SoftEngine engine)
     {
         channel.lock.lock();
         try
         {
-            checkAlive(verb);
+            if (state != CmState.LISTEN || CmWire.portSpaceCode(portSpace) != space || localAddress.getPort() != port)
+            {
+                return false;
+            }
+            if (device != null)
+            {
+                return device == engine.device() && localAddress.getAddress().equals(destination);
+            }
+            return engine.device().address().equals(destination);
         }
         finally
         {
             channel.lock.unlock();
         }
-        throw new RdmaException(Errno.EOPNOTSUPP, verb + ": RC connection establishment through the connection " +
-            "manager is not implemented yet; exchange QP numbers out of band as ibv_rc_pingpong does");
+    }
+
+    /**
+     * Report a request to this listener on a new id, if the backlog has room.
+     *
+     * @return false when it has none.
+     */
+    boolean offer(final SoftEngine engine, final CmMessage request, final int peerIp)
+    {
+        channel.lock.lock();
+        try
+        {
+            if (state != CmState.LISTEN || backlogUsed >= backlog)
+            {
+                return false;
+            }
+            final SoftCmId id = new SoftCmId(channel, context, portSpace);
+            final boolean datagram = request instanceof CmMessage.SidrReq;
+            final CmConnection c = new CmConnection(engine, ConnectionManager.newCommId(id), peerIp, false,
+                datagram ? CmConnection.Phase.SIDR_REQ_RCVD : CmConnection.Phase.REQ_RCVD);
+            c.request = request;
+            c.tid = request.tid();
+            c.listener = this;
+            final int peerPort;
+            final byte[] userData;
+            if (request instanceof CmMessage.Req req)
+            {
+                c.remoteCommId = req.localCommId();
+                c.remoteQpn = req.qpn();
+                peerPort = req.srcPort();
+                userData = req.userData();
+            }
+            else
+            {
+                final CmMessage.SidrReq req = (CmMessage.SidrReq)request;
+                c.remoteCommId = req.requestId();
+                peerPort = req.srcPort();
+                userData = req.userData();
+            }
+            id.device = engine.device();
+            id.verbs = CmDevices.acquire(engine.device());
+            id.localAddress = new InetSocketAddress(engine.device().address(), localAddress.getPort());
+            id.peerAddress = ConnectionManager.socketAddress(peerIp, peerPort);
+            id.connection = c;
+            id.state = CmState.CONNECT;
+            channel.adopt(id);
+            backlogUsed++;
+            if (datagram)
+            {
+                ConnectionManager.post(id, CmEventType.CONNECT_REQUEST, 0, null,
+                    ConnectionManager.udParam(userData, peerIp, 0, 0), this);
+            }
+            else
+            {
+                ConnectionManager.post(id, CmEventType.CONNECT_REQUEST, 0, ConnectionManager.connParam(request), null,
+                    this);
+            }
+            return true;
+        }
+        finally
+        {
+            channel.lock.unlock();
+        }
+    }
+
+    /**
+     * @return true if the request repeats one this id is answering (a lost reply): the reply
+     * goes again, or nothing if the application has not answered yet.
+     */
+    boolean answersDuplicate(final CmMessage request, final int peerIp, final int remoteCommId)
+    {
+        channel.lock.lock();
+        try
+        {
+            final CmConnection c = connection;
+            if (c == null || c.active || c.peerIp != peerIp || c.remoteCommId != remoteCommId ||
+                c.request == null || c.request.getClass() != request.getClass())
+            {
+                return false;
+            }
+            if (c.pending != null)
+            {
+                c.engine.sendMad(c.pending, peerIp);
+            }
+            return true;
+        }
+        finally
+        {
+            channel.lock.unlock();
+        }
+    }
+
+    /**
+     * A reply or a disconnect for this id's connection.
+     *
+     * @return false if it does not fit the connection's state (counted as a dropped MAD).
+     */
+    boolean onMessage(final CmMessage message, final int peerIp)
+    {
+        channel.lock.lock();
+        try
+        {
+            final CmConnection c = connection;
+            if (c == null || c.peerIp != peerIp || state == CmState.DESTROYING)
+            {
+                return false;
+            }
+            return switch (message)
+            {
+                case CmMessage.Rep rep -> onRep(c, rep);
+                case CmMessage.Rtu rtu -> onRtu(c);
+                case CmMessage.Rej rej -> onRej(c, rej);
+                case CmMessage.Dreq dreq -> onDreq(c, dreq);
+                case CmMessage.Drep drep -> onDrep(c);
+                case CmMessage.SidrRep rep -> onSidrRep(c, rep);
+                default -> false;
+            };
+        }
+        finally
+        {
+            channel.lock.unlock();
+        }
+    }
+
+    private boolean onRep(final CmConnection c, final CmMessage.Rep rep)
+    {
+        if (c.phase == CmConnection.Phase.ESTABLISHED && rep.localCommId() == c.remoteCommId)
+        {
+            // our RTU was lost: the passive side sends its REP again
+            c.engine.sendMad(CmWire.encode(new CmMessage.Rtu(c.tid, c.localCommId, c.remoteCommId)), c.peerIp);
+            return true;
+        }
+        if (c.phase != CmConnection.Phase.REQ_SENT)
+        {
+            return false;
+        }
+        c.cancelRetry();
+        c.remoteCommId = rep.localCommId();
+        c.remoteQpn = rep.qpn();
+        final CmMessage.Req req = (CmMessage.Req)c.request;
+        try
+        {
+            ConnectionManager.connectQp(qp, c.engine, c.peerIp, rep.qpn(), c.startingPsn, rep.startingPsn(),
+                req.pathMtu(), Math.min(req.responderResources(), rep.initiatorDepth()),
+                Math.min(req.initiatorDepth(), rep.responderResources()), req.retryCount(), rep.rnrRetryCount());
+        }
+        catch (final RdmaException ex)
+        {
+            // the kernel rejects the REP it cannot use and reports CONNECT_ERROR
+            c.engine.sendMad(CmWire.encode(new CmMessage.Rej(c.tid, c.localCommId, c.remoteCommId,
+                CmWire.REJECTED_REP, CmWire.REJ_NO_QP, null)), c.peerIp);
+            c.phase = CmConnection.Phase.CLOSED;
+            ConnectionManager.errorQp(qp);
+            ConnectionManager.post(this, CmEventType.CONNECT_ERROR, -ex.errnoCode(), null, null, null);
+            return true;
+        }
+        c.engine.sendMad(CmWire.encode(new CmMessage.Rtu(c.tid, c.localCommId, c.remoteCommId)), c.peerIp);
+        c.phase = CmConnection.Phase.ESTABLISHED;
+        ConnectionManager.post(this, CmEventType.ESTABLISHED, 0, ConnectionManager.connParam(rep), null, null);
+        return true;
+    }
+
+    private boolean onRtu(final CmConnection c)
+    {
+        if (c.phase != CmConnection.Phase.REP_SENT)
+        {
+            return c.phase == CmConnection.Phase.ESTABLISHED;
+        }
+        c.cancelRetry();
+        c.phase = CmConnection.Phase.ESTABLISHED;
+        ConnectionManager.post(this, CmEventType.ESTABLISHED, 0, null, null, null);
+        return true;
+    }
+
+    private boolean onRej(final CmConnection c, final CmMessage.Rej rej)
+    {
+        if (c.phase != CmConnection.Phase.REQ_SENT && c.phase != CmConnection.Phase.REP_SENT)
+        {
+            return false;
+        }
+        c.cancelRetry();
+        c.phase = CmConnection.Phase.CLOSED;
+        ConnectionManager.errorQp(qp);
+        ConnectionManager.post(this, CmEventType.REJECTED, rej.reason(), ConnectionManager.connParam(rej), null,
+            null);
+        return true;
+    }
+
+    private boolean onDreq(final CmConnection c, final CmMessage.Dreq dreq)
+    {
+        final byte[] drep = CmWire.encode(new CmMessage.Drep(dreq.tid(), c.localCommId, c.remoteCommId));
+        switch (c.phase)
+        {
+            case ESTABLISHED, REP_SENT ->
+            {
+                c.cancelRetry();
+                ConnectionManager.errorQp(qp);
+                c.phase = CmConnection.Phase.DREQ_RCVD;
+                state = CmState.DISCONNECT;
+                c.engine.sendMad(drep, c.peerIp);
+                ConnectionManager.post(this, CmEventType.DISCONNECTED, 0, null, null, null);
+                return true;
+            }
+            case DREQ_RCVD, DREQ_SENT, CLOSED ->
+            {
+                // a repeat, or both sides disconnecting at once: answer, report nothing more
+                c.engine.sendMad(drep, c.peerIp);
+                return true;
+            }
+            default ->
+            {
+                return false;
+            }
+        }
+    }
+
+    private boolean onDrep(final CmConnection c)
+    {
+        if (c.phase != CmConnection.Phase.DREQ_SENT)
+        {
+            return false;
+        }
+        c.cancelRetry();
+        c.phase = CmConnection.Phase.CLOSED;
+        ConnectionManager.post(this, CmEventType.DISCONNECTED, 0, null, null, null);
+        return true;
+    }
+
+    private boolean onSidrRep(final CmConnection c, final CmMessage.SidrRep rep)
+    {
+        if (c.phase != CmConnection.Phase.SIDR_REQ_SENT)
+        {
+            return false;
+        }
+        c.cancelRetry();
+        if (rep.status() == CmWire.SIDR_SUCCESS)
+        {
+            c.phase = CmConnection.Phase.ESTABLISHED;
+            ConnectionManager.post(this, CmEventType.ESTABLISHED, 0, null,
+                ConnectionManager.udParam(rep.privateData(), c.peerIp, rep.qpn(), rep.qkey()), null);
+        }
+        else
+        {
+            c.phase = CmConnection.Phase.CLOSED;
+            ConnectionManager.post(this, CmEventType.UNREACHABLE, rep.status(), null,
+                ConnectionManager.udParam(rep.privateData(), c.peerIp, 0, 0), null);
+        }
+        return true;
+    }
+
+    /** Lock held: a request or reply went unanswered through every retry. */
+    private void unreachable(final CmConnection c)
+    {
+        if (c.phase == CmConnection.Phase.DREQ_SENT)
+        {
+            c.phase = CmConnection.Phase.CLOSED;
+            ConnectionManager.post(this, CmEventType.DISCONNECTED, ConnectionManager.ETIMEDOUT, null, null, null);
+            return;
+        }
+        c.phase = CmConnection.Phase.CLOSED;
+        ConnectionManager.errorQp(qp);
+        ConnectionManager.post(this, CmEventType.UNREACHABLE, ConnectionManager.ETIMEDOUT, null, null, null);
+    }
+
+    /** Lock held. */
+    private void sendDreq(final CmConnection c)
+    {
+        c.phase = CmConnection.Phase.DREQ_SENT;
+        state = CmState.DISCONNECT;
+        final long tid = ConnectionManager.newTid(c.localCommId);
+        ConnectionManager.sendWithRetries(this, c,
+            CmWire.encode(new CmMessage.Dreq(tid, c.localCommId, c.remoteCommId, c.remoteQpn)), () -> unreachable(c));
+    }
+
+    /**
+     * Lock held: the id is destroyed mid-connection. As the kernel does when a cm_id goes, a
+     * connected peer gets a DREQ and an unanswered request a rejection, each sent once.
+     */
+    private void abandon(final CmConnection c)
+    {
+        c.cancelRetry();
+        final CmMessage farewell = switch (c.phase)
+        {
+            case ESTABLISHED, REP_SENT -> new CmMessage.Dreq(ConnectionManager.newTid(c.localCommId), c.localCommId,
+                c.remoteCommId, c.remoteQpn);
+            case REQ_SENT -> new CmMessage.Rej(c.tid, c.localCommId, 0, CmWire.REJECTED_OTHER, CmWire.REJ_TIMEOUT, null);
+            case REQ_RCVD -> new CmMessage.Rej(c.tid, c.localCommId, c.remoteCommId, CmWire.REJECTED_REQ,
+                CmWire.REJ_CONSUMER_DEFINED, null);
+            case SIDR_REQ_RCVD -> new CmMessage.SidrRep(c.tid, c.remoteCommId, CmWire.SIDR_REJECT, 0,
+                ((CmMessage.SidrReq)c.request).serviceId(), 0, null);
+            default -> null;
+        };
+        if (farewell != null)
+        {
+            ConnectionManager.errorQp(qp);
+            c.engine.sendMad(CmWire.encode(farewell), c.peerIp);
+        }
+        c.phase = CmConnection.Phase.CLOSED;
+        releaseBacklog(c);
+        ConnectionManager.forget(c);
+    }
+
+    /** Lock held: a passive connection was answered and no longer counts against the backlog. */
+    private static void releaseBacklog(final CmConnection c)
+    {
+        final SoftCmId listener = c.listener;
+        c.listener = null;
+        if (listener != null)
+        {
+            listener.channel.lock.lock();
+            try
+            {
+                listener.backlogUsed--;
+            }
+            finally
+            {
+                listener.channel.lock.unlock();
+            }
+        }
     }
 }

@@ -29,4 +29,21 @@ public final class Ipv4
         }
         return 0;
     }
+
+    /**
+     * @param address an IPv4 address as a big-endian int.
+     * @return it as an {@link InetAddress}.
+     */
+    public static InetAddress toAddress(final int address)
+    {
+        final byte[] raw = { (byte)(address >>> 24), (byte)(address >>> 16), (byte)(address >>> 8), (byte)address };
+        try
+        {
+            return InetAddress.getByAddress(raw);
+        }
+        catch (final java.net.UnknownHostException ex)
+        {
+            throw new IllegalStateException("four bytes are always an IPv4 address", ex);
+        }
+    }
 }

@@ -53,6 +53,14 @@ final class CmFabric implements AutoCloseable
         return kind;
     }
 
+    /**
+     * @return the in-memory network (its fault injector applies to MEMORY fabrics only).
+     */
+    MemoryNetwork network()
+    {
+        return network;
+    }
+
     InetAddress address(final int host)
     {
         final byte[] raw = kind == Kind.MEMORY ?

@@ -1,0 +1,281 @@
+package io.rdma4j.soft.cm;
+
+import io.rdma4j.cm.PortSpace;
+import io.rdma4j.soft.cm.mad.CmDrep;
+import io.rdma4j.soft.cm.mad.CmDreq;
+import io.rdma4j.soft.cm.mad.CmMad;
+import io.rdma4j.soft.cm.mad.CmRej;
+import io.rdma4j.soft.cm.mad.CmRep;
+import io.rdma4j.soft.cm.mad.CmReq;
+import io.rdma4j.soft.cm.mad.CmRtu;
+import io.rdma4j.soft.cm.mad.CmaHeader;
+import io.rdma4j.soft.cm.mad.SidrRep;
+import io.rdma4j.soft.cm.mad.SidrReq;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+
+/**
+ * Turns {@link CmMessage}s into the MADs the kernel's CM sends on RoCE and back, filling what
+ * rdma_cm fills: the rdma_cm header in front of a REQ's and a SIDR_REQ's private data, the path
+ * of a RoCE route (IPv4-mapped GIDs, LIDs 0xFFFF beyond one hop), CM timeouts 20, 15 CM
+ * retries, target ACK delay 15.
+ */
+final class CmWire
+{
+    /** User private data a REQ carries after the 36-byte rdma_cm header. */
+    static final int REQ_USER_DATA = CmReq.PRIVATE_DATA_LENGTH - CmaHeader.LENGTH;
+    /** User private data a SIDR_REQ carries after the rdma_cm header. */
+    static final int SIDR_REQ_USER_DATA = SidrReq.PRIVATE_DATA_LENGTH - CmaHeader.LENGTH;
+    static final int REP_PRIVATE_DATA = CmRep.PRIVATE_DATA_LENGTH;
+    static final int REJ_PRIVATE_DATA = CmRej.PRIVATE_DATA_LENGTH;
+    static final int SIDR_REP_PRIVATE_DATA = SidrRep.PRIVATE_DATA_LENGTH;
+
+    static final int REJECTED_REQ = 0;
+    static final int REJECTED_REP = 1;
+    static final int REJECTED_OTHER = 2;
+    static final int REJ_NO_QP = 1;
+    static final int REJ_NO_RESOURCES = 3;
+    static final int REJ_TIMEOUT = 4;
+    static final int REJ_INVALID_SERVICE_ID = 8;
+    static final int REJ_CONSUMER_DEFINED = 28;
+    static final int SIDR_SUCCESS = 0;
+    static final int SIDR_UNSUPPORTED = 1;
+    static final int SIDR_REJECT = 2;
+
+    /** The ACK delay rxe reports (local_ca_ack_delay), which the REP carries. */
+    private static final int TARGET_ACK_DELAY = 15;
+    private static final int IP_VERSION_4 = 4;
+    private static final long V4_MAPPED_PREFIX = 0xFFFF_0000_0000L;
+
+    private CmWire()
+    {
+    }
+
+    /**
+     * @return the rdma_cm service ID of a port in a port space: (space &lt;&lt; 16) + port.
+     */
+    static long serviceId(final PortSpace space, final int port)
+    {
+        return ((long)portSpaceCode(space) << 16) + port;
+    }
+
+    /**
+     * @return rdma_cm's number for a port space (RDMA_PS_TCP 0x0106 and so on).
+     */
+    static int portSpaceCode(final PortSpace space)
+    {
+        return switch (space)
+        {
+            case TCP -> 0x0106;
+            case UDP -> 0x0111;
+            case IB -> 0x013F;
+            case IPOIB -> 0x0002;
+        };
+    }
+
+    /**
+     * @param message what to send.
+     * @return the 256-byte MAD.
+     */
+    static byte[] encode(final CmMessage message)
+    {
+        final byte[] bytes = new byte[CmMad.MAD_LENGTH];
+        final MemorySegment mad = MemorySegment.ofArray(bytes);
+        final CmMad header = new CmMad().wrap(mad, 0);
+        switch (message)
+        {
+            case CmMessage.Req m ->
+            {
+                header.initHeader(CmMad.ATTR_REQ, m.tid());
+                final CmReq req = new CmReq().wrap(mad, 0);
+                req.localCommId(m.localCommId()).serviceId(m.serviceId()).localCaGuid(m.caGuid()).localQkey(0)
+                    .localQpn(m.qpn()).responderResources(m.responderResources()).initiatorDepth(m.initiatorDepth())
+                    .remoteCmResponseTimeout(ConnectionManager.CM_RESPONSE_TIMEOUT)
+                    .transportServiceType(m.transportType()).endToEndFlowControl(m.flowControl())
+                    .startingPsn(m.startingPsn()).localCmResponseTimeout(ConnectionManager.CM_RESPONSE_TIMEOUT)
+                    .retryCount(m.retryCount()).partitionKey(0xFFFF).pathMtu(m.pathMtu())
+                    .rnrRetryCount(m.rnrRetryCount()).maxCmRetries(ConnectionManager.MAX_CM_RETRIES).srq(m.srq())
+                    .primaryLocalPortLid(m.hopLimit() > 1 ? 0xFFFF : 0)
+                    .primaryRemotePortLid(m.hopLimit() > 1 ? 0xFFFF : 0)
+                    .primaryLocalPortGidHigh(0).primaryLocalPortGidLow(V4_MAPPED_PREFIX | (m.srcIp() & 0xFFFF_FFFFL))
+                    .primaryRemotePortGidHigh(0).primaryRemotePortGidLow(V4_MAPPED_PREFIX | (m.dstIp() & 0xFFFF_FFFFL))
+                    .primaryFlowLabel(m.flowLabel()).primaryHopLimit(m.hopLimit())
+                    .primarySubnetLocal(m.hopLimit() <= 1).primaryLocalAckTimeout(m.localAckTimeout());
+                final byte[] block = cmaHeader(m.srcIp(), m.dstIp(), m.srcPort(), m.userData());
+                req.privateData(block, block.length);
+            }
+            case CmMessage.Rep m ->
+            {
+                header.initHeader(CmMad.ATTR_REP, m.tid());
+                final CmRep rep = new CmRep().wrap(mad, 0);
+                rep.localCommId(m.localCommId()).remoteCommId(m.remoteCommId()).localQkey(0).localQpn(m.qpn())
+                    .startingPsn(m.startingPsn()).responderResources(m.responderResources())
+                    .initiatorDepth(m.initiatorDepth()).targetAckDelay(TARGET_ACK_DELAY)
+                    .endToEndFlowControl(m.flowControl()).rnrRetryCount(m.rnrRetryCount()).srq(m.srq())
+                    .localCaGuid(m.caGuid());
+                privateData(m.privateData(), rep::privateData);
+            }
+            case CmMessage.Rtu m ->
+            {
+                header.initHeader(CmMad.ATTR_RTU, m.tid());
+                new CmRtu().wrap(mad, 0).localCommId(m.localCommId()).remoteCommId(m.remoteCommId());
+            }
+            case CmMessage.Rej m ->
+            {
+                header.initHeader(CmMad.ATTR_REJ, m.tid());
+                final CmRej rej = new CmRej().wrap(mad, 0);
+                rej.localCommId(m.localCommId()).remoteCommId(m.remoteCommId()).messageRejected(m.messageRejected())
+                    .reason(m.reason());
+                privateData(m.privateData(), rej::privateData);
+            }
+            case CmMessage.Dreq m ->
+            {
+                header.initHeader(CmMad.ATTR_DREQ, m.tid());
+                new CmDreq().wrap(mad, 0).localCommId(m.localCommId()).remoteCommId(m.remoteCommId())
+                    .remoteQpn(m.remoteQpn());
+            }
+            case CmMessage.Drep m ->
+            {
+                header.initHeader(CmMad.ATTR_DREP, m.tid());
+                new CmDrep().wrap(mad, 0).localCommId(m.localCommId()).remoteCommId(m.remoteCommId());
+            }
+            case CmMessage.SidrReq m ->
+            {
+                header.initHeader(CmMad.ATTR_SIDR_REQ, m.tid());
+                final SidrReq req = new SidrReq().wrap(mad, 0);
+                req.requestId(m.requestId()).partitionKey(0xFFFF).serviceId(m.serviceId());
+                final byte[] block = cmaHeader(m.srcIp(), m.dstIp(), m.srcPort(), m.userData());
+                req.privateData(block, block.length);
+            }
+            case CmMessage.SidrRep m ->
+            {
+                header.initHeader(CmMad.ATTR_SIDR_REP, m.tid());
+                final SidrRep rep = new SidrRep().wrap(mad, 0);
+                rep.requestId(m.requestId()).status(m.status()).qpn(m.qpn()).serviceId(m.serviceId()).qkey(m.qkey());
+                privateData(m.privateData(), rep::privateData);
+            }
+        }
+        return bytes;
+    }
+
+    /**
+     * @param bytes a MAD from QP1.
+     * @return its message, or null for anything that is not a CM message rdma_cm would accept
+     * (other classes, versions or attributes; an rdma_cm header of another version or family).
+     */
+    static CmMessage decode(final byte[] bytes)
+    {
+        final MemorySegment mad = MemorySegment.ofArray(bytes);
+        if (!CmMad.looksLikeCm(mad, 0, bytes.length))
+        {
+            return null;
+        }
+        final CmMad header = new CmMad().wrap(mad, 0);
+        final long tid = header.transactionId();
+        return switch (header.attributeId())
+        {
+            case CmMad.ATTR_REQ -> decodeReq(mad, tid);
+            case CmMad.ATTR_REP ->
+            {
+                final CmRep rep = new CmRep().wrap(mad, 0);
+                final byte[] data = new byte[CmRep.PRIVATE_DATA_LENGTH];
+                rep.privateData(data);
+                yield new CmMessage.Rep(tid, rep.localCommId(), rep.remoteCommId(), rep.localQpn(), rep.startingPsn(),
+                    rep.responderResources(), rep.initiatorDepth(), rep.endToEndFlowControl(), rep.rnrRetryCount(),
+                    rep.srq(), rep.localCaGuid(), data);
+            }
+            case CmMad.ATTR_RTU ->
+            {
+                final CmRtu rtu = new CmRtu().wrap(mad, 0);
+                yield new CmMessage.Rtu(tid, rtu.localCommId(), rtu.remoteCommId());
+            }
+            case CmMad.ATTR_REJ ->
+            {
+                final CmRej rej = new CmRej().wrap(mad, 0);
+                final byte[] data = new byte[CmRej.PRIVATE_DATA_LENGTH];
+                rej.privateData(data);
+                yield new CmMessage.Rej(tid, rej.localCommId(), rej.remoteCommId(), rej.messageRejected(),
+                    rej.reason(), data);
+            }
+            case CmMad.ATTR_DREQ ->
+            {
+                final CmDreq dreq = new CmDreq().wrap(mad, 0);
+                yield new CmMessage.Dreq(tid, dreq.localCommId(), dreq.remoteCommId(), dreq.remoteQpn());
+            }
+            case CmMad.ATTR_DREP ->
+            {
+                final CmDrep drep = new CmDrep().wrap(mad, 0);
+                yield new CmMessage.Drep(tid, drep.localCommId(), drep.remoteCommId());
+            }
+            case CmMad.ATTR_SIDR_REQ -> decodeSidrReq(mad, tid);
+            case CmMad.ATTR_SIDR_REP ->
+            {
+                final SidrRep rep = new SidrRep().wrap(mad, 0);
+                final byte[] data = new byte[SidrRep.PRIVATE_DATA_LENGTH];
+                rep.privateData(data);
+                yield new CmMessage.SidrRep(tid, rep.requestId(), rep.status(), rep.qpn(), rep.serviceId(), rep.qkey(),
+                    data);
+            }
+            default -> null;
+        };
+    }
+
+    private static CmMessage decodeReq(final MemorySegment mad, final long tid)
+    {
+        final CmReq req = new CmReq().wrap(mad, 0);
+        final byte[] data = new byte[CmReq.PRIVATE_DATA_LENGTH];
+        req.privateData(data);
+        final CmaHeader cma = new CmaHeader().wrap(MemorySegment.ofArray(data), 0);
+        if (cma.version() != 0 || cma.ipVersion() != IP_VERSION_4)
+        {
+            return null;
+        }
+        return new CmMessage.Req(tid, req.localCommId(), req.serviceId(), req.localCaGuid(), req.localQpn(),
+            req.responderResources(), req.initiatorDepth(), req.transportServiceType(), req.endToEndFlowControl(),
+            req.startingPsn(), req.retryCount(), req.rnrRetryCount(), req.pathMtu(), req.srq(),
+            req.primaryLocalAckTimeout(), req.primaryFlowLabel(), req.primaryHopLimit(), cma.sourceIpv4(),
+            cma.destinationIpv4(), cma.sourcePort(), Arrays.copyOfRange(data, CmaHeader.LENGTH, data.length));
+    }
+
+    private static CmMessage decodeSidrReq(final MemorySegment mad, final long tid)
+    {
+        final SidrReq req = new SidrReq().wrap(mad, 0);
+        final byte[] data = new byte[SidrReq.PRIVATE_DATA_LENGTH];
+        req.privateData(data);
+        final CmaHeader cma = new CmaHeader().wrap(MemorySegment.ofArray(data), 0);
+        if (cma.version() != 0 || cma.ipVersion() != IP_VERSION_4)
+        {
+            return null;
+        }
+        return new CmMessage.SidrReq(tid, req.requestId(), req.serviceId(), cma.sourceIpv4(), cma.destinationIpv4(),
+            cma.sourcePort(), Arrays.copyOfRange(data, CmaHeader.LENGTH, data.length));
+    }
+
+    /** The rdma_cm header followed by the user's data, as one private-data block. */
+    private static byte[] cmaHeader(final int srcIp, final int dstIp, final int srcPort, final byte[] userData)
+    {
+        final byte[] data = new byte[CmaHeader.LENGTH + (userData == null ? 0 : userData.length)];
+        new CmaHeader().wrap(MemorySegment.ofArray(data), 0).version(0).ipVersion(IP_VERSION_4).sourcePort(srcPort)
+            .sourceIpv4(srcIp).destinationIpv4(dstIp);
+        if (userData != null)
+        {
+            System.arraycopy(userData, 0, data, CmaHeader.LENGTH, userData.length);
+        }
+        return data;
+    }
+
+    private static void privateData(final byte[] data, final PrivateDataWriter writer)
+    {
+        if (data != null)
+        {
+            writer.write(data, data.length);
+        }
+    }
+
+    @FunctionalInterface
+    private interface PrivateDataWriter
+    {
+        Object write(byte[] source, int length);
+    }
+}
