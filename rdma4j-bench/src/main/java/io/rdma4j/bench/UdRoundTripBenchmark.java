@@ -40,8 +40,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One UD message from one software device to another over UDP on loopback, posted and polled
- * on the benchmark thread: the send (build, ICRC, sendto), the receiver's progress thread
- * (receive, ICRC check, scatter, CQE) and both polls. Compare with {@link UdpBaselineBenchmark},
+ * on the benchmark thread: the send (build, ICRC, sendto), the receive (ICRC check, scatter,
+ * CQE) on the receiver's progress thread or, in polling mode, on the polling thread itself, and
+ * both polls. Compare with {@link UdpBaselineBenchmark},
  * the same datagram size over a bare DatagramChannel, run in the same JMH invocation.
  */
 @State(Scope.Benchmark)
@@ -54,6 +55,10 @@ public class UdRoundTripBenchmark
 {
     @Param({"64", "1024"})
     int size;
+
+    /** false: the receiver's progress thread receives; true: polling mode, the polling thread does. */
+    @Param({"false", "true"})
+    boolean pollsInline;
 
     private Context senderContext;
     private Context receiverContext;
@@ -68,8 +73,10 @@ public class UdRoundTripBenchmark
     @Setup
     public void setUp() throws Exception
     {
-        senderContext = SoftDevice.builder("bench0", InetAddress.getByName("127.0.9.1")).build().open();
-        receiverContext = SoftDevice.builder("bench1", InetAddress.getByName("127.0.9.2")).build().open();
+        senderContext = SoftDevice.builder("bench0", InetAddress.getByName("127.0.9.1")).pollsInline(pollsInline)
+            .build().open();
+        receiverContext = SoftDevice.builder("bench1", InetAddress.getByName("127.0.9.2")).pollsInline(pollsInline)
+            .build().open();
         final ProtectionDomain spd = senderContext.allocPd();
         final ProtectionDomain rpd = receiverContext.allocPd();
         senderCq = senderContext.createCq(64, null, 0);

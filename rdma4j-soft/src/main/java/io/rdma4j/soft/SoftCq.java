@@ -19,6 +19,7 @@ import io.rdma4j.verbs.WorkCompletion;
 public final class SoftCq implements CompletionQueue
 {
     private final SoftContext context;
+    private final SoftEngine engine;
     private final SoftCompChannel channel;
     private final WorkCompletion[] ring;
     private final int capacity;
@@ -35,6 +36,7 @@ public final class SoftCq implements CompletionQueue
     SoftCq(final SoftContext context, final int cqe, final SoftCompChannel channel)
     {
         this.context = context;
+        this.engine = context.engine();
         this.channel = channel;
         this.capacity = cqe;
         this.ring = WorkCompletion.array(cqe);
@@ -114,16 +116,23 @@ public final class SoftCq implements CompletionQueue
     public int poll(final WorkCompletion[] wcs, final int max)
     {
         final int limit = Math.min(max, wcs.length);
-        synchronized (this)
+        final int n = take(wcs, limit);
+        if (n > 0 || !engine.pollsInline() || engine.progressInline() == 0)
         {
-            int n = 0;
-            while (n < limit && tail < head)
-            {
-                wcs[n++].copyFrom(ring[(int)(tail % capacity)]);
-                tail++;
-            }
             return n;
         }
+        return take(wcs, limit);
+    }
+
+    private synchronized int take(final WorkCompletion[] wcs, final int limit)
+    {
+        int n = 0;
+        while (n < limit && tail < head)
+        {
+            wcs[n++].copyFrom(ring[(int)(tail % capacity)]);
+            tail++;
+        }
+        return n;
     }
 
     /**

@@ -26,6 +26,7 @@ public final class SoftDevice implements Device
     private final Function<InetAddress, Link> linkFactory;
     private final DeviceLimits limits;
     private final TransportFactory transportFactory;
+    private final boolean pollsInline;
     private SoftEngine engine;
     private int contexts;
 
@@ -36,6 +37,7 @@ public final class SoftDevice implements Device
         this.linkFactory = builder.linkFactory;
         this.limits = builder.limits != null ? builder.limits : DeviceLimits.RXE.withEthernetMtu(mtuOf(address));
         this.transportFactory = builder.transportFactory;
+        this.pollsInline = builder.pollsInline;
     }
 
     /**
@@ -100,7 +102,7 @@ public final class SoftDevice implements Device
                 throw new RdmaException(Errno.EADDRINUSE, "cannot open " + name + " on " + address.getHostAddress() +
                     ": " + ex.getMessage(), ex);
             }
-            engine = new SoftEngine(this, link, limits, transportFactory);
+            engine = new SoftEngine(this, link, limits, transportFactory, pollsInline);
         }
         contexts++;
         return new SoftContext(this, engine);
@@ -161,6 +163,7 @@ public final class SoftDevice implements Device
         private Function<InetAddress, Link> linkFactory = UdpLink::new;
         private DeviceLimits limits;
         private TransportFactory transportFactory;
+        private boolean pollsInline;
 
         private Builder(final String name, final InetAddress address)
         {
@@ -195,6 +198,19 @@ public final class SoftDevice implements Device
         public Builder transports(final TransportFactory factory)
         {
             transportFactory = factory;
+            return this;
+        }
+
+        /**
+         * @param inline true for polling mode: a thread polling a CQ of the device and finding it
+         *               empty receives from the network itself, for the lowest latency at the cost
+         *               of that thread's CPU. The progress thread still runs timers and receives
+         *               when nobody polls.
+         * @return this.
+         */
+        public Builder pollsInline(final boolean inline)
+        {
+            pollsInline = inline;
             return this;
         }
 

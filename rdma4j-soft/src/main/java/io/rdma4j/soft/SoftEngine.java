@@ -49,6 +49,8 @@ public final class SoftEngine implements AutoCloseable
     private static final int GSI_HOP_LIMIT = 64;
     private static final long IDLE_WAIT_NS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final long TIMER_WAIT_NS = TimeUnit.MICROSECONDS.toNanos(200);
+    /** Datagrams a poller handles per empty poll, so one poll stays short. */
+    private static final int INLINE_BATCH = 16;
 
     private final SoftDevice device;
     private final Link link;
@@ -67,6 +69,17 @@ public final class SoftEngine implements AutoCloseable
     private final PacketBuilder gsiBuilder = new PacketBuilder();
     private int gsiPsn;
     private volatile GsiHandler gsiHandler;
+    /**
+     * Held while datagrams are received and handled, and while timers run: the progress thread
+     * and, in polling mode, threads polling a CQ take turns, so transports see one thread at a time.
+     */
+    private final ReentrantLock receiveLock = new ReentrantLock();
+    private final ByteBuffer rxBuffer = ByteBuffer.allocateDirect(65536);
+    private final MemorySegment rxSegment = MemorySegment.ofBuffer(rxBuffer);
+    private final DatagramInfo rxInfo = new DatagramInfo();
+    private final PacketParser rxParser = new PacketParser();
+    private final PacketInfo rxPacket = new PacketInfo();
+    private final boolean pollsInline;
     private final LinkedBlockingQueue<AsyncEvent> asyncEvents = new LinkedBlockingQueue<>();
     private final TransportFactory transportFactory;
     private final Thread progressThread;
@@ -77,9 +90,11 @@ public final class SoftEngine implements AutoCloseable
     private volatile boolean running = true;
     private volatile long timerHint = Long.MAX_VALUE;
 
-    SoftEngine(final SoftDevice device, final Link link, final DeviceLimits limits, final TransportFactory factory)
+    SoftEngine(final SoftDevice device, final Link link, final DeviceLimits limits, final TransportFactory factory,
+        final boolean pollsInline)
     {
         this.device = device;
+        this.pollsInline = pollsInline;
         this.link = link;
         this.limits = limits;
         this.activeMtu = Mtu.forEthernet(limits.ethernetMtu());
@@ -347,47 +362,109 @@ public final class SoftEngine implements AutoCloseable
 
     private void run()
     {
-        final ByteBuffer buffer = ByteBuffer.allocateDirect(65536);
-        final MemorySegment segment = MemorySegment.ofBuffer(buffer);
-        final DatagramInfo info = new DatagramInfo();
-        final PacketParser parser = new PacketParser();
-        final PacketInfo packet = new PacketInfo();
         long nextTimer = Long.MAX_VALUE;
         while (running)
         {
             try
             {
-                int received = 0;
-                while (received < 64 && link.receive(buffer, info))
+                final int received;
+                receiveLock.lock();
+                try
                 {
-                    received++;
-                    onDatagram(segment, buffer.limit(), info, parser, packet);
+                    received = receiveBatch(64);
+                    final long now = nanoTime();
+                    nextTimer = Math.min(nextTimer, timerHint);
+                    if (nextTimer <= now || received > 0)
+                    {
+                        nextTimer = runTimers(now);
+                        timerHint = nextTimer;
+                    }
                 }
-                final long now = nanoTime();
-                nextTimer = Math.min(nextTimer, timerHint);
-                if (nextTimer <= now || received > 0)
+                finally
                 {
-                    nextTimer = runTimers(now);
-                    timerHint = nextTimer;
+                    receiveLock.unlock();
                 }
                 if (received == 0)
                 {
+                    final long now = nanoTime();
                     final long wait = nextTimer == Long.MAX_VALUE ? IDLE_WAIT_NS :
                         Math.min(TIMER_WAIT_NS, Math.max(0, nextTimer - now));
                     link.awaitReadable(wait);
-                    nextTimer = runTimers(nanoTime());
-                    timerHint = nextTimer;
+                    receiveLock.lock();
+                    try
+                    {
+                        nextTimer = runTimers(nanoTime());
+                        timerHint = nextTimer;
+                    }
+                    finally
+                    {
+                        receiveLock.unlock();
+                    }
                 }
             }
             catch (final RuntimeException ex)
             {
-                // a bug must not stop the device: count it and go on
-                counters.increment(SoftCounter.DROP_OTHER);
-                if (Boolean.getBoolean("rdma4j.debug"))
-                {
-                    ex.printStackTrace();
-                }
+                countBug(ex);
             }
+        }
+    }
+
+    /** Lock held: receive and handle up to {@code max} datagrams waiting on the link. */
+    private int receiveBatch(final int max)
+    {
+        int received = 0;
+        while (received < max && link.receive(rxBuffer, rxInfo))
+        {
+            received++;
+            onDatagram(rxSegment, rxBuffer.limit(), rxInfo, rxParser, rxPacket);
+        }
+        return received;
+    }
+
+    private void countBug(final RuntimeException ex)
+    {
+        // a bug must not stop the device: count it and go on
+        counters.increment(SoftCounter.DROP_OTHER);
+        if (Boolean.getBoolean("rdma4j.debug"))
+        {
+            ex.printStackTrace();
+        }
+    }
+
+    /**
+     * @return true if polling a CQ of this device also receives from the network (polling mode).
+     */
+    public boolean pollsInline()
+    {
+        return pollsInline;
+    }
+
+    /**
+     * In polling mode, receive what the link holds on the calling thread, the one polling a CQ,
+     * instead of waiting for the progress thread to wake: a busy-polling receiver then sees a
+     * packet's completion without a thread hand-off. Does nothing if the progress thread (or
+     * another poller) is receiving at the moment, and never blocks.
+     *
+     * @return datagrams handled.
+     */
+    public int progressInline()
+    {
+        if (!pollsInline || !receiveLock.tryLock())
+        {
+            return 0;
+        }
+        try
+        {
+            return receiveBatch(INLINE_BATCH);
+        }
+        catch (final RuntimeException ex)
+        {
+            countBug(ex);
+            return 0;
+        }
+        finally
+        {
+            receiveLock.unlock();
         }
     }
 

@@ -26,6 +26,11 @@ import java.util.List;
  * try an application, or RC recovery between two processes, on a lossy network without root.
  * The drops are counted as {@value SoftContext#DROP_INJECTED}, and a warning is logged when a
  * device is made with loss, so that it is not left on by mistake.
+ * <p>
+ * {@code rdma4j.soft.progress} ({@code RDMA4J_SOFT_PROGRESS}) {@code polling} puts the devices in
+ * polling mode: a thread that polls an empty CQ receives from the network itself, for the lowest
+ * latency when the application busy-polls; {@code thread}, the default, leaves receiving to each
+ * device's progress thread.
  */
 public final class SoftProvider implements RdmaProvider
 {
@@ -162,7 +167,7 @@ public final class SoftProvider implements RdmaProvider
     private static SoftDevice newDevice(final InetAddress address)
     {
         final String name = "soft" + DEVICES.size();
-        final SoftDevice.Builder builder = SoftDevice.builder(name, address);
+        final SoftDevice.Builder builder = SoftDevice.builder(name, address).pollsInline(pollingMode());
         final String loss = setting("rdma4j.soft.loss", "RDMA4J_SOFT_LOSS");
         if (loss != null)
         {
@@ -175,6 +180,25 @@ public final class SoftProvider implements RdmaProvider
             builder.link(a -> new LossyLink(new UdpLink(a), seed, probability));
         }
         return builder.build();
+    }
+
+    /**
+     * @return true if {@code rdma4j.soft.progress} (or {@code RDMA4J_SOFT_PROGRESS}) asks for
+     * polling mode.
+     */
+    private static boolean pollingMode()
+    {
+        final String progress = setting("rdma4j.soft.progress", "RDMA4J_SOFT_PROGRESS");
+        if (progress == null || progress.equals("thread"))
+        {
+            return false;
+        }
+        if (progress.equals("polling"))
+        {
+            return true;
+        }
+        throw new RdmaException(Errno.EINVAL, "rdma4j.soft.progress '" + progress +
+            "' is neither 'thread' (a progress thread receives, the default) nor 'polling' (polling a CQ receives)");
     }
 
     private static String setting(final String property, final String environment)

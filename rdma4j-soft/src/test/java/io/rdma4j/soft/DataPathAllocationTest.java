@@ -9,7 +9,7 @@ import io.rdma4j.verbs.WorkCompletion;
 import io.rdma4j.verbs.WrOpcode;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.lang.management.ManagementFactory;
 
@@ -19,7 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Posting work requests, receiving their packets and polling completions allocate nothing: the
  * posting thread and the receiving device's progress thread are measured with the JVM's
  * per-thread allocation counters over many UD round trips on a UDP link, unicast and to a
- * multicast group.
+ * multicast group, with the progress thread receiving and in polling mode, where the polling
+ * thread receives too.
  * <p>
  * The JVM running this class is held to C1 (see the module's pom): C1 does no escape analysis,
  * so an object the code creates per operation is counted however far the JIT has got. Under C2 a
@@ -33,12 +34,12 @@ class DataPathAllocationTest
     private static final Gid GROUP = Gid.parse("239.255.77.9");
     private static final int MULTICAST_QPN = 0xFFFFFF;
 
-    @ParameterizedTest(name = "multicast {0}")
-    @ValueSource(booleans = { false, true })
-    void shouldPostReceiveAndPollWithoutAllocating(final boolean multicast)
+    @ParameterizedTest(name = "multicast {0}, polling mode {1}")
+    @CsvSource({ "false, false", "true, false", "false, true", "true, true" })
+    void shouldPostReceiveAndPollWithoutAllocating(final boolean multicast, final boolean pollsInline)
     {
         final var threads = (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
-        try (Fabric fabric = new Fabric(Fabric.Kind.UDP))
+        try (Fabric fabric = new Fabric(Fabric.Kind.UDP).pollsInline(pollsInline))
         {
             final UdEndpoint a = new UdEndpoint(fabric.open());
             final UdEndpoint b = new UdEndpoint(fabric.open());

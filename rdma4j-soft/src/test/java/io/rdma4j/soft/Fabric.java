@@ -28,6 +28,7 @@ public final class Fabric implements AutoCloseable
     private final int subnet;
     private int host;
     private java.util.function.UnaryOperator<io.rdma4j.soft.link.Link> linkWrapper = java.util.function.UnaryOperator.identity();
+    private boolean pollsInline;
 
     /**
      * @param wrapper wraps the link of every device opened from now on (e.g. to drop datagrams).
@@ -77,13 +78,24 @@ public final class Fabric implements AutoCloseable
     }
 
     /**
+     * @param inline true for a device in polling mode (CQ polls receive from the network).
+     * @return this.
+     */
+    public Fabric pollsInline(final boolean inline)
+    {
+        this.pollsInline = inline;
+        return this;
+    }
+
+    /**
      * @param limits the device's limits.
      * @return a new device on the next address, opened.
      */
     public Context open(final DeviceLimits limits)
     {
         final InetAddress address = address(++host);
-        final SoftDevice.Builder builder = SoftDevice.builder("test" + subnet + "_" + host, address).limits(limits);
+        final SoftDevice.Builder builder = SoftDevice.builder("test" + subnet + "_" + host, address).limits(limits)
+            .pollsInline(pollsInline);
         if (kind == Kind.MEMORY)
         {
             builder.link(a -> linkWrapper.apply(network.attach(a)));

@@ -1,0 +1,140 @@
+package io.rdma4j.soft;
+
+import io.rdma4j.soft.link.DatagramInfo;
+import io.rdma4j.soft.link.Link;
+import io.rdma4j.verbs.AddressHandle;
+import io.rdma4j.verbs.WcStatus;
+import io.rdma4j.verbs.WorkCompletion;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * In polling mode a thread that polls an empty CQ receives from the network itself. The
+ * receiving device's link here hides every datagram from the device's progress thread, so a
+ * message can only arrive through the poller.
+ */
+@Timeout(60)
+class PollingModeTest
+{
+    /** Receives nothing when asked by a device's progress thread (named rdma4j-...). */
+    private static final class HiddenFromProgressThread implements Link
+    {
+        final Link inner;
+        final Set<String> receivers = ConcurrentHashMap.newKeySet();
+
+        HiddenFromProgressThread(final Link inner)
+        {
+            this.inner = inner;
+        }
+
+        @Override
+        public boolean receive(final ByteBuffer buffer, final DatagramInfo info)
+        {
+            if (Thread.currentThread().getName().startsWith("rdma4j-"))
+            {
+                buffer.limit(0);
+                return false;
+            }
+            final boolean got = inner.receive(buffer, info);
+            if (got)
+            {
+                receivers.add(Thread.currentThread().getName());
+            }
+            return got;
+        }
+
+        @Override
+        public InetAddress localAddress()
+        {
+            return inner.localAddress();
+        }
+
+        @Override
+        public int localPort()
+        {
+            return inner.localPort();
+        }
+
+        @Override
+        public int ipIdentification()
+        {
+            return inner.ipIdentification();
+        }
+
+        @Override
+        public boolean send(final ByteBuffer datagram, final InetAddress destination, final int hopLimit)
+        {
+            return inner.send(datagram, destination, hopLimit);
+        }
+
+        @Override
+        public void awaitReadable(final long timeoutNanos)
+        {
+            inner.awaitReadable(Math.min(timeoutNanos, 1_000_000L));
+        }
+
+        @Override
+        public void wakeup()
+        {
+            inner.wakeup();
+        }
+
+        @Override
+        public void joinGroup(final InetAddress group)
+        {
+            inner.joinGroup(group);
+        }
+
+        @Override
+        public void leaveGroup(final InetAddress group)
+        {
+            inner.leaveGroup(group);
+        }
+
+        @Override
+        public void close()
+        {
+            inner.close();
+        }
+    }
+
+    @Test
+    void shouldReceiveOnThePollingThread()
+    {
+        try (Fabric fabric = new Fabric(Fabric.Kind.UDP).pollsInline(true))
+        {
+            final UdEndpoint sender = new UdEndpoint(fabric.open());
+            final HiddenFromProgressThread[] hidden = new HiddenFromProgressThread[1];
+            fabric.linkWrapper(link ->
+            {
+                hidden[0] = new HiddenFromProgressThread(link);
+                return hidden[0];
+            });
+            final UdEndpoint receiver = new UdEndpoint(fabric.open());
+            receiver.postRecvs(3);
+            final AddressHandle ah = sender.ahTo(receiver.gid());
+            for (int i = 0; i < 3; i++)
+            {
+                sender.send(ah, receiver.qp.qpNum(), UdEndpoint.QKEY, "inline " + i, i);
+            }
+
+            final List<WorkCompletion> got = receiver.poll(3, 10_000);
+            assertEquals(3, got.size());
+            for (int i = 0; i < 3; i++)
+            {
+                assertEquals(WcStatus.SUCCESS, got.get(i).status());
+                assertEquals("inline " + i, receiver.text(got.get(i)));
+            }
+            assertEquals(Set.of(Thread.currentThread().getName()), hidden[0].receivers,
+                "only the polling thread received");
+        }
+    }
+}
