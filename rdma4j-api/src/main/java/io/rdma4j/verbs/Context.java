@@ -71,6 +71,22 @@ public interface Context extends AutoCloseable
     Map<String, Long> counters();
 
     /**
+     * The address vector that answers a UD message ({@code ibv_init_ah_from_wc}): its sender's GID
+     * as destination, the local GID it was sent to as source, its hop limit and traffic class.
+     *
+     * @param portNum the port to answer from.
+     * @param wc      the receive completion.
+     * @param grh     the first 40 bytes of the receive buffer (the GRH slot).
+     * @return the address vector.
+     * @throws RdmaException EINVAL without a GRH, for a message sent to a multicast group, or one
+     *                       sent to a GID this port does not have.
+     */
+    default AhAttr initAhFromWc(final int portNum, final WorkCompletion wc, final java.lang.foreign.MemorySegment grh)
+    {
+        return ReplyAddress.of(this, portNum, wc, grh);
+    }
+
+    /**
      * Close the context ({@code ibv_close_device}).
      *
      * @throws RdmaException EBUSY while PDs, CQs or channels made from it are open.

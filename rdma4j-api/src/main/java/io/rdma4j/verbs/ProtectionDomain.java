@@ -44,6 +44,21 @@ public interface ProtectionDomain extends AutoCloseable
     AddressHandle createAh(AhAttr attr);
 
     /**
+     * An address handle that answers a UD message ({@code ibv_create_ah_from_wc}).
+     *
+     * @param wc      the receive completion.
+     * @param grh     the first 40 bytes of the receive buffer (the GRH slot).
+     * @param portNum the port to answer from.
+     * @return the address handle.
+     * @see Context#initAhFromWc
+     */
+    default AddressHandle createAhFromWc(final WorkCompletion wc, final java.lang.foreign.MemorySegment grh,
+        final int portNum)
+    {
+        return createAh(context().initAhFromWc(portNum, wc, grh));
+    }
+
+    /**
      * Create a shared receive queue ({@code ibv_create_srq}).
      *
      * @param attr sizes and limit.

@@ -1,10 +1,10 @@
 package io.rdma4j.tools;
 
-import io.rdma4j.tools.udaddy.ReplyAddress;
 import io.rdma4j.verbs.AhAttr;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.Gid;
 import io.rdma4j.verbs.RdmaException;
+import io.rdma4j.verbs.ReplyAddress;
 import io.rdma4j.verbs.WcFlags;
 import io.rdma4j.verbs.WcOpcode;
 import io.rdma4j.verbs.WcStatus;

@@ -14,6 +14,7 @@ import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.GlobalRoute;
 import io.rdma4j.verbs.PortAttr;
 import io.rdma4j.verbs.RdmaException;
+import io.rdma4j.verbs.ReplyAddress;
 import io.rdma4j.verbs.SendFlags;
 import io.rdma4j.verbs.WorkCompletion;
 import picocli.CommandLine.Command;
@@ -806,7 +807,7 @@ public final class UdaddyCommand implements Callable<Integer>
     {
         try
         {
-            final AhAttr attr = ReplyAddress.of(node.verbs(), 1, wc, node.grh());
+            final AhAttr attr = node.verbs().initAhFromWc(1, wc, node.grh());
             // the sender put its QPN in the immediate data; the Q_Key is this QP's own
             node.remote(attr, wc.immData(), node.qp().query().qkey());
             return 0;

@@ -1,14 +1,5 @@
-package io.rdma4j.tools.udaddy;
+package io.rdma4j.verbs;
 
-import io.rdma4j.verbs.AhAttr;
-import io.rdma4j.verbs.Context;
-import io.rdma4j.verbs.Errno;
-import io.rdma4j.verbs.Gid;
-import io.rdma4j.verbs.GlobalRoute;
-import io.rdma4j.verbs.PortAttr;
-import io.rdma4j.verbs.RdmaException;
-import io.rdma4j.verbs.WcFlags;
-import io.rdma4j.verbs.WorkCompletion;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -16,7 +7,7 @@ import java.nio.ByteOrder;
 
 /**
  * The address vector back to the sender of a UD message, as {@code ibv_init_ah_from_wc} builds
- * it on RoCEv2 (the verbs API has no such call): from the 40-byte GRH slot ahead of the data,
+ * it on RoCEv2 ({@link Context#initAhFromWc}, {@link ProtectionDomain#createAhFromWc}): from the 40-byte GRH slot ahead of the data,
  * which holds a whole IPv6 header, or for IPv4 twenty unused bytes and then the IPv4 header.
  * The destination is the packet's source address; the local GID index is the one whose GID is
  * the packet's destination; the hop limit and traffic class are the packet's.
