@@ -455,7 +455,13 @@ public final class SoftEngine implements AutoCloseable
         }
         try
         {
-            return receiveBatch(INLINE_BATCH);
+            final int received = receiveBatch(INLINE_BATCH);
+            if (received > 0)
+            {
+                // as the progress thread does after a batch: send the ACKs the batch coalesced
+                timerHint = runTimers(nanoTime());
+            }
+            return received;
         }
         catch (final RuntimeException ex)
         {

@@ -3,8 +3,14 @@ package io.rdma4j.soft;
 import io.rdma4j.soft.link.DatagramInfo;
 import io.rdma4j.soft.link.Link;
 import io.rdma4j.verbs.AddressHandle;
+import io.rdma4j.verbs.Mtu;
+import io.rdma4j.verbs.QpType;
+import io.rdma4j.verbs.RecvWr;
+import io.rdma4j.verbs.SendFlags;
+import io.rdma4j.verbs.SendWr;
 import io.rdma4j.verbs.WcStatus;
 import io.rdma4j.verbs.WorkCompletion;
+import io.rdma4j.verbs.WrOpcode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -13,6 +19,7 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -24,15 +31,22 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 @Timeout(60)
 class PollingModeTest
 {
-    /** Receives nothing when asked by a device's progress thread (named rdma4j-...). */
+    /**
+     * Receives nothing when asked by a device's progress thread (named rdma4j-...); with
+     * {@code parkProgressThread}, that thread also waits in awaitReadable until the link is woken
+     * or closed, so it runs no timers either.
+     */
     private static final class HiddenFromProgressThread implements Link
     {
         final Link inner;
+        final boolean parkProgressThread;
+        final CountDownLatch closed = new CountDownLatch(1);
         final Set<String> receivers = ConcurrentHashMap.newKeySet();
 
-        HiddenFromProgressThread(final Link inner)
+        HiddenFromProgressThread(final Link inner, final boolean parkProgressThread)
         {
             this.inner = inner;
+            this.parkProgressThread = parkProgressThread;
         }
 
         @Override
@@ -78,12 +92,27 @@ class PollingModeTest
         @Override
         public void awaitReadable(final long timeoutNanos)
         {
+            if (parkProgressThread && Thread.currentThread().getName().startsWith("rdma4j-"))
+            {
+                try
+                {
+                    closed.await();
+                }
+                catch (final InterruptedException ex)
+                {
+                    Thread.currentThread().interrupt();
+                }
+                return;
+            }
             inner.awaitReadable(Math.min(timeoutNanos, 1_000_000L));
         }
 
         @Override
         public void wakeup()
         {
+            // the device wakes its progress thread to stop it (nothing on the receiving side arms a
+            // timer in these tests)
+            closed.countDown();
             inner.wakeup();
         }
 
@@ -102,6 +131,7 @@ class PollingModeTest
         @Override
         public void close()
         {
+            closed.countDown();
             inner.close();
         }
     }
@@ -115,7 +145,7 @@ class PollingModeTest
             final HiddenFromProgressThread[] hidden = new HiddenFromProgressThread[1];
             fabric.linkWrapper(link ->
             {
-                hidden[0] = new HiddenFromProgressThread(link);
+                hidden[0] = new HiddenFromProgressThread(link, false);
                 return hidden[0];
             });
             final UdEndpoint receiver = new UdEndpoint(fabric.open());
@@ -135,6 +165,35 @@ class PollingModeTest
             }
             assertEquals(Set.of(Thread.currentThread().getName()), hidden[0].receivers,
                 "only the polling thread received");
+        }
+    }
+
+    @Test
+    void shouldAcknowledgeFromThePollingThread()
+    {
+        // the receiver's progress thread neither receives nor runs timers: the ACK that lets the
+        // sender complete can only come from the thread that polled the receive
+        try (Fabric fabric = new Fabric(Fabric.Kind.UDP).pollsInline(true))
+        {
+            final RcEndpoint sender = new RcEndpoint(fabric.open(), QpType.RC, 4096, 8);
+            final HiddenFromProgressThread[] hidden = new HiddenFromProgressThread[1];
+            fabric.linkWrapper(link ->
+            {
+                hidden[0] = new HiddenFromProgressThread(link, true);
+                return hidden[0];
+            });
+            final RcEndpoint receiver = new RcEndpoint(fabric.open(), QpType.RC, 4096, 8);
+            RcEndpoint.connect(sender, receiver, Mtu.MTU_1024, 14, 7, 7, 1, 0, 0);
+            receiver.qp.postRecv(new RecvWr().wrId(7).sge(receiver.mr, 0, 1024));
+            sender.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
+                .sge(sender.mr, 0, 100));
+
+            final List<WorkCompletion> received = receiver.pollRecv(1, 10_000);
+            assertEquals(1, received.size());
+            assertEquals(1L, receiver.qp.counters().get("sent_acks"),
+                "the poll that produced the completion sent the coalesced ACK");
+            assertEquals(WcStatus.SUCCESS, sender.pollSend(1, 10_000).getFirst().status());
+            assertEquals(0L, sender.qp.counters().get("retransmitted_pkts"));
         }
     }
 }
