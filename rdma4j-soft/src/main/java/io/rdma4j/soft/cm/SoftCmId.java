@@ -693,7 +693,7 @@ public final class SoftCmId implements CmId
     {
         final SoftDevice releasedDevice;
         final ProtectionDomain releasedPd;
-        final List<SoftDevice> releasedListenDevices = new ArrayList<>();
+        final List<SoftDevice> alsoReleased = new ArrayList<>();
         RdmaException interrupted = null;
         channel.lock.lock();
         try
@@ -716,7 +716,15 @@ public final class SoftCmId implements CmId
                 undo(join);
             }
             joins.clear();
-            channel.removeQueued(event -> event.softId() == this);
+            for (final SoftCmEvent unseen : channel.takeQueued(event -> event.softId() == this))
+            {
+                if (unseen.id() != this)
+                {
+                    // a connection request the application never saw: its id goes with the
+                    // listener, and the peer is rejected, as when the kernel destroys a listener
+                    alsoReleased.add(((SoftCmId)unseen.id()).discardUnseen());
+                }
+            }
             if (reservedPort >= 0)
             {
                 PortTable.release(portSpace, reservedAddress, reservedPort);
@@ -724,7 +732,7 @@ public final class SoftCmId implements CmId
             }
             releasedDevice = device;
             releasedPd = ownPd;
-            releasedListenDevices.addAll(listenDevices);
+            alsoReleased.addAll(listenDevices);
             listenDevices.clear();
             try
             {
@@ -760,7 +768,7 @@ public final class SoftCmId implements CmId
         {
             CmDevices.release(releasedDevice);
         }
-        for (final SoftDevice listened : releasedListenDevices)
+        for (final SoftDevice listened : alsoReleased)
         {
             CmDevices.release(listened);
         }
@@ -1302,6 +1310,23 @@ public final class SoftCmId implements CmId
         c.phase = CmConnection.Phase.CLOSED;
         releaseBacklog(c);
         ConnectionManager.forget(c);
+    }
+
+    /**
+     * Lock held (the listener's, which is this id's channel's): destroy an id whose
+     * CONNECT_REQUEST was never retrieved.
+     *
+     * @return its device, to release once the lock is let go.
+     */
+    private SoftDevice discardUnseen()
+    {
+        if (connection != null)
+        {
+            abandon(connection);
+        }
+        state = CmState.DESTROYING;
+        channel.forget(this);
+        return device;
     }
 
     /** Lock held: a passive connection was answered and no longer counts against the backlog. */

@@ -10,7 +10,10 @@ import io.rdma4j.verbs.QueuePair;
 import io.rdma4j.verbs.RdmaException;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
@@ -179,6 +182,38 @@ public final class SoftEventChannel implements EventChannel
     void removeQueued(final Predicate<SoftCmEvent> which)
     {
         queue.removeIf(which);
+    }
+
+    /**
+     * @return events waiting to be retrieved (for tests that must not take them).
+     */
+    int queued()
+    {
+        lock.lock();
+        try
+        {
+            return queue.size();
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /** Lock held: remove the queued events that match and return them. */
+    List<SoftCmEvent> takeQueued(final Predicate<SoftCmEvent> which)
+    {
+        final List<SoftCmEvent> taken = new ArrayList<>();
+        for (final Iterator<SoftCmEvent> it = queue.iterator(); it.hasNext(); )
+        {
+            final SoftCmEvent event = it.next();
+            if (which.test(event))
+            {
+                taken.add(event);
+                it.remove();
+            }
+        }
+        return taken;
     }
 
     /**

@@ -401,6 +401,49 @@ class SoftCmConnectionTest
         }
     }
 
+    @ParameterizedTest
+    @EnumSource(CmFabric.Kind.class)
+    void shouldRejectRequestsNobodySawWhenTheListenerIsDestroyed(final CmFabric.Kind kind) throws Exception
+    {
+        try (CmFabric fabric = new CmFabric(kind);
+            EventChannel serverChannel = SoftEventChannel.create();
+            EventChannel clientChannel = SoftEventChannel.create())
+        {
+            fabric.device(SERVER);
+            fabric.device(CLIENT);
+            final CmId listener = listener(serverChannel, fabric, PortSpace.TCP);
+            final CmId clientId = resolvedId(clientChannel, fabric,
+                fabric.socketAddress(SERVER, listener.localAddress().getPort()), PortSpace.TCP);
+            final Side client = new Side(clientId, QpType.RC);
+            clientId.connect(null);
+            awaitQueuedEvent(serverChannel);
+
+            listener.close();
+            final CmEvent rejected = expect(clientChannel, CmEventType.REJECTED);
+            assertEquals(CmWire.REJ_CONSUMER_DEFINED, rejected.status());
+            rejected.ack();
+
+            client.close();
+            clientId.close();
+        }
+        // closing serverChannel above would have thrown EBUSY had the unseen request's id stayed
+    }
+
+    /** Wait until the channel has an event queued, without taking it. */
+    private static void awaitQueuedEvent(final EventChannel channel)
+    {
+        final SoftEventChannel soft = (SoftEventChannel)channel;
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (soft.queued() == 0)
+        {
+            if (System.nanoTime() > deadline)
+            {
+                throw new AssertionError("no event queued within 10 s");
+            }
+            Thread.onSpinWait();
+        }
+    }
+
     @Test
     void shouldConnectWhenTheReplyAndTheReadyToUseAreLost() throws Exception
     {
