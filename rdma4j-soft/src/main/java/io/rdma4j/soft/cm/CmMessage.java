@@ -49,6 +49,17 @@ sealed interface CmMessage
     {
     }
 
+    /**
+     * MessageReceiptAcknowledgement: "your request arrived, the answer will take a while".
+     *
+     * @param messageMraed   0 a REQ, 1 a REP.
+     * @param serviceTimeout how long the answer may take: 4.096 µs × 2^serviceTimeout.
+     */
+    record Mra(long tid, int localCommId, int remoteCommId, int messageMraed, int serviceTimeout)
+        implements CmMessage
+    {
+    }
+
     /** DisconnectRequest. */
     record Dreq(long tid, int localCommId, int remoteCommId, int remoteQpn) implements CmMessage
     {

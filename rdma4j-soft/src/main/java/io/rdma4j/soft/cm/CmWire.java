@@ -4,6 +4,7 @@ import io.rdma4j.cm.PortSpace;
 import io.rdma4j.soft.cm.mad.CmDrep;
 import io.rdma4j.soft.cm.mad.CmDreq;
 import io.rdma4j.soft.cm.mad.CmMad;
+import io.rdma4j.soft.cm.mad.CmMra;
 import io.rdma4j.soft.cm.mad.CmRej;
 import io.rdma4j.soft.cm.mad.CmRep;
 import io.rdma4j.soft.cm.mad.CmReq;
@@ -39,6 +40,10 @@ final class CmWire
     static final int REJ_TIMEOUT = 4;
     static final int REJ_INVALID_SERVICE_ID = 8;
     static final int REJ_CONSUMER_DEFINED = 28;
+    static final int MRAED_REQ = 0;
+    static final int MRAED_REP = 1;
+    /** The service timeout the kernel announces in its MRA: 4.096 µs × 2^24, about 69 s. */
+    static final int MRA_SERVICE_TIMEOUT = 24;
     static final int SIDR_SUCCESS = 0;
     static final int SIDR_UNSUPPORTED = 1;
     static final int SIDR_REJECT = 2;
@@ -129,6 +134,12 @@ final class CmWire
                     .reason(m.reason());
                 privateData(m.privateData(), rej::privateData);
             }
+            case CmMessage.Mra m ->
+            {
+                header.initHeader(CmMad.ATTR_MRA, m.tid());
+                new CmMra().wrap(mad, 0).localCommId(m.localCommId()).remoteCommId(m.remoteCommId())
+                    .messageMraed(m.messageMraed()).serviceTimeout(m.serviceTimeout());
+            }
             case CmMessage.Dreq m ->
             {
                 header.initHeader(CmMad.ATTR_DREQ, m.tid());
@@ -197,6 +208,12 @@ final class CmWire
                 rej.privateData(data);
                 yield new CmMessage.Rej(tid, rej.localCommId(), rej.remoteCommId(), rej.messageRejected(),
                     rej.reason(), data);
+            }
+            case CmMad.ATTR_MRA ->
+            {
+                final CmMra mra = new CmMra().wrap(mad, 0);
+                yield new CmMessage.Mra(tid, mra.localCommId(), mra.remoteCommId(), mra.messageMraed(),
+                    mra.serviceTimeout());
             }
             case CmMad.ATTR_DREQ ->
             {

@@ -134,8 +134,35 @@ final class ConnectionManager
         scheduleRetry(id, connection, mad, onTimeout);
     }
 
+    /**
+     * The peer acknowledged the request and asked for {@code serviceNanos} more: wait that long
+     * (plus the usual response timeout) before sending again, without spending a retry, as the
+     * kernel does on an MRA.
+     */
+    static void extend(final SoftCmId id, final CmConnection connection, final long serviceNanos,
+        final Runnable onTimeout)
+    {
+        final byte[] mad = connection.pending;
+        if (mad == null)
+        {
+            return;
+        }
+        if (connection.retry != null)
+        {
+            connection.retry.cancel(false);
+        }
+        scheduleRetry(id, connection, mad, onTimeout, serviceNanos + RESPONSE_TIMEOUT_NANOS);
+    }
+
     private static void scheduleRetry(
         final SoftCmId id, final CmConnection connection, final byte[] mad, final Runnable onTimeout)
+    {
+        scheduleRetry(id, connection, mad, onTimeout, RESPONSE_TIMEOUT_NANOS);
+    }
+
+    private static void scheduleRetry(
+        final SoftCmId id, final CmConnection connection, final byte[] mad, final Runnable onTimeout,
+        final long delayNanos)
     {
         connection.retry = THREAD.schedule(() ->
         {
@@ -162,7 +189,7 @@ final class ConnectionManager
             {
                 id.channel.lock.unlock();
             }
-        }, RESPONSE_TIMEOUT_NANOS, TimeUnit.NANOSECONDS);
+        }, delayNanos, TimeUnit.NANOSECONDS);
     }
 
     private static void onMad(final SoftEngine engine, final byte[] mad, final int sourceIpv4, final int sourcePort)
@@ -188,6 +215,7 @@ final class ConnectionManager
             case CmMessage.Rtu rtu -> deliver(engine, rtu.remoteCommId(), sourceIpv4, message);
             case CmMessage.Rej rej -> deliver(engine, rej.remoteCommId(), sourceIpv4, message);
             case CmMessage.Drep drep -> deliver(engine, drep.remoteCommId(), sourceIpv4, message);
+            case CmMessage.Mra mra -> deliver(engine, mra.remoteCommId(), sourceIpv4, message);
             case CmMessage.SidrRep rep -> deliver(engine, rep.requestId(), sourceIpv4, message);
             case CmMessage.Dreq dreq ->
             {

@@ -1094,6 +1094,12 @@ public final class SoftCmId implements CmId
             {
                 c.engine.sendMad(c.pending, peerIp);
             }
+            else if (c.phase == CmConnection.Phase.REQ_RCVD)
+            {
+                // the application has not answered yet: ask the peer for time, as the kernel's MRA does
+                c.engine.sendMad(CmWire.encode(new CmMessage.Mra(c.tid, c.localCommId, c.remoteCommId,
+                    CmWire.MRAED_REQ, CmWire.MRA_SERVICE_TIMEOUT)), peerIp);
+            }
             return true;
         }
         finally
@@ -1124,6 +1130,7 @@ public final class SoftCmId implements CmId
                 case CmMessage.Rej rej -> onRej(c, rej);
                 case CmMessage.Dreq dreq -> onDreq(c, dreq);
                 case CmMessage.Drep drep -> onDrep(c);
+                case CmMessage.Mra mra -> onMra(c, mra);
                 case CmMessage.SidrRep rep -> onSidrRep(c, rep);
                 default -> false;
             };
@@ -1169,6 +1176,18 @@ public final class SoftCmId implements CmId
         c.engine.sendMad(CmWire.encode(new CmMessage.Rtu(c.tid, c.localCommId, c.remoteCommId)), c.peerIp);
         c.phase = CmConnection.Phase.ESTABLISHED;
         ConnectionManager.post(this, CmEventType.ESTABLISHED, 0, ConnectionManager.connParam(rep), null, null);
+        return true;
+    }
+
+    private boolean onMra(final CmConnection c, final CmMessage.Mra mra)
+    {
+        final boolean waiting = mra.messageMraed() == CmWire.MRAED_REQ && c.phase == CmConnection.Phase.REQ_SENT ||
+            mra.messageMraed() == CmWire.MRAED_REP && c.phase == CmConnection.Phase.REP_SENT;
+        if (!waiting)
+        {
+            return false;
+        }
+        ConnectionManager.extend(this, c, 4096L << Math.min(mra.serviceTimeout(), 31), () -> unreachable(c));
         return true;
     }
 

@@ -429,6 +429,67 @@ class SoftCmConnectionTest
         // closing serverChannel above would have thrown EBUSY had the unseen request's id stayed
     }
 
+    @Test
+    void shouldAskForTimeWithAnMraAndWaitWhenAskedForIt() throws Exception
+    {
+        try (CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY);
+            EventChannel serverChannel = SoftEventChannel.create();
+            EventChannel clientChannel = SoftEventChannel.create())
+        {
+            final List<Long> reqTimes = new CopyOnWriteArrayList<>();
+            final List<Long> mraTimes = new CopyOnWriteArrayList<>();
+            fabric.network().tap(d ->
+            {
+                final int attribute = madAttribute(d.bytes());
+                if (attribute == 0x0010)
+                {
+                    reqTimes.add(System.nanoTime());
+                }
+                else if (attribute == 0x0011)
+                {
+                    mraTimes.add(System.nanoTime());
+                }
+            });
+            fabric.device(SERVER);
+            fabric.device(CLIENT);
+            final CmId listener = listener(serverChannel, fabric, PortSpace.TCP);
+            final CmId clientId = resolvedId(clientChannel, fabric,
+                fabric.socketAddress(SERVER, listener.localAddress().getPort()), PortSpace.TCP);
+            final Side client = new Side(clientId, QpType.RC);
+            clientId.connect(null);
+            final CmEvent request = expect(serverChannel, CmEventType.CONNECT_REQUEST);
+            final CmId serverId = request.id();
+            request.ack();
+
+            // the application sits on the request: the repeated REQ (after 4.3 s) gets an MRA...
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (mraTimes.isEmpty())
+            {
+                assertTrue(System.nanoTime() < deadline, "no MRA for the repeated REQ");
+                Thread.onSpinWait();
+            }
+            assertEquals(2, reqTimes.size());
+            // ...after which the client waits the MRA's service time instead of the next 4.3 s
+            final long quietUntil = mraTimes.getFirst() + TimeUnit.SECONDS.toNanos(6);
+            while (System.nanoTime() < quietUntil)
+            {
+                assertEquals(2, reqTimes.size(), "a REQ was sent again despite the MRA");
+                Thread.onSpinWait();
+            }
+
+            final Side server = new Side(serverId, QpType.RC);
+            serverId.accept(null);
+            expectAndAck(clientChannel, CmEventType.ESTABLISHED);
+            expectAndAck(serverChannel, CmEventType.ESTABLISHED);
+
+            client.close();
+            server.close();
+            clientId.close();
+            serverId.close();
+            listener.close();
+        }
+    }
+
     /** Wait until the channel has an event queued, without taking it. */
     private static void awaitQueuedEvent(final EventChannel channel)
     {
