@@ -244,13 +244,13 @@ public final class SoftEventChannel implements EventChannel
         }
     }
 
-    /** Forget a destroyed id; called with the lock held. */
     /** A new id made by the connection manager for a connection request; lock held. */
     void adopt(final SoftCmId id)
     {
         ids.add(id);
     }
 
+    /** Forget a destroyed id; called with the lock held. */
     void forget(final SoftCmId id)
     {
         ids.remove(id);
