@@ -34,37 +34,13 @@ public final class MemoryAccess
         final SendWqe wqe, final MrTable mrs, final SoftPd pd, final long messageOffset,
         final MemorySegment destination, final long destOffset, final int length)
     {
-        if (length == 0)
-        {
-            return true;
-        }
-        if (wqe.isInline)
+        if (length != 0 && wqe.isInline)
         {
             MemorySegment.copy(wqe.inline, messageOffset, destination, destOffset, length);
             return true;
         }
-        long skip = messageOffset;
-        long written = 0;
-        for (int i = 0; i < wqe.numSge && written < length; i++)
-        {
-            final int sgeLength = wqe.length[i];
-            if (skip >= sgeLength)
-            {
-                skip -= sgeLength;
-                continue;
-            }
-            final int chunk = (int)Math.min(sgeLength - skip, length - written);
-            final SoftMr mr = mrs.lookup(wqe.lkey[i]);
-            final long address = wqe.addr[i] + skip;
-            if (mr == null || mr.softPd() != pd || !mr.covers(address, chunk))
-            {
-                return false;
-            }
-            MemorySegment.copy(mr.segment(), address - mr.address(), destination, destOffset + written, chunk);
-            written += chunk;
-            skip = 0;
-        }
-        return written == length;
+        return copy(wqe.numSge, wqe.addr, wqe.length, wqe.lkey, mrs, pd, messageOffset, destination, destOffset,
+            length, false);
     }
 
     /**
@@ -83,33 +59,7 @@ public final class MemoryAccess
         final RecvWqe wqe, final MrTable mrs, final SoftPd pd, final long offset, final MemorySegment source,
         final long sourceOffset, final int length)
     {
-        if (length == 0)
-        {
-            return true;
-        }
-        long skip = offset;
-        long written = 0;
-        for (int i = 0; i < wqe.numSge && written < length; i++)
-        {
-            final int sgeLength = wqe.length[i];
-            if (skip >= sgeLength)
-            {
-                skip -= sgeLength;
-                continue;
-            }
-            final int chunk = (int)Math.min(sgeLength - skip, length - written);
-            final SoftMr mr = mrs.lookup(wqe.lkey[i]);
-            final long address = wqe.addr[i] + skip;
-            if (mr == null || mr.softPd() != pd || !mr.covers(address, chunk) ||
-                (mr.accessBits() & AccessFlag.LOCAL_WRITE.bit()) == 0)
-            {
-                return false;
-            }
-            MemorySegment.copy(source, sourceOffset + written, mr.segment(), address - mr.address(), chunk);
-            written += chunk;
-            skip = 0;
-        }
-        return written == length;
+        return copy(wqe.numSge, wqe.addr, wqe.length, wqe.lkey, mrs, pd, offset, source, sourceOffset, length, true);
     }
 
     /**
@@ -129,29 +79,48 @@ public final class MemoryAccess
         final SendWqe wqe, final MrTable mrs, final SoftPd pd, final long offset, final MemorySegment source,
         final long sourceOffset, final int length)
     {
+        return copy(wqe.numSge, wqe.addr, wqe.length, wqe.lkey, mrs, pd, offset, source, sourceOffset, length, true);
+    }
+
+    /**
+     * Walk a scatter/gather list from {@code skip} bytes in and copy {@code length} bytes between
+     * it and {@code other}: into the list's memory (which then needs LOCAL_WRITE) or out of it.
+     */
+    private static boolean copy(
+        final int numSge, final long[] addr, final int[] sgeLengths, final int[] lkey, final MrTable mrs,
+        final SoftPd pd, final long skipBytes, final MemorySegment other, final long otherOffset, final int length,
+        final boolean intoMemory)
+    {
         if (length == 0)
         {
             return true;
         }
-        long skip = offset;
+        long skip = skipBytes;
         long written = 0;
-        for (int i = 0; i < wqe.numSge && written < length; i++)
+        for (int i = 0; i < numSge && written < length; i++)
         {
-            final int sgeLength = wqe.length[i];
+            final int sgeLength = sgeLengths[i];
             if (skip >= sgeLength)
             {
                 skip -= sgeLength;
                 continue;
             }
             final int chunk = (int)Math.min(sgeLength - skip, length - written);
-            final SoftMr mr = mrs.lookup(wqe.lkey[i]);
-            final long address = wqe.addr[i] + skip;
+            final SoftMr mr = mrs.lookup(lkey[i]);
+            final long address = addr[i] + skip;
             if (mr == null || mr.softPd() != pd || !mr.covers(address, chunk) ||
-                (mr.accessBits() & AccessFlag.LOCAL_WRITE.bit()) == 0)
+                intoMemory && (mr.accessBits() & AccessFlag.LOCAL_WRITE.bit()) == 0)
             {
                 return false;
             }
-            MemorySegment.copy(source, sourceOffset + written, mr.segment(), address - mr.address(), chunk);
+            if (intoMemory)
+            {
+                MemorySegment.copy(other, otherOffset + written, mr.segment(), address - mr.address(), chunk);
+            }
+            else
+            {
+                MemorySegment.copy(mr.segment(), address - mr.address(), other, otherOffset + written, chunk);
+            }
             written += chunk;
             skip = 0;
         }
