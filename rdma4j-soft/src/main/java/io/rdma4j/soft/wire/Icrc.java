@@ -120,21 +120,7 @@ public final class Icrc
         final int ipId,
         final boolean dontFragment)
     {
-        checkLength(length);
-        buffer.get(index, header, BTH_OFFSET, BthFlyweight.LENGTH);
-        hashHeader(length, srcIp, dstIp, srcPort, dstPort, ipId, dontFragment);
-        final int position = buffer.position();
-        final int limit = buffer.limit();
-        try
-        {
-            buffer.limit(index + length - LENGTH).position(index + BthFlyweight.LENGTH);
-            crc.update(buffer);
-        }
-        finally
-        {
-            buffer.limit(limit).position(position);
-        }
-        return (int)crc.getValue();
+        return compute(upToLimit(buffer), index, length, srcIp, dstIp, srcPort, dstPort, ipId, dontFragment);
     }
 
     /**
@@ -192,10 +178,7 @@ public final class Icrc
         final int ipId,
         final boolean dontFragment)
     {
-        final int value = compute(buffer, index, length, srcIp, dstIp, srcPort, dstPort, ipId, dontFragment);
-        buffer.putInt(index + length - LENGTH, buffer.order() == ByteOrder.LITTLE_ENDIAN ? value :
-            Integer.reverseBytes(value));
-        return value;
+        return generate(upToLimit(buffer), index, length, srcIp, dstIp, srcPort, dstPort, ipId, dontFragment);
     }
 
     /**
@@ -263,19 +246,7 @@ public final class Icrc
         final int ipId,
         final boolean dontFragment)
     {
-        if (length < MIN_LENGTH)
-        {
-            return -1;
-        }
-        final int wire = buffer.getInt(index + length - LENGTH);
-        final int received = buffer.order() == ByteOrder.LITTLE_ENDIAN ? wire : Integer.reverseBytes(wire);
-        final int guess = ipId < 0 ? 0 : ipId & 0xFFFF;
-        final int computed = compute(buffer, index, length, srcIp, dstIp, srcPort, dstPort, guess, dontFragment);
-        if (computed == received)
-        {
-            return guess;
-        }
-        return ipId < 0 ? solveIpId(length, received ^ computed) : -1;
+        return check(upToLimit(buffer), index, length, srcIp, dstIp, srcPort, dstPort, ipId, dontFragment);
     }
 
     /**
@@ -289,6 +260,15 @@ public final class Icrc
     public static int read(final MemorySegment segment, final long offset, final int length)
     {
         return segment.get(ICRC_LAYOUT, offset + length - LENGTH);
+    }
+
+    /**
+     * The buffer from index 0 to its limit as a segment, so absolute indexes stay offsets, the
+     * limit still bounds the packet, and the buffer's position and byte order do not matter.
+     */
+    private static MemorySegment upToLimit(final ByteBuffer buffer)
+    {
+        return MemorySegment.ofBuffer(buffer.duplicate().clear().limit(buffer.limit()));
     }
 
     private static void checkLength(final int length)
