@@ -2,14 +2,11 @@ package io.rdma4j.soft.cm;
 
 import io.rdma4j.cm.CmEventType;
 import io.rdma4j.cm.ConnParam;
-import io.rdma4j.cm.PortSpace;
-import io.rdma4j.cm.RdmaCm;
 import io.rdma4j.cm.UdParam;
 import io.rdma4j.soft.SoftCounter;
 import io.rdma4j.soft.SoftEngine;
 import io.rdma4j.soft.link.Ipv4;
 import io.rdma4j.verbs.AhAttr;
-import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.Gid;
 import io.rdma4j.verbs.GlobalRoute;
 import io.rdma4j.verbs.QpAttr;
@@ -18,7 +15,6 @@ import io.rdma4j.verbs.QueuePair;
 import io.rdma4j.verbs.RdmaException;
 
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.security.SecureRandom;
 import java.util.List;
 import java.util.Map;
@@ -115,11 +111,6 @@ final class ConnectionManager
         LISTENERS.remove(id);
     }
 
-    static void execute(final Runnable task)
-    {
-        THREAD.execute(task);
-    }
-
     /**
      * Send a MAD now and again every CM response timeout until {@link CmConnection#cancelRetry}
      * or the retries run out, when {@code onTimeout} runs (under the id's lock).
@@ -208,9 +199,9 @@ final class ConnectionManager
         switch (message)
         {
             case CmMessage.Req req -> onRequest(engine, message, req.serviceId(), req.dstIp(), sourceIpv4,
-                req.localCommId(), PortSpace.TCP);
+                req.localCommId());
             case CmMessage.SidrReq req -> onRequest(engine, message, req.serviceId(), req.dstIp(), sourceIpv4,
-                req.requestId(), PortSpace.UDP);
+                req.requestId());
             case CmMessage.Rep rep -> deliver(engine, rep.remoteCommId(), sourceIpv4, message);
             case CmMessage.Rtu rtu -> deliver(engine, rtu.remoteCommId(), sourceIpv4, message);
             case CmMessage.Rej rej -> deliver(engine, rej.remoteCommId(), sourceIpv4, message);
@@ -246,7 +237,7 @@ final class ConnectionManager
      * on a new id, or refused as the kernel refuses it when nobody listens.
      */
     private static void onRequest(final SoftEngine engine, final CmMessage request, final long serviceId,
-        final int dstIp, final int sourceIpv4, final int remoteCommId, final PortSpace transportSpace)
+        final int dstIp, final int sourceIpv4, final int remoteCommId)
     {
         for (final SoftCmId id : BY_COMM_ID.values())
         {
@@ -321,11 +312,6 @@ final class ConnectionManager
         return new UdParam(privateData, pathTo(peerIp), qpn, qkey);
     }
 
-    static InetSocketAddress socketAddress(final int ip, final int port)
-    {
-        return new InetSocketAddress(Ipv4.toAddress(ip), port);
-    }
-
     /**
      * Take a QP to RTR and RTS for a connection, as librdmacm does in rdma_connect's reply
      * handling and in rdma_accept.
@@ -380,19 +366,9 @@ final class ConnectionManager
         return requested < 0 || requested > 7 ? DEFAULT_RETRY : requested;
     }
 
-    static RdmaException notConnected(final String verb, final Object state)
-    {
-        return new RdmaException(Errno.EINVAL, verb + ": the id is " + state);
-    }
-
     static void post(final SoftCmId id, final CmEventType type, final int status, final ConnParam param,
         final UdParam ud, final SoftCmId listener)
     {
         id.channel.post(new SoftCmEvent(id.channel, type, id, status, ud, null, param, listener));
-    }
-
-    static int qkey()
-    {
-        return RdmaCm.UDP_QKEY;
     }
 }

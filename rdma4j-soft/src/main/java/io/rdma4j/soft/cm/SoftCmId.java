@@ -448,7 +448,7 @@ public final class SoftCmId implements CmId
             {
                 checkPrivateData("accept", p.privateData(), CmWire.SIDR_REP_PRIVATE_DATA);
                 engine().sendMad(CmWire.encode(new CmMessage.SidrRep(req.tid(), req.requestId(), CmWire.SIDR_SUCCESS,
-                    qp.qpNum(), req.serviceId(), ConnectionManager.qkey(), p.privateData())), c.peerIp);
+                    qp.qpNum(), req.serviceId(), RdmaCm.UDP_QKEY, p.privateData())), c.peerIp);
                 c.pending = null;
                 c.phase = CmConnection.Phase.ESTABLISHED;
                 releaseBacklog(c);
@@ -1052,7 +1052,7 @@ public final class SoftCmId implements CmId
             id.device = engine.device();
             id.verbs = CmDevices.acquire(engine.device());
             id.localAddress = new InetSocketAddress(engine.device().address(), localAddress.getPort());
-            id.peerAddress = ConnectionManager.socketAddress(peerIp, peerPort);
+            id.peerAddress = new InetSocketAddress(Ipv4.toAddress(peerIp), peerPort);
             id.connection = c;
             id.state = CmState.CONNECT;
             channel.adopt(id);

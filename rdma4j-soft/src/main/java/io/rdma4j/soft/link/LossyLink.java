@@ -35,14 +35,6 @@ public final class LossyLink implements Link
         this.probability = probability;
     }
 
-    /**
-     * @return the chance that a datagram is dropped.
-     */
-    public double probability()
-    {
-        return probability;
-    }
-
     @Override
     public long injectedDrops()
     {
