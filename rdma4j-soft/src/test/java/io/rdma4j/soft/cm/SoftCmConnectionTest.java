@@ -162,6 +162,68 @@ class SoftCmConnectionTest
         return listener;
     }
 
+    /**
+     * An RC connection request as the server sees it: the listener, the client's id and side (one
+     * 64-byte receive posted) and the new id the CONNECT_REQUEST carried, acknowledged.
+     */
+    private record Request(CmId listener, CmId clientId, Side client, CmId serverId)
+    {
+    }
+
+    /** A connection both sides saw ESTABLISHED on; the server side has a 64-byte receive posted. */
+    private record Connection(Request request, Side server) implements AutoCloseable
+    {
+        CmId clientId()
+        {
+            return request.clientId();
+        }
+
+        Side client()
+        {
+            return request.client();
+        }
+
+        CmId serverId()
+        {
+            return request.serverId();
+        }
+
+        @Override
+        public void close()
+        {
+            request.client().close();
+            server.close();
+            request.clientId().close();
+            request.serverId().close();
+            request.listener().close();
+        }
+    }
+
+    private static Request requestRc(final CmFabric fabric, final EventChannel serverChannel,
+        final EventChannel clientChannel) throws InterruptedException
+    {
+        final CmId listener = listener(serverChannel, fabric, PortSpace.TCP);
+        final CmId clientId = resolvedId(clientChannel, fabric,
+            fabric.socketAddress(SERVER, listener.localAddress().getPort()), PortSpace.TCP);
+        final Side client = new Side(clientId, QpType.RC);
+        client.postRecv(0, 64);
+        clientId.connect(null);
+        final CmEvent request = expect(serverChannel, CmEventType.CONNECT_REQUEST);
+        request.ack();
+        return new Request(listener, clientId, client, request.id());
+    }
+
+    private static Connection accept(final Request request, final EventChannel serverChannel,
+        final EventChannel clientChannel) throws InterruptedException
+    {
+        final Side server = new Side(request.serverId(), QpType.RC);
+        server.postRecv(0, 64);
+        request.serverId().accept(null);
+        expectAndAck(clientChannel, CmEventType.ESTABLISHED);
+        expectAndAck(serverChannel, CmEventType.ESTABLISHED);
+        return new Connection(request, server);
+    }
+
     @ParameterizedTest
     @EnumSource(CmFabric.Kind.class)
     void shouldConnectExchangeAndDisconnectAsTheTutorialServerDoes(final CmFabric.Kind kind) throws Exception
@@ -245,32 +307,17 @@ class SoftCmConnectionTest
         {
             fabric.device(SERVER);
             fabric.device(CLIENT);
-            final CmId listener = listener(serverChannel, fabric, PortSpace.TCP);
-            final CmId clientId = resolvedId(clientChannel, fabric,
-                fabric.socketAddress(SERVER, listener.localAddress().getPort()), PortSpace.TCP);
-            final Side client = new Side(clientId, QpType.RC);
-            client.postRecv(0, 64);
-            clientId.connect(null);
-            final CmEvent request = expect(serverChannel, CmEventType.CONNECT_REQUEST);
-            final CmId serverId = request.id();
-            request.ack();
-            final Side server = new Side(serverId, QpType.RC);
-            serverId.accept(null);
-            expectAndAck(clientChannel, CmEventType.ESTABLISHED);
-            expectAndAck(serverChannel, CmEventType.ESTABLISHED);
-
-            serverId.disconnect();
-            expectAndAck(clientChannel, CmEventType.DISCONNECTED);
-            expectAndAck(serverChannel, CmEventType.DISCONNECTED);
-            assertEquals(WcStatus.WR_FLUSH_ERR, client.poll().status(), "the client's receive is flushed");
-            clientId.disconnect();
-            refused(Errno.EINVAL, () -> serverId.accept(null));
-
-            client.close();
-            server.close();
-            clientId.close();
-            serverId.close();
-            listener.close();
+            try (Connection connection = accept(requestRc(fabric, serverChannel, clientChannel), serverChannel,
+                clientChannel))
+            {
+                connection.serverId().disconnect();
+                expectAndAck(clientChannel, CmEventType.DISCONNECTED);
+                expectAndAck(serverChannel, CmEventType.DISCONNECTED);
+                assertEquals(WcStatus.WR_FLUSH_ERR, connection.client().poll().status(),
+                    "the client's receive is flushed");
+                connection.clientId().disconnect();
+                refused(Errno.EINVAL, () -> connection.serverId().accept(null));
+            }
         }
     }
 
@@ -284,15 +331,10 @@ class SoftCmConnectionTest
         {
             fabric.device(SERVER);
             fabric.device(CLIENT);
-            final CmId listener = listener(serverChannel, fabric, PortSpace.TCP);
-            final CmId clientId = resolvedId(clientChannel, fabric,
-                fabric.socketAddress(SERVER, listener.localAddress().getPort()), PortSpace.TCP);
-            final Side client = new Side(clientId, QpType.RC);
-            clientId.connect(null);
-            final CmEvent request = expect(serverChannel, CmEventType.CONNECT_REQUEST);
-            final CmId serverId = request.id();
-            request.ack();
-            serverId.reject(bytes("go away"));
+            final Request request = requestRc(fabric, serverChannel, clientChannel);
+            final CmId listener = request.listener();
+            final Side client = request.client();
+            request.serverId().reject(bytes("go away"));
 
             final CmEvent rejected = expect(clientChannel, CmEventType.REJECTED);
             assertEquals(CmWire.REJ_CONSUMER_DEFINED, rejected.status(), "rdma_reject's reason: consumer defined");
@@ -312,8 +354,8 @@ class SoftCmConnectionTest
             other.close();
             lost.close();
             client.close();
-            clientId.close();
-            serverId.close();
+            request.clientId().close();
+            request.serverId().close();
             listener.close();
         }
     }
@@ -452,14 +494,7 @@ class SoftCmConnectionTest
             });
             fabric.device(SERVER);
             fabric.device(CLIENT);
-            final CmId listener = listener(serverChannel, fabric, PortSpace.TCP);
-            final CmId clientId = resolvedId(clientChannel, fabric,
-                fabric.socketAddress(SERVER, listener.localAddress().getPort()), PortSpace.TCP);
-            final Side client = new Side(clientId, QpType.RC);
-            clientId.connect(null);
-            final CmEvent request = expect(serverChannel, CmEventType.CONNECT_REQUEST);
-            final CmId serverId = request.id();
-            request.ack();
+            final Request request = requestRc(fabric, serverChannel, clientChannel);
 
             // the application sits on the request: the repeated REQ (after 4.3 s) gets an MRA...
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
@@ -477,16 +512,7 @@ class SoftCmConnectionTest
                 Thread.onSpinWait();
             }
 
-            final Side server = new Side(serverId, QpType.RC);
-            serverId.accept(null);
-            expectAndAck(clientChannel, CmEventType.ESTABLISHED);
-            expectAndAck(serverChannel, CmEventType.ESTABLISHED);
-
-            client.close();
-            server.close();
-            clientId.close();
-            serverId.close();
-            listener.close();
+            accept(request, serverChannel, clientChannel).close();
         }
     }
 
@@ -522,32 +548,16 @@ class SoftCmConnectionTest
                 final int attribute = madAttribute(datagram.bytes());
                 return (attribute == 0x0013 || attribute == 0x0014) && lost.add(attribute);
             }));
-            final CmId listener = listener(serverChannel, fabric, PortSpace.TCP);
-            final CmId clientId = resolvedId(clientChannel, fabric,
-                fabric.socketAddress(SERVER, listener.localAddress().getPort()), PortSpace.TCP);
-            final Side client = new Side(clientId, QpType.RC);
-            clientId.connect(null);
-            final CmEvent request = expect(serverChannel, CmEventType.CONNECT_REQUEST);
-            final CmId serverId = request.id();
-            request.ack();
-            final Side server = new Side(serverId, QpType.RC);
-            server.postRecv(0, 64);
-            serverId.accept(null);
+            try (Connection connection = accept(requestRc(fabric, serverChannel, clientChannel), serverChannel,
+                clientChannel))
+            {
+                assertEquals(Set.of(0x0013, 0x0014), lost);
+                assertEquals(2, fabric.network().faultInjector().dropped());
+                assertEquals(null, serverChannel.getEvent(0, TimeUnit.SECONDS), "one request, one connection");
 
-            expectAndAck(clientChannel, CmEventType.ESTABLISHED);
-            expectAndAck(serverChannel, CmEventType.ESTABLISHED);
-            assertEquals(Set.of(0x0013, 0x0014), lost);
-            assertEquals(2, fabric.network().faultInjector().dropped());
-            assertEquals(null, serverChannel.getEvent(0, TimeUnit.SECONDS), "one request, one connection");
-
-            client.send("after recovery");
-            assertEquals("after recovery", server.text(0, server.poll().byteLen()));
-
-            client.close();
-            server.close();
-            clientId.close();
-            serverId.close();
-            listener.close();
+                connection.client().send("after recovery");
+                assertEquals("after recovery", connection.server().text(0, connection.server().poll().byteLen()));
+            }
         }
     }
 
@@ -564,20 +574,10 @@ class SoftCmConnectionTest
             fabric.network().tap(wire::add);
             fabric.device(SERVER);
             fabric.device(CLIENT);
-            final CmId listener = listener(serverChannel, fabric, PortSpace.TCP);
-            final CmId clientId = resolvedId(clientChannel, fabric,
-                fabric.socketAddress(SERVER, listener.localAddress().getPort()), PortSpace.TCP);
-            final Side client = new Side(clientId, QpType.RC);
-            client.postRecv(0, 64);
-            clientId.connect(null);
-            final CmEvent request = expect(serverChannel, CmEventType.CONNECT_REQUEST);
-            final CmId serverId = request.id();
-            request.ack();
-            final Side server = new Side(serverId, QpType.RC);
-            server.postRecv(0, 64);
-            serverId.accept(null);
-            expectAndAck(clientChannel, CmEventType.ESTABLISHED);
-            expectAndAck(serverChannel, CmEventType.ESTABLISHED);
+            final Connection connection = accept(requestRc(fabric, serverChannel, clientChannel), serverChannel,
+                clientChannel);
+            final Side client = connection.client();
+            final Side server = connection.server();
             client.send("a");
             server.poll();
             client.poll();
@@ -612,12 +612,7 @@ class SoftCmConnectionTest
             }
             assertEquals(repPsn, clientSendPsn, "the active side sends from the REP's starting PSN");
             assertEquals(reqPsn, serverSendPsn, "the passive side sends from the REQ's starting PSN");
-
-            client.close();
-            server.close();
-            clientId.close();
-            serverId.close();
-            listener.close();
+            connection.close();
         }
     }
 
