@@ -1,6 +1,7 @@
 package io.rdma4j.soft;
 
 import io.rdma4j.soft.link.DatagramInfo;
+import io.rdma4j.soft.link.ForwardingLink;
 import io.rdma4j.soft.link.Link;
 import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.Mtu;
@@ -14,7 +15,6 @@ import io.rdma4j.verbs.WrOpcode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Set;
@@ -36,16 +36,15 @@ class PollingModeTest
      * {@code parkProgressThread}, that thread also waits in awaitReadable until the link is woken
      * or closed, so it runs no timers either.
      */
-    private static final class HiddenFromProgressThread implements Link
+    private static final class HiddenFromProgressThread extends ForwardingLink
     {
-        final Link inner;
         final boolean parkProgressThread;
         final CountDownLatch closed = new CountDownLatch(1);
         final Set<String> receivers = ConcurrentHashMap.newKeySet();
 
         HiddenFromProgressThread(final Link inner, final boolean parkProgressThread)
         {
-            this.inner = inner;
+            super(inner);
             this.parkProgressThread = parkProgressThread;
         }
 
@@ -63,30 +62,6 @@ class PollingModeTest
                 receivers.add(Thread.currentThread().getName());
             }
             return got;
-        }
-
-        @Override
-        public InetAddress localAddress()
-        {
-            return inner.localAddress();
-        }
-
-        @Override
-        public int localPort()
-        {
-            return inner.localPort();
-        }
-
-        @Override
-        public int ipIdentification()
-        {
-            return inner.ipIdentification();
-        }
-
-        @Override
-        public boolean send(final ByteBuffer datagram, final InetAddress destination, final int hopLimit)
-        {
-            return inner.send(datagram, destination, hopLimit);
         }
 
         @Override
@@ -114,18 +89,6 @@ class PollingModeTest
             // timer in these tests)
             closed.countDown();
             inner.wakeup();
-        }
-
-        @Override
-        public void joinGroup(final InetAddress group)
-        {
-            inner.joinGroup(group);
-        }
-
-        @Override
-        public void leaveGroup(final InetAddress group)
-        {
-            inner.leaveGroup(group);
         }
 
         @Override

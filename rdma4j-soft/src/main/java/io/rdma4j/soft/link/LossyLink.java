@@ -12,9 +12,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code tc netem} or root. A dropped datagram is reported as sent, as a network that loses it
  * silently would; {@link #injectedDrops()} counts them.
  */
-public final class LossyLink implements Link
+public final class LossyLink extends ForwardingLink
 {
-    private final Link inner;
     private final SplittableRandom random;
     private final double probability;
     private final AtomicLong dropped = new AtomicLong();
@@ -26,11 +25,11 @@ public final class LossyLink implements Link
      */
     public LossyLink(final Link inner, final long seed, final double probability)
     {
+        super(inner);
         if (!(probability >= 0 && probability < 1))
         {
             throw new IllegalArgumentException("loss probability " + probability + " is not in [0, 1)");
         }
-        this.inner = inner;
         this.random = new SplittableRandom(seed);
         this.probability = probability;
     }
@@ -38,25 +37,7 @@ public final class LossyLink implements Link
     @Override
     public long injectedDrops()
     {
-        return dropped.get();
-    }
-
-    @Override
-    public InetAddress localAddress()
-    {
-        return inner.localAddress();
-    }
-
-    @Override
-    public int localPort()
-    {
-        return inner.localPort();
-    }
-
-    @Override
-    public int ipIdentification()
-    {
-        return inner.ipIdentification();
+        return dropped.get() + inner.injectedDrops();
     }
 
     @Override
@@ -74,41 +55,5 @@ public final class LossyLink implements Link
             return true;
         }
         return inner.send(datagram, destination, hopLimit);
-    }
-
-    @Override
-    public boolean receive(final ByteBuffer buffer, final DatagramInfo info)
-    {
-        return inner.receive(buffer, info);
-    }
-
-    @Override
-    public void awaitReadable(final long timeoutNanos)
-    {
-        inner.awaitReadable(timeoutNanos);
-    }
-
-    @Override
-    public void wakeup()
-    {
-        inner.wakeup();
-    }
-
-    @Override
-    public void joinGroup(final InetAddress group)
-    {
-        inner.joinGroup(group);
-    }
-
-    @Override
-    public void leaveGroup(final InetAddress group)
-    {
-        inner.leaveGroup(group);
-    }
-
-    @Override
-    public void close()
-    {
-        inner.close();
     }
 }

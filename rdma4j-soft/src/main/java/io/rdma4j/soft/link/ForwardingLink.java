@@ -1,0 +1,88 @@
+package io.rdma4j.soft.link;
+
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+
+/**
+ * A link that passes every call to another: the base of decorators that change one or two
+ * behaviours of a real link (losing datagrams, hiding them from a thread) and keep the rest.
+ */
+public abstract class ForwardingLink implements Link
+{
+    /** The link that does the work. */
+    protected final Link inner;
+
+    /**
+     * @param inner the link to forward to.
+     */
+    protected ForwardingLink(final Link inner)
+    {
+        this.inner = inner;
+    }
+
+    @Override
+    public InetAddress localAddress()
+    {
+        return inner.localAddress();
+    }
+
+    @Override
+    public int localPort()
+    {
+        return inner.localPort();
+    }
+
+    @Override
+    public int ipIdentification()
+    {
+        return inner.ipIdentification();
+    }
+
+    @Override
+    public boolean send(final ByteBuffer datagram, final InetAddress destination, final int hopLimit)
+    {
+        return inner.send(datagram, destination, hopLimit);
+    }
+
+    @Override
+    public boolean receive(final ByteBuffer buffer, final DatagramInfo info)
+    {
+        return inner.receive(buffer, info);
+    }
+
+    @Override
+    public void awaitReadable(final long timeoutNanos)
+    {
+        inner.awaitReadable(timeoutNanos);
+    }
+
+    @Override
+    public void wakeup()
+    {
+        inner.wakeup();
+    }
+
+    @Override
+    public void joinGroup(final InetAddress group)
+    {
+        inner.joinGroup(group);
+    }
+
+    @Override
+    public void leaveGroup(final InetAddress group)
+    {
+        inner.leaveGroup(group);
+    }
+
+    @Override
+    public long injectedDrops()
+    {
+        return inner.injectedDrops();
+    }
+
+    @Override
+    public void close()
+    {
+        inner.close();
+    }
+}
