@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -15,7 +16,7 @@ import java.util.function.Predicate;
  * An rdma4j tool in a JVM of its own (stdout and stderr merged), its output collected line by
  * line and echoed with its role, and one future completed by the first line a test waits for.
  */
-final class ToolProcess
+public final class ToolProcess
 {
     private final String role;
     private final Process process;
@@ -23,6 +24,8 @@ final class ToolProcess
     private final List<String> lines = Collections.synchronizedList(new ArrayList<>());
     private final CompletableFuture<Boolean> ready = new CompletableFuture<>();
     private final Thread reader;
+    /** Set, under the lines' lock, once the child's output has ended. */
+    private boolean outputEnded;
 
     private ToolProcess(final String role, final Process process, final Predicate<String> readyLine)
     {
@@ -39,10 +42,26 @@ final class ToolProcess
      * @return the running child.
      * @throws IOException if it cannot be started.
      */
-    static ToolProcess start(final String role, final List<String> args, final Predicate<String> readyLine)
+    public static ToolProcess start(final String role, final List<String> args, final Predicate<String> readyLine)
         throws IOException
     {
-        return new ToolProcess(role, ChildJvm.main(args).start(), readyLine);
+        return start(role, args, readyLine, Map.of());
+    }
+
+    /**
+     * @param role        its name in the test output.
+     * @param args        the rdma4j arguments.
+     * @param readyLine   the line that completes {@link #ready()}.
+     * @param environment variables to add to the child's environment.
+     * @return the running child.
+     * @throws IOException if it cannot be started.
+     */
+    public static ToolProcess start(final String role, final List<String> args, final Predicate<String> readyLine,
+        final Map<String, String> environment) throws IOException
+    {
+        final ProcessBuilder builder = ChildJvm.main(args);
+        builder.environment().putAll(environment);
+        return new ToolProcess(role, builder.start(), readyLine);
     }
 
     private void pump()
@@ -53,7 +72,11 @@ final class ToolProcess
             String line;
             while ((line = in.readLine()) != null)
             {
-                lines.add(line);
+                synchronized (lines)
+                {
+                    lines.add(line);
+                    lines.notifyAll();
+                }
                 System.out.printf("[%-8s] %s%n", role, line);
                 if (readyLine.test(line))
                 {
@@ -68,13 +91,18 @@ final class ToolProcess
         finally
         {
             ready.complete(false);
+            synchronized (lines)
+            {
+                outputEnded = true;
+                lines.notifyAll();
+            }
         }
     }
 
     /**
      * @return completes true on the ready line, false if the output ends first.
      */
-    CompletableFuture<Boolean> ready()
+    public CompletableFuture<Boolean> ready()
     {
         return ready;
     }
@@ -82,7 +110,7 @@ final class ToolProcess
     /**
      * @return every line so far.
      */
-    List<String> lines()
+    public List<String> lines()
     {
         synchronized (lines)
         {
@@ -94,7 +122,7 @@ final class ToolProcess
      * @param wanted which lines to count.
      * @return how many lines so far match.
      */
-    long count(final Predicate<String> wanted)
+    public long count(final Predicate<String> wanted)
     {
         return lines().stream().filter(wanted).count();
     }
@@ -104,27 +132,30 @@ final class ToolProcess
      *
      * @return true if {@code n} lines matched.
      */
-    boolean awaitLines(final Predicate<String> wanted, final long n, final long timeout, final TimeUnit unit)
+    public boolean awaitLines(final Predicate<String> wanted, final long n, final long timeout, final TimeUnit unit)
         throws InterruptedException
     {
         final long deadline = System.nanoTime() + unit.toNanos(timeout);
-        while (count(wanted) < n)
+        synchronized (lines)
         {
-            if (!process.isAlive() || System.nanoTime() - deadline > 0)
+            // the reader thread notifies on every line and when the output ends
+            while (count(wanted) < n)
             {
-                reader.join(TimeUnit.SECONDS.toMillis(5));
-                return count(wanted) >= n;
+                final long remaining = deadline - System.nanoTime();
+                if (outputEnded || remaining <= 0)
+                {
+                    return false;
+                }
+                TimeUnit.NANOSECONDS.timedWait(lines, remaining);
             }
-            // polls the collected output: nothing to be woken by
-            Thread.sleep(50);
+            return true;
         }
-        return true;
     }
 
     /**
      * @return true while the child runs.
      */
-    boolean isAlive()
+    public boolean isAlive()
     {
         return process.isAlive();
     }
@@ -132,7 +163,7 @@ final class ToolProcess
     /**
      * @return the exit status, or -1 if it had to be killed.
      */
-    int await(final long timeout, final TimeUnit unit) throws InterruptedException
+    public int await(final long timeout, final TimeUnit unit) throws InterruptedException
     {
         if (!process.waitFor(timeout, unit))
         {
@@ -146,7 +177,7 @@ final class ToolProcess
     /**
      * Kill the child if it still runs.
      */
-    void destroy()
+    public void destroy()
     {
         if (process.isAlive())
         {

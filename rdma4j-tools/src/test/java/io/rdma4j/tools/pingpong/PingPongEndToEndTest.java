@@ -1,5 +1,6 @@
 package io.rdma4j.tools.pingpong;
 
+import io.rdma4j.tools.ToolProcess;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -35,12 +36,12 @@ class PingPongEndToEndTest
         "injected loss: (\\d+) of \\d+ datagrams sent were dropped; retransmitted_pkts (\\d+), .*");
     private static final Pattern ITERS = Pattern.compile("\\d+ iters in \\d+\\.\\d\\d seconds = [\\d.]+ usec/iter");
 
-    private final List<PingPongProcess> children = new ArrayList<>();
+    private final List<ToolProcess> children = new ArrayList<>();
 
     @AfterEach
     void killLeftovers()
     {
-        children.forEach(PingPongProcess::destroy);
+        children.forEach(ToolProcess::destroy);
     }
 
     private List<String> run(final List<String> server, final List<String> client) throws Exception
@@ -57,9 +58,9 @@ class PingPongEndToEndTest
     private List<List<String>> run(final List<String> server, final List<String> client,
         final Map<String, String> environment) throws Exception
     {
-        final PingPongProcess s = start("server", server, environment);
+        final ToolProcess s = start("server", server, environment);
         assertTrue(s.ready().get(60, TimeUnit.SECONDS), "the server printed no local address: " + s.lines());
-        final PingPongProcess c = start("client", client, environment);
+        final ToolProcess c = start("client", client, environment);
         final int clientStatus = c.await(120, TimeUnit.SECONDS);
         assertEquals(0, clientStatus, "client exit status; its output: " + c.lines());
         final int serverStatus = s.await(60, TimeUnit.SECONDS);
@@ -72,10 +73,12 @@ class PingPongEndToEndTest
         return Integer.parseInt(args.get(args.indexOf("-q") + 1));
     }
 
-    private PingPongProcess start(final String role, final List<String> args, final Map<String, String> environment)
+    private ToolProcess start(final String role, final List<String> args, final Map<String, String> environment)
         throws IOException
     {
-        final PingPongProcess child = PingPongProcess.start(role, args, environment);
+        // the server prints its local address once its TCP port is bound
+        final ToolProcess child = ToolProcess.start(role, args, line -> line.startsWith("  local address:"),
+            environment);
         children.add(child);
         return child;
     }
