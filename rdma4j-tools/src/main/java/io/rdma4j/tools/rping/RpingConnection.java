@@ -133,6 +133,22 @@ final class RpingConnection
     }
 
     /**
+     * Wait for the next state change and check it is the one expected, as rping's loops do.
+     *
+     * @return false, the failure printed, if it is another.
+     */
+    private boolean reached(final RpingState expected) throws InterruptedException
+    {
+        await();
+        if (state != expected)
+        {
+            output.err("wait for %s state %d", expected.name(), state.code());
+            return false;
+        }
+        return true;
+    }
+
+    /**
      * PD, completion channel, CQ of twice the send depth (armed), and an RC QP through the CM.
      *
      * @return 0, or what rping returns for the failure (already reported).
@@ -430,10 +446,8 @@ final class RpingConnection
         int ret;
         while (true)
         {
-            await();
-            if (state != RpingState.RDMA_READ_ADV)
+            if (!reached(RpingState.RDMA_READ_ADV))
             {
-                output.err("wait for RDMA_READ_ADV state %d", state.code());
                 ret = -1;
                 break;
             }
@@ -445,10 +459,8 @@ final class RpingConnection
                 break;
             }
             output.debug("server posted rdma read req ");
-            await();
-            if (state != RpingState.RDMA_READ_COMPLETE)
+            if (!reached(RpingState.RDMA_READ_COMPLETE))
             {
-                output.err("wait for RDMA_READ_COMPLETE state %d", state.code());
                 ret = -1;
                 break;
             }
@@ -463,10 +475,8 @@ final class RpingConnection
                 break;
             }
             output.debug("server posted go ahead");
-            await();
-            if (state != RpingState.RDMA_WRITE_ADV)
+            if (!reached(RpingState.RDMA_WRITE_ADV))
             {
-                output.err("wait for RDMA_WRITE_ADV state %d", state.code());
                 ret = -1;
                 break;
             }
@@ -480,10 +490,8 @@ final class RpingConnection
             {
                 break;
             }
-            await();
-            if (state != RpingState.RDMA_WRITE_COMPLETE)
+            if (!reached(RpingState.RDMA_WRITE_COMPLETE))
             {
-                output.err("wait for RDMA_WRITE_COMPLETE state %d", state.code());
                 ret = -1;
                 break;
             }
@@ -517,10 +525,8 @@ final class RpingConnection
             {
                 break;
             }
-            await();
-            if (state != RpingState.RDMA_WRITE_ADV)
+            if (!reached(RpingState.RDMA_WRITE_ADV))
             {
-                output.err("wait for RDMA_WRITE_ADV state %d", state.code());
                 ret = -1;
                 break;
             }
@@ -530,10 +536,8 @@ final class RpingConnection
             {
                 break;
             }
-            await();
-            if (state != RpingState.RDMA_WRITE_COMPLETE)
+            if (!reached(RpingState.RDMA_WRITE_COMPLETE))
             {
-                output.err("wait for RDMA_WRITE_COMPLETE state %d", state.code());
                 ret = -1;
                 break;
             }
@@ -613,10 +617,8 @@ final class RpingConnection
             output.err("rdma_connect: %s", ex.getMessage());
             return -1;
         }
-        await();
-        if (state != RpingState.CONNECTED)
+        if (!reached(RpingState.CONNECTED))
         {
-            output.err("wait for CONNECTED state %d", state.code());
             return -1;
         }
         output.debug("rdma_connect successful");
