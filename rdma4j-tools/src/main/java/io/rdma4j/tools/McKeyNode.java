@@ -341,17 +341,6 @@ final class McKeyNode implements AutoCloseable
 
     private static void closeQuietly(final AutoCloseable resource)
     {
-        if (resource == null)
-        {
-            return;
-        }
-        try
-        {
-            resource.close();
-        }
-        catch (final Exception ex)
-        {
-            System.err.println("mckey: cleanup: " + ex.getMessage());
-        }
+        Closing.closeReporting(resource, message -> System.err.println("mckey: cleanup: " + message));
     }
 }

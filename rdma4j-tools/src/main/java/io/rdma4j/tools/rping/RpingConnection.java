@@ -2,6 +2,7 @@ package io.rdma4j.tools.rping;
 
 import io.rdma4j.cm.CmId;
 import io.rdma4j.cm.ConnParam;
+import io.rdma4j.tools.Closing;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.CompletionChannel;
 import io.rdma4j.verbs.CompletionQueue;
@@ -690,18 +691,7 @@ final class RpingConnection
 
     private void closeQuietly(final AutoCloseable resource)
     {
-        if (resource == null)
-        {
-            return;
-        }
-        try
-        {
-            resource.close();
-        }
-        catch (final Exception ex)
-        {
-            output.err("rping: cleanup: %s", ex.getMessage());
-        }
+        Closing.closeReporting(resource, message -> output.err("rping: cleanup: %s", message));
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.rdma4j.tools.udaddy;
 
 import io.rdma4j.cm.CmId;
+import io.rdma4j.tools.Closing;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.AhAttr;
@@ -287,17 +288,6 @@ final class UdaddyNode implements AutoCloseable
 
     private static void closeQuietly(final AutoCloseable resource)
     {
-        if (resource == null)
-        {
-            return;
-        }
-        try
-        {
-            resource.close();
-        }
-        catch (final Exception ex)
-        {
-            System.err.println("udaddy: cleanup: " + ex.getMessage());
-        }
+        Closing.closeReporting(resource, message -> System.err.println("udaddy: cleanup: " + message));
     }
 }
