@@ -30,6 +30,7 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -49,6 +50,8 @@ public final class SoftEngine implements AutoCloseable
     private static final int GSI_HOP_LIMIT = 64;
     private static final long IDLE_WAIT_NS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final long TIMER_WAIT_NS = TimeUnit.MICROSECONDS.toNanos(200);
+    /** How long the progress thread waits before trying again for a receive lock a poller holds. */
+    private static final long CONTENDED_BACKOFF_NS = TimeUnit.MICROSECONDS.toNanos(50);
     /** Datagrams a poller handles per empty poll, so one poll stays short. */
     private static final int INLINE_BATCH = 16;
 
@@ -368,7 +371,10 @@ public final class SoftEngine implements AutoCloseable
             try
             {
                 final int received;
-                receiveLock.lock();
+                if (!lockForProgress())
+                {
+                    break;
+                }
                 try
                 {
                     received = receiveBatch(64);
@@ -390,7 +396,10 @@ public final class SoftEngine implements AutoCloseable
                     final long wait = nextTimer == Long.MAX_VALUE ? IDLE_WAIT_NS :
                         Math.min(TIMER_WAIT_NS, Math.max(0, nextTimer - now));
                     link.awaitReadable(wait);
-                    receiveLock.lock();
+                    if (!lockForProgress())
+                    {
+                        break;
+                    }
                     try
                     {
                         nextTimer = runTimers(nanoTime());
@@ -407,6 +416,26 @@ public final class SoftEngine implements AutoCloseable
                 countBug(ex);
             }
         }
+    }
+
+    /**
+     * The progress thread's way into the receive lock. Whoever holds it (a poller in polling mode) is
+     * receiving already, so the thread backs off and tries again rather than queueing: a queued wait
+     * allocates a node per contention, garbage on every packet a poller and the thread race for.
+     *
+     * @return false if the device closed while waiting.
+     */
+    private boolean lockForProgress()
+    {
+        while (!receiveLock.tryLock())
+        {
+            if (!running)
+            {
+                return false;
+            }
+            LockSupport.parkNanos(CONTENDED_BACKOFF_NS);
+        }
+        return true;
     }
 
     /** Lock held: receive and handle up to {@code max} datagrams waiting on the link. */
