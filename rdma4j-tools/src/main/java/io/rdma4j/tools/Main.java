@@ -5,6 +5,7 @@ import io.rdma4j.tools.pingpong.SrqPingPongCommand;
 import io.rdma4j.tools.pingpong.UcPingPongCommand;
 import io.rdma4j.tools.pingpong.UdPingPongCommand;
 import io.rdma4j.tools.rping.RpingCommand;
+import io.rdma4j.tools.soak.SoakCommand;
 import io.rdma4j.tools.udaddy.UdaddyCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -25,7 +26,7 @@ import picocli.CommandLine.Spec;
     subcommands = {
         DevicesCommand.class, DevinfoCommand.class, McKeyCommand.class, DemoCommand.class,
         RcPingPongCommand.class, UcPingPongCommand.class, UdPingPongCommand.class, SrqPingPongCommand.class,
-        RpingCommand.class, UdaddyCommand.class, CommandLine.HelpCommand.class })
+        RpingCommand.class, UdaddyCommand.class, SoakCommand.class, CommandLine.HelpCommand.class })
 public final class Main implements Runnable
 {
     @Spec
