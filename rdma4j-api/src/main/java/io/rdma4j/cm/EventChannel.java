@@ -1,5 +1,8 @@
 package io.rdma4j.cm;
 
+import io.rdma4j.verbs.Errno;
+
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -26,6 +29,40 @@ public interface EventChannel extends AutoCloseable
      * @throws InterruptedException if interrupted while waiting.
      */
     CmEvent getEvent(long timeout, TimeUnit unit) throws InterruptedException;
+
+    /**
+     * Wait for the next event and insist on its type: the get, check and ack that every step of a
+     * connection-manager flow repeats. The event returned is the caller's to acknowledge.
+     *
+     * @param type    the event the flow expects next.
+     * @param timeout how long; negative waits for ever.
+     * @param unit    the timeout's unit.
+     * @return the event, not yet acknowledged.
+     * @throws CmEventException ETIMEDOUT if no event came in time; if another event came, the errno
+     *                          its status stands for (ECONNREFUSED for REJECTED), with the event's type,
+     *                          status, decoded status and private data. That event is acknowledged.
+     * @throws InterruptedException if interrupted while waiting.
+     */
+    default CmEvent expect(final CmEventType type, final long timeout, final TimeUnit unit) throws InterruptedException
+    {
+        final CmEvent event = getEvent(timeout, unit);
+        if (event == null)
+        {
+            throw new CmEventException(Errno.ETIMEDOUT, "no " + type.description() + " within " + timeout + " " +
+                unit.name().toLowerCase(Locale.ROOT), type, null, 0, null);
+        }
+        if (event.type() == type)
+        {
+            return event;
+        }
+        final CmEventType received = event.type();
+        final int status = event.status();
+        final byte[] privateData = event.connParam() == null ? null : event.connParam().privateData();
+        event.ack();
+        throw new CmEventException(CmStatus.errno(received, status), "expected " + type.description() + ", got " +
+            received.description() + " with status " + CmStatus.describe(received, status), type, received, status,
+            privateData);
+    }
 
     /**
      * Destroy the channel ({@code rdma_destroy_event_channel}).
