@@ -17,7 +17,8 @@ public interface CompletionChannel extends AutoCloseable
      * Wait for a CQ event ({@code ibv_get_cq_event}). Each event must be acknowledged with
      * {@link CompletionQueue#ackEvents(int)}, and the CQ re-armed to get another.
      *
-     * @param timeout how long to wait; 0 does not wait.
+     * @param timeout how long to wait; 0 does not wait, a negative value waits for ever (as the
+     *                event channel's {@code getEvent} does).
      * @param unit    the timeout's unit.
      * @return the CQ that had a completion, or null on timeout.
      * @throws InterruptedException if interrupted while waiting.

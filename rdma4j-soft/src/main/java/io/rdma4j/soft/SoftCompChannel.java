@@ -53,6 +53,7 @@ public final class SoftCompChannel implements CompletionChannel
     @Override
     public CompletionQueue getCqEvent(final long timeout, final TimeUnit unit) throws InterruptedException
     {
+        final boolean forever = timeout < 0;
         long nanos = unit.toNanos(timeout);
         lock.lockInterruptibly();
         try
@@ -62,6 +63,11 @@ public final class SoftCompChannel implements CompletionChannel
                 if (closed)
                 {
                     throw new RdmaException(Errno.EINVAL, "the completion channel is destroyed");
+                }
+                if (forever)
+                {
+                    notEmpty.await();
+                    continue;
                 }
                 if (nanos <= 0)
                 {
