@@ -1,5 +1,6 @@
 package io.rdma4j.soft.transport;
 
+import io.rdma4j.soft.CompletionWriter;
 import io.rdma4j.soft.SoftCounter;
 import io.rdma4j.soft.SoftMr;
 import io.rdma4j.soft.SoftQp;
@@ -85,6 +86,7 @@ final class Responder
     private final boolean uc;
     private final PacketOut out;
     private final RecvWqe recv;
+    private final CompletionWriter completion = new CompletionWriter();
     private final ResponderResource[] resources;
     private volatile boolean resetRequested = true;
     private int psn;
@@ -541,8 +543,9 @@ final class Responder
         }
         final boolean write = packet.has(OpcodeMask.WRITE);
         haveRecv = false;
-        qp.softRecvCq().complete(recv.wrId, WcStatus.SUCCESS, write ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV,
-            (int)(write ? writeLength : recvOffset), imm, qp.qpNum(), qp.destQpNum(), flags, packet.se());
+        completion.begin(recv.wrId, write ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV)
+            .byteLen((int)(write ? writeLength : recvOffset)).immData(imm).qpNum(qp.qpNum()).srcQp(qp.destQpNum())
+            .wcFlags(flags).solicited(packet.se()).writeTo(qp.softRecvCq());
         recvOffset = 0;
         return RespState.ACKNOWLEDGE;
     }
@@ -620,8 +623,8 @@ final class Responder
         if (haveRecv)
         {
             haveRecv = false;
-            qp.softRecvCq().complete(recv.wrId, recvStatus, WcOpcode.RECV, 0, 0, qp.qpNum(), qp.destQpNum(), 0,
-                false);
+            completion.begin(recv.wrId, WcOpcode.RECV).status(recvStatus).qpNum(qp.qpNum()).srcQp(qp.destQpNum())
+                .writeTo(qp.softRecvCq());
         }
         qp.engine().postAsyncEvent(new AsyncEvent(event, qp, null, null, 0));
         qp.enterError();
@@ -711,7 +714,7 @@ final class Responder
         {
             haveRecv = false;
             ackPending = false;
-            qp.softRecvCq().complete(recv.wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, qp.qpNum(), 0, 0, false);
+            qp.softRecvCq().flushRecv(recv.wrId, qp.qpNum());
         }
     }
 }
