@@ -61,20 +61,37 @@ public final class SoftCq implements CompletionQueue
     }
 
     /**
-     * Add a completion. Called by the transport.
+     * Complete a send WQE the QP's flush found outstanding, with WR_FLUSH_ERR.
      *
-     * @param wrId      the work request's id.
-     * @param status    its status.
-     * @param opcode    completion opcode.
-     * @param byteLen   bytes.
-     * @param imm       immediate data or invalidated rkey.
-     * @param qpNum     the local QPN.
-     * @param srcQp     the sender's QPN (UD receives).
-     * @param flags     WcFlags bits.
-     * @param solicited true if the message had the solicited-event bit.
-     * @return false if the CQ was full and the completion was lost (an overrun).
+     * @param wrId   the work request's id.
+     * @param opcode the completion opcode of its operation.
+     * @param qpNum  the local QPN.
+     * @return false if the completion was lost (CQ full or destroyed).
      */
-    public boolean complete(
+    public boolean flushSend(final long wrId, final WcOpcode opcode, final int qpNum)
+    {
+        return add(wrId, WcStatus.WR_FLUSH_ERR, opcode, 0, 0, qpNum, 0, 0, false);
+    }
+
+    /**
+     * Complete a receive WQE with WR_FLUSH_ERR: its QP is in ERR.
+     *
+     * @param wrId  the work request's id.
+     * @param qpNum the local QPN.
+     * @return false if the completion was lost (CQ full or destroyed).
+     */
+    public boolean flushRecv(final long wrId, final int qpNum)
+    {
+        return add(wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, qpNum, 0, 0, false);
+    }
+
+    /**
+     * Add a completion: the one place the ring is written, for {@link CompletionWriter} and the
+     * flush methods.
+     *
+     * @return false if the CQ was full and the completion was lost (an overrun), or destroyed.
+     */
+    boolean add(
         final long wrId, final WcStatus status, final WcOpcode opcode, final int byteLen, final int imm,
         final int qpNum, final int srcQp, final int flags, final boolean solicited)
     {

@@ -24,8 +24,6 @@ import io.rdma4j.verbs.SendFlags;
 import io.rdma4j.verbs.SendWr;
 import io.rdma4j.verbs.SharedReceiveQueue;
 import io.rdma4j.verbs.Sge;
-import io.rdma4j.verbs.WcOpcode;
-import io.rdma4j.verbs.WcStatus;
 import io.rdma4j.verbs.WrOpcode;
 
 import java.lang.foreign.Arena;
@@ -569,7 +567,7 @@ public final class SoftQp implements QueuePair
         transport.flush();
         if (recvQueue != null)
         {
-            recvQueue.drain(wrId -> recvCq.complete(wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, qpNum, 0, 0, false));
+            recvQueue.drain(wrId -> recvCq.flushRecv(wrId, qpNum));
         }
     }
 
@@ -702,7 +700,7 @@ public final class SoftQp implements QueuePair
         recvQueue.post(first, label);
         if (state == QpState.ERR)
         {
-            recvQueue.drain(wrId -> recvCq.complete(wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, qpNum, 0, 0, false));
+            recvQueue.drain(wrId -> recvCq.flushRecv(wrId, qpNum));
         }
     }
 

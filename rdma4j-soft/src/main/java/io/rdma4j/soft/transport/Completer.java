@@ -1,5 +1,6 @@
 package io.rdma4j.soft.transport;
 
+import io.rdma4j.soft.CompletionWriter;
 import io.rdma4j.soft.SoftCounter;
 import io.rdma4j.soft.SoftQp;
 import io.rdma4j.soft.wire.AethFlyweight;
@@ -45,6 +46,7 @@ final class Completer
 
     private final SoftQp qp;
     private final Requester requester;
+    private final CompletionWriter completion = new CompletionWriter();
     private final MemorySegment atomicResult = MemorySegment.ofArray(new long[1]);
     private int psn;
     private int retryLeft;
@@ -455,8 +457,8 @@ final class Completer
         requester.onCompleted(wqe);
         if (wqe.signaled)
         {
-            qp.softSendCq().complete(wqe.wrId, WcStatus.SUCCESS, WcOpcode.forSend(wqe.opcode), (int)wqe.totalLength,
-                0, qp.qpNum(), 0, 0, false);
+            completion.begin(wqe.wrId, WcOpcode.forSend(wqe.opcode)).byteLen((int)wqe.totalLength).qpNum(qp.qpNum())
+                .writeTo(qp.softSendCq());
         }
         wqe.state = SendWqe.STATE_DONE;
         qp.sendQueue().advanceTail();

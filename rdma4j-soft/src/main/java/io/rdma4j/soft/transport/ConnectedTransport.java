@@ -1,5 +1,6 @@
 package io.rdma4j.soft.transport;
 
+import io.rdma4j.soft.CompletionWriter;
 import io.rdma4j.soft.SoftCounter;
 import io.rdma4j.soft.SoftQp;
 import io.rdma4j.soft.link.DatagramInfo;
@@ -9,7 +10,6 @@ import io.rdma4j.verbs.AsyncEvent;
 import io.rdma4j.verbs.AsyncEventType;
 import io.rdma4j.verbs.QpState;
 import io.rdma4j.verbs.WcOpcode;
-import io.rdma4j.verbs.WcStatus;
 
 /**
  * The RC and UC transport of a QP: a {@link Requester}, a {@link Responder} and (RC) a
@@ -27,6 +27,7 @@ final class ConnectedTransport implements QpTransport
     private final Requester requester;
     private final Completer completer;
     private final Responder responder;
+    private final CompletionWriter completion = new CompletionWriter();
     private QpState lastState = QpState.RESET;
 
     ConnectedTransport(final SoftQp qp, final boolean uc)
@@ -82,9 +83,16 @@ final class ConnectedTransport implements QpTransport
         final SendQueue sq = qp.sendQueue();
         for (SendWqe wqe = sq.peekTail(); wqe != null; wqe = sq.peekTail())
         {
-            final WcStatus status = wqe.state == SendWqe.STATE_ERROR && wqe.errorStatus != null ?
-                wqe.errorStatus : WcStatus.WR_FLUSH_ERR;
-            qp.softSendCq().complete(wqe.wrId, status, WcOpcode.forSend(wqe.opcode), 0, 0, qp.qpNum(), 0, 0, false);
+            if (wqe.state == SendWqe.STATE_ERROR && wqe.errorStatus != null)
+            {
+                // the WQE that failed locally reports why; the ones after it are flushed
+                completion.begin(wqe.wrId, WcOpcode.forSend(wqe.opcode)).status(wqe.errorStatus).qpNum(qp.qpNum())
+                    .writeTo(qp.softSendCq());
+            }
+            else
+            {
+                qp.softSendCq().flushSend(wqe.wrId, WcOpcode.forSend(wqe.opcode), qp.qpNum());
+            }
             sq.advanceTail();
         }
         if (qp.softSrq() != null && lastState != QpState.ERR)

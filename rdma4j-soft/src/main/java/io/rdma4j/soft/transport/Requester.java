@@ -1,5 +1,6 @@
 package io.rdma4j.soft.transport;
 
+import io.rdma4j.soft.CompletionWriter;
 import io.rdma4j.soft.SoftCounter;
 import io.rdma4j.soft.SoftQp;
 import io.rdma4j.soft.wire.Opcode;
@@ -38,6 +39,7 @@ final class Requester
     private final SoftQp qp;
     private final boolean uc;
     private final PacketOut out;
+    private final CompletionWriter completion = new CompletionWriter();
     private Completer completer;
     private int psn;
     private int nextNewPsn;
@@ -276,8 +278,8 @@ final class Requester
     {
         if (wqe.signaled)
         {
-            qp.softSendCq().complete(wqe.wrId, WcStatus.SUCCESS, WcOpcode.forSend(wqe.opcode), (int)wqe.totalLength,
-                0, qp.qpNum(), 0, 0, false);
+            completion.begin(wqe.wrId, WcOpcode.forSend(wqe.opcode)).byteLen((int)wqe.totalLength).qpNum(qp.qpNum())
+                .writeTo(qp.softSendCq());
         }
         qp.sendQueue().advanceTail();
     }

@@ -1,5 +1,6 @@
 package io.rdma4j.soft.transport;
 
+import io.rdma4j.soft.CompletionWriter;
 import io.rdma4j.soft.SoftCounter;
 import io.rdma4j.soft.SoftMr;
 import io.rdma4j.soft.SoftQp;
@@ -43,18 +44,49 @@ final class Responder
 {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
 
-    /** The states a request walks through. */
+    /**
+     * The states a request walks through: the checks in protocol order, then one error state per
+     * cause, so that the arm of {@link #onPacket}'s switch for a cause alone says what it costs.
+     */
     enum RespState
     {
         CHECK_PSN, CHECK_OP_SEQ, CHECK_OP_VALID, CHECK_RESOURCE, CHECK_LENGTH, CHECK_RKEY, EXECUTE, COMPLETE,
-        ACKNOWLEDGE, DUPLICATE, DONE, DROP, UC_DROP_MESSAGE, ERR_PSN_SEQUENCE, ERR_RNR, ERR_INVALID_REQUEST,
-        ERR_ACCESS, ERR_OPERATIONAL
+        ACKNOWLEDGE, DUPLICATE, DONE, DROP,
+        /** RC: a PSN ahead of the expected one (UC resynchronises instead). */
+        ERR_PSN_SEQUENCE,
+        /** A message that takes a receive WQE found none. */
+        ERR_RNR,
+        /** An opcode out of sequence: a middle or last packet outside a message, or a new message inside one. */
+        ERR_OPCODE_SEQUENCE,
+        /** An opcode this device does not serve (FLUSH, ATOMIC WRITE). */
+        ERR_OPCODE_UNSUPPORTED,
+        /** A WRITE, READ or atomic the QP's access flags do not allow. */
+        ERR_OPERATION_NOT_ALLOWED,
+        /** A READ or atomic to a QP with max_dest_rd_atomic 0. */
+        ERR_NO_RD_ATOMIC_RESOURCES,
+        /** A payload the path MTU and the packet's place in its message forbid, or a DMA length above 2^31. */
+        ERR_PACKET_LENGTH,
+        /** A SEND longer than the receive WQE's buffers. */
+        ERR_RECV_TOO_SMALL,
+        /** WRITE payload beyond the RETH's DMA length, or a last packet that leaves part of it unwritten. */
+        ERR_WRITE_LENGTH,
+        /** A WRITE's rkey, range or access right does not check out. */
+        ERR_WRITE_RKEY,
+        /** A READ's rkey, range or access right does not check out. */
+        ERR_READ_RKEY,
+        /** An atomic whose address is not 8-byte aligned. */
+        ERR_ATOMIC_MISALIGNED,
+        /** An atomic's rkey, range or access right does not check out. */
+        ERR_ATOMIC_RKEY,
+        /** A SEND's payload could not be written to the receive WQE's buffers (an lkey gone since posting). */
+        ERR_RECV_SCATTER
     }
 
     private final SoftQp qp;
     private final boolean uc;
     private final PacketOut out;
     private final RecvWqe recv;
+    private final CompletionWriter completion = new CompletionWriter();
     private final ResponderResource[] resources;
     private volatile boolean resetRequested = true;
     private int psn;
@@ -72,7 +104,6 @@ final class Responder
     private int nextResource;
     private boolean ackPending;
     private int ackPsn;
-    private WcStatus recvError;
     private SoftMr mr;
 
     Responder(final SoftQp qp, final boolean uc)
@@ -166,12 +197,8 @@ final class Responder
                     s = RespState.DONE;
                 }
                 case DUPLICATE -> s = duplicate(packet);
-                case UC_DROP_MESSAGE ->
-                {
-                    abandonMessage();
-                    ucDropping = true;
-                    s = RespState.DROP;
-                }
+                // one arm per cause: the NAK (none on UC, where the message is dropped), the status of a
+                // receive WQE the message holds, and whether the QP goes to ERR
                 case ERR_PSN_SEQUENCE ->
                 {
                     sendAck(AethFlyweight.NAK_PSN_SEQUENCE_ERROR, psn);
@@ -180,28 +207,36 @@ final class Responder
                 }
                 case ERR_RNR ->
                 {
-                    sendAck(AethFlyweight.TYPE_RNR_NAK | (qp.minRnrTimer() & AethFlyweight.VALUE_MASK), packet.psn());
-                    qp.count(SoftCounter.SEND_RNR_ERR);
-                    s = RespState.DROP;
+                    if (uc)
+                    {
+                        qp.count(SoftCounter.DROP_NO_RECV_WQE);
+                        s = dropMessage();
+                    }
+                    else
+                    {
+                        sendAck(AethFlyweight.TYPE_RNR_NAK | (qp.minRnrTimer() & AethFlyweight.VALUE_MASK),
+                            packet.psn());
+                        qp.count(SoftCounter.SEND_RNR_ERR);
+                        s = RespState.DROP;
+                    }
                 }
-                case ERR_INVALID_REQUEST ->
+                case ERR_OPCODE_SEQUENCE, ERR_OPCODE_UNSUPPORTED, ERR_OPERATION_NOT_ALLOWED, ERR_NO_RD_ATOMIC_RESOURCES,
+                    ERR_PACKET_LENGTH, ERR_WRITE_LENGTH, ERR_ATOMIC_MISALIGNED ->
+                    s = uc ? dropMessage() : fatal(packet, AethFlyweight.NAK_INVALID_REQUEST, AsyncEventType.QP_REQ_ERR,
+                        WcStatus.REM_INV_REQ_ERR);
+                case ERR_RECV_TOO_SMALL ->
                 {
-                    fatal(packet, AethFlyweight.NAK_INVALID_REQUEST, AsyncEventType.QP_REQ_ERR,
-                        recvError != null ? recvError : WcStatus.REM_INV_REQ_ERR);
-                    return;
+                    // rxe reports it as an invalid request on both sides
+                    qp.count(SoftCounter.DROP_RECV_TOO_SMALL);
+                    s = uc ? dropMessage() : fatal(packet, AethFlyweight.NAK_INVALID_REQUEST, AsyncEventType.QP_REQ_ERR,
+                        WcStatus.REM_INV_REQ_ERR);
                 }
-                case ERR_ACCESS ->
-                {
-                    fatal(packet, AethFlyweight.NAK_REMOTE_ACCESS_ERROR, AsyncEventType.QP_ACCESS_ERR,
-                        WcStatus.REM_ACCESS_ERR);
-                    return;
-                }
-                case ERR_OPERATIONAL ->
-                {
-                    fatal(packet, AethFlyweight.NAK_REMOTE_OPERATIONAL_ERROR, AsyncEventType.QP_FATAL,
-                        recvError != null ? recvError : WcStatus.LOC_QP_OP_ERR);
-                    return;
-                }
+                case ERR_WRITE_RKEY, ERR_READ_RKEY, ERR_ATOMIC_RKEY ->
+                    s = uc ? dropMessage() : fatal(packet, AethFlyweight.NAK_REMOTE_ACCESS_ERROR,
+                        AsyncEventType.QP_ACCESS_ERR, WcStatus.REM_ACCESS_ERR);
+                case ERR_RECV_SCATTER ->
+                    s = uc ? dropMessage() : fatal(packet, AethFlyweight.NAK_REMOTE_OPERATIONAL_ERROR,
+                        AsyncEventType.QP_FATAL, WcStatus.LOC_PROT_ERR);
                 case DROP, DONE ->
                 {
                     return;
@@ -273,7 +308,7 @@ final class Responder
         {
             return RespState.CHECK_OP_VALID;
         }
-        return uc ? RespState.UC_DROP_MESSAGE : RespState.ERR_INVALID_REQUEST;
+        return RespState.ERR_OPCODE_SEQUENCE;
     }
 
     private RespState checkOpValid(final PacketInfo packet)
@@ -299,15 +334,15 @@ final class Responder
         else
         {
             // FLUSH and ATOMIC WRITE: not offered by this device
-            return uc ? RespState.UC_DROP_MESSAGE : RespState.ERR_INVALID_REQUEST;
+            return RespState.ERR_OPCODE_UNSUPPORTED;
         }
         if ((access & needed) != needed)
         {
-            return uc ? RespState.UC_DROP_MESSAGE : RespState.ERR_INVALID_REQUEST;
+            return RespState.ERR_OPERATION_NOT_ALLOWED;
         }
         if (packet.has(OpcodeMask.READ | OpcodeMask.ATOMIC) && qp.maxDestRdAtomic() == 0)
         {
-            return RespState.ERR_INVALID_REQUEST;
+            return RespState.ERR_NO_RD_ATOMIC_RESOURCES;
         }
         return RespState.CHECK_RESOURCE;
     }
@@ -321,11 +356,6 @@ final class Responder
         final RecvQueue source = qp.receiveSource();
         if (!source.take(recv))
         {
-            if (uc)
-            {
-                qp.count(SoftCounter.DROP_NO_RECV_WQE);
-                return RespState.UC_DROP_MESSAGE;
-            }
             return RespState.ERR_RNR;
         }
         final SoftSrq srq = qp.softSrq();
@@ -359,13 +389,11 @@ final class Responder
         }
         if (bad || (packet.has(OpcodeMask.RETH) && packet.dmaLength() > (1L << 31)))
         {
-            return uc ? RespState.UC_DROP_MESSAGE : RespState.ERR_INVALID_REQUEST;
+            return RespState.ERR_PACKET_LENGTH;
         }
         if (packet.has(OpcodeMask.SEND) && recvOffset + length > recv.totalLength)
         {
-            recvError = WcStatus.REM_INV_REQ_ERR;
-            qp.count(SoftCounter.DROP_RECV_TOO_SMALL);
-            return uc ? RespState.UC_DROP_MESSAGE : RespState.ERR_INVALID_REQUEST;
+            return RespState.ERR_RECV_TOO_SMALL;
         }
         return RespState.CHECK_RKEY;
     }
@@ -385,7 +413,7 @@ final class Responder
                     writeMr = remoteMr(packet.rkey(), writeVa, writeLength, AccessFlag.REMOTE_WRITE.bit());
                     if (writeMr == null)
                     {
-                        return uc ? RespState.UC_DROP_MESSAGE : RespState.ERR_ACCESS;
+                        return RespState.ERR_WRITE_RKEY;
                     }
                 }
             }
@@ -393,7 +421,7 @@ final class Responder
             final boolean end = packet.has(OpcodeMask.END);
             if (length > writeRemaining || (end && length != writeRemaining))
             {
-                return uc ? RespState.UC_DROP_MESSAGE : RespState.ERR_INVALID_REQUEST;
+                return RespState.ERR_WRITE_LENGTH;
             }
             return RespState.EXECUTE;
         }
@@ -405,7 +433,7 @@ final class Responder
                 mr = remoteMr(packet.rkey(), packet.va(), packet.dmaLength(), AccessFlag.REMOTE_READ.bit());
                 if (mr == null)
                 {
-                    return RespState.ERR_ACCESS;
+                    return RespState.ERR_READ_RKEY;
                 }
             }
             return RespState.EXECUTE;
@@ -414,10 +442,10 @@ final class Responder
         {
             if ((packet.va() & 7) != 0)
             {
-                return RespState.ERR_INVALID_REQUEST;
+                return RespState.ERR_ATOMIC_MISALIGNED;
             }
             mr = remoteMr(packet.rkey(), packet.va(), Long.BYTES, AccessFlag.REMOTE_ATOMIC.bit());
-            return mr == null ? RespState.ERR_ACCESS : RespState.EXECUTE;
+            return mr == null ? RespState.ERR_ATOMIC_RKEY : RespState.EXECUTE;
         }
         return RespState.EXECUTE;
     }
@@ -441,8 +469,7 @@ final class Responder
             if (!MemoryAccess.scatter(recv, qp.engine().mrTable(), qp.softPd(), recvOffset, packet.segment(),
                 packet.payloadOffset(), length))
             {
-                recvError = WcStatus.LOC_PROT_ERR;
-                return uc ? RespState.UC_DROP_MESSAGE : RespState.ERR_OPERATIONAL;
+                return RespState.ERR_RECV_SCATTER;
             }
             recvOffset += length;
         }
@@ -516,8 +543,9 @@ final class Responder
         }
         final boolean write = packet.has(OpcodeMask.WRITE);
         haveRecv = false;
-        qp.softRecvCq().complete(recv.wrId, WcStatus.SUCCESS, write ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV,
-            (int)(write ? writeLength : recvOffset), imm, qp.qpNum(), qp.destQpNum(), flags, packet.se());
+        completion.begin(recv.wrId, write ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV)
+            .byteLen((int)(write ? writeLength : recvOffset)).immData(imm).qpNum(qp.qpNum()).srcQp(qp.destQpNum())
+            .wcFlags(flags).solicited(packet.se()).writeTo(qp.softRecvCq());
         recvOffset = 0;
         return RespState.ACKNOWLEDGE;
     }
@@ -572,7 +600,22 @@ final class Responder
         recvOffset = 0;
     }
 
-    private void fatal(final PacketInfo packet, final int syndrome, final AsyncEventType event,
+    /**
+     * UC: drop the message in progress and every packet up to the next first packet; a receive WQE
+     * the message had taken stays for the next message.
+     */
+    private RespState dropMessage()
+    {
+        abandonMessage();
+        ucDropping = true;
+        return RespState.DROP;
+    }
+
+    /**
+     * RC: NAK the packet, complete a receive WQE the message holds with {@code recvStatus}, raise the
+     * async event and move the QP to ERR.
+     */
+    private RespState fatal(final PacketInfo packet, final int syndrome, final AsyncEventType event,
         final WcStatus recvStatus)
     {
         sendAck(syndrome, packet.psn());
@@ -580,12 +623,12 @@ final class Responder
         if (haveRecv)
         {
             haveRecv = false;
-            qp.softRecvCq().complete(recv.wrId, recvStatus, WcOpcode.RECV, 0, 0, qp.qpNum(), qp.destQpNum(), 0,
-                false);
+            completion.begin(recv.wrId, WcOpcode.RECV).status(recvStatus).qpNum(qp.qpNum()).srcQp(qp.destQpNum())
+                .writeTo(qp.softRecvCq());
         }
-        recvError = null;
         qp.engine().postAsyncEvent(new AsyncEvent(event, qp, null, null, 0));
         qp.enterError();
+        return RespState.DONE;
     }
 
     private void queueAck(final int ackedPsn)
@@ -671,7 +714,7 @@ final class Responder
         {
             haveRecv = false;
             ackPending = false;
-            qp.softRecvCq().complete(recv.wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, qp.qpNum(), 0, 0, false);
+            qp.softRecvCq().flushRecv(recv.wrId, qp.qpNum());
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.rdma4j.soft.transport;
 
+import io.rdma4j.soft.CompletionWriter;
 import io.rdma4j.soft.SoftAh;
 import io.rdma4j.soft.SoftCounter;
 import io.rdma4j.soft.SoftEngine;
@@ -49,6 +50,8 @@ public final class UdTransport implements QpTransport
     private final ByteBuffer txBuffer = ByteBuffer.allocateDirect(8192);
     private final MemorySegment txSegment = MemorySegment.ofBuffer(txBuffer);
     private final PacketInfo txSpec = new PacketInfo();
+    /** Used by {@link #kick}, under the QP's send lock. */
+    private final CompletionWriter sendCompletion = new CompletionWriter();
     private final PacketBuilder builder = new PacketBuilder();
     private final PacketParser loopbackParser = new PacketParser();
     private final PacketInfo loopbackPacket = new PacketInfo();
@@ -71,8 +74,8 @@ public final class UdTransport implements QpTransport
             sq.advanceTail();
             if (status != WcStatus.SUCCESS || wqe.signaled)
             {
-                qp.softSendCq().complete(wqe.wrId, status, WcOpcode.SEND, (int)wqe.totalLength, 0, qp.qpNum(), 0, 0,
-                    false);
+                sendCompletion.begin(wqe.wrId, WcOpcode.SEND).status(status).byteLen((int)wqe.totalLength)
+                    .qpNum(qp.qpNum()).writeTo(qp.softSendCq());
             }
             if (status != WcStatus.SUCCESS)
             {
@@ -191,8 +194,8 @@ public final class UdTransport implements QpTransport
             qp.receiveSource().take(wqe);
             srq.afterTake();
             qp.count(SoftCounter.DROP_RECV_TOO_SMALL);
-            qp.softRecvCq().complete(wqe.wrId, WcStatus.LOC_LEN_ERR, WcOpcode.RECV, 0, 0, qp.qpNum(),
-                packet.srcQp(), 0, false);
+            scratch.completion.begin(wqe.wrId, WcOpcode.RECV).status(WcStatus.LOC_LEN_ERR).qpNum(qp.qpNum())
+                .srcQp(packet.srcQp()).writeTo(qp.softRecvCq());
             return;
         }
         if (srq != null)
@@ -207,8 +210,8 @@ public final class UdTransport implements QpTransport
         if (!copied)
         {
             qp.count(SoftCounter.DROP_RECV_BAD_LKEY);
-            qp.softRecvCq().complete(wqe.wrId, WcStatus.LOC_PROT_ERR, WcOpcode.RECV, 0, 0, qp.qpNum(),
-                packet.srcQp(), 0, false);
+            scratch.completion.begin(wqe.wrId, WcOpcode.RECV).status(WcStatus.LOC_PROT_ERR).qpNum(qp.qpNum())
+                .srcQp(packet.srcQp()).writeTo(qp.softRecvCq());
             qp.enterError();
             return;
         }
@@ -220,8 +223,8 @@ public final class UdTransport implements QpTransport
             imm = packet.immediate();
         }
         qp.qpCounters().increment(SoftCounter.RCVD_PKTS);
-        qp.softRecvCq().complete(wqe.wrId, WcStatus.SUCCESS, WcOpcode.RECV, GRH_LENGTH + payload, imm, qp.qpNum(),
-            packet.srcQp(), flags, packet.se());
+        scratch.completion.begin(wqe.wrId, WcOpcode.RECV).byteLen(GRH_LENGTH + payload).immData(imm)
+            .qpNum(qp.qpNum()).srcQp(packet.srcQp()).wcFlags(flags).solicited(packet.se()).writeTo(qp.softRecvCq());
     }
 
     /**
@@ -261,7 +264,7 @@ public final class UdTransport implements QpTransport
         final SendQueue sq = qp.sendQueue();
         for (SendWqe wqe = sq.peekTail(); wqe != null; wqe = sq.peekTail())
         {
-            qp.softSendCq().complete(wqe.wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.SEND, 0, 0, qp.qpNum(), 0, 0, false);
+            qp.softSendCq().flushSend(wqe.wrId, WcOpcode.SEND, qp.qpNum());
             sq.advanceTail();
         }
     }
@@ -279,6 +282,7 @@ public final class UdTransport implements QpTransport
     private static final class ReceiveScratch
     {
         final RecvWqe wqe = new RecvWqe(64);
+        final CompletionWriter completion = new CompletionWriter();
         final MemorySegment grh = java.lang.foreign.Arena.global().allocate(GRH_LENGTH, 8);
     }
 }

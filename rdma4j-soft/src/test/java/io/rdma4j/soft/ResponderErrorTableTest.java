@@ -1,0 +1,344 @@
+package io.rdma4j.soft;
+
+import io.rdma4j.soft.link.Ipv4;
+import io.rdma4j.soft.link.Link;
+import io.rdma4j.soft.link.SentDatagram;
+import io.rdma4j.soft.wire.Opcode;
+import io.rdma4j.soft.wire.OpcodeMask;
+import io.rdma4j.soft.wire.PacketBuilder;
+import io.rdma4j.soft.wire.PacketInfo;
+import io.rdma4j.verbs.AccessFlag;
+import io.rdma4j.verbs.AhAttr;
+import io.rdma4j.verbs.Gid;
+import io.rdma4j.verbs.MemoryRegion;
+import io.rdma4j.verbs.Mtu;
+import io.rdma4j.verbs.QpAttr;
+import io.rdma4j.verbs.QpState;
+import io.rdma4j.verbs.QpType;
+import io.rdma4j.verbs.RecvWr;
+import io.rdma4j.verbs.WcOpcode;
+import io.rdma4j.verbs.WcStatus;
+import io.rdma4j.verbs.WorkCompletion;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * The responder's answer to each error cause, pinned per cause from the wire: hand-made request
+ * packets go to a QP whose peer does not exist, and the test reads what the QP sends back (the
+ * NAK's syndrome), the status of the receive WQE, the QP's state and the counter of the cause.
+ * <p>
+ * RC: each cause has its NAK; the fatal ones complete a receive WQE the message held with their
+ * status and move the QP to ERR. UC: nothing is sent, the QP stays in RTS, the message is dropped
+ * and a receive WQE it took stays for the next message, which a probe (a WRITE with immediate)
+ * shows by completing on it.
+ */
+@Timeout(30)
+class ResponderErrorTableTest
+{
+    private static final int PSN = 100;
+    private static final int PEER_QPN = 0x99;
+    private static final int MTU = 1024;
+    private static final int BAD_RKEY = 0x7FFF00;
+    private static final int PROBE_IMM = 0xABC;
+    private static final int ALL_REMOTE = RcEndpoint.ALL_REMOTE;
+    private static final int NO_REMOTE = AccessFlag.LOCAL_WRITE.bit();
+
+    /** What a case does to the responder, after the receives are posted. */
+    @FunctionalInterface
+    interface Scenario
+    {
+        void run(Harness h);
+    }
+
+    /**
+     * One cause on one transport and what it must cost.
+     *
+     * @param cause      the responder's error state this provokes.
+     * @param type       RC or UC.
+     * @param access     the QP's access flags.
+     * @param rdAtomic   max_dest_rd_atomic.
+     * @param recvs      true to post receives 1 (of {@code recvLength} bytes) and 2 first.
+     * @param recvLength bytes of receive 1.
+     * @param scenario   the packets.
+     * @param syndrome   RC: the NAK's AETH syndrome.
+     * @param recvStatus RC: the status receive 1 completes with, or null for none.
+     * @param state      RC: the QP's state afterwards.
+     * @param ucWrIds    UC: the receives that complete, in order, the probe's last.
+     * @param counter    a QP counter the cause leaves at 1, or null.
+     */
+    record Case(String cause, QpType type, int access, int rdAtomic, boolean recvs, int recvLength, Scenario scenario,
+        int syndrome, WcStatus recvStatus, QpState state, List<Long> ucWrIds, String counter)
+    {
+        @Override
+        public String toString()
+        {
+            return cause + " on " + type;
+        }
+    }
+
+    private static Case rc(final String cause, final Scenario scenario, final int syndrome, final WcStatus status,
+        final QpState state, final String counter)
+    {
+        return new Case(cause, QpType.RC, ALL_REMOTE, 16, true, 4096, scenario, syndrome, status, state, null, counter);
+    }
+
+    private static Case uc(final String cause, final Scenario scenario, final List<Long> wrIds, final String counter)
+    {
+        return new Case(cause, QpType.UC, ALL_REMOTE, 0, true, 4096, scenario, -1, null, QpState.RTS, wrIds, counter);
+    }
+
+    private static Case with(final Case c, final int access, final int rdAtomic, final boolean recvs,
+        final int recvLength)
+    {
+        return new Case(c.cause, c.type, access, rdAtomic, recvs, recvLength, c.scenario, c.syndrome, c.recvStatus,
+            c.state, c.ucWrIds, c.counter);
+    }
+
+    static Stream<Case> cases()
+    {
+        final Scenario psnAhead = h -> h.inject("SEND_ONLY", PSN + 5, 10, s -> { });
+        final Scenario noRecv = h ->
+        {
+            h.inject("SEND_ONLY", PSN, 10, s -> { });
+            if (h.uc)
+            {
+                UdTransportTest.awaitAtLeast(() -> h.qpCounter("drop_no_recv_wqe"), 1);
+                h.postRecv(1, h.r.mr, 4096);
+            }
+        };
+        final Scenario firstTwice = h ->
+        {
+            h.inject("SEND_FIRST", PSN, MTU, s -> { });
+            h.inject("SEND_FIRST", PSN + 1, MTU, s -> { });
+        };
+        final Scenario flush = h -> h.inject("FLUSH", PSN, 0, s -> s.va(h.va()).rkey(h.r.mr.rkey()).dmaLength(0)
+            .feth(1));
+        final Scenario write16 = h -> h.inject("RDMA_WRITE_ONLY", PSN, 16,
+            s -> s.va(h.va()).rkey(h.r.mr.rkey()).dmaLength(16));
+        final Scenario read16 = h -> h.inject("RDMA_READ_REQUEST", PSN, 0,
+            s -> s.va(h.va()).rkey(h.r.mr.rkey()).dmaLength(16));
+        final Scenario shortFirst = h -> h.inject("SEND_FIRST", PSN, 100, s -> { });
+        final Scenario send100 = h -> h.inject("SEND_ONLY", PSN, 100, s -> { });
+        final Scenario writeShort = h -> h.inject("RDMA_WRITE_ONLY", PSN, 50,
+            s -> s.va(h.va()).rkey(h.r.mr.rkey()).dmaLength(100));
+        final Scenario writeBadRkey = h -> h.inject("RDMA_WRITE_ONLY", PSN, 16,
+            s -> s.va(h.va()).rkey(BAD_RKEY).dmaLength(16));
+        final Scenario readBadRkey = h -> h.inject("RDMA_READ_REQUEST", PSN, 0,
+            s -> s.va(h.va()).rkey(BAD_RKEY).dmaLength(16));
+        final Scenario atomicMisaligned = h -> h.inject("FETCH_ADD", PSN, 0,
+            s -> s.va(h.va() + 4).rkey(h.r.mr.rkey()).swapAdd(1));
+        final Scenario atomicBadRkey = h -> h.inject("FETCH_ADD", PSN, 0,
+            s -> s.va(h.va()).rkey(BAD_RKEY).swapAdd(1));
+        final Scenario lkeyGone = h ->
+        {
+            // receive 1 points into a region deregistered after posting: the SEND cannot be placed
+            final MemoryRegion gone = h.r.pd.regMr(h.r.buffer.asSlice(8192, 4096), EnumSet.allOf(AccessFlag.class));
+            h.postRecv(1, gone, 4096);
+            h.postRecv(2, h.r.mr, 4096);
+            gone.close();
+            h.inject("SEND_ONLY", PSN, 10, s -> { });
+        };
+        final WcStatus inv = WcStatus.REM_INV_REQ_ERR;
+        final WcStatus flushed = WcStatus.WR_FLUSH_ERR;
+        final QpState err = QpState.ERR;
+        final List<Long> kept = List.of(1L);
+        return Stream.of(
+            rc("ERR_PSN_SEQUENCE", psnAhead, 0x60, null, QpState.RTS, "out_of_seq_request"),
+            uc("ERR_PSN_SEQUENCE", psnAhead, List.of(1L, 2L), "out_of_seq_request"),
+            with(rc("ERR_RNR", noRecv, 0x20 | 1, null, QpState.RTS, "send_rnr_err"), ALL_REMOTE, 16, false, 0),
+            with(uc("ERR_RNR", noRecv, kept, "drop_no_recv_wqe"), ALL_REMOTE, 0, false, 0),
+            rc("ERR_OPCODE_SEQUENCE", firstTwice, 0x61, inv, err, "sent_naks"),
+            uc("ERR_OPCODE_SEQUENCE", firstTwice, kept, null),
+            rc("ERR_OPCODE_UNSUPPORTED", flush, 0x61, flushed, err, "sent_naks"),
+            with(rc("ERR_OPERATION_NOT_ALLOWED", write16, 0x61, flushed, err, "sent_naks"), NO_REMOTE, 16, true, 4096),
+            with(uc("ERR_OPERATION_NOT_ALLOWED", write16, kept, null), NO_REMOTE, 0, true, 4096),
+            with(rc("ERR_NO_RD_ATOMIC_RESOURCES", read16, 0x61, flushed, err, "sent_naks"), ALL_REMOTE, 0, true, 4096),
+            rc("ERR_PACKET_LENGTH", shortFirst, 0x61, inv, err, "sent_naks"),
+            uc("ERR_PACKET_LENGTH", shortFirst, kept, null),
+            with(rc("ERR_RECV_TOO_SMALL", send100, 0x61, inv, err, "drop_recv_too_small"), ALL_REMOTE, 16, true, 16),
+            with(uc("ERR_RECV_TOO_SMALL", send100, kept, "drop_recv_too_small"), ALL_REMOTE, 0, true, 16),
+            rc("ERR_WRITE_LENGTH", writeShort, 0x61, flushed, err, "sent_naks"),
+            uc("ERR_WRITE_LENGTH", writeShort, kept, null),
+            rc("ERR_WRITE_RKEY", writeBadRkey, 0x62, flushed, err, "sent_naks"),
+            uc("ERR_WRITE_RKEY", writeBadRkey, kept, null),
+            rc("ERR_READ_RKEY", readBadRkey, 0x62, flushed, err, "sent_naks"),
+            rc("ERR_ATOMIC_MISALIGNED", atomicMisaligned, 0x61, flushed, err, "sent_naks"),
+            rc("ERR_ATOMIC_RKEY", atomicBadRkey, 0x62, flushed, err, "sent_naks"),
+            with(rc("ERR_RECV_SCATTER", lkeyGone, 0x63, WcStatus.LOC_PROT_ERR, err, "sent_naks"), ALL_REMOTE, 16, false,
+                0),
+            with(uc("ERR_RECV_SCATTER", lkeyGone, kept, null), ALL_REMOTE, 0, false, 0));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("cases")
+    void shouldAnswerEachCauseAsPinned(final Case c)
+    {
+        try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY))
+        {
+            final Harness h = new Harness(fabric, c);
+            if (c.recvs)
+            {
+                h.postRecv(1, h.r.mr, c.recvLength);
+                h.postRecv(2, h.r.mr, 4096);
+            }
+            c.scenario.run(h);
+            if (c.type == QpType.RC)
+            {
+                UdTransportTest.awaitAtLeast(h::sentCount, 1);
+                final byte[] nak = h.sent().getFirst();
+                assertEquals(Opcode.RC_ACKNOWLEDGE.wire(), nak[0] & 0xFF, "the answer is an ACK packet");
+                assertEquals(c.syndrome, nak[12] & 0xFF, "AETH syndrome");
+                if (c.state == QpState.ERR)
+                {
+                    final List<WorkCompletion> wcs = h.r.pollRecv(2, 10_000);
+                    assertEquals(2, wcs.size(), "both receives complete once the QP is in ERR");
+                    assertEquals(1, wcs.getFirst().wrId());
+                    assertEquals(c.recvStatus, wcs.getFirst().status());
+                    assertEquals(WcStatus.WR_FLUSH_ERR, wcs.get(1).status());
+                    assertEquals(QpState.ERR, h.r.qp.query().state());
+                }
+                else
+                {
+                    assertEquals(QpState.RTS, h.r.qp.query().state());
+                    assertEquals(0, h.r.recvCq.poll(WorkCompletion.array(4)), "no receive completes");
+                }
+                assertEquals(1, h.sentCount(), "one NAK, nothing else");
+            }
+            else
+            {
+                // a WRITE with immediate needs no buffer of the receive WQE; without REMOTE_WRITE, a SEND
+                final boolean write = (c.access & AccessFlag.REMOTE_WRITE.bit()) != 0;
+                h.inject(write ? "RDMA_WRITE_ONLY_WITH_IMMEDIATE" : "SEND_ONLY_WITH_IMMEDIATE", h.nextPsn, 8,
+                    s -> s.va(h.va() + 32768).rkey(h.r.mr.rkey()).dmaLength(write ? 8 : 0).immediate(PROBE_IMM));
+                final List<WorkCompletion> wcs = h.r.pollRecv(c.ucWrIds.size(), 10_000);
+                final List<Long> wrIds = new ArrayList<>();
+                for (final WorkCompletion wc : wcs)
+                {
+                    assertEquals(WcStatus.SUCCESS, wc.status(), wc.toString());
+                    wrIds.add(wc.wrId());
+                }
+                assertEquals(c.ucWrIds, wrIds, "the receives that complete");
+                assertEquals(write ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV, wcs.getLast().opcode(),
+                    "the probe completes last");
+                assertEquals(PROBE_IMM, wcs.getLast().immData());
+                assertEquals(QpState.RTS, h.r.qp.query().state());
+                assertEquals(0, h.sentCount(), "UC answers nothing");
+            }
+            if (c.counter != null)
+            {
+                assertEquals(1L, h.qpCounter(c.counter), c.counter);
+            }
+        }
+    }
+
+    /** A responder QP connected to a peer that exists only as an address the test sends from. */
+    static final class Harness
+    {
+        final RcEndpoint r;
+        final boolean uc;
+        private final Fabric fabric;
+        private final InetAddress rAddress;
+        private final InetAddress peerAddress;
+        private final List<byte[]> sent = new ArrayList<>();
+        int nextPsn;
+
+        Harness(final Fabric fabric, final Case c)
+        {
+            this.fabric = fabric;
+            this.uc = c.type == QpType.UC;
+            this.r = new RcEndpoint(fabric.open(), c.type, 65536, 16);
+            this.rAddress = r.engine().link().localAddress();
+            this.peerAddress = fabric.address(250);
+            fabric.network().tap(d -> record(d));
+            r.qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1).accessFlags(c.access));
+            final QpAttr rtr = new QpAttr().state(QpState.RTR).ahAttr(AhAttr.global(Gid.fromInet(peerAddress), 64))
+                .pathMtu(Mtu.MTU_1024).destQpNum(PEER_QPN).rqPsn(PSN);
+            final QpAttr rts = new QpAttr().state(QpState.RTS).sqPsn(0);
+            if (!uc)
+            {
+                rtr.maxDestRdAtomic(c.rdAtomic).minRnrTimer(1);
+                rts.timeout(14).retryCnt(7).rnrRetry(7).maxRdAtomic(1);
+            }
+            r.qp.modify(rtr);
+            r.qp.modify(rts);
+        }
+
+        private void record(final SentDatagram d)
+        {
+            if (d.source().equals(rAddress))
+            {
+                synchronized (sent)
+                {
+                    sent.add(d.bytes());
+                }
+            }
+        }
+
+        long sentCount()
+        {
+            synchronized (sent)
+            {
+                return sent.size();
+            }
+        }
+
+        List<byte[]> sent()
+        {
+            synchronized (sent)
+            {
+                return List.copyOf(sent);
+            }
+        }
+
+        long va()
+        {
+            return r.buffer.address();
+        }
+
+        long qpCounter(final String name)
+        {
+            return r.qp.counters().getOrDefault(name, 0L);
+        }
+
+        void postRecv(final long wrId, final MemoryRegion mr, final int length)
+        {
+            r.qp.postRecv(new RecvWr().wrId(wrId).sge(mr, 0, length));
+        }
+
+        /**
+         * Send the responder a request from the peer's address.
+         *
+         * @param name    the opcode without its RC_/UC_ prefix.
+         * @param psn     its PSN.
+         * @param payload payload bytes.
+         * @param fields  sets the extension headers.
+         */
+        void inject(final String name, final int psn, final int payload, final Consumer<PacketInfo> fields)
+        {
+            final Opcode opcode = Opcode.valueOf((uc ? "UC_" : "RC_") + name);
+            final PacketInfo spec = new PacketInfo()
+                .network(Ipv4.toInt(peerAddress), Link.ROCE_V2_PORT, Ipv4.toInt(rAddress), Link.ROCE_V2_PORT, 0)
+                .opcode(opcode)
+                .destQp(r.qp.qpNum())
+                .psn(psn)
+                .ackReq(!uc && opcode.has(OpcodeMask.END));
+            fields.accept(spec);
+            nextPsn = psn + 1;
+            final byte[] packet = new byte[PacketBuilder.length(opcode, payload)];
+            new PacketBuilder().build(spec, MemorySegment.ofArray(new byte[payload]), MemorySegment.ofArray(packet), 0);
+            fabric.network().inject(peerAddress, rAddress, ByteBuffer.wrap(packet));
+        }
+    }
+}
