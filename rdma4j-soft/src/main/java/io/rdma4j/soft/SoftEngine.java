@@ -6,12 +6,7 @@ import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.mcast.McastGroupTable;
 import io.rdma4j.soft.transport.TransportFactory;
 import io.rdma4j.soft.transport.Transports;
-import io.rdma4j.soft.wire.BthFlyweight;
-import io.rdma4j.soft.wire.DethFlyweight;
-import io.rdma4j.soft.wire.DropCause;
-import io.rdma4j.soft.wire.Opcode;
 import io.rdma4j.soft.wire.OpcodeMask;
-import io.rdma4j.soft.wire.PacketBuilder;
 import io.rdma4j.soft.wire.PacketInfo;
 import io.rdma4j.soft.wire.PacketParser;
 import io.rdma4j.verbs.AsyncEvent;
@@ -24,7 +19,6 @@ import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.RdmaException;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -46,8 +40,6 @@ public final class SoftEngine implements AutoCloseable
     public static final int GSI_QPN = 1;
     /** Bytes in a management datagram. */
     public static final int MAD_LENGTH = 256;
-    /** The IP TTL of MADs (the kernel's CM sends with the route's hop limit, 64 on a host route). */
-    private static final int GSI_HOP_LIMIT = 64;
     private static final long IDLE_WAIT_NS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final long TIMER_WAIT_NS = TimeUnit.MICROSECONDS.toNanos(200);
     /** How long the progress thread waits before trying again for a receive lock a poller holds. */
@@ -65,13 +57,8 @@ public final class SoftEngine implements AutoCloseable
     private final McastGroupTable<SoftQp> mcast;
     private final Counters counters = new Counters();
     private final Gid[] groupGidCache = new Gid[64];
-    private final ReentrantLock gsiSendLock = new ReentrantLock();
-    private final ByteBuffer gsiTxBuffer = ByteBuffer.allocateDirect(512);
-    private final MemorySegment gsiTxSegment = MemorySegment.ofBuffer(gsiTxBuffer);
-    private final PacketInfo gsiTxSpec = new PacketInfo();
-    private final PacketBuilder gsiBuilder = new PacketBuilder();
-    private int gsiPsn;
-    private volatile GsiHandler gsiHandler;
+    private final GsiPort gsi = new GsiPort(this);
+    private final ReceivePath receivePath;
     /**
      * Held while datagrams are received and handled, and while timers run: the progress thread
      * and, in polling mode, threads polling a CQ take turns, so transports see one thread at a time.
@@ -107,6 +94,7 @@ public final class SoftEngine implements AutoCloseable
         this.mcast = new McastGroupTable<>(limits.maxMcastGrp(), limits.maxMcastQpAttach(),
             limits.maxTotalMcastQpAttach());
         this.transportFactory = factory != null ? factory : Transports::create;
+        this.receivePath = new ReceivePath(this);
         this.progressThread = Thread.ofPlatform().daemon().name("rdma4j-" + device.name()).unstarted(this::run);
         progressThread.start();
     }
@@ -521,78 +509,15 @@ public final class SoftEngine implements AutoCloseable
         final MemorySegment segment, final int length, final DatagramInfo info, final PacketParser parser,
         final PacketInfo packet)
     {
-        packet.clear();
-        packet.network(info.sourceIpv4, info.sourcePort, info.destinationIpv4, info.destinationPort,
-            info.ipIdentification).dontFragment(true);
-        final DropCause cause = parser.parse(segment, 0, length, packet);
-        if (cause != DropCause.NONE)
-        {
-            counters.increment(dropCounter(cause));
-            return;
-        }
-        counters.increment(SoftCounter.RCVD_PKTS);
-        final int destQp = packet.destQp();
-        if (destQp == BthFlyweight.MULTICAST_QPN)
-        {
-            if (packet.sourceAddress() == localIpv4)
-            {
-                // our own send looped back by the IP stack: members here had their copies at send time
-                counters.increment(SoftCounter.DROP_OWN_MCAST_ECHO);
-                return;
-            }
-            deliverMulticast(groupGid(packet.destinationAddress()), packet, info);
-            return;
-        }
-        if (packet.destinationAddress() != localIpv4)
-        {
-            counters.increment(SoftCounter.DROP_NOT_FOR_US);
-            return;
-        }
-        if (destQp == GSI_QPN)
-        {
-            onGsiPacket(segment, packet);
-            return;
-        }
-        final SoftQp qp = qp(destQp);
-        if (qp == null || !qp.isOpen())
-        {
-            counters.increment(SoftCounter.DROP_NO_QP);
-            return;
-        }
-        qp.transport().onPacket(packet, info, nanoTime());
+        receivePath.onDatagram(segment, length, info, parser, packet);
     }
 
     /**
-     * QP1 takes only UD SEND_ONLY with the GSI Q_Key and a whole MAD, as rxe's GSI QP does;
-     * anything else is a counted drop.
+     * @return QP1's port: MADs in and out.
      */
-    private void onGsiPacket(final MemorySegment segment, final PacketInfo packet)
+    GsiPort gsi()
     {
-        final GsiHandler handler = gsiHandler;
-        if (handler == null)
-        {
-            counters.increment(SoftCounter.DROP_NO_QP);
-            return;
-        }
-        if (packet.opcode() != Opcode.UD_SEND_ONLY)
-        {
-            counters.increment(SoftCounter.DROP_WRONG_TRANSPORT);
-            return;
-        }
-        if (packet.qkey() != DethFlyweight.GSI_QKEY)
-        {
-            counters.increment(SoftCounter.DROP_QKEY_VIOLATION);
-            return;
-        }
-        if (packet.payloadLength() < MAD_LENGTH)
-        {
-            counters.increment(SoftCounter.DROP_BAD_HEADER);
-            return;
-        }
-        final byte[] mad = new byte[MAD_LENGTH];
-        MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, packet.payloadOffset(), mad, 0, MAD_LENGTH);
-        counters.increment(SoftCounter.GSI_RCVD_MADS);
-        handler.onMad(this, mad, packet.sourceAddress(), packet.sourcePort());
+        return gsi;
     }
 
     /**
@@ -603,7 +528,7 @@ public final class SoftEngine implements AutoCloseable
      */
     public void gsiHandler(final GsiHandler handler)
     {
-        gsiHandler = handler;
+        gsi.handler(handler);
     }
 
     /**
@@ -616,36 +541,14 @@ public final class SoftEngine implements AutoCloseable
      */
     public boolean sendMad(final byte[] mad, final int destinationIpv4)
     {
-        gsiSendLock.lock();
-        try
-        {
-            gsiTxSpec.clear()
-                .opcode(Opcode.UD_SEND_ONLY)
-                .destQp(GSI_QPN)
-                .ackReq(true)
-                .psn(gsiPsn)
-                .qkey(DethFlyweight.GSI_QKEY)
-                .srcQp(GSI_QPN)
-                .network(localIpv4, link.localPort(), destinationIpv4, Link.ROCE_V2_PORT, link.ipIdentification());
-            gsiPsn = (gsiPsn + 1) & 0xFFFFFF;
-            MemorySegment.copy(mad, 0, gsiTxSegment, ValueLayout.JAVA_BYTE, Opcode.UD_SEND_ONLY.headerLength(),
-                MAD_LENGTH);
-            final int length = gsiBuilder.build(gsiTxSpec, MAD_LENGTH, gsiTxSegment, 0);
-            gsiTxBuffer.clear().limit(length);
-            counters.increment(SoftCounter.GSI_SENT_MADS);
-            return send(gsiTxBuffer, Ipv4.toAddress(destinationIpv4), GSI_HOP_LIMIT);
-        }
-        finally
-        {
-            gsiSendLock.unlock();
-        }
+        return gsi.sendMad(mad, destinationIpv4);
     }
 
     /**
      * The MGID of an IPv4 group, from a small direct-mapped cache so that receiving on a handful of
      * groups builds no {@link Gid} per packet. Only the progress thread calls it.
      */
-    private Gid groupGid(final int groupIpv4)
+    Gid groupGid(final int groupIpv4)
     {
         final int slot = groupIpv4 & (groupGidCache.length - 1);
         Gid gid = groupGidCache[slot];
@@ -686,21 +589,6 @@ public final class SoftEngine implements AutoCloseable
             qp.transport().onPacket(packet, info, now);
         }
         return members.length;
-    }
-
-    private static SoftCounter dropCounter(final DropCause cause)
-    {
-        return switch (cause)
-        {
-            case TOO_SHORT -> SoftCounter.DROP_TOO_SHORT;
-            case UNKNOWN_OPCODE -> SoftCounter.DROP_UNKNOWN_OPCODE;
-            case BAD_TRANSPORT_VERSION -> SoftCounter.DROP_BAD_TRANSPORT_VERSION;
-            case BAD_PKEY -> SoftCounter.DROP_BAD_PKEY;
-            case BAD_PAD -> SoftCounter.DROP_BAD_PAD;
-            case ICRC_MISMATCH -> SoftCounter.DROP_ICRC;
-            case BAD_QPN -> SoftCounter.DROP_BAD_QPN;
-            default -> SoftCounter.DROP_BAD_HEADER;
-        };
     }
 
     /**
