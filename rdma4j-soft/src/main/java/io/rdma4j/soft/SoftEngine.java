@@ -35,7 +35,6 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class SoftEngine implements AutoCloseable
 {
-    private static final int FIRST_QPN = 0x11;
     /** QP1, the general services interface: the connection manager's MADs come and go there. */
     public static final int GSI_QPN = 1;
     /** Bytes in a management datagram. */
@@ -73,10 +72,7 @@ public final class SoftEngine implements AutoCloseable
     private final LinkedBlockingQueue<AsyncEvent> asyncEvents = new LinkedBlockingQueue<>();
     private final TransportFactory transportFactory;
     private final Thread progressThread;
-    private final Object qpLock = new Object();
-    private volatile SoftQp[] qps = new SoftQp[64];
-    private int nextQpn = FIRST_QPN;
-    private int qpCount;
+    private final QpTable qpTable;
     private volatile boolean running = true;
     private volatile long timerHint = Long.MAX_VALUE;
 
@@ -90,7 +86,8 @@ public final class SoftEngine implements AutoCloseable
         this.activeMtu = Mtu.forEthernet(limits.ethernetMtu());
         this.gid = Gid.fromInet(link.localAddress());
         this.localIpv4 = Ipv4.toInt(link.localAddress());
-        this.mrTable = new MrTable(limits.maxMr());
+        this.mrTable = new MrTable(limits.maxMr(), counters);
+        this.qpTable = new QpTable(limits.maxQp());
         this.mcast = new McastGroupTable<>(limits.maxMcastGrp(), limits.maxMcastQpAttach(),
             limits.maxTotalMcastQpAttach());
         this.transportFactory = factory != null ? factory : Transports::create;
@@ -290,55 +287,28 @@ public final class SoftEngine implements AutoCloseable
                 srq = s;
             }
         }
-        final SoftQp qp;
-        synchronized (qpLock)
+        final SoftSrq qpSrq = srq;
+        final QpCap granted = new QpCap(cap.maxSendWr(), srq != null ? 0 : cap.maxRecvWr(),
+            Math.max(1, cap.maxSendSge()), Math.max(1, cap.maxRecvSge()), cap.maxInlineData());
+        return qpTable.add(qpn ->
         {
-            if (qpCount >= limits.maxQp())
-            {
-                throw new RdmaException(Errno.ENOMEM, "the device has " + qpCount + " QPs, max_qp is " + limits.maxQp());
-            }
-            final int qpn = nextQpn;
-            final QpCap granted = new QpCap(cap.maxSendWr(), srq != null ? 0 : cap.maxRecvWr(),
-                Math.max(1, cap.maxSendSge()), Math.max(1, cap.maxRecvSge()), cap.maxInlineData());
-            qp = new SoftQp(this, pd, qpn, init.type(), sendCq, recvCq, srq, granted, init.sqSigAll());
+            final SoftQp qp = new SoftQp(this, pd, qpn, init.type(), sendCq, recvCq, qpSrq, granted, init.sqSigAll());
             sendCq.addUser();
             if (recvCq != sendCq)
             {
                 recvCq.addUser();
             }
-            if (srq != null)
+            if (qpSrq != null)
             {
-                srq.addUser();
+                qpSrq.addUser();
             }
-            SoftQp[] table = qps;
-            if (qpn >= table.length)
-            {
-                table = Arrays.copyOf(table, Math.max(table.length * 2, qpn + 1));
-            }
-            else
-            {
-                table = table.clone();
-            }
-            table[qpn] = qp;
-            qps = table;
-            qpCount++;
-            nextQpn = qpn + 1 > 0xFFFFFE ? FIRST_QPN : qpn + 1;
-        }
-        return qp;
+            return qp;
+        });
     }
 
     void removeQp(final SoftQp qp)
     {
-        synchronized (qpLock)
-        {
-            final SoftQp[] table = qps.clone();
-            if (qp.qpNum() < table.length && table[qp.qpNum()] == qp)
-            {
-                table[qp.qpNum()] = null;
-                qps = table;
-                qpCount--;
-            }
-        }
+        qpTable.remove(qp);
     }
 
     /**
@@ -347,8 +317,7 @@ public final class SoftEngine implements AutoCloseable
      */
     public SoftQp qp(final int qpn)
     {
-        final SoftQp[] table = qps;
-        return qpn >= 0 && qpn < table.length ? table[qpn] : null;
+        return qpTable.get(qpn);
     }
 
     private void run()
@@ -494,7 +463,7 @@ public final class SoftEngine implements AutoCloseable
     private long runTimers(final long now)
     {
         long next = Long.MAX_VALUE;
-        final SoftQp[] table = qps;
+        final SoftQp[] table = qpTable.snapshot();
         for (final SoftQp qp : table)
         {
             if (qp != null && qp.type() != QpType.UD)
@@ -604,10 +573,7 @@ public final class SoftEngine implements AutoCloseable
      */
     public int qpCount()
     {
-        synchronized (qpLock)
-        {
-            return qpCount;
-        }
+        return qpTable.count();
     }
 
     @Override
