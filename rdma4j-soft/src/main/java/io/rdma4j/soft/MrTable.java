@@ -3,24 +3,44 @@ package io.rdma4j.soft;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.RdmaException;
 
+import java.security.SecureRandom;
+import java.util.random.RandomGenerator;
+
 /**
- * The device's memory regions by key: slot index in the high 24 bits, a generation in the low
- * 8. Lookups on the data path read a volatile array without locking.
+ * The device's memory regions by key, as rxe makes its keys: the slot index in the high 24 bits and
+ * a random key byte in the low 8, drawn anew on every registration and never the slot's previous
+ * one. A stale key misses the region that reused its slot, and a host that learned one key cannot
+ * predict the next from it. Lookups on the data path read a volatile array without locking.
  */
 public final class MrTable
 {
     private final int capacity;
+    private final Counters counters;
+    private final RandomGenerator random;
     private volatile SoftMr[] slots = new SoftMr[64];
-    private byte[] gens = new byte[64];
+    private byte[] keyBytes = new byte[64];
     private int count;
     private int nextFree;
 
     /**
      * @param capacity max_mr.
+     * @param counters where a key with a live index and a wrong key byte is counted.
      */
-    public MrTable(final int capacity)
+    public MrTable(final int capacity, final Counters counters)
+    {
+        this(capacity, counters, new SecureRandom());
+    }
+
+    /**
+     * @param capacity max_mr.
+     * @param counters where a key with a live index and a wrong key byte is counted.
+     * @param random   where key bytes come from.
+     */
+    public MrTable(final int capacity, final Counters counters, final RandomGenerator random)
     {
         this.capacity = capacity;
+        this.counters = counters;
+        this.random = random;
     }
 
     /**
@@ -49,11 +69,12 @@ public final class MrTable
         {
             index = current.length;
             final SoftMr[] grown = java.util.Arrays.copyOf(current, current.length * 2);
-            gens = java.util.Arrays.copyOf(gens, grown.length);
+            keyBytes = java.util.Arrays.copyOf(keyBytes, grown.length);
             current = grown;
         }
-        gens[index]++;
-        final int key = (index << 8) | (gens[index] & 0xFF);
+        // a byte from 1..255 added to the old one: random, and never the slot's previous key
+        keyBytes[index] += (byte)random.nextInt(1, 256);
+        final int key = (index << 8) | (keyBytes[index] & 0xFF);
         final SoftMr mr = maker.apply(key);
         final SoftMr[] next = current == slots ? current.clone() : current;
         next[index] = mr;
@@ -91,7 +112,16 @@ public final class MrTable
             return null;
         }
         final SoftMr mr = current[index];
-        return mr != null && mr.lkey() == key && mr.isValid() ? mr : null;
+        if (mr == null || !mr.isValid())
+        {
+            return null;
+        }
+        if (mr.lkey() != key)
+        {
+            counters.increment(SoftCounter.MR_KEY_MISMATCH);
+            return null;
+        }
+        return mr;
     }
 
     /**

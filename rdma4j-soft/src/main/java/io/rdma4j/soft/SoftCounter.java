@@ -36,10 +36,12 @@ public enum SoftCounter
     DROP_BAD_TRANSPORT_VERSION("drop_bad_transport_version"),
     DROP_BAD_PKEY("drop_bad_pkey"),
     DROP_BAD_PAD("drop_bad_pad"),
-    DROP_BAD_HEADER("drop_bad_header"),
+    DROP_HDR_TRUNCATED("drop_hdr_truncated"),
+    DROP_BAD_QPN("drop_bad_qpn"),
+    DROP_ADDR_MISMATCH("drop_addr_mismatch"),
+    DROP_SHORT_MAD("drop_short_mad"),
     DROP_ICRC("icrc_err"),
     DROP_NO_QP("drop_no_qp"),
-    DROP_BAD_QPN("drop_bad_qpn"),
     DROP_QP_STATE("drop_qp_state"),
     DROP_WRONG_TRANSPORT("drop_wrong_transport"),
     DROP_QKEY_VIOLATION("qkey_violation"),
@@ -50,9 +52,18 @@ public enum SoftCounter
     DROP_OWN_MCAST_ECHO("drop_own_mcast_echo"),
     DROP_LINK_SEND("drop_link_send"),
     DROP_NOT_FOR_US("drop_not_for_us"),
-    DROP_OTHER("drop_other");
+    DROP_OTHER("drop_other"),
+    /** A key whose index names a live region but whose key byte is another: stale, or guessed. */
+    MR_KEY_MISMATCH("mr_key_mismatch"),
+    /** Throwables the progress loop caught and survived: bugs or resource exhaustion, not packets. */
+    PROGRESS_ERRORS("progress_errors");
 
     private static final SoftCounter[] VALUES = values();
+    private static final java.util.Set<SoftCounter> RECEIVE_VERDICTS = java.util.Collections.unmodifiableSet(
+        java.util.EnumSet.of(RCVD_PKTS, DROP_TOO_SHORT, DROP_UNKNOWN_OPCODE, DROP_HDR_TRUNCATED,
+            DROP_BAD_TRANSPORT_VERSION, DROP_BAD_QPN, DROP_BAD_PKEY, DROP_BAD_PAD, DROP_ICRC, DROP_NO_QP,
+            DROP_WRONG_TRANSPORT, DROP_QP_STATE, DROP_ADDR_MISMATCH, DROP_QKEY_VIOLATION, DROP_SHORT_MAD,
+            DROP_NOT_A_MEMBER, DROP_OWN_MCAST_ECHO, DROP_NOT_FOR_US, DROP_OTHER));
 
     private final String counterName;
 
@@ -67,6 +78,40 @@ public enum SoftCounter
     public String counterName()
     {
         return counterName;
+    }
+
+    /**
+     * @param cause why the parser refused a packet.
+     * @return the counter that cause bumps.
+     */
+    public static SoftCounter forDrop(final io.rdma4j.soft.wire.DropCause cause)
+    {
+        return switch (cause)
+        {
+            case NONE -> RCVD_PKTS;
+            case TOO_SHORT -> DROP_TOO_SHORT;
+            case UNKNOWN_OPCODE -> DROP_UNKNOWN_OPCODE;
+            case HEADER_TRUNCATED -> DROP_HDR_TRUNCATED;
+            case BAD_TRANSPORT_VERSION -> DROP_BAD_TRANSPORT_VERSION;
+            case BAD_QPN -> DROP_BAD_QPN;
+            case BAD_PKEY -> DROP_BAD_PKEY;
+            case BAD_PAD -> DROP_BAD_PAD;
+            case ICRC_MISMATCH -> DROP_ICRC;
+        };
+    }
+
+    /**
+     * The outcomes of the device's receive checks: every datagram the link delivers bumps exactly one
+     * of these, {@code rcvd_pkts} when it passed and was handed to a QP, QP1 or a group, or the
+     * counter of the first check it failed ({@code drop_other} when handling it threw). What a QP's
+     * transport then makes of a received packet (duplicate, out of sequence, no receive WQE...) is
+     * counted on top, as rxe counts it.
+     *
+     * @return the device-level receive verdicts.
+     */
+    public static java.util.Set<SoftCounter> receiveVerdicts()
+    {
+        return RECEIVE_VERDICTS;
     }
 
     /**

@@ -6,12 +6,7 @@ import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.mcast.McastGroupTable;
 import io.rdma4j.soft.transport.TransportFactory;
 import io.rdma4j.soft.transport.Transports;
-import io.rdma4j.soft.wire.BthFlyweight;
-import io.rdma4j.soft.wire.DethFlyweight;
-import io.rdma4j.soft.wire.DropCause;
-import io.rdma4j.soft.wire.Opcode;
 import io.rdma4j.soft.wire.OpcodeMask;
-import io.rdma4j.soft.wire.PacketBuilder;
 import io.rdma4j.soft.wire.PacketInfo;
 import io.rdma4j.soft.wire.PacketParser;
 import io.rdma4j.verbs.AsyncEvent;
@@ -24,7 +19,6 @@ import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.RdmaException;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -41,13 +35,10 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class SoftEngine implements AutoCloseable
 {
-    private static final int FIRST_QPN = 0x11;
     /** QP1, the general services interface: the connection manager's MADs come and go there. */
     public static final int GSI_QPN = 1;
     /** Bytes in a management datagram. */
     public static final int MAD_LENGTH = 256;
-    /** The IP TTL of MADs (the kernel's CM sends with the route's hop limit, 64 on a host route). */
-    private static final int GSI_HOP_LIMIT = 64;
     private static final long IDLE_WAIT_NS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final long TIMER_WAIT_NS = TimeUnit.MICROSECONDS.toNanos(200);
     /** How long the progress thread waits before trying again for a receive lock a poller holds. */
@@ -65,13 +56,8 @@ public final class SoftEngine implements AutoCloseable
     private final McastGroupTable<SoftQp> mcast;
     private final Counters counters = new Counters();
     private final Gid[] groupGidCache = new Gid[64];
-    private final ReentrantLock gsiSendLock = new ReentrantLock();
-    private final ByteBuffer gsiTxBuffer = ByteBuffer.allocateDirect(512);
-    private final MemorySegment gsiTxSegment = MemorySegment.ofBuffer(gsiTxBuffer);
-    private final PacketInfo gsiTxSpec = new PacketInfo();
-    private final PacketBuilder gsiBuilder = new PacketBuilder();
-    private int gsiPsn;
-    private volatile GsiHandler gsiHandler;
+    private final GsiPort gsi = new GsiPort(this);
+    private final ReceivePath receivePath;
     /**
      * Held while datagrams are received and handled, and while timers run: the progress thread
      * and, in polling mode, threads polling a CQ take turns, so transports see one thread at a time.
@@ -86,10 +72,7 @@ public final class SoftEngine implements AutoCloseable
     private final LinkedBlockingQueue<AsyncEvent> asyncEvents = new LinkedBlockingQueue<>();
     private final TransportFactory transportFactory;
     private final Thread progressThread;
-    private final Object qpLock = new Object();
-    private volatile SoftQp[] qps = new SoftQp[64];
-    private int nextQpn = FIRST_QPN;
-    private int qpCount;
+    private final QpTable qpTable;
     private volatile boolean running = true;
     private volatile long timerHint = Long.MAX_VALUE;
 
@@ -103,10 +86,12 @@ public final class SoftEngine implements AutoCloseable
         this.activeMtu = Mtu.forEthernet(limits.ethernetMtu());
         this.gid = Gid.fromInet(link.localAddress());
         this.localIpv4 = Ipv4.toInt(link.localAddress());
-        this.mrTable = new MrTable(limits.maxMr());
+        this.mrTable = new MrTable(limits.maxMr(), counters);
+        this.qpTable = new QpTable(limits.maxQp());
         this.mcast = new McastGroupTable<>(limits.maxMcastGrp(), limits.maxMcastQpAttach(),
             limits.maxTotalMcastQpAttach());
         this.transportFactory = factory != null ? factory : Transports::create;
+        this.receivePath = new ReceivePath(this);
         this.progressThread = Thread.ofPlatform().daemon().name("rdma4j-" + device.name()).unstarted(this::run);
         progressThread.start();
     }
@@ -302,55 +287,28 @@ public final class SoftEngine implements AutoCloseable
                 srq = s;
             }
         }
-        final SoftQp qp;
-        synchronized (qpLock)
+        final SoftSrq qpSrq = srq;
+        final QpCap granted = new QpCap(cap.maxSendWr(), srq != null ? 0 : cap.maxRecvWr(),
+            Math.max(1, cap.maxSendSge()), Math.max(1, cap.maxRecvSge()), cap.maxInlineData());
+        return qpTable.add(qpn ->
         {
-            if (qpCount >= limits.maxQp())
-            {
-                throw new RdmaException(Errno.ENOMEM, "the device has " + qpCount + " QPs, max_qp is " + limits.maxQp());
-            }
-            final int qpn = nextQpn;
-            final QpCap granted = new QpCap(cap.maxSendWr(), srq != null ? 0 : cap.maxRecvWr(),
-                Math.max(1, cap.maxSendSge()), Math.max(1, cap.maxRecvSge()), cap.maxInlineData());
-            qp = new SoftQp(this, pd, qpn, init.type(), sendCq, recvCq, srq, granted, init.sqSigAll());
+            final SoftQp qp = new SoftQp(this, pd, qpn, init.type(), sendCq, recvCq, qpSrq, granted, init.sqSigAll());
             sendCq.addUser();
             if (recvCq != sendCq)
             {
                 recvCq.addUser();
             }
-            if (srq != null)
+            if (qpSrq != null)
             {
-                srq.addUser();
+                qpSrq.addUser();
             }
-            SoftQp[] table = qps;
-            if (qpn >= table.length)
-            {
-                table = Arrays.copyOf(table, Math.max(table.length * 2, qpn + 1));
-            }
-            else
-            {
-                table = table.clone();
-            }
-            table[qpn] = qp;
-            qps = table;
-            qpCount++;
-            nextQpn = qpn + 1 > 0xFFFFFE ? FIRST_QPN : qpn + 1;
-        }
-        return qp;
+            return qp;
+        });
     }
 
     void removeQp(final SoftQp qp)
     {
-        synchronized (qpLock)
-        {
-            final SoftQp[] table = qps.clone();
-            if (qp.qpNum() < table.length && table[qp.qpNum()] == qp)
-            {
-                table[qp.qpNum()] = null;
-                qps = table;
-                qpCount--;
-            }
-        }
+        qpTable.remove(qp);
     }
 
     /**
@@ -359,8 +317,7 @@ public final class SoftEngine implements AutoCloseable
      */
     public SoftQp qp(final int qpn)
     {
-        final SoftQp[] table = qps;
-        return qpn >= 0 && qpn < table.length ? table[qpn] : null;
+        return qpTable.get(qpn);
     }
 
     private void run()
@@ -506,7 +463,7 @@ public final class SoftEngine implements AutoCloseable
     private long runTimers(final long now)
     {
         long next = Long.MAX_VALUE;
-        final SoftQp[] table = qps;
+        final SoftQp[] table = qpTable.snapshot();
         for (final SoftQp qp : table)
         {
             if (qp != null && qp.type() != QpType.UD)
@@ -521,78 +478,15 @@ public final class SoftEngine implements AutoCloseable
         final MemorySegment segment, final int length, final DatagramInfo info, final PacketParser parser,
         final PacketInfo packet)
     {
-        packet.clear();
-        packet.network(info.sourceIpv4, info.sourcePort, info.destinationIpv4, info.destinationPort,
-            info.ipIdentification).dontFragment(true);
-        final DropCause cause = parser.parse(segment, 0, length, packet);
-        if (cause != DropCause.NONE)
-        {
-            counters.increment(dropCounter(cause));
-            return;
-        }
-        counters.increment(SoftCounter.RCVD_PKTS);
-        final int destQp = packet.destQp();
-        if (destQp == BthFlyweight.MULTICAST_QPN)
-        {
-            if (packet.sourceAddress() == localIpv4)
-            {
-                // our own send looped back by the IP stack: members here had their copies at send time
-                counters.increment(SoftCounter.DROP_OWN_MCAST_ECHO);
-                return;
-            }
-            deliverMulticast(groupGid(packet.destinationAddress()), packet, info);
-            return;
-        }
-        if (packet.destinationAddress() != localIpv4)
-        {
-            counters.increment(SoftCounter.DROP_NOT_FOR_US);
-            return;
-        }
-        if (destQp == GSI_QPN)
-        {
-            onGsiPacket(segment, packet);
-            return;
-        }
-        final SoftQp qp = qp(destQp);
-        if (qp == null || !qp.isOpen())
-        {
-            counters.increment(SoftCounter.DROP_NO_QP);
-            return;
-        }
-        qp.transport().onPacket(packet, info, nanoTime());
+        receivePath.onDatagram(segment, length, info, parser, packet);
     }
 
     /**
-     * QP1 takes only UD SEND_ONLY with the GSI Q_Key and a whole MAD, as rxe's GSI QP does;
-     * anything else is a counted drop.
+     * @return QP1's port: MADs in and out.
      */
-    private void onGsiPacket(final MemorySegment segment, final PacketInfo packet)
+    GsiPort gsi()
     {
-        final GsiHandler handler = gsiHandler;
-        if (handler == null)
-        {
-            counters.increment(SoftCounter.DROP_NO_QP);
-            return;
-        }
-        if (packet.opcode() != Opcode.UD_SEND_ONLY)
-        {
-            counters.increment(SoftCounter.DROP_WRONG_TRANSPORT);
-            return;
-        }
-        if (packet.qkey() != DethFlyweight.GSI_QKEY)
-        {
-            counters.increment(SoftCounter.DROP_QKEY_VIOLATION);
-            return;
-        }
-        if (packet.payloadLength() < MAD_LENGTH)
-        {
-            counters.increment(SoftCounter.DROP_BAD_HEADER);
-            return;
-        }
-        final byte[] mad = new byte[MAD_LENGTH];
-        MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, packet.payloadOffset(), mad, 0, MAD_LENGTH);
-        counters.increment(SoftCounter.GSI_RCVD_MADS);
-        handler.onMad(this, mad, packet.sourceAddress(), packet.sourcePort());
+        return gsi;
     }
 
     /**
@@ -603,7 +497,7 @@ public final class SoftEngine implements AutoCloseable
      */
     public void gsiHandler(final GsiHandler handler)
     {
-        gsiHandler = handler;
+        gsi.handler(handler);
     }
 
     /**
@@ -616,36 +510,14 @@ public final class SoftEngine implements AutoCloseable
      */
     public boolean sendMad(final byte[] mad, final int destinationIpv4)
     {
-        gsiSendLock.lock();
-        try
-        {
-            gsiTxSpec.clear()
-                .opcode(Opcode.UD_SEND_ONLY)
-                .destQp(GSI_QPN)
-                .ackReq(true)
-                .psn(gsiPsn)
-                .qkey(DethFlyweight.GSI_QKEY)
-                .srcQp(GSI_QPN)
-                .network(localIpv4, link.localPort(), destinationIpv4, Link.ROCE_V2_PORT, link.ipIdentification());
-            gsiPsn = (gsiPsn + 1) & 0xFFFFFF;
-            MemorySegment.copy(mad, 0, gsiTxSegment, ValueLayout.JAVA_BYTE, Opcode.UD_SEND_ONLY.headerLength(),
-                MAD_LENGTH);
-            final int length = gsiBuilder.build(gsiTxSpec, MAD_LENGTH, gsiTxSegment, 0);
-            gsiTxBuffer.clear().limit(length);
-            counters.increment(SoftCounter.GSI_SENT_MADS);
-            return send(gsiTxBuffer, Ipv4.toAddress(destinationIpv4), GSI_HOP_LIMIT);
-        }
-        finally
-        {
-            gsiSendLock.unlock();
-        }
+        return gsi.sendMad(mad, destinationIpv4);
     }
 
     /**
      * The MGID of an IPv4 group, from a small direct-mapped cache so that receiving on a handful of
      * groups builds no {@link Gid} per packet. Only the progress thread calls it.
      */
-    private Gid groupGid(final int groupIpv4)
+    Gid groupGid(final int groupIpv4)
     {
         final int slot = groupIpv4 & (groupGidCache.length - 1);
         Gid gid = groupGidCache[slot];
@@ -688,21 +560,6 @@ public final class SoftEngine implements AutoCloseable
         return members.length;
     }
 
-    private static SoftCounter dropCounter(final DropCause cause)
-    {
-        return switch (cause)
-        {
-            case TOO_SHORT -> SoftCounter.DROP_TOO_SHORT;
-            case UNKNOWN_OPCODE -> SoftCounter.DROP_UNKNOWN_OPCODE;
-            case BAD_TRANSPORT_VERSION -> SoftCounter.DROP_BAD_TRANSPORT_VERSION;
-            case BAD_PKEY -> SoftCounter.DROP_BAD_PKEY;
-            case BAD_PAD -> SoftCounter.DROP_BAD_PAD;
-            case ICRC_MISMATCH -> SoftCounter.DROP_ICRC;
-            case BAD_QPN -> SoftCounter.DROP_BAD_QPN;
-            default -> SoftCounter.DROP_BAD_HEADER;
-        };
-    }
-
     /**
      * @return the thread that receives packets and runs timers, for tests that measure it.
      */
@@ -716,10 +573,7 @@ public final class SoftEngine implements AutoCloseable
      */
     public int qpCount()
     {
-        synchronized (qpLock)
-        {
-            return qpCount;
-        }
+        return qpTable.count();
     }
 
     @Override

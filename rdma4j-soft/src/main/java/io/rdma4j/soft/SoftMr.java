@@ -11,7 +11,7 @@ import java.util.Set;
 
 /**
  * Registered memory of the software device. lkey and rkey are the same value, as in rxe: an
- * index into the device's {@link MrTable} and a generation byte, so a stale key never finds the
+ * index into the device's {@link MrTable} and a random key byte, so a stale key never finds the
  * region that reused its slot.
  */
 public final class SoftMr implements MemoryRegion

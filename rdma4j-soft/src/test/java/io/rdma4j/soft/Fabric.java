@@ -110,6 +110,16 @@ public final class Fabric implements AutoCloseable
     }
 
     /**
+     * Close a context opened elsewhere (on an address of the test's own) with this fabric.
+     *
+     * @param context the context.
+     */
+    public void adopt(final Context context)
+    {
+        contexts.add(context);
+    }
+
+    /**
      * @param n host number.
      * @return 127.&lt;this fabric's subnet&gt;.0.n (loopback).
      */

@@ -155,15 +155,6 @@ class PacketParserTest
         assertEquals(0, received.msn());
     }
 
-    @Test
-    void shouldNameEveryCounterInSnakeCase()
-    {
-        for (final DropCause cause : DropCause.values())
-        {
-            assertTrue(cause.counterName().matches("[a-z]+(_[a-z]+)*"), cause.name());
-        }
-    }
-
     private MemorySegment build()
     {
         return TestPackets.build(spec, 4);

@@ -1,0 +1,96 @@
+package io.rdma4j.soft;
+
+import io.rdma4j.soft.link.Ipv4;
+import io.rdma4j.soft.link.Link;
+import io.rdma4j.soft.wire.DethFlyweight;
+import io.rdma4j.soft.wire.Opcode;
+import io.rdma4j.soft.wire.PacketBuilder;
+import io.rdma4j.soft.wire.PacketInfo;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * QP1 of a device, the general services interface: MADs go out from here as UD SEND_ONLY packets
+ * to a peer's QP1 with the GSI Q_Key, and MADs that passed the {@link ReceivePath}'s checks come
+ * in here for the handler the connection manager installs.
+ */
+final class GsiPort
+{
+    /** The IP TTL of MADs (the kernel's CM sends with the route's hop limit, 64 on a host route). */
+    private static final int HOP_LIMIT = 64;
+
+    private final SoftEngine engine;
+    private final ReentrantLock sendLock = new ReentrantLock();
+    private final ByteBuffer txBuffer = ByteBuffer.allocateDirect(512);
+    private final MemorySegment txSegment = MemorySegment.ofBuffer(txBuffer);
+    private final PacketInfo txSpec = new PacketInfo();
+    private final PacketBuilder builder = new PacketBuilder();
+    private int psn;
+    private volatile GsiHandler handler;
+
+    GsiPort(final SoftEngine engine)
+    {
+        this.engine = engine;
+    }
+
+    void handler(final GsiHandler newHandler)
+    {
+        handler = newHandler;
+    }
+
+    boolean hasHandler()
+    {
+        return handler != null;
+    }
+
+    /**
+     * A MAD that passed every check: copy it out of the receive buffer, which the next datagram
+     * overwrites, and give it to the handler (MADs are rare; the copy is the one allocation).
+     */
+    void onMad(final PacketInfo packet)
+    {
+        final GsiHandler current = handler;
+        if (current == null)
+        {
+            engine.counters().increment(SoftCounter.GSI_DROPPED_MADS);
+            return;
+        }
+        final byte[] mad = new byte[SoftEngine.MAD_LENGTH];
+        MemorySegment.copy(packet.segment(), ValueLayout.JAVA_BYTE, packet.payloadOffset(), mad, 0,
+            SoftEngine.MAD_LENGTH);
+        engine.counters().increment(SoftCounter.GSI_RCVD_MADS);
+        current.onMad(engine, mad, packet.sourceAddress(), packet.sourcePort());
+    }
+
+    boolean sendMad(final byte[] mad, final int destinationIpv4)
+    {
+        final Link link = engine.link();
+        sendLock.lock();
+        try
+        {
+            txSpec.clear()
+                .opcode(Opcode.UD_SEND_ONLY)
+                .destQp(SoftEngine.GSI_QPN)
+                .ackReq(true)
+                .psn(psn)
+                .qkey(DethFlyweight.GSI_QKEY)
+                .srcQp(SoftEngine.GSI_QPN)
+                .network(engine.localIpv4(), link.localPort(), destinationIpv4, Link.ROCE_V2_PORT,
+                    link.ipIdentification());
+            psn = (psn + 1) & 0xFFFFFF;
+            MemorySegment.copy(mad, 0, txSegment, ValueLayout.JAVA_BYTE, Opcode.UD_SEND_ONLY.headerLength(),
+                SoftEngine.MAD_LENGTH);
+            final int length = builder.build(txSpec, SoftEngine.MAD_LENGTH, txSegment, 0);
+            txBuffer.clear().limit(length);
+            engine.counters().increment(SoftCounter.GSI_SENT_MADS);
+            return engine.send(txBuffer, Ipv4.toAddress(destinationIpv4), HOP_LIMIT);
+        }
+        finally
+        {
+            sendLock.unlock();
+        }
+    }
+}

@@ -1,0 +1,303 @@
+package io.rdma4j.soft;
+
+import io.rdma4j.soft.link.DatagramInfo;
+import io.rdma4j.soft.wire.BthFlyweight;
+import io.rdma4j.soft.wire.DethFlyweight;
+import io.rdma4j.soft.wire.DropCause;
+import io.rdma4j.soft.wire.Opcode;
+import io.rdma4j.soft.wire.OpcodeMask;
+import io.rdma4j.soft.wire.PacketInfo;
+import io.rdma4j.soft.wire.PacketParser;
+import io.rdma4j.verbs.QpState;
+import io.rdma4j.verbs.QpType;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * What rxe_recv.c is to rxe: every received datagram passes here, is checked in one fixed order,
+ * and is either counted as one drop (one counter per cause) or counted in {@code rcvd_pkts} and
+ * handed on. The order is rxe's:
+ * <ol>
+ *     <li>the destination address is ours or a multicast group ({@code drop_not_for_us});</li>
+ *     <li>the headers ({@link PacketParser#parseHeaders}): length, opcode, header length, transport
+ *     version, destination QP not 0, the default P_Key, PadCnt;</li>
+ *     <li>the QP: it exists ({@code drop_no_qp}), the opcode is of its transport
+ *     ({@code drop_wrong_transport}), and its state takes requests, or responses, at all
+ *     ({@code drop_qp_state});</li>
+ *     <li>for RC and UC, the addresses: the datagram comes from the QP's peer and to our address
+ *     ({@code drop_addr_mismatch}); a connected QP hears nobody else, whatever PSN or rkey is
+ *     guessed;</li>
+ *     <li>for UD and QP1, the Q_Key ({@code qkey_violation});</li>
+ *     <li>the ICRC ({@code icrc_err}).</li>
+ * </ol>
+ * A multicast packet is checked against the group (UD opcode, a member here) before its ICRC; each
+ * member QP then judges its copy (state, Q_Key) as rxe does. Every datagram bumps exactly one of
+ * {@link SoftCounter#receiveVerdicts()}.
+ * <p>
+ * Runs under the engine's receive lock, one thread at a time; allocates nothing except for a MAD.
+ */
+final class ReceivePath
+{
+    private static final Object[] NO_MEMBERS = new Object[0];
+
+    private final SoftEngine engine;
+    private final Counters counters;
+    private final int localIpv4;
+
+    ReceivePath(final SoftEngine engine)
+    {
+        this.engine = engine;
+        this.counters = engine.counters();
+        this.localIpv4 = engine.localIpv4();
+    }
+
+    /**
+     * Check one datagram and hand it on, or count why not.
+     *
+     * @param segment memory holding the UDP payload from offset 0.
+     * @param length  the UDP payload's length.
+     * @param info    the datagram's addressing.
+     * @param parser  the calling thread's parser.
+     * @param packet  the calling thread's packet record.
+     */
+    void onDatagram(
+        final MemorySegment segment, final int length, final DatagramInfo info, final PacketParser parser,
+        final PacketInfo packet)
+    {
+        packet.clear();
+        packet.network(info.sourceIpv4, info.sourcePort, info.destinationIpv4, info.destinationPort,
+            info.ipIdentification).dontFragment(true);
+        final int destination = info.destinationIpv4;
+        final boolean toGroup = isMulticast(destination);
+        if (destination != localIpv4 && !toGroup)
+        {
+            counters.increment(SoftCounter.DROP_NOT_FOR_US);
+            return;
+        }
+        final DropCause cause = parser.parseHeaders(segment, 0, length, packet);
+        if (cause != DropCause.NONE)
+        {
+            counters.increment(SoftCounter.forDrop(cause));
+            return;
+        }
+        final int destQp = packet.destQp();
+        if (destQp == BthFlyweight.MULTICAST_QPN)
+        {
+            onMulticast(parser, packet, info, toGroup);
+        }
+        else if (destQp == SoftEngine.GSI_QPN)
+        {
+            onGsi(parser, packet);
+        }
+        else
+        {
+            onUnicast(parser, packet, info);
+        }
+    }
+
+    private void onUnicast(final PacketParser parser, final PacketInfo packet, final DatagramInfo info)
+    {
+        final SoftQp qp = engine.qp(packet.destQp());
+        if (qp == null || !qp.isOpen())
+        {
+            counters.increment(SoftCounter.DROP_NO_QP);
+            return;
+        }
+        final QpType type = qp.type();
+        if (!packet.has(transportBit(type)))
+        {
+            qp.count(SoftCounter.DROP_WRONG_TRANSPORT);
+            return;
+        }
+        if (!stateAccepts(qp.state(), packet))
+        {
+            qp.count(SoftCounter.DROP_QP_STATE);
+            return;
+        }
+        if (type == QpType.UD)
+        {
+            if (packet.qkey() != qp.qkey())
+            {
+                qp.count(SoftCounter.DROP_QKEY_VIOLATION);
+                return;
+            }
+        }
+        // rxe's check_addr: a connected QP hears its peer only, at our address
+        else if (packet.sourceAddress() != qp.destinationIpv4() || packet.destinationAddress() != localIpv4)
+        {
+            qp.count(SoftCounter.DROP_ADDR_MISMATCH);
+            return;
+        }
+        if (!icrcMatches(parser, packet))
+        {
+            return;
+        }
+        counters.increment(SoftCounter.RCVD_PKTS);
+        qp.transport().onPacket(packet, info, engine.nanoTime());
+    }
+
+    private void onGsi(final PacketParser parser, final PacketInfo packet)
+    {
+        final GsiPort gsi = engine.gsi();
+        if (!gsi.hasHandler())
+        {
+            counters.increment(SoftCounter.DROP_NO_QP);
+            return;
+        }
+        if (packet.opcode() != Opcode.UD_SEND_ONLY)
+        {
+            counters.increment(SoftCounter.DROP_WRONG_TRANSPORT);
+            return;
+        }
+        if (packet.qkey() != DethFlyweight.GSI_QKEY)
+        {
+            counters.increment(SoftCounter.DROP_QKEY_VIOLATION);
+            return;
+        }
+        if (packet.payloadLength() < SoftEngine.MAD_LENGTH)
+        {
+            counters.increment(SoftCounter.DROP_SHORT_MAD);
+            return;
+        }
+        if (!icrcMatches(parser, packet))
+        {
+            return;
+        }
+        counters.increment(SoftCounter.RCVD_PKTS);
+        gsi.onMad(packet);
+    }
+
+    private void onMulticast(
+        final PacketParser parser, final PacketInfo packet, final DatagramInfo info, final boolean toGroup)
+    {
+        if (packet.sourceAddress() == localIpv4)
+        {
+            // our own send looped back by the IP stack: members here had their copies at send time
+            counters.increment(SoftCounter.DROP_OWN_MCAST_ECHO);
+            return;
+        }
+        if (!packet.has(OpcodeMask.UD))
+        {
+            counters.increment(SoftCounter.DROP_WRONG_TRANSPORT);
+            return;
+        }
+        final Object[] members = toGroup ? engine.mcast().members(engine.groupGid(packet.destinationAddress())) :
+            NO_MEMBERS;
+        if (members.length == 0)
+        {
+            counters.increment(SoftCounter.DROP_NOT_A_MEMBER);
+            return;
+        }
+        SoftCounter refusal = null;
+        int accepting = 0;
+        for (final Object member : members)
+        {
+            final SoftCounter cause = udRefusal((SoftQp)member, packet);
+            if (cause == null)
+            {
+                accepting++;
+            }
+            else if (refusal == null)
+            {
+                refusal = cause;
+            }
+        }
+        if (accepting == 0)
+        {
+            counters.increment(refusal);
+            return;
+        }
+        if (!icrcMatches(parser, packet))
+        {
+            return;
+        }
+        counters.increment(SoftCounter.RCVD_PKTS);
+        // each member judges its own copy, as rxe checks every QP of the group; a member that refuses
+        // counts it on the QP only, the device having counted the datagram once already
+        final long now = engine.nanoTime();
+        for (final Object member : members)
+        {
+            final SoftQp qp = (SoftQp)member;
+            final SoftCounter cause = udRefusal(qp, packet);
+            if (cause == null)
+            {
+                counters.increment(SoftCounter.MCAST_FANOUT);
+                qp.transport().onPacket(packet, info, now);
+            }
+            else
+            {
+                qp.qpCounters().increment(cause);
+            }
+        }
+    }
+
+    /**
+     * @return why a UD QP refuses a packet of its transport, or null if it takes it.
+     */
+    private static SoftCounter udRefusal(final SoftQp qp, final PacketInfo packet)
+    {
+        if (!qp.isOpen())
+        {
+            return SoftCounter.DROP_NO_QP;
+        }
+        if (!stateAccepts(qp.state(), packet))
+        {
+            return SoftCounter.DROP_QP_STATE;
+        }
+        return packet.qkey() != qp.qkey() ? SoftCounter.DROP_QKEY_VIOLATION : null;
+    }
+
+    /**
+     * The ICRC comes last, as in rxe: the cheaper checks above refuse most strangers first.
+     */
+    private boolean icrcMatches(final PacketParser parser, final PacketInfo packet)
+    {
+        final int ipId = parser.icrc().check(
+            packet.segment(),
+            packet.offset(),
+            packet.length(),
+            packet.sourceAddress(),
+            packet.destinationAddress(),
+            packet.sourcePort(),
+            packet.destinationPort(),
+            packet.ipIdentification(),
+            packet.dontFragment());
+        if (ipId < 0)
+        {
+            counters.increment(SoftCounter.DROP_ICRC);
+            return false;
+        }
+        packet.ipIdentification(ipId);
+        return true;
+    }
+
+    private static int transportBit(final QpType type)
+    {
+        return switch (type)
+        {
+            case RC -> OpcodeMask.RC;
+            case UC -> OpcodeMask.UC;
+            case UD -> OpcodeMask.UD;
+        };
+    }
+
+    /**
+     * rxe's check_type_state: requests need a responder that is ready (RTR and later, not ERR);
+     * responses and ACKs need a requester that is (RTS, SQD, SQE). A packet that is neither (a
+     * congestion notification) never reaches here: its opcode belongs to no QP's transport.
+     */
+    private static boolean stateAccepts(final QpState state, final PacketInfo packet)
+    {
+        if (packet.has(OpcodeMask.REQUEST))
+        {
+            return state == QpState.RTR || state == QpState.RTS || state == QpState.SQD || state == QpState.SQE;
+        }
+        return state == QpState.RTS || state == QpState.SQD || state == QpState.SQE;
+    }
+
+    private static boolean isMulticast(final int ipv4)
+    {
+        // 224.0.0.0/4
+        return (ipv4 >>> 28) == 0xE;
+    }
+}

@@ -1,0 +1,256 @@
+package io.rdma4j.soft;
+
+import io.rdma4j.soft.link.Ipv4;
+import io.rdma4j.soft.wire.Opcode;
+import io.rdma4j.soft.wire.PacketBuilder;
+import io.rdma4j.soft.wire.PacketInfo;
+import io.rdma4j.verbs.Mtu;
+import io.rdma4j.verbs.QpType;
+import io.rdma4j.verbs.RecvWr;
+import io.rdma4j.verbs.SendFlags;
+import io.rdma4j.verbs.SendWr;
+import io.rdma4j.verbs.WcOpcode;
+import io.rdma4j.verbs.WcStatus;
+import io.rdma4j.verbs.WorkCompletion;
+import io.rdma4j.verbs.WrOpcode;
+import jdk.net.ExtendedSocketOptions;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
+import java.util.Arrays;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The issue's reproduction, on real UDP: a connected QP on 127.0.77.1 whose peer is 127.0.77.2, and
+ * a plain socket on 127.0.77.3 that is neither and spoofs nothing, sending well-formed requests with
+ * a valid ICRC, the PSN the victim expects and the victim's real rkey. The device drops each as rxe's
+ * check_addr does, counts it in {@code drop_addr_mismatch}, and the QP goes on working with its peer.
+ */
+@Timeout(60)
+class ForeignSenderTest
+{
+    private static final int VICTIM_PSN = 0x123456;
+    private static final int PEER_PSN = 0x654321;
+    private static final int LENGTH = 64;
+
+    private final InetAddress victimAddress = address(1);
+    private final InetAddress peerAddress = address(2);
+    private final InetAddress attackerAddress = address(3);
+    private Fabric fabric;
+    private DatagramChannel attacker;
+
+    @BeforeEach
+    void open() throws IOException
+    {
+        fabric = new Fabric(Fabric.Kind.UDP);
+        attacker = DatagramChannel.open();
+        attacker.setOption(ExtendedSocketOptions.IP_DONTFRAGMENT, true);
+        attacker.bind(new InetSocketAddress(attackerAddress, 0));
+        attacker.configureBlocking(false);
+    }
+
+    @AfterEach
+    void close() throws IOException
+    {
+        attacker.close();
+        fabric.close();
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = QpType.class, names = {"RC", "UC"})
+    void shouldDropWriteFromAHostThatIsNotThePeer(final QpType type) throws IOException
+    {
+        final RcEndpoint[] pair = connect(type);
+        final RcEndpoint victim = pair[0];
+        final RcEndpoint peer = pair[1];
+        final byte[] before = RcTransportTest.bytes(victim.buffer, 0, LENGTH);
+
+        final PacketInfo spec = forged(writeOnly(type), victim).va(victim.mr.address())
+            .rkey(victim.mr.rkey()).dmaLength(LENGTH);
+        send(spec, LENGTH);
+        awaitAddressDrop(victim, 1);
+
+        assertArrayEquals(before, RcTransportTest.bytes(victim.buffer, 0, LENGTH), "the attacker's bytes landed");
+        assertEquals(0, victim.counter(SoftCounter.DROP_ICRC), "the forged packet's ICRC was valid");
+        assertEquals(1, victim.qp.counters().get("drop_addr_mismatch"));
+
+        // the real peer still writes, with the PSN the forged packet tried to take
+        RcTransportTest.fill(peer.buffer, 0, LENGTH, 7);
+        peer.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
+            .sge(peer.mr, 0, LENGTH).rdma(victim.mr.address(), victim.mr.rkey()));
+        assertEquals(WcStatus.SUCCESS, RcTransportTest.one(peer.pollSend(1, 10_000), "peer's write").status());
+        if (type == QpType.UC)
+        {
+            // UC has no ACK: a SEND after the write, received, proves the write was placed first
+            sendAndReceive(peer, victim, 1024);
+        }
+        assertArrayEquals(RcTransportTest.bytes(peer.buffer, 0, LENGTH),
+            RcTransportTest.bytes(victim.buffer, 0, LENGTH));
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = QpType.class, names = {"RC", "UC"})
+    void shouldDropSendFromAHostThatIsNotThePeer(final QpType type) throws IOException
+    {
+        final RcEndpoint[] pair = connect(type);
+        final RcEndpoint victim = pair[0];
+        final RcEndpoint peer = pair[1];
+        victim.qp.postRecv(new RecvWr().wrId(9).sge(victim.mr, 4096, 1024));
+
+        send(forged(sendOnly(type), victim), LENGTH);
+        awaitAddressDrop(victim, 1);
+
+        // the receive WQE is still there for the peer's message, which alone completes it
+        RcTransportTest.fill(peer.buffer, 0, 200, 11);
+        peer.qp.postSend(new SendWr().wrId(2).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
+            .sge(peer.mr, 0, 200));
+        final WorkCompletion wc = RcTransportTest.one(victim.pollRecv(1, 10_000), "victim's receive");
+        assertEquals(WcStatus.SUCCESS, wc.status());
+        assertEquals(9, wc.wrId());
+        assertEquals(200, wc.byteLen());
+        assertArrayEquals(RcTransportTest.bytes(peer.buffer, 0, 200), RcTransportTest.bytes(victim.buffer, 4096, 200));
+    }
+
+    @Test
+    void shouldDropReadFromAHostThatIsNotThePeer() throws IOException
+    {
+        final RcEndpoint[] pair = connect(QpType.RC);
+        final RcEndpoint victim = pair[0];
+        final RcEndpoint peer = pair[1];
+        RcTransportTest.fill(victim.buffer, 0, LENGTH, 3);
+        final long sentBefore = victim.counter(SoftCounter.SENT_PKTS);
+
+        send(forged(Opcode.RC_RDMA_READ_REQUEST, victim).va(victim.mr.address()).rkey(victim.mr.rkey())
+            .dmaLength(LENGTH), 0);
+        awaitAddressDrop(victim, 1);
+
+        assertEquals(sentBefore, victim.counter(SoftCounter.SENT_PKTS), "the victim answered the forged READ");
+        assertNull(attacker.receive(ByteBuffer.allocate(2048)));
+
+        // the peer's READ still gets the victim's bytes
+        peer.qp.postSend(new SendWr().wrId(3).opcode(WrOpcode.RDMA_READ).sendFlags(SendFlags.SIGNALED)
+            .sge(peer.mr, 0, LENGTH).rdma(victim.mr.address(), victim.mr.rkey()));
+        final WorkCompletion wc = RcTransportTest.one(peer.pollSend(1, 10_000), "peer's read");
+        assertEquals(WcStatus.SUCCESS, wc.status());
+        assertEquals(WcOpcode.RDMA_READ, wc.opcode());
+        assertArrayEquals(RcTransportTest.bytes(victim.buffer, 0, LENGTH),
+            RcTransportTest.bytes(peer.buffer, 0, LENGTH));
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = QpType.class, names = {"RC", "UC"})
+    void shouldDropEveryPsnGuessAndStayUsable(final QpType type) throws IOException
+    {
+        final RcEndpoint[] pair = connect(type);
+        final RcEndpoint victim = pair[0];
+        final RcEndpoint peer = pair[1];
+        final byte[] before = RcTransportTest.bytes(victim.buffer, 0, LENGTH);
+        for (int i = 0; i < 32; i++)
+        {
+            send(forged(writeOnly(type), victim).psn((PEER_PSN + i * 0x9E37) & 0xFFFFFF)
+                .va(victim.mr.address()).rkey(victim.mr.rkey()).dmaLength(LENGTH), LENGTH);
+        }
+        awaitAddressDrop(victim, 32);
+        assertArrayEquals(before, RcTransportTest.bytes(victim.buffer, 0, LENGTH));
+        sendAndReceive(peer, victim, 2048);
+    }
+
+    private RcEndpoint[] connect(final QpType type)
+    {
+        final RcEndpoint victim = new RcEndpoint(open(victimAddress), type, 1 << 16, 16);
+        final RcEndpoint peer = new RcEndpoint(open(peerAddress), type, 1 << 16, 16);
+        RcEndpoint.connect(victim, peer, Mtu.MTU_1024, 14, 7, 7, 1, VICTIM_PSN, PEER_PSN);
+        return new RcEndpoint[] {victim, peer};
+    }
+
+    private io.rdma4j.verbs.Context open(final InetAddress address)
+    {
+        final io.rdma4j.verbs.Context context = SoftDevice.builder("foreign" + address.getAddress()[3], address)
+            .build().open();
+        fabric.adopt(context);
+        return context;
+    }
+
+    /** A request as the peer would send it, but from the attacker's socket. */
+    private PacketInfo forged(final Opcode opcode, final RcEndpoint victim) throws IOException
+    {
+        final int port = ((InetSocketAddress)attacker.getLocalAddress()).getPort();
+        return new PacketInfo()
+            .network(Ipv4.toInt(attackerAddress), port, Ipv4.toInt(victimAddress), 4791, 0)
+            .dontFragment(true)
+            .opcode(opcode)
+            .destQp(victim.qp.qpNum())
+            .psn(PEER_PSN)
+            .ackReq(opcode.has(io.rdma4j.soft.wire.OpcodeMask.RC));
+    }
+
+    private void send(final PacketInfo spec, final int payloadLength) throws IOException
+    {
+        final byte[] payload = new byte[payloadLength];
+        Arrays.fill(payload, (byte)0xA5);
+        final MemorySegment packet = MemorySegment.ofArray(new byte[PacketBuilder.length(spec.opcode(), payloadLength)]);
+        final int length = new PacketBuilder().build(spec, MemorySegment.ofArray(payload), packet, 0);
+        attacker.send(ByteBuffer.wrap(packet.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), 0, length),
+            new InetSocketAddress(victimAddress, 4791));
+    }
+
+    private static void awaitAddressDrop(final RcEndpoint victim, final long count)
+    {
+        final long deadline = System.nanoTime() + 10_000_000_000L;
+        while (victim.counter(SoftCounter.DROP_ADDR_MISMATCH) < count && System.nanoTime() < deadline)
+        {
+            Thread.onSpinWait();
+        }
+        assertEquals(count, victim.counter(SoftCounter.DROP_ADDR_MISMATCH), victim.engine().counters().snapshot()
+            .toString());
+        assertEquals(0, victim.counter(SoftCounter.RCVD_PKTS), "a forged packet was received");
+    }
+
+    private static void sendAndReceive(final RcEndpoint from, final RcEndpoint to, final long offset)
+    {
+        to.qp.postRecv(new RecvWr().wrId(50).sge(to.mr, offset, 256));
+        RcTransportTest.fill(from.buffer, offset, 100, 5);
+        from.qp.postSend(new SendWr().wrId(51).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
+            .sge(from.mr, offset, 100));
+        final WorkCompletion wc = RcTransportTest.one(to.pollRecv(1, 10_000), "receive after the attack");
+        assertEquals(WcStatus.SUCCESS, wc.status());
+        assertTrue(Arrays.equals(RcTransportTest.bytes(from.buffer, offset, 100),
+            RcTransportTest.bytes(to.buffer, offset, 100)));
+    }
+
+    private static Opcode writeOnly(final QpType type)
+    {
+        return type == QpType.RC ? Opcode.RC_RDMA_WRITE_ONLY : Opcode.UC_RDMA_WRITE_ONLY;
+    }
+
+    private static Opcode sendOnly(final QpType type)
+    {
+        return type == QpType.RC ? Opcode.RC_SEND_ONLY : Opcode.UC_SEND_ONLY;
+    }
+
+    private static InetAddress address(final int host)
+    {
+        try
+        {
+            return InetAddress.getByAddress(new byte[] {127, 0, 77, (byte)host});
+        }
+        catch (final java.net.UnknownHostException ex)
+        {
+            throw new IllegalStateException(ex);
+        }
+    }
+}

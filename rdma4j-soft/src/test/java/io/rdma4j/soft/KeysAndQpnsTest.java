@@ -1,0 +1,216 @@
+package io.rdma4j.soft;
+
+import io.rdma4j.verbs.AccessFlag;
+import io.rdma4j.verbs.CompletionQueue;
+import io.rdma4j.verbs.Context;
+import io.rdma4j.verbs.MemoryRegion;
+import io.rdma4j.verbs.Mtu;
+import io.rdma4j.verbs.ProtectionDomain;
+import io.rdma4j.verbs.QpCap;
+import io.rdma4j.verbs.QpInitAttr;
+import io.rdma4j.verbs.QpType;
+import io.rdma4j.verbs.QueuePair;
+import io.rdma4j.verbs.SendFlags;
+import io.rdma4j.verbs.SendWr;
+import io.rdma4j.verbs.WcStatus;
+import io.rdma4j.verbs.WrOpcode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.IntFunction;
+import java.util.random.RandomGenerator;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * rkeys and QP numbers a stranger cannot predict: a random key byte under the slot index, new on
+ * every registration; QP numbers drawn at random from the 24-bit space.
+ */
+@Timeout(60)
+class KeysAndQpnsTest
+{
+    private static final MemorySegment BUFFER = Arena.global().allocate(4096);
+
+    @Test
+    void shouldGiveTheFirstRegionOfEachDeviceItsOwnKeyByte()
+    {
+        try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY))
+        {
+            final Set<Integer> firstKeys = new HashSet<>();
+            for (int i = 0; i < 4; i++)
+            {
+                final MemoryRegion mr = fabric.open().allocPd().regMr(BUFFER, EnumSet.of(AccessFlag.LOCAL_WRITE));
+                assertEquals(mr.lkey(), mr.rkey());
+                firstKeys.add(mr.rkey());
+            }
+            // a counter gives every device 0x101; four random key bytes all equal has odds of 2^-24
+            assertTrue(firstKeys.size() > 1, "first rkeys " + firstKeys);
+        }
+    }
+
+    @Test
+    void shouldChangeTheKeyByteOnEveryRegistrationOfASlot()
+    {
+        try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY))
+        {
+            final ProtectionDomain pd = fabric.open().allocPd();
+            int previous = -1;
+            final Set<Integer> keyBytes = new HashSet<>();
+            for (int i = 0; i < 16; i++)
+            {
+                final MemoryRegion mr = pd.regMr(BUFFER, EnumSet.of(AccessFlag.LOCAL_WRITE));
+                assertNotEquals(previous, mr.rkey(), "a re-registration kept its key");
+                previous = mr.rkey();
+                keyBytes.add(mr.rkey() & 0xFF);
+                mr.close();
+            }
+            // the old generation counter steps 1, 2, 3...: consecutive bytes
+            final List<Integer> sorted = new ArrayList<>(keyBytes);
+            sorted.sort(null);
+            assertFalse(sorted.getLast() - sorted.getFirst() == sorted.size() - 1 && sorted.size() == 16,
+                "key bytes are a run: " + sorted);
+        }
+    }
+
+    @Test
+    void shouldFindRegionsOnlyByTheirWholeKeyAndCountAWrongKeyByte()
+    {
+        final Counters counters = new Counters();
+        final MrTable table = new MrTable(8, counters, sequence(0x40, 0x40));
+        final SoftMr[] made = new SoftMr[1];
+        final SoftMr mr = table.add(key -> made[0] = new SoftMr(null, BUFFER, key, EnumSet.noneOf(AccessFlag.class)));
+        assertEquals(0x140, mr.rkey());
+        assertSame(mr, table.lookup(0x140));
+        assertNull(table.lookup(0x141));
+        assertNull(table.lookup(0x240));
+        assertEquals(1, counters.get(SoftCounter.MR_KEY_MISMATCH));
+    }
+
+    @Test
+    void shouldRefuseARemoteWriteWithTheRightIndexAndAWrongKeyByte()
+    {
+        try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY))
+        {
+            final RcEndpoint[] pair = RcTransportTest.pair(fabric, QpType.RC, Mtu.MTU_1024);
+            final RcEndpoint a = pair[0];
+            final RcEndpoint b = pair[1];
+            final byte[] before = RcTransportTest.bytes(b.buffer, 0, 64);
+            RcTransportTest.fill(a.buffer, 0, 64, 1);
+            final int guessed = b.mr.rkey() ^ 0x5A;
+            a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
+                .sge(a.mr, 0, 64).rdma(b.mr.address(), guessed));
+            assertEquals(WcStatus.REM_ACCESS_ERR, RcTransportTest.one(a.pollSend(1, 10_000), "write").status());
+            assertArrayEquals(before, RcTransportTest.bytes(b.buffer, 0, 64));
+            assertEquals(1, b.counter(SoftCounter.MR_KEY_MISMATCH));
+        }
+    }
+
+    @Test
+    void shouldNumberQpsAtRandomAndUniquely()
+    {
+        try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY))
+        {
+            final Context context = fabric.open();
+            final ProtectionDomain pd = context.allocPd();
+            final CompletionQueue cq = context.createCq(16, null, 0);
+            final List<Integer> qpns = new ArrayList<>();
+            final List<QueuePair> qps = new ArrayList<>();
+            for (int i = 0; i < 8; i++)
+            {
+                final QueuePair qp = pd.createQp(QpInitAttr.of(QpType.UD, cq, QpCap.of(1, 1)));
+                qps.add(qp);
+                qpns.add(qp.qpNum());
+                assertTrue(qp.qpNum() >= 2 && qp.qpNum() <= 0xFFFFFE, Integer.toHexString(qp.qpNum()));
+                assertSame(qp, ((SoftContext)context).engine().qp(qp.qpNum()));
+            }
+            assertEquals(8, new HashSet<>(qpns).size());
+            boolean consecutive = true;
+            for (int i = 1; i < qpns.size(); i++)
+            {
+                consecutive &= qpns.get(i) == qpns.get(i - 1) + 1;
+            }
+            assertFalse(consecutive, "QPNs count up: " + qpns);
+            qps.getFirst().close();
+            assertNull(((SoftContext)context).engine().qp(qpns.getFirst()));
+        }
+    }
+
+    @Test
+    void shouldDrawAgainWhenTheNumberIsTakenAndFindEveryQpAfterRemovals()
+    {
+        try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY))
+        {
+            final Context context = fabric.open();
+            final SoftEngine engine = ((SoftContext)context).engine();
+            final SoftPd pd = (SoftPd)context.allocPd();
+            final SoftCq cq = (SoftCq)context.createCq(16, null, 0);
+            final IntFunction<SoftQp> maker = qpn -> new SoftQp(engine, pd, qpn, QpType.UD, cq, cq, null,
+                QpCap.of(1, 1), false);
+
+            final QpTable table = new QpTable(10_000, sequence(5, 5, 7));
+            assertEquals(5, table.add(maker).qpNum());
+            assertEquals(7, table.add(maker).qpNum());
+
+            final QpTable big = new QpTable(10_000);
+            final List<SoftQp> all = new ArrayList<>();
+            for (int i = 0; i < 1000; i++)
+            {
+                all.add(big.add(maker));
+            }
+            for (int i = 0; i < all.size(); i += 2)
+            {
+                big.remove(all.get(i));
+            }
+            for (int i = 0; i < all.size(); i++)
+            {
+                final SoftQp qp = all.get(i);
+                if (i % 2 == 0)
+                {
+                    assertNull(big.get(qp.qpNum()));
+                }
+                else
+                {
+                    assertSame(qp, big.get(qp.qpNum()));
+                }
+            }
+            assertEquals(500, big.count());
+            assertNull(big.get(0));
+            assertNull(big.get(1));
+            assertNull(big.get(0xFFFFFF));
+        }
+    }
+
+    /** A generator that answers nextInt(origin, bound) from a list. */
+    static RandomGenerator sequence(final int... values)
+    {
+        return new RandomGenerator()
+        {
+            private int next;
+
+            @Override
+            public long nextLong()
+            {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public int nextInt(final int origin, final int bound)
+            {
+                return values[next++ % values.length];
+            }
+        };
+    }
+}
