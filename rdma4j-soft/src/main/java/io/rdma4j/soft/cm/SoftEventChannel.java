@@ -5,6 +5,7 @@ import io.rdma4j.cm.CmEventType;
 import io.rdma4j.cm.CmId;
 import io.rdma4j.cm.EventChannel;
 import io.rdma4j.cm.PortSpace;
+import io.rdma4j.soft.SoftProvider;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.QueuePair;
 import io.rdma4j.verbs.RdmaException;
@@ -15,8 +16,6 @@ import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.Executor;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -27,8 +26,8 @@ import java.util.function.Predicate;
  * The soft connection manager's event channel ({@code struct rdma_event_channel}): an ordered
  * queue of the events of its ids.
  * <p>
- * Asynchronous completions (address and route resolution, multicast joins) are queued by one
- * connection-manager thread shared by all channels, as the kernel's rdma_cm completes them from
+ * Asynchronous completions (address and route resolution, multicast joins) are queued by the
+ * thread of the channel's {@link ConnectionManager}, as the kernel's rdma_cm completes them from
  * work items, so an event never arrives inside the call that caused it and events are queued in
  * the order of the calls. Every state change of the channel's ids happens under the channel's
  * lock, which also counts events retrieved and acknowledged per id and per multicast join, so
@@ -36,9 +35,8 @@ import java.util.function.Predicate;
  */
 public final class SoftEventChannel implements EventChannel
 {
-    private static final Executor WORKER = Executors.newSingleThreadExecutor(
-        runnable -> Thread.ofPlatform().daemon().name("rdma4j-cm").unstarted(runnable));
-
+    /** The connection manager whose thread completes this channel's work and runs its ids' connections. */
+    final ConnectionManager cm;
     /** Guards the queue, the ids and every id of this channel. */
     final ReentrantLock lock = new ReentrantLock();
     private final Condition eventQueued = lock.newCondition();
@@ -48,16 +46,26 @@ public final class SoftEventChannel implements EventChannel
     private int ackWaiters;
     private boolean closed;
 
-    private SoftEventChannel()
+    private SoftEventChannel(final ConnectionManager cm)
     {
+        this.cm = cm;
     }
 
     /**
-     * @return a new channel ({@code rdma_create_event_channel}).
+     * @return a new channel ({@code rdma_create_event_channel}) on the soft provider's connection manager.
      */
     public static EventChannel create()
     {
-        return new SoftEventChannel();
+        return new SoftEventChannel(SoftProvider.connectionManager());
+    }
+
+    /**
+     * @param cm the connection manager its ids use.
+     * @return a new channel on that connection manager.
+     */
+    public static EventChannel create(final ConnectionManager cm)
+    {
+        return new SoftEventChannel(cm);
     }
 
     @Override
@@ -168,7 +176,7 @@ public final class SoftEventChannel implements EventChannel
      */
     void later(final Runnable completion)
     {
-        WORKER.execute(completion);
+        cm.later(completion);
     }
 
     /** Queue an event; called with the lock held. */
