@@ -1202,6 +1202,22 @@ public final class SoftCmId implements CmId
     }
 
     /**
+     * @return the id's connection, or null; for tests that read its ids and counters.
+     */
+    CmConnection connectionForTest()
+    {
+        channel.lock.lock();
+        try
+        {
+            return connection;
+        }
+        finally
+        {
+            channel.lock.unlock();
+        }
+    }
+
+    /**
      * @return the phase of the id's connection, or null; for tests that wait for the protocol.
      */
     CmConnection.Phase connectionPhase()
