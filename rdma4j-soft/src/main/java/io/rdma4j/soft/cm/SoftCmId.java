@@ -690,7 +690,8 @@ public final class SoftCmId implements CmId
             joins.remove(found);
             undo(found);
             final MulticastJoin left = found;
-            channel.awaitAcks(() -> left.acked >= left.reported, "leaveMulticast");
+            channel.awaitAcks(() -> left.acked >= left.reported, "leaveMulticast",
+                this + " from " + left.address, event -> event.join() == left);
         }
         finally
         {
@@ -756,7 +757,7 @@ public final class SoftCmId implements CmId
             listenDevices.clear();
             try
             {
-                channel.awaitAcks(() -> acked >= reported, "close");
+                channel.awaitAcks(() -> acked >= reported, "close", this, event -> event.softId() == this);
             }
             catch (final RdmaException ex)
             {
