@@ -72,7 +72,7 @@ final class CmConnection
     int startingPsn;
     /** The request: the one this passive side answers, or the REQ this active side sent. */
     CmMessage request;
-    /** The REP received, kept while the application establishes (REP_RCVD). */
+    /** Active: the REP received, whose parameters initQpAttr gives. */
     CmMessage.Rep reply;
     /** The last MAD sent that a lost reply makes us send again, and how often it may be. */
     byte[] pending;
@@ -275,11 +275,11 @@ final class CmConnection
         cancelRetry();
         remoteCommId = rep.localCommId();
         remoteQpn = rep.qpn();
+        reply = rep;
         final QueuePair qp = owner.qpLocked();
         if (qp == null)
         {
             // the application made its QP itself: it moves it (initQpAttr) and calls establish
-            reply = rep;
             owner.post(CmEventType.CONNECT_RESPONSE, 0, ConnectionManager.connParam(rep), null);
             return Phase.REP_RCVD;
         }
@@ -399,7 +399,6 @@ final class CmConnection
     void establish()
     {
         send(new CmMessage.Rtu(tid, localCommId, remoteCommId));
-        reply = null;
         phase = Phase.ESTABLISHED;
     }
 

@@ -463,8 +463,9 @@ public final class SoftCmId implements CmId
             RdmaException.check(c != null && (c.phase == CmConnection.Phase.REQ_RCVD ||
                 c.phase == CmConnection.Phase.SIDR_REQ_RCVD), Errno.EINVAL,
                 "accept: the id has no connection request to answer" + (c == null ? "" : " (" + c.phase + ")"));
-            RdmaException.check(qp != null, Errno.EINVAL, "accept: the id has no QP; create one with createQp");
             final ConnParam p = param == null ? ConnParam.defaults() : param;
+            RdmaException.check(qp != null || c.request instanceof CmMessage.Req && p.qpNum() != 0, Errno.EINVAL,
+                "accept: the id has no QP; create one with createQp, or name the QP you made in ConnParam.qpNum");
             if (c.request instanceof CmMessage.SidrReq req)
             {
                 checkPrivateData("accept", p.privateData(), CmWire.SIDR_REP_PRIVATE_DATA);
@@ -481,15 +482,18 @@ public final class SoftCmId implements CmId
                 engine().limits().maxQpRdAtom()), req.initiatorDepth());
             final int initiatorDepth = Math.min(ConnectionManager.clamp(p.initiatorDepth(),
                 engine().limits().maxQpInitRdAtom()), req.responderResources());
-            c.startingPsn = ConnectionManager.randomPsn();
-            // a side receives from the PSN it announced and sends from the PSN its peer announced
-            ConnectionManager.connectQp(qp, engine(), c.peerIp, req.qpn(), c.startingPsn, req.startingPsn(),
-                req.pathMtu(), responderResources, initiatorDepth, req.retryCount(), req.rnrRetryCount());
+            if (qp != null)
+            {
+                // a side receives from the PSN it announced and sends from the PSN its peer announced
+                ConnectionManager.connectQp(qp, engine(), c.peerIp, req.qpn(), c.startingPsn, req.startingPsn(),
+                    req.pathMtu(), responderResources, initiatorDepth, req.retryCount(), req.rnrRetryCount());
+            }
+            // else the application moved the QP it made itself, with initQpAttr
+            c.localQpn = qp != null ? qp.qpNum() : p.qpNum();
             final byte[] mad = CmWire.encode(new CmMessage.Rep(req.tid(), c.localCommId, req.localCommId(),
-                qp.qpNum(), c.startingPsn, responderResources, initiatorDepth, p.flowControl() != 0,
-                ConnectionManager.retry(p.rnrRetryCount()), p.srq() || qp.srq() != null, device.guid(),
+                c.localQpn, c.startingPsn, responderResources, initiatorDepth, p.flowControl() != 0,
+                ConnectionManager.retry(p.rnrRetryCount()), p.srq() || qp != null && qp.srq() != null, device.guid(),
                 p.privateData()));
-            c.localQpn = qp.qpNum();
             c.phase = CmConnection.Phase.REP_SENT;
             c.releaseBacklog();
             c.sendWithRetries(mad);
@@ -580,6 +584,88 @@ public final class SoftCmId implements CmId
                 return;
             }
             c.disconnect();
+        }
+        finally
+        {
+            channel.lock.unlock();
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * INIT needs only a device; RTR and RTS need the peer's parameters: on the active side from
+     * the CONNECT_RESPONSE on, on the passive side from the CONNECT_REQUEST on (the values rdma_cm
+     * would use with the request's own resources).
+     *
+     * @throws RdmaException EINVAL for another state, for an id on no device, or before the
+     *                       peer's parameters are known.
+     */
+    @Override
+    public QpAttr initQpAttr(final QpState qpState)
+    {
+        channel.lock.lock();
+        try
+        {
+            checkAlive("initQpAttr");
+            RdmaException.check(qpState == QpState.INIT || qpState == QpState.RTR || qpState == QpState.RTS,
+                Errno.EINVAL, "initQpAttr: " + qpState + " is not a state rdma_cm sets up; ask for INIT, RTR or RTS");
+            RdmaException.check(verbs != null, Errno.EINVAL, "initQpAttr: the id is on no device (" + stateLocked() +
+                "); bind it or resolve an address first");
+            final QpType type = qp != null ? qp.type() : portSpace == PortSpace.UDP ? QpType.UD : QpType.RC;
+            if (qpState == QpState.INIT)
+            {
+                return initAttr(type);
+            }
+            final CmConnection c = connection;
+            final CmMessage.Req req = c != null && c.request instanceof CmMessage.Req r ? r : null;
+            final boolean known = req != null && (c.active ? c.reply != null || c.phase == CmConnection.Phase.ESTABLISHED :
+                c.phase == CmConnection.Phase.REQ_RCVD || c.phase == CmConnection.Phase.REP_SENT ||
+                c.phase == CmConnection.Phase.MRA_REP_RCVD || c.phase == CmConnection.Phase.ESTABLISHED);
+            RdmaException.check(known, Errno.EINVAL, "initQpAttr: the id has no connection parameters for " + qpState +
+                " yet (" + (c == null ? stateLocked() : c.phase) + "); wait for CONNECT_RESPONSE or CONNECT_REQUEST");
+            final SoftEngine engine = engine();
+            if (c.active)
+            {
+                final CmMessage.Rep rep = c.reply;
+                return qpState == QpState.RTR ?
+                    ConnectionManager.rtrAttr(type, engine, c.peerIp, rep.qpn(), c.startingPsn, req.pathMtu(),
+                        Math.min(req.responderResources(), rep.initiatorDepth())) :
+                    ConnectionManager.rtsAttr(type, rep.startingPsn(),
+                        Math.min(req.initiatorDepth(), rep.responderResources()), req.retryCount(), rep.rnrRetryCount());
+            }
+            return qpState == QpState.RTR ?
+                ConnectionManager.rtrAttr(type, engine, c.peerIp, req.qpn(), c.startingPsn, req.pathMtu(),
+                    Math.min(engine.limits().maxQpRdAtom(), req.initiatorDepth())) :
+                ConnectionManager.rtsAttr(type, req.startingPsn(),
+                    Math.min(engine.limits().maxQpInitRdAtom(), req.responderResources()), req.retryCount(),
+                    req.rnrRetryCount());
+        }
+        finally
+        {
+            channel.lock.unlock();
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * Sends the RTU; the passive side reports ESTABLISHED on it, this side reports nothing more.
+     *
+     * @throws RdmaException EINVAL unless the id's connection has reported CONNECT_RESPONSE.
+     */
+    @Override
+    public void establish()
+    {
+        channel.lock.lock();
+        try
+        {
+            checkAlive("establish");
+            final CmConnection c = connection;
+            RdmaException.check(c != null && c.phase == CmConnection.Phase.REP_RCVD, Errno.EINVAL,
+                "establish: the id has no connect response to complete (" + (c == null ? stateLocked() : c.phase) +
+                "); it follows CONNECT_RESPONSE, for a connect without a QP on the id");
+            c.establish();
         }
         finally
         {
@@ -967,24 +1053,26 @@ public final class SoftCmId implements CmId
             " port space (UDP: UD; TCP: RC or UC; IB: any)");
     }
 
+    /** The INIT attributes rdma_cm gives a QP of a type: port 1, P_Key index 0, and a Q_Key or access flags. */
+    private static QpAttr initAttr(final QpType type)
+    {
+        final QpAttr init = new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1);
+        return switch (type)
+        {
+            case UD -> init.qkey(RdmaCm.UDP_QKEY);
+            case RC -> init.accessFlags(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ);
+            // UC has no RDMA READ, so rdma_cm grants it remote write only
+            default -> init.accessFlags(AccessFlag.REMOTE_WRITE);
+        };
+    }
+
     private static void moveToInitialState(final QueuePair created)
     {
+        created.modify(initAttr(created.type()));
         if (created.type() == QpType.UD)
         {
-            created.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1).qkey(RdmaCm.UDP_QKEY));
             created.modify(new QpAttr().state(QpState.RTR));
             created.modify(new QpAttr().state(QpState.RTS).sqPsn(0));
-        }
-        else if (created.type() == QpType.RC)
-        {
-            created.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1)
-                .accessFlags(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ));
-        }
-        else
-        {
-            // UC has no RDMA READ, so rdma_cm grants it remote write only
-            created.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1)
-                .accessFlags(AccessFlag.REMOTE_WRITE));
         }
     }
 
@@ -1060,6 +1148,7 @@ public final class SoftCmId implements CmId
             {
                 c.remoteCommId = req.localCommId();
                 c.remoteQpn = req.qpn();
+                c.startingPsn = ConnectionManager.randomPsn();
                 peerPort = req.srcPort();
                 userData = req.userData();
             }

@@ -33,7 +33,7 @@ final class CmPeers implements AutoCloseable
     final EventChannel serverChannel;
     final EventChannel clientChannel;
     final CmId listener;
-    private final List<AutoCloseable> toClose = new ArrayList<>();
+    private final List<Runnable> toClose = new ArrayList<>();
 
     CmPeers(final CmFabric fabric, final ConnectionManager cm)
     {
@@ -54,7 +54,7 @@ final class CmPeers implements AutoCloseable
     CmId resolvedClient() throws InterruptedException
     {
         final CmId id = clientChannel.createId("client", PortSpace.TCP);
-        toClose.addFirst(id);
+        toClose.addFirst(id::close);
         id.resolveAddr(fabric.socketAddress(CLIENT, 0), fabric.socketAddress(SERVER, listener.localAddress().getPort()),
             2000);
         expectAndAck(clientChannel, CmEventType.ADDR_RESOLVED);
@@ -87,7 +87,7 @@ final class CmPeers implements AutoCloseable
         client.connect(null);
         final CmEvent request = expect(serverChannel, CmEventType.CONNECT_REQUEST);
         request.ack();
-        toClose.addFirst(request.id());
+        toClose.addFirst(request.id()::close);
         return request.id();
     }
 
@@ -127,11 +127,11 @@ final class CmPeers implements AutoCloseable
     }
 
     @Override
-    public void close() throws Exception
+    public void close()
     {
-        for (final AutoCloseable closeable : toClose)
+        for (final Runnable closer : toClose)
         {
-            closeable.close();
+            closer.run();
         }
         listener.close();
         clientChannel.close();
