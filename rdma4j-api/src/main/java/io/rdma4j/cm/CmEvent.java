@@ -5,9 +5,15 @@ import java.net.InetSocketAddress;
 /**
  * A connection-manager event ({@code struct rdma_cm_event}). Every event taken from the channel
  * must be acknowledged exactly once with {@link #ack()}; an id cannot be destroyed while it has
- * events not acknowledged.
+ * events not acknowledged. Taking it in try-with-resources acknowledges it however the block ends:
+ * <pre>{@code
+ * try (CmEvent event = channel.getEvent(1, TimeUnit.SECONDS))
+ * {
+ *     handle(event);
+ * }
+ * }</pre>
  */
-public interface CmEvent
+public interface CmEvent extends AutoCloseable
 {
     /**
      * @return what happened.
@@ -55,4 +61,11 @@ public interface CmEvent
      * @throws io.rdma4j.verbs.RdmaException EINVAL if acknowledged already.
      */
     void ack();
+
+    /**
+     * Acknowledge the event unless it is acknowledged already: unlike {@link #ack()}, calling it
+     * again does nothing, so that try-with-resources can always call it.
+     */
+    @Override
+    void close();
 }

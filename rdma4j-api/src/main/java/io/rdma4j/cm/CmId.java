@@ -1,9 +1,13 @@
 package io.rdma4j.cm;
 
 import io.rdma4j.verbs.Context;
+import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.ProtectionDomain;
+import io.rdma4j.verbs.QpAttr;
 import io.rdma4j.verbs.QpInitAttr;
+import io.rdma4j.verbs.QpState;
 import io.rdma4j.verbs.QueuePair;
+import io.rdma4j.verbs.RdmaException;
 
 import java.net.InetSocketAddress;
 
@@ -100,7 +104,35 @@ public interface CmId extends AutoCloseable
     void destroyQp();
 
     /**
-     * Connect ({@code rdma_connect}).
+     * The attributes, with their mask, that move a QP the application created itself (not through
+     * {@link #createQp}) to a state for this id's connection ({@code rdma_init_qp_attr}); pass
+     * them to {@link QueuePair#modify}.
+     *
+     * @param state INIT, RTR or RTS.
+     * @return the attributes.
+     * @throws RdmaException EINVAL if the id does not know them yet; EOPNOTSUPP if the provider
+     *                       does not offer it.
+     */
+    default QpAttr initQpAttr(final QpState state)
+    {
+        throw new RdmaException(Errno.EOPNOTSUPP, "initQpAttr: this provider's ids do not offer rdma_init_qp_attr");
+    }
+
+    /**
+     * Complete an active connection made without a QP on the id ({@code rdma_establish}): after
+     * CONNECT_RESPONSE and once the application's QP is in RTS, send the ready-to-use.
+     *
+     * @throws RdmaException EINVAL unless CONNECT_RESPONSE was reported; EOPNOTSUPP if the
+     *                       provider does not offer it.
+     */
+    default void establish()
+    {
+        throw new RdmaException(Errno.EOPNOTSUPP, "establish: this provider's ids do not offer rdma_establish");
+    }
+
+    /**
+     * Connect ({@code rdma_connect}). Without a QP on the id, {@link ConnParam#qpNum()} names the
+     * application's RC QP and CONNECT_RESPONSE comes instead of ESTABLISHED: see {@link #establish()}.
      *
      * @param param connection parameters, or null for the defaults.
      */

@@ -71,7 +71,16 @@ public final class SoftProvider implements RdmaProvider
     @Override
     public EventChannel createEventChannel()
     {
-        return io.rdma4j.soft.cm.SoftEventChannel.create();
+        return io.rdma4j.soft.cm.SoftEventChannel.create(connectionManager());
+    }
+
+    /**
+     * @return the process's connection manager, started on first use: every event channel of this
+     *         provider and every device it serves share its thread, its timers and its id tables.
+     */
+    public static io.rdma4j.soft.cm.ConnectionManager connectionManager()
+    {
+        return CmHolder.INSTANCE;
     }
 
     /**
@@ -240,5 +249,12 @@ public final class SoftProvider implements RdmaProvider
         {
             throw new RdmaException(Errno.EINVAL, "rdma4j.soft.loss.seed '" + text + "' is not a long integer", ex);
         }
+    }
+
+    /** Holds the connection manager so that a process that never uses rdma_cm never starts it. */
+    private static final class CmHolder
+    {
+        static final io.rdma4j.soft.cm.ConnectionManager INSTANCE =
+            io.rdma4j.soft.cm.ConnectionManager.withSystemClock();
     }
 }

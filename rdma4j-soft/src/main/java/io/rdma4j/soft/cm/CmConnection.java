@@ -1,12 +1,22 @@
 package io.rdma4j.soft.cm;
 
+import io.rdma4j.cm.CmEventType;
 import io.rdma4j.soft.SoftEngine;
-
-import java.util.concurrent.ScheduledFuture;
+import io.rdma4j.soft.cm.mad.RejectReason;
+import io.rdma4j.soft.cm.mad.SidrStatus;
+import io.rdma4j.verbs.QueuePair;
+import io.rdma4j.verbs.RdmaException;
 
 /**
- * One id's side of a connection (or of a SIDR exchange): the IB CM's view of it. Guarded by the
- * id's event-channel lock.
+ * One id's side of a connection (or of a SIDR exchange): the IB CM protocol as a state machine.
+ * Its {@link Phase} is the only record of where the connection stands; each phase has a function
+ * that takes a message and returns the next phase (or null: the message does not belong here), in
+ * the shape of rxe's completer. Before a message reaches the machine, {@link #admits} checks that
+ * it is for this connection: from the peer's address, naming the peer's communication id, our QPN
+ * or the request's transaction id where it carries them, so that a third party who saw our
+ * communication id (it is in every MAD) cannot end the connection.
+ * <p>
+ * Guarded by the owning id's event-channel lock; timers come back through it.
  */
 final class CmConnection
 {
@@ -15,24 +25,40 @@ final class CmConnection
     {
         /** Active: REQ sent, waiting for REP or REJ. */
         REQ_SENT,
+        /** Active: the peer MRAed the REQ; a further MRA does not extend the wait. */
+        MRA_REQ_RCVD,
+        /** Active, QP made by the application: REP received, CONNECT_RESPONSE reported, waiting for establish. */
+        REP_RCVD,
         /** Passive: REQ received and reported, waiting for accept or reject. */
         REQ_RCVD,
         /** Passive: REP sent, waiting for RTU. */
         REP_SENT,
+        /** Passive: the peer MRAed the REP; a further MRA does not extend the wait. */
+        MRA_REP_RCVD,
         /** Both: connected. */
         ESTABLISHED,
         /** DREQ sent, waiting for DREP. */
         DREQ_SENT,
-        /** DREQ received and answered. */
+        /** DREQ received and answered; in timewait. */
         DREQ_RCVD,
+        /** Our DREQ answered (or given up on); in timewait. */
+        TIMEWAIT,
         /** Active UD: SIDR_REQ sent, waiting for SIDR_REP. */
         SIDR_REQ_SENT,
         /** Passive UD: SIDR_REQ received and reported, waiting for accept or reject. */
         SIDR_REQ_RCVD,
         /** Rejected, disconnected or failed: nothing more happens. */
-        CLOSED
+        CLOSED;
+
+        /** @return true while the connection's ids are reserved after it ended. */
+        boolean inTimewait()
+        {
+            return this == DREQ_RCVD || this == TIMEWAIT;
+        }
     }
 
+    final ConnectionManager cm;
+    final SoftCmId owner;
     final SoftEngine engine;
     final int localCommId;
     final int peerIp;
@@ -41,20 +67,28 @@ final class CmConnection
     long tid;
     int remoteCommId;
     int remoteQpn;
+    /** Our QP's number as the peer knows it: what its DREQ must name. */
+    int localQpn;
     int startingPsn;
-    /** The request this passive side answers. */
+    /** The request: the one this passive side answers, or the REQ this active side sent. */
     CmMessage request;
+    /** Active: the REP received, whose parameters initQpAttr gives. */
+    CmMessage.Rep reply;
     /** The last MAD sent that a lost reply makes us send again, and how often it may be. */
     byte[] pending;
     int retriesLeft;
-    long retryNanos;
-    ScheduledFuture<?> retry;
+    CmTimer retry;
+    CmTimer timewait;
     /** The listener whose backlog this passive connection holds until accepted or rejected. */
     SoftCmId listener;
+    /** Set by a phase function that drops a message for a reason of its own. */
+    private CmCounter verdict;
 
-    CmConnection(final SoftEngine engine, final int localCommId, final int peerIp, final boolean active,
-        final Phase phase)
+    CmConnection(final ConnectionManager cm, final SoftCmId owner, final SoftEngine engine, final int localCommId,
+        final int peerIp, final boolean active, final Phase phase)
     {
+        this.cm = cm;
+        this.owner = owner;
         this.engine = engine;
         this.localCommId = localCommId;
         this.peerIp = peerIp;
@@ -62,14 +96,432 @@ final class CmConnection
         this.phase = phase;
     }
 
+    /**
+     * Lock held: a message for this connection.
+     *
+     * @return how it ended: HANDLED, or the drop's cause.
+     */
+    CmCounter onMessage(final CmMessage message, final int sourceIp)
+    {
+        final CmCounter refused = admits(message, sourceIp);
+        if (refused != null)
+        {
+            return refused;
+        }
+        verdict = CmCounter.HANDLED;
+        final Phase next = switch (phase)
+        {
+            case REQ_SENT -> reqSent(message, false);
+            case MRA_REQ_RCVD -> reqSent(message, true);
+            case REP_RCVD -> repReceived(message);
+            case REP_SENT -> repSent(message, false);
+            case MRA_REP_RCVD -> repSent(message, true);
+            case ESTABLISHED -> established(message);
+            case DREQ_SENT -> dreqSent(message);
+            case DREQ_RCVD, TIMEWAIT, CLOSED -> ended(message);
+            case SIDR_REQ_SENT -> sidrReqSent(message);
+            case REQ_RCVD, SIDR_REQ_RCVD -> null;
+        };
+        if (next == null)
+        {
+            return CmCounter.DROP_UNEXPECTED;
+        }
+        phase = next;
+        return verdict;
+    }
+
+    /**
+     * @return null if the message may be for this connection, else why it is not.
+     */
+    private CmCounter admits(final CmMessage message, final int sourceIp)
+    {
+        if (sourceIp != peerIp)
+        {
+            return CmCounter.DROP_WRONG_SOURCE;
+        }
+        final boolean peerKnown = remoteCommId != 0;
+        return switch (message)
+        {
+            // a REP answers our REQ under its transaction id; once known, it names the peer's id
+            case CmMessage.Rep rep -> rep.tid() != tid ? CmCounter.DROP_WRONG_TID :
+                peerKnown && rep.localCommId() != remoteCommId ? CmCounter.DROP_WRONG_REMOTE_COMM_ID : null;
+            // before the REP, a REJ or MRA of our REQ is known by the REQ's transaction id only
+            case CmMessage.Rej rej -> peerKnown ? peerId(rej.localCommId()) :
+                rej.tid() != tid ? CmCounter.DROP_WRONG_TID : null;
+            case CmMessage.Mra mra -> peerKnown ? peerId(mra.localCommId()) :
+                mra.tid() != tid ? CmCounter.DROP_WRONG_TID : null;
+            case CmMessage.Rtu rtu -> peerId(rtu.localCommId());
+            case CmMessage.Drep drep -> peerId(drep.localCommId());
+            case CmMessage.Dreq dreq -> dreq.remoteQpn() != localQpn ? CmCounter.DROP_WRONG_QPN :
+                peerId(dreq.localCommId());
+            case CmMessage.SidrRep rep -> rep.tid() != tid ? CmCounter.DROP_WRONG_TID : null;
+            default -> CmCounter.DROP_UNEXPECTED;
+        };
+    }
+
+    private CmCounter peerId(final int claimed)
+    {
+        return claimed != remoteCommId || remoteCommId == 0 ? CmCounter.DROP_WRONG_REMOTE_COMM_ID : null;
+    }
+
+    // ---- one function per phase: the message in, the next phase out ----
+
+    private Phase reqSent(final CmMessage message, final boolean mraHonoured)
+    {
+        return switch (message)
+        {
+            case CmMessage.Rep rep -> onRep(rep);
+            case CmMessage.Rej rej -> onRej(rej);
+            case CmMessage.Mra mra when mra.messageMraed() == CmWire.MRAED_REQ -> onMra(mra, mraHonoured,
+                Phase.MRA_REQ_RCVD);
+            default -> null;
+        };
+    }
+
+    private Phase repReceived(final CmMessage message)
+    {
+        return switch (message)
+        {
+            // the passive side repeats its REP until our RTU: establish sends it
+            case CmMessage.Rep rep -> phase;
+            case CmMessage.Rej rej -> onRej(rej);
+            case CmMessage.Dreq dreq -> onDreq(dreq);
+            default -> null;
+        };
+    }
+
+    private Phase repSent(final CmMessage message, final boolean mraHonoured)
+    {
+        return switch (message)
+        {
+            case CmMessage.Rtu rtu -> onRtu();
+            case CmMessage.Rej rej -> onRej(rej);
+            case CmMessage.Dreq dreq -> onDreq(dreq);
+            case CmMessage.Mra mra when mra.messageMraed() == CmWire.MRAED_REP -> onMra(mra, mraHonoured,
+                Phase.MRA_REP_RCVD);
+            default -> null;
+        };
+    }
+
+    private Phase established(final CmMessage message)
+    {
+        return switch (message)
+        {
+            case CmMessage.Rep rep when active ->
+            {
+                // our RTU was lost: the passive side sends its REP again
+                send(new CmMessage.Rtu(tid, localCommId, remoteCommId));
+                yield phase;
+            }
+            case CmMessage.Rtu rtu -> phase;
+            case CmMessage.Dreq dreq -> onDreq(dreq);
+            default -> null;
+        };
+    }
+
+    private Phase dreqSent(final CmMessage message)
+    {
+        return switch (message)
+        {
+            case CmMessage.Drep drep ->
+            {
+                cancelRetry();
+                owner.post(CmEventType.DISCONNECTED, 0, null, null);
+                yield enterTimewait(Phase.TIMEWAIT);
+            }
+            case CmMessage.Dreq dreq ->
+            {
+                // both sides disconnect at once: answer, report nothing more, wait for our DREP
+                send(drep(dreq));
+                yield phase;
+            }
+            default -> null;
+        };
+    }
+
+    private Phase ended(final CmMessage message)
+    {
+        if (message instanceof CmMessage.Dreq dreq)
+        {
+            // a repeat whose DREP was lost: answer again
+            send(drep(dreq));
+            return phase;
+        }
+        return null;
+    }
+
+    private Phase sidrReqSent(final CmMessage message)
+    {
+        if (!(message instanceof CmMessage.SidrRep rep))
+        {
+            return null;
+        }
+        cancelRetry();
+        if (rep.status() == SidrStatus.SUCCESS)
+        {
+            owner.post(CmEventType.ESTABLISHED, 0, null,
+                ConnectionManager.udParam(rep.privateData(), peerIp, rep.qpn(), rep.qkey()));
+            return Phase.ESTABLISHED;
+        }
+        owner.post(CmEventType.UNREACHABLE, rep.status(), null,
+            ConnectionManager.udParam(rep.privateData(), peerIp, 0, 0));
+        return Phase.CLOSED;
+    }
+
+    // ---- transitions shared by several phases ----
+
+    private Phase onRep(final CmMessage.Rep rep)
+    {
+        cancelRetry();
+        remoteCommId = rep.localCommId();
+        remoteQpn = rep.qpn();
+        reply = rep;
+        final QueuePair qp = owner.qpLocked();
+        if (qp == null)
+        {
+            // the application made its QP itself: it moves it (initQpAttr) and calls establish
+            owner.post(CmEventType.CONNECT_RESPONSE, 0, ConnectionManager.connParam(rep), null);
+            return Phase.REP_RCVD;
+        }
+        try
+        {
+            final CmMessage.Req req = (CmMessage.Req)request;
+            ConnectionManager.connectQp(qp, engine, peerIp, rep.qpn(), startingPsn, rep.startingPsn(),
+                req.pathMtu(), Math.min(req.responderResources(), rep.initiatorDepth()),
+                Math.min(req.initiatorDepth(), rep.responderResources()), req.retryCount(), rep.rnrRetryCount());
+        }
+        catch (final RdmaException ex)
+        {
+            // the kernel rejects the REP it cannot use and reports CONNECT_ERROR
+            send(new CmMessage.Rej(tid, localCommId, remoteCommId, CmWire.REJECTED_REP, RejectReason.NO_QP, null));
+            ConnectionManager.errorQp(qp);
+            owner.post(CmEventType.CONNECT_ERROR, -ex.errnoCode(), null, null);
+            return Phase.CLOSED;
+        }
+        send(new CmMessage.Rtu(tid, localCommId, remoteCommId));
+        owner.post(CmEventType.ESTABLISHED, 0, ConnectionManager.connParam(rep), null);
+        return Phase.ESTABLISHED;
+    }
+
+    /**
+     * The peer acknowledged our message and asked for time: wait its service time (plus the usual
+     * response timeout) before sending again, without spending a retry, once per message, as the
+     * kernel does; a repeated MRA is counted and changes nothing.
+     */
+    private Phase onMra(final CmMessage.Mra mra, final boolean alreadyHonoured, final Phase next)
+    {
+        if (alreadyHonoured)
+        {
+            verdict = CmCounter.DROP_REPEATED_MRA;
+            return phase;
+        }
+        if (pending != null)
+        {
+            cancelTimer();
+            scheduleRetry((4096L << Math.min(mra.serviceTimeout(), 31)) + ConnectionManager.RESPONSE_TIMEOUT_NANOS);
+        }
+        return next;
+    }
+
+    private Phase onRtu()
+    {
+        cancelRetry();
+        owner.post(CmEventType.ESTABLISHED, 0, null, null);
+        return Phase.ESTABLISHED;
+    }
+
+    private Phase onRej(final CmMessage.Rej rej)
+    {
+        cancelRetry();
+        ConnectionManager.errorQp(owner.qpLocked());
+        owner.post(CmEventType.REJECTED, rej.reason(), ConnectionManager.connParam(rej), null);
+        return Phase.CLOSED;
+    }
+
+    private Phase onDreq(final CmMessage.Dreq dreq)
+    {
+        cancelRetry();
+        ConnectionManager.errorQp(owner.qpLocked());
+        send(drep(dreq));
+        owner.post(CmEventType.DISCONNECTED, 0, null, null);
+        return enterTimewait(Phase.DREQ_RCVD);
+    }
+
+    private CmMessage.Drep drep(final CmMessage.Dreq dreq)
+    {
+        return new CmMessage.Drep(dreq.tid(), localCommId, remoteCommId);
+    }
+
+    /**
+     * The connection is over; its ids stay reserved for the timewait, which ends with TIMEWAIT_EXIT
+     * (the kernel's IB_CM_TIMEWAIT_EXIT) and frees the local id.
+     */
+    private Phase enterTimewait(final Phase next)
+    {
+        timewait = cm.schedule(owner.locked(this::exitTimewait), ConnectionManager.TIMEWAIT_NANOS);
+        return next;
+    }
+
+    /** Lock held: the timewait ran out. */
+    private void exitTimewait()
+    {
+        timewait = null;
+        if (!phase.inTimewait())
+        {
+            return;
+        }
+        phase = Phase.CLOSED;
+        cm.forget(this);
+        owner.postUnlessDestroyed(CmEventType.TIMEWAIT_EXIT);
+    }
+
+    // ---- what the application's calls do to the machine ----
+
+    /** Lock held: send our request (REQ, REP, DREQ, SIDR_REQ) and keep sending it until answered. */
+    void sendWithRetries(final byte[] mad)
+    {
+        cancelRetry();
+        pending = mad;
+        retriesLeft = ConnectionManager.MAX_CM_RETRIES;
+        engine.sendMad(mad, peerIp);
+        scheduleRetry(ConnectionManager.RESPONSE_TIMEOUT_NANOS);
+    }
+
+    /** Lock held: the application disconnects an established connection. */
+    void disconnect()
+    {
+        phase = Phase.DREQ_SENT;
+        sendWithRetries(CmWire.encode(new CmMessage.Dreq(cm.newTid(localCommId), localCommId, remoteCommId,
+            remoteQpn)));
+    }
+
+    /** Lock held: the active side that made its own QP established the connection: send the RTU. */
+    void establish()
+    {
+        send(new CmMessage.Rtu(tid, localCommId, remoteCommId));
+        phase = Phase.ESTABLISHED;
+    }
+
+    /**
+     * Lock held: the id is destroyed mid-connection. As the kernel does when a cm_id goes, a
+     * connected peer gets a DREQ and an unanswered request a rejection, each sent once.
+     */
+    void abandon()
+    {
+        cancelRetry();
+        if (timewait != null)
+        {
+            cm.cancel(timewait);
+            timewait = null;
+        }
+        final CmMessage farewell = switch (phase)
+        {
+            case ESTABLISHED, REP_SENT, MRA_REP_RCVD -> new CmMessage.Dreq(cm.newTid(localCommId), localCommId,
+                remoteCommId, remoteQpn);
+            case REQ_SENT, MRA_REQ_RCVD, REP_RCVD -> new CmMessage.Rej(tid, localCommId, remoteCommId,
+                CmWire.REJECTED_OTHER, RejectReason.TIMEOUT, null);
+            case REQ_RCVD -> new CmMessage.Rej(tid, localCommId, remoteCommId, CmWire.REJECTED_REQ,
+                RejectReason.CONSUMER_DEFINED, null);
+            case SIDR_REQ_RCVD -> new CmMessage.SidrRep(tid, remoteCommId, SidrStatus.REJECT, 0,
+                ((CmMessage.SidrReq)request).serviceId(), 0, null);
+            default -> null;
+        };
+        if (farewell != null)
+        {
+            ConnectionManager.errorQp(owner.qpLocked());
+            send(farewell);
+        }
+        phase = Phase.CLOSED;
+        releaseBacklog();
+        cm.forget(this);
+    }
+
+    /**
+     * Lock held: a REQ or SIDR_REQ arrived again (its answer was lost, or is late).
+     *
+     * @return true if it repeats this passive connection's request; the answer goes again, or an
+     * MRA if the application has not answered yet.
+     */
+    boolean answersDuplicate(final CmMessage repeated, final int sourceIp, final int peerCommId)
+    {
+        if (active || sourceIp != peerIp || peerCommId != remoteCommId || request == null ||
+            request.getClass() != repeated.getClass())
+        {
+            return false;
+        }
+        if (pending != null)
+        {
+            engine.sendMad(pending, peerIp);
+        }
+        else if (phase == Phase.REQ_RCVD)
+        {
+            // the application has not answered yet: ask the peer for time, as the kernel's MRA does
+            send(new CmMessage.Mra(tid, localCommId, remoteCommId, CmWire.MRAED_REQ, CmWire.MRA_SERVICE_TIMEOUT));
+        }
+        return true;
+    }
+
+    /** Lock held: a passive connection was answered and no longer counts against the backlog. */
+    void releaseBacklog()
+    {
+        final SoftCmId held = listener;
+        listener = null;
+        if (held != null)
+        {
+            held.releaseBacklogPlace();
+        }
+    }
+
     void cancelRetry()
     {
         pending = null;
+        cancelTimer();
+    }
+
+    private void cancelTimer()
+    {
         if (retry != null)
         {
-            retry.cancel(false);
+            cm.cancel(retry);
             retry = null;
         }
+    }
+
+    private void scheduleRetry(final long delayNanos)
+    {
+        final byte[] mad = pending;
+        retry = cm.schedule(owner.locked(() -> onRetryTimer(mad)), delayNanos);
+    }
+
+    /** Lock held: no answer in time. */
+    private void onRetryTimer(final byte[] mad)
+    {
+        if (pending != mad)
+        {
+            return;
+        }
+        if (retriesLeft-- > 0)
+        {
+            engine.sendMad(mad, peerIp);
+            scheduleRetry(ConnectionManager.RESPONSE_TIMEOUT_NANOS);
+            return;
+        }
+        pending = null;
+        retry = null;
+        if (phase == Phase.DREQ_SENT)
+        {
+            owner.post(CmEventType.DISCONNECTED, ConnectionManager.ETIMEDOUT, null, null);
+            phase = enterTimewait(Phase.TIMEWAIT);
+            return;
+        }
+        phase = Phase.CLOSED;
+        ConnectionManager.errorQp(owner.qpLocked());
+        owner.post(CmEventType.UNREACHABLE, ConnectionManager.ETIMEDOUT, null, null);
+    }
+
+    private void send(final CmMessage message)
+    {
+        engine.sendMad(CmWire.encode(message), peerIp);
     }
 
     @Override

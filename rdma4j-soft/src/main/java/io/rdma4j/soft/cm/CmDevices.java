@@ -17,14 +17,17 @@ import java.util.Map;
 
 /**
  * Finds the soft device of an address and shares one open context per device among the ids on
- * it, as librdmacm opens each device once for all its ids.
+ * it, as librdmacm opens each device once for all its ids. Each connection manager keeps its own
+ * contexts; the first to open a device serves its QP1.
  */
 final class CmDevices
 {
-    private static final Map<SoftDevice, Shared> CONTEXTS = new HashMap<>();
+    private final Map<SoftDevice, Shared> contexts = new HashMap<>();
+    private final ConnectionManager cm;
 
-    private CmDevices()
+    CmDevices(final ConnectionManager cm)
     {
+        this.cm = cm;
     }
 
     /**
@@ -103,16 +106,16 @@ final class CmDevices
      * @param device a device.
      * @return its shared context, opened on first use.
      */
-    static Context acquire(final SoftDevice device)
+    Context acquire(final SoftDevice device)
     {
-        synchronized (CONTEXTS)
+        synchronized (contexts)
         {
-            Shared shared = CONTEXTS.get(device);
+            Shared shared = contexts.get(device);
             if (shared == null)
             {
                 shared = new Shared(device.open());
-                CONTEXTS.put(device, shared);
-                ConnectionManager.install(((SoftContext)shared.context).engine());
+                contexts.put(device, shared);
+                cm.install(((SoftContext)shared.context).engine());
             }
             shared.users++;
             return shared.context;
@@ -125,11 +128,11 @@ final class CmDevices
      *
      * @param device the device.
      */
-    static void release(final SoftDevice device)
+    void release(final SoftDevice device)
     {
-        synchronized (CONTEXTS)
+        synchronized (contexts)
         {
-            final Shared shared = CONTEXTS.get(device);
+            final Shared shared = contexts.get(device);
             if (shared == null || --shared.users > 0)
             {
                 return;
@@ -137,14 +140,14 @@ final class CmDevices
             try
             {
                 shared.context.close();
-                CONTEXTS.remove(device);
+                contexts.remove(device);
             }
             catch (final RdmaException ex)
             {
                 if (ex.errno() != Errno.EBUSY)
                 {
                     // closed behind our back by the application: forget it
-                    CONTEXTS.remove(device);
+                    contexts.remove(device);
                 }
             }
         }

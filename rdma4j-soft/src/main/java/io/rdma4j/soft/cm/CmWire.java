@@ -20,7 +20,8 @@ import java.util.Arrays;
  * Turns {@link CmMessage}s into the MADs the kernel's CM sends on RoCE and back, filling what
  * rdma_cm fills: the rdma_cm header in front of a REQ's and a SIDR_REQ's private data, the path
  * of a RoCE route (IPv4-mapped GIDs, LIDs 0xFFFF beyond one hop), CM timeouts 20, 15 CM
- * retries, target ACK delay 15.
+ * retries, target ACK delay 15. Reject reasons and SIDR statuses are {@link io.rdma4j.soft.cm.mad.RejectReason}'s
+ * and {@link io.rdma4j.soft.cm.mad.SidrStatus}'s.
  */
 final class CmWire
 {
@@ -35,18 +36,10 @@ final class CmWire
     static final int REJECTED_REQ = 0;
     static final int REJECTED_REP = 1;
     static final int REJECTED_OTHER = 2;
-    static final int REJ_NO_QP = 1;
-    static final int REJ_NO_RESOURCES = 3;
-    static final int REJ_TIMEOUT = 4;
-    static final int REJ_INVALID_SERVICE_ID = 8;
-    static final int REJ_CONSUMER_DEFINED = 28;
     static final int MRAED_REQ = 0;
     static final int MRAED_REP = 1;
     /** The service timeout the kernel announces in its MRA: 4.096 µs × 2^24, about 69 s. */
     static final int MRA_SERVICE_TIMEOUT = 24;
-    static final int SIDR_SUCCESS = 0;
-    static final int SIDR_UNSUPPORTED = 1;
-    static final int SIDR_REJECT = 2;
 
     /** The ACK delay rxe reports (local_ca_ack_delay), which the REP carries. */
     private static final int TARGET_ACK_DELAY = 15;
@@ -248,11 +241,29 @@ final class CmWire
         {
             return null;
         }
-        return new CmMessage.Req(tid, req.localCommId(), req.serviceId(), req.localCaGuid(), req.localQpn(),
-            req.responderResources(), req.initiatorDepth(), req.transportServiceType(), req.endToEndFlowControl(),
-            req.startingPsn(), req.retryCount(), req.rnrRetryCount(), req.pathMtu(), req.srq(),
-            req.primaryLocalAckTimeout(), req.primaryFlowLabel(), req.primaryHopLimit(), cma.sourceIpv4(),
-            cma.destinationIpv4(), cma.sourcePort(), Arrays.copyOfRange(data, CmaHeader.LENGTH, data.length));
+        return CmMessage.Req.builder()
+            .tid(tid)
+            .localCommId(req.localCommId())
+            .serviceId(req.serviceId())
+            .caGuid(req.localCaGuid())
+            .qpn(req.localQpn())
+            .responderResources(req.responderResources())
+            .initiatorDepth(req.initiatorDepth())
+            .transportType(req.transportServiceType())
+            .flowControl(req.endToEndFlowControl())
+            .startingPsn(req.startingPsn())
+            .retryCount(req.retryCount())
+            .rnrRetryCount(req.rnrRetryCount())
+            .pathMtu(req.pathMtu())
+            .srq(req.srq())
+            .localAckTimeout(req.primaryLocalAckTimeout())
+            .flowLabel(req.primaryFlowLabel())
+            .hopLimit(req.primaryHopLimit())
+            .srcIp(cma.sourceIpv4())
+            .dstIp(cma.destinationIpv4())
+            .srcPort(cma.sourcePort())
+            .userData(Arrays.copyOfRange(data, CmaHeader.LENGTH, data.length))
+            .build();
     }
 
     private static CmMessage decodeSidrReq(final MemorySegment mad, final long tid)

@@ -5,37 +5,49 @@ import io.rdma4j.cm.ConnParam;
 import io.rdma4j.cm.UdParam;
 import io.rdma4j.soft.SoftCounter;
 import io.rdma4j.soft.SoftEngine;
+import io.rdma4j.soft.cm.mad.RejectReason;
+import io.rdma4j.soft.cm.mad.SidrStatus;
 import io.rdma4j.soft.link.Ipv4;
 import io.rdma4j.verbs.AhAttr;
 import io.rdma4j.verbs.Gid;
 import io.rdma4j.verbs.GlobalRoute;
+import io.rdma4j.verbs.Mtu;
 import io.rdma4j.verbs.QpAttr;
 import io.rdma4j.verbs.QpState;
+import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.QueuePair;
 import io.rdma4j.verbs.RdmaException;
 
 import java.net.InetAddress;
 import java.security.SecureRandom;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The IB connection manager of the soft device, as the kernel's ib_cm and rdma_cm run it on
- * RoCE: REQ, REP, RTU, REJ, DREQ and DREP for RC and UC, SIDR for UD, carried as MADs between the
- * QP1s of two devices. One thread handles every MAD and every retransmission, so the protocol
- * state of an id changes only on it or on an application thread holding the id's channel lock.
+ * The IB connection manager of soft devices, as the kernel's ib_cm and rdma_cm run it on RoCE: REQ,
+ * REP, RTU, REJ, MRA, DREQ and DREP for RC and UC, SIDR for UD, carried as MADs between the QP1s of
+ * two devices. One instance serves the devices its ids use; the soft provider holds one for the
+ * process, tests make their own with a clock they advance.
+ * <p>
+ * One thread runs everything: MADs from the devices, retransmission and timewait timers, and the
+ * completions of address resolution and joins. MADs wait in a bounded queue; when it is full the
+ * MAD is dropped and counted, so a flood costs bounded memory and the device's progress thread
+ * never waits on the CM. Every MAD taken ends in one {@link CmCounter}. The per-connection protocol
+ * is {@link CmConnection}'s state machine; this class finds the connection a MAD is for.
  * <p>
  * Timing follows rdma_cm: a request unanswered for the CM response timeout (4.096 µs × 2^20, about
  * 4.3 s) is sent again, up to 15 times, before the id reports UNREACHABLE (or DISCONNECTED, for a
  * DREQ). Duplicate requests are answered again from the reply already sent.
  */
-final class ConnectionManager
+public final class ConnectionManager
 {
     /** CM response timeout exponent rdma_cm puts in a REQ, local and remote. */
     static final int CM_RESPONSE_TIMEOUT = 20;
@@ -49,46 +61,332 @@ final class ConnectionManager
     static final int DEFAULT_RETRY = 7;
     /** Negative errno of a request that got no answer. */
     static final int ETIMEDOUT = -110;
+    /** How long a request waits for its answer before it goes again. */
+    static final long RESPONSE_TIMEOUT_NANOS = 4096L << CM_RESPONSE_TIMEOUT;
+    /**
+     * How long a closed connection's ids stay reserved (timewait) before TIMEWAIT_EXIT: the kernel
+     * waits the path's timeout, which rdma_cm sets to the local ACK timeout on RoCE (about 2.1 s).
+     */
+    static final long TIMEWAIT_NANOS = 4096L << LOCAL_ACK_TIMEOUT;
+    /** MADs waiting for the CM thread beyond which further MADs are dropped. */
+    public static final int DEFAULT_QUEUE_CAPACITY = 1024;
 
-    private static final long RESPONSE_TIMEOUT_NANOS = 4096L << CM_RESPONSE_TIMEOUT;
-    private static final ScheduledExecutorService THREAD = Executors.newSingleThreadScheduledExecutor(
-        runnable -> Thread.ofPlatform().daemon().name("rdma4j-cm-mad").unstarted(runnable));
+    private static final System.Logger LOG = System.getLogger(ConnectionManager.class.getName());
+    /** The longest the CM thread sleeps without looking at its timers. */
+    private static final long MAX_IDLE_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final SecureRandom RANDOM = new SecureRandom();
-    private static final AtomicInteger NEXT_COMM_ID = new AtomicInteger(RANDOM.nextInt());
-    /** The high half of every transaction ID we start, as the kernel's MAD agent puts its own. */
-    private static final long TID_HIGH = (RANDOM.nextInt() & 0xFFFFFFFFL) << 32;
-    private static final Map<Integer, SoftCmId> BY_COMM_ID = new ConcurrentHashMap<>();
-    private static final List<SoftCmId> LISTENERS = new CopyOnWriteArrayList<>();
 
-    private ConnectionManager()
+    private final CmClock clock;
+    private final int queueCapacity;
+    /** Guards the queues, the timers and the idle flag; never held while a task runs. */
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition workArrived = lock.newCondition();
+    private final Condition wentIdle = lock.newCondition();
+    private final ArrayDeque<ReceivedMad> mads = new ArrayDeque<>();
+    private final ArrayDeque<Runnable> completions = new ArrayDeque<>();
+    private final PriorityQueue<CmTimer> timers = new PriorityQueue<>();
+    private final AtomicLongArray counters = new AtomicLongArray(CmCounter.values().length);
+    private final Map<Integer, SoftCmId> byCommId = new ConcurrentHashMap<>();
+    private final List<SoftCmId> listeners = new CopyOnWriteArrayList<>();
+    /** The high half of every transaction ID we start, as the kernel's MAD agent puts its own. */
+    private final long tidHigh = (RANDOM.nextInt() & 0xFFFFFFFFL) << 32;
+    private final Thread thread;
+    final CmDevices devices = new CmDevices(this);
+    private int queueHighWater;
+    private long timerSequence;
+    private boolean idle;
+
+    private ConnectionManager(final CmClock clock, final int queueCapacity, final String name)
     {
+        this.clock = clock;
+        this.queueCapacity = queueCapacity;
+        thread = Thread.ofPlatform().daemon().name(name).unstarted(this::run);
+        clock.onAdvance(this::wake);
+        thread.start();
     }
+
+    /**
+     * A connection manager on the system clock, as the soft provider holds one for the process.
+     *
+     * @return the manager; its thread is a daemon that lives as long as the process.
+     */
+    public static ConnectionManager withSystemClock()
+    {
+        return new ConnectionManager(CmClock.system(), DEFAULT_QUEUE_CAPACITY, "rdma4j-cm");
+    }
+
+    /**
+     * A connection manager of its own, for tests: ids of channels made on it use its clock. A device
+     * is served by the first manager that opens it.
+     *
+     * @param clock         the time its timers run by.
+     * @param queueCapacity MADs that may wait for its thread.
+     * @return the manager; its thread is a daemon that lives as long as the process.
+     */
+    static ConnectionManager create(final CmClock clock, final int queueCapacity)
+    {
+        return new ConnectionManager(clock, queueCapacity, "rdma4j-cm-test");
+    }
+
+    /**
+     * @param counter what to read.
+     * @return how many MADs ended that way.
+     */
+    public long counter(final CmCounter counter)
+    {
+        return counters.get(counter.ordinal());
+    }
+
+    /**
+     * @return the most MADs that ever waited for the CM thread at once.
+     */
+    public int queueHighWater()
+    {
+        lock.lock();
+        try
+        {
+            return queueHighWater;
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * @return the bound of the MAD queue.
+     */
+    public int queueCapacity()
+    {
+        return queueCapacity;
+    }
+
+    long nanoTime()
+    {
+        return clock.nanoTime();
+    }
+
+    void count(final CmCounter counter)
+    {
+        counters.incrementAndGet(counter.ordinal());
+    }
+
+    // ---- the work queue and the timers ----
 
     /**
      * Make a device's QP1 traffic come here.
      *
      * @param engine the device.
      */
-    static void install(final SoftEngine engine)
+    void install(final SoftEngine engine)
     {
-        engine.gsiHandler(ConnectionManager::onMad);
+        engine.gsiHandler(this::receive);
     }
 
-    static int newCommId(final SoftCmId id)
+    /**
+     * A MAD from a device, on its progress thread: queued for the CM thread, or dropped and counted
+     * if the queue is full. Takes one short lock and never blocks on the protocol.
+     */
+    void receive(final SoftEngine engine, final byte[] mad, final int sourceIpv4, final int sourcePort)
+    {
+        lock.lock();
+        try
+        {
+            if (mads.size() >= queueCapacity)
+            {
+                count(CmCounter.DROP_QUEUE_FULL);
+                engine.counters().increment(SoftCounter.GSI_DROPPED_MADS);
+                return;
+            }
+            mads.add(new ReceivedMad(engine, mad, sourceIpv4));
+            queueHighWater = Math.max(queueHighWater, mads.size());
+            workArrived.signal();
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Run a completion on the CM thread, after every completion submitted before. Completions come
+     * from application calls (one per call), so their queue needs no bound of its own.
+     */
+    void later(final Runnable completion)
+    {
+        lock.lock();
+        try
+        {
+            completions.add(completion);
+            workArrived.signal();
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Run a task on the CM thread once the clock has moved on by {@code delayNanos}.
+     *
+     * @return the timer, to cancel.
+     */
+    CmTimer schedule(final Runnable task, final long delayNanos)
+    {
+        lock.lock();
+        try
+        {
+            final CmTimer timer = new CmTimer(clock.nanoTime() + delayNanos, timerSequence++, task);
+            timers.add(timer);
+            workArrived.signal();
+            return timer;
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    void cancel(final CmTimer timer)
+    {
+        lock.lock();
+        try
+        {
+            timers.remove(timer);
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * For tests: wait until the CM thread has nothing queued and no timer due, and sleeps.
+     */
+    void awaitIdle() throws InterruptedException
+    {
+        lock.lock();
+        try
+        {
+            workArrived.signal();
+            idle = false;
+            while (!idle || !mads.isEmpty() || !completions.isEmpty() || dueTimer() != null)
+            {
+                wentIdle.await();
+            }
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    private void wake()
+    {
+        lock.lock();
+        try
+        {
+            idle = false;
+            workArrived.signal();
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /** Lock held. */
+    private CmTimer dueTimer()
+    {
+        final CmTimer first = timers.peek();
+        return first != null && first.deadline - clock.nanoTime() <= 0 ? first : null;
+    }
+
+    private void run()
     {
         while (true)
         {
-            final int commId = NEXT_COMM_ID.getAndIncrement();
-            if (commId != 0 && BY_COMM_ID.putIfAbsent(commId, id) == null)
+            final Runnable task;
+            lock.lock();
+            try
+            {
+                task = nextTask();
+            }
+            finally
+            {
+                lock.unlock();
+            }
+            try
+            {
+                task.run();
+            }
+            catch (final RuntimeException ex)
+            {
+                // a bug must cost one MAD or one timer, not the CM
+                count(CmCounter.TASK_FAILED);
+                LOG.log(System.Logger.Level.ERROR, "connection manager task failed", ex);
+            }
+        }
+    }
+
+    /** Lock held: due timers first, then completions, then MADs; sleep when there is nothing. */
+    private Runnable nextTask()
+    {
+        while (true)
+        {
+            final CmTimer due = dueTimer();
+            if (due != null)
+            {
+                timers.poll();
+                return due.task;
+            }
+            final Runnable completion = completions.poll();
+            if (completion != null)
+            {
+                return completion;
+            }
+            final ReceivedMad mad = mads.poll();
+            if (mad != null)
+            {
+                return () -> dispatch(mad);
+            }
+            final CmTimer first = timers.peek();
+            final long wait = first == null ? MAX_IDLE_NANOS :
+                Math.min(MAX_IDLE_NANOS, first.deadline - clock.nanoTime());
+            idle = true;
+            wentIdle.signalAll();
+            try
+            {
+                workArrived.awaitNanos(Math.max(wait, 1));
+            }
+            catch (final InterruptedException ex)
+            {
+                // nobody but this class holds the thread: an interrupt means nothing, look at the work again
+            }
+        }
+    }
+
+    // ---- ids ----
+
+    /**
+     * @return a new local communication id for the id: random and unused, so that an id cannot be
+     * guessed from another (the kernel mixes a random operand into its ids for the same reason).
+     */
+    int newCommId(final SoftCmId id)
+    {
+        while (true)
+        {
+            final int commId = RANDOM.nextInt();
+            if (commId != 0 && byCommId.putIfAbsent(commId, id) == null)
             {
                 return commId;
             }
         }
     }
 
-    static long newTid(final int commId)
+    long newTid(final int commId)
     {
-        return TID_HIGH | (commId & 0xFFFFFFFFL);
+        return tidHigh | (commId & 0xFFFFFFFFL);
     }
 
     static int randomPsn()
@@ -96,161 +394,94 @@ final class ConnectionManager
         return RANDOM.nextInt(1 << 24);
     }
 
-    static void forget(final CmConnection connection)
+    void forget(final CmConnection connection)
     {
-        BY_COMM_ID.remove(connection.localCommId);
+        byCommId.remove(connection.localCommId);
     }
 
-    static void listen(final SoftCmId id)
+    void listen(final SoftCmId id)
     {
-        LISTENERS.add(id);
+        listeners.add(id);
     }
 
-    static void stopListening(final SoftCmId id)
+    void stopListening(final SoftCmId id)
     {
-        LISTENERS.remove(id);
+        listeners.remove(id);
     }
 
-    /**
-     * Send a MAD now and again every CM response timeout until {@link CmConnection#cancelRetry}
-     * or the retries run out, when {@code onTimeout} runs (under the id's lock).
-     */
-    static void sendWithRetries(
-        final SoftCmId id, final CmConnection connection, final byte[] mad, final Runnable onTimeout)
-    {
-        connection.cancelRetry();
-        connection.pending = mad;
-        connection.retriesLeft = MAX_CM_RETRIES;
-        connection.engine.sendMad(mad, connection.peerIp);
-        scheduleRetry(id, connection, mad, onTimeout);
-    }
+    // ---- dispatch, on the CM thread ----
 
-    /**
-     * The peer acknowledged the request and asked for {@code serviceNanos} more: wait that long
-     * (plus the usual response timeout) before sending again, without spending a retry, as the
-     * kernel does on an MRA.
-     */
-    static void extend(final SoftCmId id, final CmConnection connection, final long serviceNanos,
-        final Runnable onTimeout)
+    private void dispatch(final ReceivedMad received)
     {
-        final byte[] mad = connection.pending;
-        if (mad == null)
-        {
-            return;
-        }
-        if (connection.retry != null)
-        {
-            connection.retry.cancel(false);
-        }
-        scheduleRetry(id, connection, mad, onTimeout, serviceNanos + RESPONSE_TIMEOUT_NANOS);
-    }
-
-    private static void scheduleRetry(
-        final SoftCmId id, final CmConnection connection, final byte[] mad, final Runnable onTimeout)
-    {
-        scheduleRetry(id, connection, mad, onTimeout, RESPONSE_TIMEOUT_NANOS);
-    }
-
-    private static void scheduleRetry(
-        final SoftCmId id, final CmConnection connection, final byte[] mad, final Runnable onTimeout,
-        final long delayNanos)
-    {
-        connection.retry = THREAD.schedule(() ->
-        {
-            id.channel.lock.lock();
-            try
-            {
-                if (connection.pending != mad)
-                {
-                    return;
-                }
-                if (connection.retriesLeft-- > 0)
-                {
-                    connection.engine.sendMad(mad, connection.peerIp);
-                    scheduleRetry(id, connection, mad, onTimeout);
-                }
-                else
-                {
-                    connection.pending = null;
-                    connection.retry = null;
-                    onTimeout.run();
-                }
-            }
-            finally
-            {
-                id.channel.lock.unlock();
-            }
-        }, delayNanos, TimeUnit.NANOSECONDS);
-    }
-
-    private static void onMad(final SoftEngine engine, final byte[] mad, final int sourceIpv4, final int sourcePort)
-    {
-        THREAD.execute(() -> dispatch(engine, mad, sourceIpv4));
-    }
-
-    private static void dispatch(final SoftEngine engine, final byte[] mad, final int sourceIpv4)
-    {
-        final CmMessage message = CmWire.decode(mad);
+        final SoftEngine engine = received.engine;
+        final int source = received.sourceIpv4;
+        final CmMessage message = CmWire.decode(received.bytes);
+        final CmCounter outcome;
         if (message == null)
         {
-            engine.counters().increment(SoftCounter.GSI_DROPPED_MADS);
-            return;
+            outcome = CmCounter.DROP_MALFORMED;
         }
-        switch (message)
+        else
         {
-            case CmMessage.Req req -> onRequest(engine, message, req.serviceId(), req.dstIp(), sourceIpv4,
-                req.localCommId());
-            case CmMessage.SidrReq req -> onRequest(engine, message, req.serviceId(), req.dstIp(), sourceIpv4,
-                req.requestId());
-            case CmMessage.Rep rep -> deliver(engine, rep.remoteCommId(), sourceIpv4, message);
-            case CmMessage.Rtu rtu -> deliver(engine, rtu.remoteCommId(), sourceIpv4, message);
-            case CmMessage.Rej rej -> deliver(engine, rej.remoteCommId(), sourceIpv4, message);
-            case CmMessage.Drep drep -> deliver(engine, drep.remoteCommId(), sourceIpv4, message);
-            case CmMessage.Mra mra -> deliver(engine, mra.remoteCommId(), sourceIpv4, message);
-            case CmMessage.SidrRep rep -> deliver(engine, rep.requestId(), sourceIpv4, message);
-            case CmMessage.Dreq dreq ->
+            outcome = switch (message)
             {
-                if (!deliver(engine, dreq.remoteCommId(), sourceIpv4, message))
-                {
-                    // the connection is gone here (destroyed, or its DREP lost): say it is over
-                    engine.sendMad(CmWire.encode(new CmMessage.Drep(dreq.tid(), dreq.remoteCommId(),
-                        dreq.localCommId())), sourceIpv4);
-                }
-            }
+                case CmMessage.Req req -> onRequest(engine, message, req.serviceId(), req.dstIp(), source,
+                    req.localCommId());
+                case CmMessage.SidrReq req -> onRequest(engine, message, req.serviceId(), req.dstIp(), source,
+                    req.requestId());
+                case CmMessage.Rep rep -> deliver(rep.remoteCommId(), source, message);
+                case CmMessage.Rtu rtu -> deliver(rtu.remoteCommId(), source, message);
+                case CmMessage.Rej rej -> deliver(rej.remoteCommId(), source, message);
+                case CmMessage.Drep drep -> deliver(drep.remoteCommId(), source, message);
+                case CmMessage.Mra mra -> deliver(mra.remoteCommId(), source, message);
+                case CmMessage.SidrRep rep -> deliver(rep.requestId(), source, message);
+                case CmMessage.Dreq dreq -> onDreq(engine, dreq, source);
+            };
+        }
+        count(outcome);
+        if (outcome != CmCounter.HANDLED && outcome != CmCounter.REFUSED)
+        {
+            engine.counters().increment(SoftCounter.GSI_DROPPED_MADS);
         }
     }
 
-    private static boolean deliver(final SoftEngine engine, final int localCommId, final int sourceIpv4,
-        final CmMessage message)
+    private CmCounter onDreq(final SoftEngine engine, final CmMessage.Dreq dreq, final int source)
     {
-        final SoftCmId id = BY_COMM_ID.get(localCommId);
-        if (id == null || !id.onMessage(message, sourceIpv4))
+        final CmCounter outcome = deliver(dreq.remoteCommId(), source, dreq);
+        if (outcome == CmCounter.DROP_UNKNOWN_COMM_ID)
         {
-            engine.counters().increment(SoftCounter.GSI_DROPPED_MADS);
-            return false;
+            // the connection is gone here (destroyed, or its DREP lost): say it is over, as the kernel does
+            engine.sendMad(CmWire.encode(new CmMessage.Drep(dreq.tid(), dreq.remoteCommId(), dreq.localCommId())),
+                source);
         }
-        return true;
+        return outcome;
+    }
+
+    private CmCounter deliver(final int localCommId, final int sourceIpv4, final CmMessage message)
+    {
+        final SoftCmId id = byCommId.get(localCommId);
+        return id == null ? CmCounter.DROP_UNKNOWN_COMM_ID : id.onMessage(message, sourceIpv4);
     }
 
     /**
      * A REQ or SIDR_REQ: answered again if it duplicates one in progress, reported to a listener
      * on a new id, or refused as the kernel refuses it when nobody listens.
      */
-    private static void onRequest(final SoftEngine engine, final CmMessage request, final long serviceId,
+    private CmCounter onRequest(final SoftEngine engine, final CmMessage request, final long serviceId,
         final int dstIp, final int sourceIpv4, final int remoteCommId)
     {
-        for (final SoftCmId id : BY_COMM_ID.values())
+        for (final SoftCmId id : byCommId.values())
         {
             if (id.answersDuplicate(request, sourceIpv4, remoteCommId))
             {
-                return;
+                return CmCounter.HANDLED;
             }
         }
         final int space = (int)(serviceId >>> 16) & 0xFFFF;
         final int port = (int)serviceId & 0xFFFF;
         final InetAddress destination = Ipv4.toAddress(dstIp);
         SoftCmId listener = null;
-        for (final SoftCmId candidate : LISTENERS)
+        for (final SoftCmId candidate : listeners)
         {
             if (candidate.listensFor(space, port, destination, engine))
             {
@@ -258,12 +489,13 @@ final class ConnectionManager
                 break;
             }
         }
-        if (listener == null || !listener.offer(engine, request, sourceIpv4))
+        if (listener != null && listener.offer(engine, request, sourceIpv4))
         {
-            engine.counters().increment(SoftCounter.GSI_DROPPED_MADS);
-            refuse(engine, request, sourceIpv4, listener == null ? CmWire.REJ_INVALID_SERVICE_ID :
-                CmWire.REJ_NO_RESOURCES);
+            return CmCounter.HANDLED;
         }
+        refuse(engine, request, sourceIpv4, listener == null ? RejectReason.INVALID_SERVICE_ID :
+            RejectReason.NO_RESOURCES);
+        return CmCounter.REFUSED;
     }
 
     private static void refuse(final SoftEngine engine, final CmMessage request, final int peerIp, final int reason)
@@ -273,7 +505,7 @@ final class ConnectionManager
             case CmMessage.Req req -> new CmMessage.Rej(req.tid(), 0, req.localCommId(), CmWire.REJECTED_REQ, reason,
                 null);
             case CmMessage.SidrReq req -> new CmMessage.SidrRep(req.tid(), req.requestId(),
-                reason == CmWire.REJ_INVALID_SERVICE_ID ? CmWire.SIDR_UNSUPPORTED : CmWire.SIDR_REJECT, 0,
+                reason == RejectReason.INVALID_SERVICE_ID ? SidrStatus.UNSUPPORTED : SidrStatus.REJECT, 0,
                 req.serviceId(), 0, null);
             default -> null;
         };
@@ -282,6 +514,8 @@ final class ConnectionManager
             engine.sendMad(CmWire.encode(answer), peerIp);
         }
     }
+
+    // ---- what rdma_cm derives from the messages ----
 
     /**
      * @return the connection parameters a REQ or REP carries, as rdma_cm reports them.
@@ -313,6 +547,36 @@ final class ConnectionManager
     }
 
     /**
+     * @return the attributes that take a connection's QP to RTR, as {@code rdma_init_qp_attr} gives them.
+     */
+    static QpAttr rtrAttr(final QpType type, final SoftEngine engine, final int peerIp, final int remoteQpn,
+        final int receivePsn, final int pathMtu, final int responderResources)
+    {
+        final int mtu = Math.min(pathMtu, engine.activeMtu().value());
+        final QpAttr rtr = new QpAttr().state(QpState.RTR).pathMtu(Mtu.fromValue(mtu)).destQpNum(remoteQpn)
+            .rqPsn(receivePsn).ahAttr(pathTo(peerIp)).minRnrTimer(0);
+        if (type == QpType.RC)
+        {
+            rtr.maxDestRdAtomic(responderResources);
+        }
+        return rtr;
+    }
+
+    /**
+     * @return the attributes that take a connection's QP to RTS.
+     */
+    static QpAttr rtsAttr(final QpType type, final int sendPsn, final int initiatorDepth, final int retryCount,
+        final int rnrRetryCount)
+    {
+        final QpAttr rts = new QpAttr().state(QpState.RTS).sqPsn(sendPsn);
+        if (type == QpType.RC)
+        {
+            rts.timeout(LOCAL_ACK_TIMEOUT).retryCnt(retryCount).rnrRetry(rnrRetryCount).maxRdAtomic(initiatorDepth);
+        }
+        return rts;
+    }
+
+    /**
      * Take a QP to RTR and RTS for a connection, as librdmacm does in rdma_connect's reply
      * handling and in rdma_accept.
      */
@@ -322,18 +586,8 @@ final class ConnectionManager
     {
         try
         {
-            final int mtu = Math.min(pathMtu, engine.activeMtu().value());
-            final QpAttr rtr = new QpAttr().state(QpState.RTR).pathMtu(io.rdma4j.verbs.Mtu.fromValue(mtu))
-                .destQpNum(remoteQpn).rqPsn(receivePsn).ahAttr(pathTo(peerIp)).minRnrTimer(0);
-            final QpAttr rts = new QpAttr().state(QpState.RTS).sqPsn(sendPsn);
-            if (qp.type() == io.rdma4j.verbs.QpType.RC)
-            {
-                rtr.maxDestRdAtomic(responderResources);
-                rts.timeout(LOCAL_ACK_TIMEOUT).retryCnt(retryCount).rnrRetry(rnrRetryCount)
-                    .maxRdAtomic(initiatorDepth);
-            }
-            qp.modify(rtr);
-            qp.modify(rts);
+            qp.modify(rtrAttr(qp.type(), engine, peerIp, remoteQpn, receivePsn, pathMtu, responderResources));
+            qp.modify(rtsAttr(qp.type(), sendPsn, initiatorDepth, retryCount, rnrRetryCount));
         }
         catch (final RdmaException ex)
         {
@@ -370,5 +624,10 @@ final class ConnectionManager
         final UdParam ud, final SoftCmId listener)
     {
         id.channel.post(new SoftCmEvent(id.channel, type, id, status, ud, null, param, listener));
+    }
+
+    /** A MAD as a device handed it over. */
+    private record ReceivedMad(SoftEngine engine, byte[] bytes, int sourceIpv4)
+    {
     }
 }

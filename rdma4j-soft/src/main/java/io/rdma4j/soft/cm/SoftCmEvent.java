@@ -113,7 +113,13 @@ final class SoftCmEvent implements CmEvent
     @Override
     public void ack()
     {
-        channel.acknowledge(this);
+        channel.acknowledge(this, true);
+    }
+
+    @Override
+    public void close()
+    {
+        channel.acknowledge(this, false);
     }
 
     /**

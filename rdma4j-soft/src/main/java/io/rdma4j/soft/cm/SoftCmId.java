@@ -11,6 +11,8 @@ import io.rdma4j.cm.UdParam;
 import io.rdma4j.soft.SoftContext;
 import io.rdma4j.soft.SoftDevice;
 import io.rdma4j.soft.SoftEngine;
+import io.rdma4j.soft.cm.mad.RejectReason;
+import io.rdma4j.soft.cm.mad.SidrStatus;
 import io.rdma4j.soft.link.Ipv4;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.AhAttr;
@@ -47,6 +49,8 @@ public final class SoftCmId implements CmId
     static final int MULTICAST_HOP_LIMIT = 64;
 
     final SoftEventChannel channel;
+    /** The connection manager of the channel: its thread, timers and devices. */
+    final ConnectionManager cm;
     private final PortSpace portSpace;
     private final List<MulticastJoin> joins = new ArrayList<>();
     private volatile Object context;
@@ -74,6 +78,7 @@ public final class SoftCmId implements CmId
     SoftCmId(final SoftEventChannel channel, final Object context, final PortSpace portSpace)
     {
         this.channel = channel;
+        this.cm = channel.cm;
         this.context = context;
         this.portSpace = portSpace;
     }
@@ -261,12 +266,12 @@ public final class SoftCmId implements CmId
             if (device == null)
             {
                 final SoftDevice chosen = CmDevices.defaultDevice();
-                CmDevices.acquire(chosen);
+                cm.devices.acquire(chosen);
                 listenDevices.add(chosen);
             }
             backlog = requestedBacklog <= 0 ? 128 : requestedBacklog;
             state = CmState.LISTEN;
-            ConnectionManager.listen(this);
+            cm.listen(this);
         }
         finally
         {
@@ -380,15 +385,16 @@ public final class SoftCmId implements CmId
             checkAlive("connect");
             RdmaException.check(state == CmState.ROUTE_RESOLVED, Errno.EINVAL,
                 "connect: the id is " + state + "; resolve the address and the route first (ROUTE_RESOLVED)");
-            RdmaException.check(qp != null, Errno.EINVAL, "connect: the id has no QP; create one with createQp");
             final ConnParam p = param == null ? ConnParam.defaults() : param;
             final boolean datagram = portSpace == PortSpace.UDP || portSpace == PortSpace.IPOIB;
+            RdmaException.check(qp != null || !datagram && p.qpNum() != 0, Errno.EINVAL,
+                "connect: the id has no QP; create one with createQp, or name the RC QP you made in ConnParam.qpNum");
             final int limit = datagram ? CmWire.SIDR_REQ_USER_DATA : CmWire.REQ_USER_DATA;
             checkPrivateData("connect", p.privateData(), limit);
             final int peerIp = Ipv4.toInt(peerAddress.getAddress());
-            final CmConnection c = new CmConnection(engine(), ConnectionManager.newCommId(this), peerIp, true,
+            final CmConnection c = new CmConnection(cm, this, engine(), cm.newCommId(this), peerIp, true,
                 datagram ? CmConnection.Phase.SIDR_REQ_SENT : CmConnection.Phase.REQ_SENT);
-            c.tid = ConnectionManager.newTid(c.localCommId);
+            c.tid = cm.newTid(c.localCommId);
             final long serviceId = CmWire.serviceId(portSpace, peerAddress.getPort());
             final int localIp = Ipv4.toInt(localAddress.getAddress());
             final byte[] mad;
@@ -400,21 +406,36 @@ public final class SoftCmId implements CmId
             else
             {
                 c.startingPsn = ConnectionManager.randomPsn();
-                final int responderResources = ConnectionManager.clamp(p.responderResources(),
-                    engine().limits().maxQpRdAtom());
-                final int initiatorDepth = ConnectionManager.clamp(p.initiatorDepth(),
-                    engine().limits().maxQpInitRdAtom());
-                mad = CmWire.encode(new CmMessage.Req(c.tid, c.localCommId, serviceId, device.guid(), qp.qpNum(),
-                    responderResources, initiatorDepth, qp.type() == QpType.UC ? 1 : 0, p.flowControl() != 0,
-                    c.startingPsn, ConnectionManager.retry(p.retryCount()),
-                    ConnectionManager.retry(p.rnrRetryCount()), engine().activeMtu().value(), p.srq(),
-                    ConnectionManager.LOCAL_ACK_TIMEOUT, flowLabel(localAddress.getPort(), peerAddress.getPort()),
-                    ConnectionManager.HOP_LIMIT, localIp, peerIp, localAddress.getPort(), p.privateData()));
-                c.request = CmWire.decode(mad);
+                c.localQpn = qp != null ? qp.qpNum() : p.qpNum();
+                final CmMessage.Req req = CmMessage.Req.builder()
+                    .tid(c.tid)
+                    .localCommId(c.localCommId)
+                    .serviceId(serviceId)
+                    .caGuid(device.guid())
+                    .qpn(c.localQpn)
+                    .responderResources(ConnectionManager.clamp(p.responderResources(), engine().limits().maxQpRdAtom()))
+                    .initiatorDepth(ConnectionManager.clamp(p.initiatorDepth(), engine().limits().maxQpInitRdAtom()))
+                    .transportType(qp != null && qp.type() == QpType.UC ? 1 : 0)
+                    .flowControl(p.flowControl() != 0)
+                    .startingPsn(c.startingPsn)
+                    .retryCount(ConnectionManager.retry(p.retryCount()))
+                    .rnrRetryCount(ConnectionManager.retry(p.rnrRetryCount()))
+                    .pathMtu(engine().activeMtu().value())
+                    .srq(p.srq())
+                    .localAckTimeout(ConnectionManager.LOCAL_ACK_TIMEOUT)
+                    .flowLabel(flowLabel(localAddress.getPort(), peerAddress.getPort()))
+                    .hopLimit(ConnectionManager.HOP_LIMIT)
+                    .srcIp(localIp)
+                    .dstIp(peerIp)
+                    .srcPort(localAddress.getPort())
+                    .userData(p.privateData())
+                    .build();
+                mad = CmWire.encode(req);
+                c.request = req;
             }
             connection = c;
             state = CmState.CONNECT;
-            ConnectionManager.sendWithRetries(this, c, mad, () -> unreachable(c));
+            c.sendWithRetries(mad);
         }
         finally
         {
@@ -442,16 +463,17 @@ public final class SoftCmId implements CmId
             RdmaException.check(c != null && (c.phase == CmConnection.Phase.REQ_RCVD ||
                 c.phase == CmConnection.Phase.SIDR_REQ_RCVD), Errno.EINVAL,
                 "accept: the id has no connection request to answer" + (c == null ? "" : " (" + c.phase + ")"));
-            RdmaException.check(qp != null, Errno.EINVAL, "accept: the id has no QP; create one with createQp");
             final ConnParam p = param == null ? ConnParam.defaults() : param;
+            RdmaException.check(qp != null || c.request instanceof CmMessage.Req && p.qpNum() != 0, Errno.EINVAL,
+                "accept: the id has no QP; create one with createQp, or name the QP you made in ConnParam.qpNum");
             if (c.request instanceof CmMessage.SidrReq req)
             {
                 checkPrivateData("accept", p.privateData(), CmWire.SIDR_REP_PRIVATE_DATA);
-                engine().sendMad(CmWire.encode(new CmMessage.SidrRep(req.tid(), req.requestId(), CmWire.SIDR_SUCCESS,
+                engine().sendMad(CmWire.encode(new CmMessage.SidrRep(req.tid(), req.requestId(), SidrStatus.SUCCESS,
                     qp.qpNum(), req.serviceId(), RdmaCm.UDP_QKEY, p.privateData())), c.peerIp);
                 c.pending = null;
                 c.phase = CmConnection.Phase.ESTABLISHED;
-                releaseBacklog(c);
+                c.releaseBacklog();
                 return;
             }
             final CmMessage.Req req = (CmMessage.Req)c.request;
@@ -460,17 +482,21 @@ public final class SoftCmId implements CmId
                 engine().limits().maxQpRdAtom()), req.initiatorDepth());
             final int initiatorDepth = Math.min(ConnectionManager.clamp(p.initiatorDepth(),
                 engine().limits().maxQpInitRdAtom()), req.responderResources());
-            c.startingPsn = ConnectionManager.randomPsn();
-            // a side receives from the PSN it announced and sends from the PSN its peer announced
-            ConnectionManager.connectQp(qp, engine(), c.peerIp, req.qpn(), c.startingPsn, req.startingPsn(),
-                req.pathMtu(), responderResources, initiatorDepth, req.retryCount(), req.rnrRetryCount());
+            if (qp != null)
+            {
+                // a side receives from the PSN it announced and sends from the PSN its peer announced
+                ConnectionManager.connectQp(qp, engine(), c.peerIp, req.qpn(), c.startingPsn, req.startingPsn(),
+                    req.pathMtu(), responderResources, initiatorDepth, req.retryCount(), req.rnrRetryCount());
+            }
+            // else the application moved the QP it made itself, with initQpAttr
+            c.localQpn = qp != null ? qp.qpNum() : p.qpNum();
             final byte[] mad = CmWire.encode(new CmMessage.Rep(req.tid(), c.localCommId, req.localCommId(),
-                qp.qpNum(), c.startingPsn, responderResources, initiatorDepth, p.flowControl() != 0,
-                ConnectionManager.retry(p.rnrRetryCount()), p.srq() || qp.srq() != null, device.guid(),
+                c.localQpn, c.startingPsn, responderResources, initiatorDepth, p.flowControl() != 0,
+                ConnectionManager.retry(p.rnrRetryCount()), p.srq() || qp != null && qp.srq() != null, device.guid(),
                 p.privateData()));
             c.phase = CmConnection.Phase.REP_SENT;
-            releaseBacklog(c);
-            ConnectionManager.sendWithRetries(this, c, mad, () -> unreachable(c));
+            c.releaseBacklog();
+            c.sendWithRetries(mad);
         }
         finally
         {
@@ -501,7 +527,7 @@ public final class SoftCmId implements CmId
             if (c.request instanceof CmMessage.SidrReq req)
             {
                 checkPrivateData("reject", privateData, CmWire.SIDR_REP_PRIVATE_DATA);
-                answer = new CmMessage.SidrRep(req.tid(), req.requestId(), CmWire.SIDR_REJECT, 0, req.serviceId(), 0,
+                answer = new CmMessage.SidrRep(req.tid(), req.requestId(), SidrStatus.REJECT, 0, req.serviceId(), 0,
                     privateData);
             }
             else
@@ -509,11 +535,11 @@ public final class SoftCmId implements CmId
                 final CmMessage.Req req = (CmMessage.Req)c.request;
                 checkPrivateData("reject", privateData, CmWire.REJ_PRIVATE_DATA);
                 answer = new CmMessage.Rej(req.tid(), c.localCommId, req.localCommId(), CmWire.REJECTED_REQ,
-                    CmWire.REJ_CONSUMER_DEFINED, privateData);
+                    RejectReason.CONSUMER_DEFINED, privateData);
             }
             engine().sendMad(CmWire.encode(answer), c.peerIp);
             c.phase = CmConnection.Phase.CLOSED;
-            releaseBacklog(c);
+            c.releaseBacklog();
         }
         finally
         {
@@ -540,7 +566,7 @@ public final class SoftCmId implements CmId
             final CmConnection c = connection;
             final boolean connected = c != null && switch (c.phase)
             {
-                case REQ_SENT, REP_SENT, ESTABLISHED, DREQ_SENT, DREQ_RCVD -> true;
+                case REQ_SENT, MRA_REQ_RCVD, REP_RCVD, REP_SENT, MRA_REP_RCVD, ESTABLISHED, DREQ_SENT, DREQ_RCVD -> true;
                 default -> false;
             };
             RdmaException.check(connected, Errno.EINVAL,
@@ -550,16 +576,96 @@ public final class SoftCmId implements CmId
             {
                 return;
             }
-            if (c.phase == CmConnection.Phase.REQ_SENT)
+            if (c.phase == CmConnection.Phase.REQ_SENT || c.phase == CmConnection.Phase.MRA_REQ_RCVD ||
+                c.phase == CmConnection.Phase.REP_RCVD)
             {
                 // still connecting: the kernel turns this into a REJ of our own request
-                c.cancelRetry();
-                engine().sendMad(CmWire.encode(new CmMessage.Rej(c.tid, c.localCommId, 0, CmWire.REJECTED_OTHER,
-                    CmWire.REJ_TIMEOUT, null)), c.peerIp);
-                c.phase = CmConnection.Phase.CLOSED;
+                c.abandon();
                 return;
             }
-            sendDreq(c);
+            c.disconnect();
+        }
+        finally
+        {
+            channel.lock.unlock();
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * INIT needs only a device; RTR and RTS need the peer's parameters: on the active side from
+     * the CONNECT_RESPONSE on, on the passive side from the CONNECT_REQUEST on (the values rdma_cm
+     * would use with the request's own resources).
+     *
+     * @throws RdmaException EINVAL for another state, for an id on no device, or before the
+     *                       peer's parameters are known.
+     */
+    @Override
+    public QpAttr initQpAttr(final QpState qpState)
+    {
+        channel.lock.lock();
+        try
+        {
+            checkAlive("initQpAttr");
+            RdmaException.check(qpState == QpState.INIT || qpState == QpState.RTR || qpState == QpState.RTS,
+                Errno.EINVAL, "initQpAttr: " + qpState + " is not a state rdma_cm sets up; ask for INIT, RTR or RTS");
+            RdmaException.check(verbs != null, Errno.EINVAL, "initQpAttr: the id is on no device (" + stateLocked() +
+                "); bind it or resolve an address first");
+            final QpType type = qp != null ? qp.type() : portSpace == PortSpace.UDP ? QpType.UD : QpType.RC;
+            if (qpState == QpState.INIT)
+            {
+                return initAttr(type);
+            }
+            final CmConnection c = connection;
+            final CmMessage.Req req = c != null && c.request instanceof CmMessage.Req r ? r : null;
+            final boolean known = req != null && (c.active ? c.reply != null || c.phase == CmConnection.Phase.ESTABLISHED :
+                c.phase == CmConnection.Phase.REQ_RCVD || c.phase == CmConnection.Phase.REP_SENT ||
+                c.phase == CmConnection.Phase.MRA_REP_RCVD || c.phase == CmConnection.Phase.ESTABLISHED);
+            RdmaException.check(known, Errno.EINVAL, "initQpAttr: the id has no connection parameters for " + qpState +
+                " yet (" + (c == null ? stateLocked() : c.phase) + "); wait for CONNECT_RESPONSE or CONNECT_REQUEST");
+            final SoftEngine engine = engine();
+            if (c.active)
+            {
+                final CmMessage.Rep rep = c.reply;
+                return qpState == QpState.RTR ?
+                    ConnectionManager.rtrAttr(type, engine, c.peerIp, rep.qpn(), c.startingPsn, req.pathMtu(),
+                        Math.min(req.responderResources(), rep.initiatorDepth())) :
+                    ConnectionManager.rtsAttr(type, rep.startingPsn(),
+                        Math.min(req.initiatorDepth(), rep.responderResources()), req.retryCount(), rep.rnrRetryCount());
+            }
+            return qpState == QpState.RTR ?
+                ConnectionManager.rtrAttr(type, engine, c.peerIp, req.qpn(), c.startingPsn, req.pathMtu(),
+                    Math.min(engine.limits().maxQpRdAtom(), req.initiatorDepth())) :
+                ConnectionManager.rtsAttr(type, req.startingPsn(),
+                    Math.min(engine.limits().maxQpInitRdAtom(), req.responderResources()), req.retryCount(),
+                    req.rnrRetryCount());
+        }
+        finally
+        {
+            channel.lock.unlock();
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * Sends the RTU; the passive side reports ESTABLISHED on it, this side reports nothing more.
+     *
+     * @throws RdmaException EINVAL unless the id's connection has reported CONNECT_RESPONSE.
+     */
+    @Override
+    public void establish()
+    {
+        channel.lock.lock();
+        try
+        {
+            checkAlive("establish");
+            final CmConnection c = connection;
+            RdmaException.check(c != null && c.phase == CmConnection.Phase.REP_RCVD, Errno.EINVAL,
+                "establish: the id has no connect response to complete (" + (c == null ? stateLocked() : c.phase) +
+                "); it follows CONNECT_RESPONSE, for a connect without a QP on the id");
+            c.establish();
         }
         finally
         {
@@ -670,7 +776,8 @@ public final class SoftCmId implements CmId
             joins.remove(found);
             undo(found);
             final MulticastJoin left = found;
-            channel.awaitAcks(() -> left.acked >= left.reported, "leaveMulticast");
+            channel.awaitAcks(() -> left.acked >= left.reported, "leaveMulticast",
+                this + " from " + left.address, event -> event.join() == left);
         }
         finally
         {
@@ -704,11 +811,11 @@ public final class SoftCmId implements CmId
             }
             if (state == CmState.LISTEN)
             {
-                ConnectionManager.stopListening(this);
+                cm.stopListening(this);
             }
             if (connection != null)
             {
-                abandon(connection);
+                connection.abandon();
             }
             state = CmState.DESTROYING;
             for (final MulticastJoin join : joins)
@@ -736,7 +843,7 @@ public final class SoftCmId implements CmId
             listenDevices.clear();
             try
             {
-                channel.awaitAcks(() -> acked >= reported, "close");
+                channel.awaitAcks(() -> acked >= reported, "close", this, event -> event.softId() == this);
             }
             catch (final RdmaException ex)
             {
@@ -766,11 +873,11 @@ public final class SoftCmId implements CmId
         }
         if (releasedDevice != null)
         {
-            CmDevices.release(releasedDevice);
+            cm.devices.release(releasedDevice);
         }
         for (final SoftDevice listened : alsoReleased)
         {
-            CmDevices.release(listened);
+            cm.devices.release(listened);
         }
         if (interrupted != null)
         {
@@ -781,7 +888,7 @@ public final class SoftCmId implements CmId
     @Override
     public String toString()
     {
-        return "cm id " + portSpace + " " + localAddress + " (" + state + ")";
+        return "cm id " + portSpace + " " + localAddress + " (" + stateLocked() + ")";
     }
 
     /** For the channel, with its lock held. */
@@ -803,7 +910,7 @@ public final class SoftCmId implements CmId
         {
             if (bound != null)
             {
-                verbs = CmDevices.acquire(bound);
+                verbs = cm.devices.acquire(bound);
             }
         }
         catch (final RuntimeException ex)
@@ -832,7 +939,7 @@ public final class SoftCmId implements CmId
             {
                 chosen = CmDevices.defaultDevice();
             }
-            final Context opened = CmDevices.acquire(chosen);
+            final Context opened = cm.devices.acquire(chosen);
             if (state == CmState.IDLE)
             {
                 try
@@ -842,7 +949,7 @@ public final class SoftCmId implements CmId
                 }
                 catch (final RuntimeException ex)
                 {
-                    CmDevices.release(chosen);
+                    cm.devices.release(chosen);
                     throw ex;
                 }
             }
@@ -946,24 +1053,26 @@ public final class SoftCmId implements CmId
             " port space (UDP: UD; TCP: RC or UC; IB: any)");
     }
 
+    /** The INIT attributes rdma_cm gives a QP of a type: port 1, P_Key index 0, and a Q_Key or access flags. */
+    private static QpAttr initAttr(final QpType type)
+    {
+        final QpAttr init = new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1);
+        return switch (type)
+        {
+            case UD -> init.qkey(RdmaCm.UDP_QKEY);
+            case RC -> init.accessFlags(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ);
+            // UC has no RDMA READ, so rdma_cm grants it remote write only
+            default -> init.accessFlags(AccessFlag.REMOTE_WRITE);
+        };
+    }
+
     private static void moveToInitialState(final QueuePair created)
     {
+        created.modify(initAttr(created.type()));
         if (created.type() == QpType.UD)
         {
-            created.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1).qkey(RdmaCm.UDP_QKEY));
             created.modify(new QpAttr().state(QpState.RTR));
             created.modify(new QpAttr().state(QpState.RTS).sqPsn(0));
-        }
-        else if (created.type() == QpType.RC)
-        {
-            created.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1)
-                .accessFlags(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ));
-        }
-        else
-        {
-            // UC has no RDMA READ, so rdma_cm grants it remote write only
-            created.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1)
-                .accessFlags(AccessFlag.REMOTE_WRITE));
         }
     }
 
@@ -1028,7 +1137,7 @@ public final class SoftCmId implements CmId
             }
             final SoftCmId id = new SoftCmId(channel, context, portSpace);
             final boolean datagram = request instanceof CmMessage.SidrReq;
-            final CmConnection c = new CmConnection(engine, ConnectionManager.newCommId(id), peerIp, false,
+            final CmConnection c = new CmConnection(cm, id, engine, cm.newCommId(id), peerIp, false,
                 datagram ? CmConnection.Phase.SIDR_REQ_RCVD : CmConnection.Phase.REQ_RCVD);
             c.request = request;
             c.tid = request.tid();
@@ -1039,6 +1148,7 @@ public final class SoftCmId implements CmId
             {
                 c.remoteCommId = req.localCommId();
                 c.remoteQpn = req.qpn();
+                c.startingPsn = ConnectionManager.randomPsn();
                 peerPort = req.srcPort();
                 userData = req.userData();
             }
@@ -1050,7 +1160,7 @@ public final class SoftCmId implements CmId
                 userData = req.userData();
             }
             id.device = engine.device();
-            id.verbs = CmDevices.acquire(engine.device());
+            id.verbs = cm.devices.acquire(engine.device());
             id.localAddress = new InetSocketAddress(engine.device().address(), localAddress.getPort());
             id.peerAddress = new InetSocketAddress(Ipv4.toAddress(peerIp), peerPort);
             id.connection = c;
@@ -1077,7 +1187,7 @@ public final class SoftCmId implements CmId
 
     /**
      * @return true if the request repeats one this id is answering (a lost reply): the reply
-     * goes again, or nothing if the application has not answered yet.
+     * goes again, or an MRA if the application has not answered yet.
      */
     boolean answersDuplicate(final CmMessage request, final int peerIp, final int remoteCommId)
     {
@@ -1085,22 +1195,7 @@ public final class SoftCmId implements CmId
         try
         {
             final CmConnection c = connection;
-            if (c == null || c.active || c.peerIp != peerIp || c.remoteCommId != remoteCommId ||
-                c.request == null || c.request.getClass() != request.getClass())
-            {
-                return false;
-            }
-            if (c.pending != null)
-            {
-                c.engine.sendMad(c.pending, peerIp);
-            }
-            else if (c.phase == CmConnection.Phase.REQ_RCVD)
-            {
-                // the application has not answered yet: ask the peer for time, as the kernel's MRA does
-                c.engine.sendMad(CmWire.encode(new CmMessage.Mra(c.tid, c.localCommId, c.remoteCommId,
-                    CmWire.MRAED_REQ, CmWire.MRA_SERVICE_TIMEOUT)), peerIp);
-            }
-            return true;
+            return c != null && c.answersDuplicate(request, peerIp, remoteCommId);
         }
         finally
         {
@@ -1111,29 +1206,19 @@ public final class SoftCmId implements CmId
     /**
      * A reply or a disconnect for this id's connection.
      *
-     * @return false if it does not fit the connection's state (counted as a dropped MAD).
+     * @return HANDLED, or why it was dropped.
      */
-    boolean onMessage(final CmMessage message, final int peerIp)
+    CmCounter onMessage(final CmMessage message, final int peerIp)
     {
         channel.lock.lock();
         try
         {
             final CmConnection c = connection;
-            if (c == null || c.peerIp != peerIp || state == CmState.DESTROYING)
+            if (c == null || state == CmState.DESTROYING)
             {
-                return false;
+                return CmCounter.DROP_UNKNOWN_COMM_ID;
             }
-            return switch (message)
-            {
-                case CmMessage.Rep rep -> onRep(c, rep);
-                case CmMessage.Rtu rtu -> onRtu(c);
-                case CmMessage.Rej rej -> onRej(c, rej);
-                case CmMessage.Dreq dreq -> onDreq(c, dreq);
-                case CmMessage.Drep drep -> onDrep(c);
-                case CmMessage.Mra mra -> onMra(c, mra);
-                case CmMessage.SidrRep rep -> onSidrRep(c, rep);
-                default -> false;
-            };
+            return c.onMessage(message, peerIp);
         }
         finally
         {
@@ -1141,194 +1226,38 @@ public final class SoftCmId implements CmId
         }
     }
 
-    private boolean onRep(final CmConnection c, final CmMessage.Rep rep)
+    /** Lock held: queue an event of this id's connection. */
+    void post(final CmEventType type, final int status, final io.rdma4j.cm.ConnParam param, final UdParam ud)
     {
-        if (c.phase == CmConnection.Phase.ESTABLISHED && rep.localCommId() == c.remoteCommId)
-        {
-            // our RTU was lost: the passive side sends its REP again
-            c.engine.sendMad(CmWire.encode(new CmMessage.Rtu(c.tid, c.localCommId, c.remoteCommId)), c.peerIp);
-            return true;
-        }
-        if (c.phase != CmConnection.Phase.REQ_SENT)
-        {
-            return false;
-        }
-        c.cancelRetry();
-        c.remoteCommId = rep.localCommId();
-        c.remoteQpn = rep.qpn();
-        final CmMessage.Req req = (CmMessage.Req)c.request;
-        try
-        {
-            ConnectionManager.connectQp(qp, c.engine, c.peerIp, rep.qpn(), c.startingPsn, rep.startingPsn(),
-                req.pathMtu(), Math.min(req.responderResources(), rep.initiatorDepth()),
-                Math.min(req.initiatorDepth(), rep.responderResources()), req.retryCount(), rep.rnrRetryCount());
-        }
-        catch (final RdmaException ex)
-        {
-            // the kernel rejects the REP it cannot use and reports CONNECT_ERROR
-            c.engine.sendMad(CmWire.encode(new CmMessage.Rej(c.tid, c.localCommId, c.remoteCommId,
-                CmWire.REJECTED_REP, CmWire.REJ_NO_QP, null)), c.peerIp);
-            c.phase = CmConnection.Phase.CLOSED;
-            ConnectionManager.errorQp(qp);
-            ConnectionManager.post(this, CmEventType.CONNECT_ERROR, -ex.errnoCode(), null, null, null);
-            return true;
-        }
-        c.engine.sendMad(CmWire.encode(new CmMessage.Rtu(c.tid, c.localCommId, c.remoteCommId)), c.peerIp);
-        c.phase = CmConnection.Phase.ESTABLISHED;
-        ConnectionManager.post(this, CmEventType.ESTABLISHED, 0, ConnectionManager.connParam(rep), null, null);
-        return true;
+        ConnectionManager.post(this, type, status, param, ud, null);
     }
 
-    private boolean onMra(final CmConnection c, final CmMessage.Mra mra)
+    /** Lock held: queue an event unless the id is being destroyed. */
+    void postUnlessDestroyed(final CmEventType type)
     {
-        final boolean waiting = mra.messageMraed() == CmWire.MRAED_REQ && c.phase == CmConnection.Phase.REQ_SENT ||
-            mra.messageMraed() == CmWire.MRAED_REP && c.phase == CmConnection.Phase.REP_SENT;
-        if (!waiting)
+        if (state != CmState.DESTROYING)
         {
-            return false;
+            post(type, 0, null, null);
         }
-        ConnectionManager.extend(this, c, 4096L << Math.min(mra.serviceTimeout(), 31), () -> unreachable(c));
-        return true;
-    }
-
-    private boolean onRtu(final CmConnection c)
-    {
-        if (c.phase != CmConnection.Phase.REP_SENT)
-        {
-            return c.phase == CmConnection.Phase.ESTABLISHED;
-        }
-        c.cancelRetry();
-        c.phase = CmConnection.Phase.ESTABLISHED;
-        ConnectionManager.post(this, CmEventType.ESTABLISHED, 0, null, null, null);
-        return true;
-    }
-
-    private boolean onRej(final CmConnection c, final CmMessage.Rej rej)
-    {
-        if (c.phase != CmConnection.Phase.REQ_SENT && c.phase != CmConnection.Phase.REP_SENT)
-        {
-            return false;
-        }
-        c.cancelRetry();
-        c.phase = CmConnection.Phase.CLOSED;
-        ConnectionManager.errorQp(qp);
-        ConnectionManager.post(this, CmEventType.REJECTED, rej.reason(), ConnectionManager.connParam(rej), null,
-            null);
-        return true;
-    }
-
-    private boolean onDreq(final CmConnection c, final CmMessage.Dreq dreq)
-    {
-        final byte[] drep = CmWire.encode(new CmMessage.Drep(dreq.tid(), c.localCommId, c.remoteCommId));
-        switch (c.phase)
-        {
-            case ESTABLISHED, REP_SENT ->
-            {
-                c.cancelRetry();
-                ConnectionManager.errorQp(qp);
-                c.phase = CmConnection.Phase.DREQ_RCVD;
-                state = CmState.DISCONNECT;
-                c.engine.sendMad(drep, c.peerIp);
-                ConnectionManager.post(this, CmEventType.DISCONNECTED, 0, null, null, null);
-                return true;
-            }
-            case DREQ_RCVD, DREQ_SENT, CLOSED ->
-            {
-                // a repeat, or both sides disconnecting at once: answer, report nothing more
-                c.engine.sendMad(drep, c.peerIp);
-                return true;
-            }
-            default ->
-            {
-                return false;
-            }
-        }
-    }
-
-    private boolean onDrep(final CmConnection c)
-    {
-        if (c.phase != CmConnection.Phase.DREQ_SENT)
-        {
-            return false;
-        }
-        c.cancelRetry();
-        c.phase = CmConnection.Phase.CLOSED;
-        ConnectionManager.post(this, CmEventType.DISCONNECTED, 0, null, null, null);
-        return true;
-    }
-
-    private boolean onSidrRep(final CmConnection c, final CmMessage.SidrRep rep)
-    {
-        if (c.phase != CmConnection.Phase.SIDR_REQ_SENT)
-        {
-            return false;
-        }
-        c.cancelRetry();
-        if (rep.status() == CmWire.SIDR_SUCCESS)
-        {
-            c.phase = CmConnection.Phase.ESTABLISHED;
-            ConnectionManager.post(this, CmEventType.ESTABLISHED, 0, null,
-                ConnectionManager.udParam(rep.privateData(), c.peerIp, rep.qpn(), rep.qkey()), null);
-        }
-        else
-        {
-            c.phase = CmConnection.Phase.CLOSED;
-            ConnectionManager.post(this, CmEventType.UNREACHABLE, rep.status(), null,
-                ConnectionManager.udParam(rep.privateData(), c.peerIp, 0, 0), null);
-        }
-        return true;
-    }
-
-    /** Lock held: a request or reply went unanswered through every retry. */
-    private void unreachable(final CmConnection c)
-    {
-        if (c.phase == CmConnection.Phase.DREQ_SENT)
-        {
-            c.phase = CmConnection.Phase.CLOSED;
-            ConnectionManager.post(this, CmEventType.DISCONNECTED, ConnectionManager.ETIMEDOUT, null, null, null);
-            return;
-        }
-        c.phase = CmConnection.Phase.CLOSED;
-        ConnectionManager.errorQp(qp);
-        ConnectionManager.post(this, CmEventType.UNREACHABLE, ConnectionManager.ETIMEDOUT, null, null, null);
-    }
-
-    /** Lock held. */
-    private void sendDreq(final CmConnection c)
-    {
-        c.phase = CmConnection.Phase.DREQ_SENT;
-        state = CmState.DISCONNECT;
-        final long tid = ConnectionManager.newTid(c.localCommId);
-        ConnectionManager.sendWithRetries(this, c,
-            CmWire.encode(new CmMessage.Dreq(tid, c.localCommId, c.remoteCommId, c.remoteQpn)), () -> unreachable(c));
     }
 
     /**
-     * Lock held: the id is destroyed mid-connection. As the kernel does when a cm_id goes, a
-     * connected peer gets a DREQ and an unanswered request a rejection, each sent once.
+     * @return the task wrapped so that it runs under this id's lock, as the connection's timers must.
      */
-    private void abandon(final CmConnection c)
+    Runnable locked(final Runnable task)
     {
-        c.cancelRetry();
-        final CmMessage farewell = switch (c.phase)
+        return () ->
         {
-            case ESTABLISHED, REP_SENT -> new CmMessage.Dreq(ConnectionManager.newTid(c.localCommId), c.localCommId,
-                c.remoteCommId, c.remoteQpn);
-            case REQ_SENT -> new CmMessage.Rej(c.tid, c.localCommId, 0, CmWire.REJECTED_OTHER, CmWire.REJ_TIMEOUT, null);
-            case REQ_RCVD -> new CmMessage.Rej(c.tid, c.localCommId, c.remoteCommId, CmWire.REJECTED_REQ,
-                CmWire.REJ_CONSUMER_DEFINED, null);
-            case SIDR_REQ_RCVD -> new CmMessage.SidrRep(c.tid, c.remoteCommId, CmWire.SIDR_REJECT, 0,
-                ((CmMessage.SidrReq)c.request).serviceId(), 0, null);
-            default -> null;
+            channel.lock.lock();
+            try
+            {
+                task.run();
+            }
+            finally
+            {
+                channel.lock.unlock();
+            }
         };
-        if (farewell != null)
-        {
-            ConnectionManager.errorQp(qp);
-            c.engine.sendMad(CmWire.encode(farewell), c.peerIp);
-        }
-        c.phase = CmConnection.Phase.CLOSED;
-        releaseBacklog(c);
-        ConnectionManager.forget(c);
     }
 
     /**
@@ -1341,29 +1270,73 @@ public final class SoftCmId implements CmId
     {
         if (connection != null)
         {
-            abandon(connection);
+            connection.abandon();
         }
         state = CmState.DESTROYING;
         channel.forget(this);
         return device;
     }
 
-    /** Lock held: a passive connection was answered and no longer counts against the backlog. */
-    private static void releaseBacklog(final CmConnection c)
+    /** A connection request this listener held was answered and no longer counts against the backlog. */
+    void releaseBacklogPlace()
     {
-        final SoftCmId listener = c.listener;
-        c.listener = null;
-        if (listener != null)
+        channel.lock.lock();
+        try
         {
-            listener.channel.lock.lock();
-            try
-            {
-                listener.backlogUsed--;
-            }
-            finally
-            {
-                listener.channel.lock.unlock();
-            }
+            backlogUsed--;
         }
+        finally
+        {
+            channel.lock.unlock();
+        }
+    }
+
+    /**
+     * @return the id's connection, or null; for tests that read its ids and counters.
+     */
+    CmConnection connectionForTest()
+    {
+        channel.lock.lock();
+        try
+        {
+            return connection;
+        }
+        finally
+        {
+            channel.lock.unlock();
+        }
+    }
+
+    /**
+     * @return the phase of the id's connection, or null; for tests that wait for the protocol.
+     */
+    CmConnection.Phase connectionPhase()
+    {
+        channel.lock.lock();
+        try
+        {
+            return connection == null ? null : connection.phase;
+        }
+        finally
+        {
+            channel.lock.unlock();
+        }
+    }
+
+    /**
+     * @return the id's state as rdma_cm names it: while a connection exists its phase decides
+     * between CONNECT and DISCONNECT (the connection is the one record of where it stands).
+     */
+    CmState stateLocked()
+    {
+        if (state != CmState.CONNECT || connection == null)
+        {
+            return state;
+        }
+        return switch (connection.phase)
+        {
+            case DREQ_SENT, DREQ_RCVD, TIMEWAIT -> CmState.DISCONNECT;
+            default -> CmState.CONNECT;
+        };
     }
 }

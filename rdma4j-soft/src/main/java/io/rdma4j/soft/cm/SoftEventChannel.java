@@ -5,6 +5,7 @@ import io.rdma4j.cm.CmEventType;
 import io.rdma4j.cm.CmId;
 import io.rdma4j.cm.EventChannel;
 import io.rdma4j.cm.PortSpace;
+import io.rdma4j.soft.SoftProvider;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.QueuePair;
 import io.rdma4j.verbs.RdmaException;
@@ -15,8 +16,6 @@ import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.Executor;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -27,8 +26,8 @@ import java.util.function.Predicate;
  * The soft connection manager's event channel ({@code struct rdma_event_channel}): an ordered
  * queue of the events of its ids.
  * <p>
- * Asynchronous completions (address and route resolution, multicast joins) are queued by one
- * connection-manager thread shared by all channels, as the kernel's rdma_cm completes them from
+ * Asynchronous completions (address and route resolution, multicast joins) are queued by the
+ * thread of the channel's {@link ConnectionManager}, as the kernel's rdma_cm completes them from
  * work items, so an event never arrives inside the call that caused it and events are queued in
  * the order of the calls. Every state change of the channel's ids happens under the channel's
  * lock, which also counts events retrieved and acknowledged per id and per multicast join, so
@@ -36,8 +35,13 @@ import java.util.function.Predicate;
  */
 public final class SoftEventChannel implements EventChannel
 {
-    private static final Executor WORKER = Executors.newSingleThreadExecutor(
-        runnable -> Thread.ofPlatform().daemon().name("rdma4j-cm").unstarted(runnable));
+    /** The connection manager whose thread completes this channel's work and runs its ids' connections. */
+    final ConnectionManager cm;
+    /** How long destroy or leave waits for acknowledgements before it says so. */
+    static final long FIRST_ACK_WARNING_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** How often it says so again while it waits. */
+    static final long ACK_WARNING_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
+    private static final System.Logger LOG = System.getLogger(SoftEventChannel.class.getName());
 
     /** Guards the queue, the ids and every id of this channel. */
     final ReentrantLock lock = new ReentrantLock();
@@ -45,19 +49,31 @@ public final class SoftEventChannel implements EventChannel
     private final Condition eventAcked = lock.newCondition();
     private final ArrayDeque<SoftCmEvent> queue = new ArrayDeque<>();
     private final Set<SoftCmId> ids = new HashSet<>();
+    /** Events retrieved and not acknowledged yet, oldest first: what a waiting destroy names. */
+    private final List<SoftCmEvent> unacked = new ArrayList<>();
     private int ackWaiters;
     private boolean closed;
 
-    private SoftEventChannel()
+    private SoftEventChannel(final ConnectionManager cm)
     {
+        this.cm = cm;
     }
 
     /**
-     * @return a new channel ({@code rdma_create_event_channel}).
+     * @return a new channel ({@code rdma_create_event_channel}) on the soft provider's connection manager.
      */
     public static EventChannel create()
     {
-        return new SoftEventChannel();
+        return new SoftEventChannel(SoftProvider.connectionManager());
+    }
+
+    /**
+     * @param cm the connection manager its ids use.
+     * @return a new channel on that connection manager.
+     */
+    public static EventChannel create(final ConnectionManager cm)
+    {
+        return new SoftEventChannel(cm);
     }
 
     @Override
@@ -168,7 +184,7 @@ public final class SoftEventChannel implements EventChannel
      */
     void later(final Runnable completion)
     {
-        WORKER.execute(completion);
+        cm.later(completion);
     }
 
     /** Queue an event; called with the lock held. */
@@ -217,20 +233,40 @@ public final class SoftEventChannel implements EventChannel
     }
 
     /**
-     * Wait, with the lock held, until {@code done} holds; acknowledgements signal the wait.
+     * Wait, with the lock held, until {@code done} holds; acknowledgements signal the wait. This is
+     * librdmacm's rule and it can wait for ever on an event the application forgot, so after
+     * {@link #FIRST_ACK_WARNING_NANOS} it logs a warning naming the events and the id, and again
+     * every {@link #ACK_WARNING_INTERVAL_NANOS} while it waits.
      *
-     * @param done the condition.
-     * @param verb what waits, for the EINTR message.
+     * @param done    the condition.
+     * @param verb    what waits, for the messages.
+     * @param waiter  the id (and group) that waits, for the warning.
+     * @param pending which unacknowledged events it waits for.
      * @throws RdmaException EINTR if interrupted; the interrupt flag is set again.
      */
-    void awaitAcks(final BooleanSupplier done, final String verb)
+    void awaitAcks(final BooleanSupplier done, final String verb, final Object waiter,
+        final Predicate<SoftCmEvent> pending)
     {
         ackWaiters++;
         try
         {
+            long untilWarning = FIRST_ACK_WARNING_NANOS;
+            long waited = 0;
             while (!done.getAsBoolean())
             {
-                eventAcked.await();
+                final long left = eventAcked.awaitNanos(untilWarning);
+                if (left > 0)
+                {
+                    waited += untilWarning - left;
+                    untilWarning = left;
+                    continue;
+                }
+                waited += untilWarning;
+                untilWarning = ACK_WARNING_INTERVAL_NANOS;
+                if (!done.getAsBoolean())
+                {
+                    warnUnacked(verb, waiter, pending, waited);
+                }
             }
         }
         catch (final InterruptedException ex)
@@ -242,6 +278,22 @@ public final class SoftEventChannel implements EventChannel
         {
             ackWaiters--;
         }
+    }
+
+    private void warnUnacked(final String verb, final Object waiter, final Predicate<SoftCmEvent> pending,
+        final long waitedNanos)
+    {
+        final StringBuilder events = new StringBuilder();
+        for (final SoftCmEvent event : unacked)
+        {
+            if (pending.test(event))
+            {
+                events.append(events.isEmpty() ? "" : ", ").append(event.typeLocked().description());
+            }
+        }
+        LOG.log(System.Logger.Level.WARNING, () -> verb + " of " + waiter + " has waited " +
+            TimeUnit.NANOSECONDS.toSeconds(waitedNanos) + " s for its events to be acknowledged: " + events +
+            " (retrieved with getEvent, never acked: call CmEvent.ack or close, or take events in try-with-resources)");
     }
 
     /** A new id made by the connection manager for a connection request; lock held. */
@@ -256,15 +308,24 @@ public final class SoftEventChannel implements EventChannel
         ids.remove(id);
     }
 
-    void acknowledge(final SoftCmEvent event)
+    /**
+     * @param event the event.
+     * @param once  true for ack (twice is an error), false for close (twice does nothing).
+     */
+    void acknowledge(final SoftCmEvent event, final boolean once)
     {
         lock.lock();
         try
         {
             if (!event.markAcked())
             {
+                if (!once)
+                {
+                    return;
+                }
                 throw new RdmaException(Errno.EINVAL, "ack: " + event + " is already acknowledged");
             }
+            unacked.remove(event);
             event.softId().acked++;
             final MulticastJoin join = event.join();
             if (join != null)
@@ -283,6 +344,7 @@ public final class SoftEventChannel implements EventChannel
     {
         final SoftCmId id = event.softId();
         id.reported++;
+        unacked.add(event);
         final MulticastJoin join = event.join();
         if (join == null)
         {

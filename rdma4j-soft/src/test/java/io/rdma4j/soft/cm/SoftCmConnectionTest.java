@@ -10,6 +10,7 @@ import io.rdma4j.cm.RdmaCm;
 import io.rdma4j.cm.UdParam;
 import io.rdma4j.soft.cm.mad.CmRep;
 import io.rdma4j.soft.cm.mad.CmReq;
+import io.rdma4j.soft.cm.mad.RejectReason;
 import io.rdma4j.soft.link.FaultInjector;
 import io.rdma4j.soft.link.SentDatagram;
 import io.rdma4j.verbs.AccessFlag;
@@ -47,6 +48,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static io.rdma4j.soft.cm.SoftCmMulticastTest.expect;
 import static io.rdma4j.soft.cm.SoftCmMulticastTest.expectAndAck;
@@ -337,7 +339,7 @@ class SoftCmConnectionTest
             request.serverId().reject(bytes("go away"));
 
             final CmEvent rejected = expect(clientChannel, CmEventType.REJECTED);
-            assertEquals(CmWire.REJ_CONSUMER_DEFINED, rejected.status(), "rdma_reject's reason: consumer defined");
+            assertEquals(RejectReason.CONSUMER_DEFINED, rejected.status(), "rdma_reject's reason: consumer defined");
             assertEquals("go away", prefix(rejected.connParam().privateData(), 7));
             rejected.ack();
             assertEquals(QpState.ERR, client.qp.query().state());
@@ -348,7 +350,7 @@ class SoftCmConnectionTest
             final Side other = new Side(lost, QpType.RC);
             lost.connect(null);
             final CmEvent noListener = expect(clientChannel, CmEventType.REJECTED);
-            assertEquals(CmWire.REJ_INVALID_SERVICE_ID, noListener.status());
+            assertEquals(RejectReason.INVALID_SERVICE_ID, noListener.status());
             noListener.ack();
 
             other.close();
@@ -462,7 +464,7 @@ class SoftCmConnectionTest
 
             listener.close();
             final CmEvent rejected = expect(clientChannel, CmEventType.REJECTED);
-            assertEquals(CmWire.REJ_CONSUMER_DEFINED, rejected.status());
+            assertEquals(RejectReason.CONSUMER_DEFINED, rejected.status());
             rejected.ack();
 
             client.close();
@@ -474,45 +476,61 @@ class SoftCmConnectionTest
     @Test
     void shouldAskForTimeWithAnMraAndWaitWhenAskedForIt() throws Exception
     {
+        final FakeCmClock clock = new FakeCmClock();
+        final ConnectionManager cm = ConnectionManager.create(clock, ConnectionManager.DEFAULT_QUEUE_CAPACITY);
         try (CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY);
-            EventChannel serverChannel = SoftEventChannel.create();
-            EventChannel clientChannel = SoftEventChannel.create())
+            EventChannel serverChannel = SoftEventChannel.create(cm);
+            EventChannel clientChannel = SoftEventChannel.create(cm))
         {
-            final List<Long> reqTimes = new CopyOnWriteArrayList<>();
-            final List<Long> mraTimes = new CopyOnWriteArrayList<>();
+            final AtomicInteger reqs = new AtomicInteger();
+            final AtomicInteger mras = new AtomicInteger();
             fabric.network().tap(d ->
             {
                 final int attribute = madAttribute(d.bytes());
                 if (attribute == 0x0010)
                 {
-                    reqTimes.add(System.nanoTime());
+                    reqs.incrementAndGet();
                 }
                 else if (attribute == 0x0011)
                 {
-                    mraTimes.add(System.nanoTime());
+                    mras.incrementAndGet();
                 }
             });
             fabric.device(SERVER);
             fabric.device(CLIENT);
             final Request request = requestRc(fabric, serverChannel, clientChannel);
+            assertEquals(1, reqs.get());
 
-            // the application sits on the request: the repeated REQ (after 4.3 s) gets an MRA...
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (mraTimes.isEmpty())
-            {
-                assertTrue(System.nanoTime() < deadline, "no MRA for the repeated REQ");
-                Thread.onSpinWait();
-            }
-            assertEquals(2, reqTimes.size());
-            // ...after which the client waits the MRA's service time instead of the next 4.3 s
-            final long quietUntil = mraTimes.getFirst() + TimeUnit.SECONDS.toNanos(6);
-            while (System.nanoTime() < quietUntil)
-            {
-                assertEquals(2, reqTimes.size(), "a REQ was sent again despite the MRA");
-                Thread.onSpinWait();
-            }
+            // the application sits on the request: after the response timeout the REQ goes again and gets an MRA
+            clock.advance(ConnectionManager.RESPONSE_TIMEOUT_NANOS);
+            awaitPhase(request.clientId(), CmConnection.Phase.MRA_REQ_RCVD);
+            assertEquals(2, reqs.get());
+            assertEquals(1, mras.get());
+
+            // the client now waits the MRA's service time (about 69 s) instead of the next 4.3 s
+            final long serviceNanos = 4096L << CmWire.MRA_SERVICE_TIMEOUT;
+            clock.advance(serviceNanos);
+            cm.awaitIdle();
+            assertEquals(2, reqs.get(), "a REQ was sent again before the MRA's service time and a response timeout");
+            clock.advance(ConnectionManager.RESPONSE_TIMEOUT_NANOS);
+            cm.awaitIdle();
+            assertEquals(3, reqs.get(), "the REQ goes again once the MRA's wait is over");
 
             accept(request, serverChannel, clientChannel).close();
+        }
+    }
+
+    /** Wait until the id's connection has reached a phase (the CM thread moves it). */
+    static void awaitPhase(final CmId id, final CmConnection.Phase phase)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (((SoftCmId)id).connectionPhase() != phase)
+        {
+            if (System.nanoTime() > deadline)
+            {
+                throw new AssertionError("the connection is " + ((SoftCmId)id).connectionPhase() + ", not " + phase);
+            }
+            Thread.onSpinWait();
         }
     }
 
@@ -534,9 +552,11 @@ class SoftCmConnectionTest
     @Test
     void shouldConnectWhenTheReplyAndTheReadyToUseAreLost() throws Exception
     {
+        final FakeCmClock clock = new FakeCmClock();
+        final ConnectionManager cm = ConnectionManager.create(clock, ConnectionManager.DEFAULT_QUEUE_CAPACITY);
         try (CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY);
-            EventChannel serverChannel = SoftEventChannel.create();
-            EventChannel clientChannel = SoftEventChannel.create())
+            EventChannel serverChannel = SoftEventChannel.create(cm);
+            EventChannel clientChannel = SoftEventChannel.create(cm))
         {
             fabric.device(SERVER);
             fabric.device(CLIENT);
@@ -548,8 +568,20 @@ class SoftCmConnectionTest
                 final int attribute = madAttribute(datagram.bytes());
                 return (attribute == 0x0013 || attribute == 0x0014) && lost.add(attribute);
             }));
-            try (Connection connection = accept(requestRc(fabric, serverChannel, clientChannel), serverChannel,
-                clientChannel))
+            final Request request = requestRc(fabric, serverChannel, clientChannel);
+            final Side server = new Side(request.serverId(), QpType.RC);
+            server.postRecv(0, 64);
+            request.serverId().accept(null);
+            awaitPhase(request.serverId(), CmConnection.Phase.REP_SENT);
+            cm.awaitIdle();
+            assertEquals(Set.of(0x0013), lost, "the first REP is lost");
+            assertEquals(CmConnection.Phase.REQ_SENT, ((SoftCmId)request.clientId()).connectionPhase());
+
+            // one response timeout: the client's REQ and the server's REP go again
+            clock.advance(ConnectionManager.RESPONSE_TIMEOUT_NANOS);
+            expectAndAck(clientChannel, CmEventType.ESTABLISHED);
+            expectAndAck(serverChannel, CmEventType.ESTABLISHED);
+            try (Connection connection = new Connection(request, server))
             {
                 assertEquals(Set.of(0x0013, 0x0014), lost);
                 assertEquals(2, fabric.network().faultInjector().dropped());

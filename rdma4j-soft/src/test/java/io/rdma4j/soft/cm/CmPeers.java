@@ -1,0 +1,140 @@
+package io.rdma4j.soft.cm;
+
+import io.rdma4j.cm.CmEvent;
+import io.rdma4j.cm.CmEventType;
+import io.rdma4j.cm.CmId;
+import io.rdma4j.cm.EventChannel;
+import io.rdma4j.cm.PortSpace;
+import io.rdma4j.soft.SoftContext;
+import io.rdma4j.soft.SoftEngine;
+import io.rdma4j.soft.link.Ipv4;
+import io.rdma4j.verbs.CompletionQueue;
+import io.rdma4j.verbs.QpCap;
+import io.rdma4j.verbs.QpInitAttr;
+import io.rdma4j.verbs.QpType;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.rdma4j.soft.cm.SoftCmMulticastTest.expect;
+import static io.rdma4j.soft.cm.SoftCmMulticastTest.expectAndAck;
+
+/**
+ * A server and a client on one {@link CmFabric} and one {@link ConnectionManager}, for tests that
+ * need a listener, a connection request or an RC connection and then poke at the protocol.
+ */
+final class CmPeers implements AutoCloseable
+{
+    static final int SERVER = 1;
+    static final int CLIENT = 2;
+
+    final CmFabric fabric;
+    final ConnectionManager cm;
+    final EventChannel serverChannel;
+    final EventChannel clientChannel;
+    final CmId listener;
+    private final List<Runnable> toClose = new ArrayList<>();
+
+    CmPeers(final CmFabric fabric, final ConnectionManager cm)
+    {
+        this.fabric = fabric;
+        this.cm = cm;
+        fabric.device(SERVER);
+        fabric.device(CLIENT);
+        serverChannel = SoftEventChannel.create(cm);
+        clientChannel = SoftEventChannel.create(cm);
+        listener = serverChannel.createId("listener", PortSpace.TCP);
+        listener.bindAddr(fabric.socketAddress(SERVER, 0));
+        listener.listen(10);
+    }
+
+    /**
+     * @return a client id with its address and route resolved to the listener.
+     */
+    CmId resolvedClient() throws InterruptedException
+    {
+        final CmId id = clientChannel.createId("client", PortSpace.TCP);
+        toClose.addFirst(id::close);
+        id.resolveAddr(fabric.socketAddress(CLIENT, 0), fabric.socketAddress(SERVER, listener.localAddress().getPort()),
+            2000);
+        expectAndAck(clientChannel, CmEventType.ADDR_RESOLVED);
+        id.resolveRoute(2000);
+        expectAndAck(clientChannel, CmEventType.ROUTE_RESOLVED);
+        return id;
+    }
+
+    /** Give an id an RC QP on a CQ of its own. */
+    void rcQp(final CmId id)
+    {
+        final CompletionQueue cq = id.verbs().createCq(16, null, 0);
+        id.createQp(null, QpInitAttr.of(QpType.RC, cq, new QpCap(8, 8, 1, 1, 0)));
+        toClose.addFirst(() ->
+        {
+            if (id.qp() != null)
+            {
+                id.destroyQp();
+            }
+            cq.close();
+        });
+    }
+
+    /**
+     * @return the server's id of a connection request made by a client with a QP, acknowledged.
+     */
+    CmId request(final CmId client) throws InterruptedException
+    {
+        rcQp(client);
+        client.connect(null);
+        final CmEvent request = expect(serverChannel, CmEventType.CONNECT_REQUEST);
+        request.ack();
+        toClose.addFirst(request.id()::close);
+        return request.id();
+    }
+
+    /**
+     * @return {client, server}: an RC connection both sides saw ESTABLISHED on.
+     */
+    CmId[] connect() throws InterruptedException
+    {
+        final CmId client = resolvedClient();
+        final CmId server = request(client);
+        rcQp(server);
+        server.accept(null);
+        expectAndAck(clientChannel, CmEventType.ESTABLISHED);
+        expectAndAck(serverChannel, CmEventType.ESTABLISHED);
+        return new CmId[] {client, server};
+    }
+
+    static CmConnection connection(final CmId id)
+    {
+        return ((SoftCmId)id).connectionForTest();
+    }
+
+    static SoftEngine engine(final CmId id)
+    {
+        return ((SoftContext)id.verbs()).engine();
+    }
+
+    int ip(final int host)
+    {
+        return Ipv4.toInt(fabric.address(host));
+    }
+
+    /** Hand a message to the CM as if the device of {@code to} had received it from {@code fromIp}. */
+    void inject(final CmId to, final CmMessage message, final int fromIp)
+    {
+        cm.receive(engine(to), CmWire.encode(message), fromIp, 4791);
+    }
+
+    @Override
+    public void close()
+    {
+        for (final Runnable closer : toClose)
+        {
+            closer.run();
+        }
+        listener.close();
+        clientChannel.close();
+        serverChannel.close();
+    }
+}
