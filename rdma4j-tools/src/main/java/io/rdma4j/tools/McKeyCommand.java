@@ -484,6 +484,11 @@ public final class McKeyCommand implements Callable<Integer>
                 out.printf("mckey: node %d: sends did not all complete within %d s%n", node.index(), timeoutSeconds);
                 return -Errno.ETIMEDOUT.code();
             }
+            if (node.sendErrors() > 0)
+            {
+                out.printf("mckey: node %d: %d of %d sends completed in error%n", node.index(), node.sendErrors(), count);
+                return -Errno.EIO.code();
+            }
         }
         out.println("data transfers complete");
         return 0;
@@ -510,7 +515,8 @@ public final class McKeyCommand implements Callable<Integer>
                 : stats.unique() >= expected && stats.errors() == 0;
             if (!ok && status == 0)
             {
-                status = expected == 0 ? -Errno.EPROTO.code() : -Errno.ETIMEDOUT.code();
+                status = expected == 0 ? -Errno.EPROTO.code()
+                    : stats.errors() > 0 ? -Errno.EIO.code() : -Errno.ETIMEDOUT.code();
             }
         }
         if (status == 0)
