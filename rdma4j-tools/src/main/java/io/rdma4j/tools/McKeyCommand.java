@@ -486,7 +486,8 @@ public final class McKeyCommand implements Callable<Integer>
             }
             if (node.sendErrors() > 0)
             {
-                out.printf("mckey: node %d: %d of %d sends completed in error%n", node.index(), node.sendErrors(), count);
+                out.printf("mckey: node %d: %d of %d sends completed in error%n",
+                    node.index(), node.sendErrors(), count);
                 return -Errno.EIO.code();
             }
         }
