@@ -193,7 +193,8 @@ public final class McKeyCommand implements Callable<Integer>
     }
 
     /**
-     * @return 0 on success, 1 on any failure (mckey's own status is printed as "return status").
+     * @return mckey's status as a process returning it from main has it: 0 on success, else the
+     *         negative errno printed as "return status", modulo 256 (-110, ETIMEDOUT, exits 146).
      */
     @Override
     public Integer call()
@@ -247,7 +248,16 @@ public final class McKeyCommand implements Callable<Integer>
         }
         out.printf("return status %d%n", status);
         out.flush();
-        return status == 0 ? 0 : 1;
+        return exitStatus(status);
+    }
+
+    /**
+     * @param status what mckey's main returns.
+     * @return the exit status a C process returning it has.
+     */
+    static int exitStatus(final int status)
+    {
+        return status & 0xFF;
     }
 
     private int runOn(final EventChannel channel, final PortSpace ps) throws InterruptedException
@@ -474,6 +484,12 @@ public final class McKeyCommand implements Callable<Integer>
                 out.printf("mckey: node %d: sends did not all complete within %d s%n", node.index(), timeoutSeconds);
                 return -Errno.ETIMEDOUT.code();
             }
+            if (node.sendErrors() > 0)
+            {
+                out.printf("mckey: node %d: %d of %d sends completed in error%n",
+                    node.index(), node.sendErrors(), count);
+                return -Errno.EIO.code();
+            }
         }
         out.println("data transfers complete");
         return 0;
@@ -500,7 +516,8 @@ public final class McKeyCommand implements Callable<Integer>
                 : stats.unique() >= expected && stats.errors() == 0;
             if (!ok && status == 0)
             {
-                status = expected == 0 ? -Errno.EPROTO.code() : -Errno.ETIMEDOUT.code();
+                status = expected == 0 ? -Errno.EPROTO.code()
+                    : stats.errors() > 0 ? -Errno.EIO.code() : -Errno.ETIMEDOUT.code();
             }
         }
         if (status == 0)

@@ -7,15 +7,27 @@ import java.time.Clock;
 import java.time.Instant;
 
 /**
- * What mckey puts at the start of each message so receivers can find lost and duplicated
- * messages and one-way latency: a sequence number, the sender's wall clock in microseconds at
- * posting time (nanoTime means nothing in another process), and how many messages the sender
- * sends. Big-endian, as on the wire.
+ * What rdma4j's mckey puts at the start of each message so receivers can find lost and duplicated
+ * messages and one-way latency: a marker, a sequence number, the sender's wall clock in
+ * microseconds at posting time (nanoTime means nothing in another process), and how many messages
+ * the sender sends. Big-endian, as on the wire.
+ * <p>
+ * rdma-core's mckey sends whatever its buffer holds (it never writes it), so a receiver takes a
+ * message for one of ours only when the marker is there and the numbers agree with each other;
+ * anything else is a plain message, counted as rdma-core's receiver counts it.
  */
 public final class Payload
 {
     /** Bytes the header needs; smaller messages carry no statistics. */
-    public static final int HEADER_BYTES = 20;
+    public static final int HEADER_BYTES = 24;
+
+    /** "r4jm": the first four bytes of a message an rdma4j mckey sent. */
+    public static final int MAGIC = 0x72346A6D;
+
+    private static final long MAGIC_OFFSET = 0;
+    private static final long SEQUENCE_OFFSET = 4;
+    private static final long MICROS_OFFSET = 12;
+    private static final long TOTAL_OFFSET = 20;
 
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
@@ -42,9 +54,26 @@ public final class Payload
      */
     public static void write(final MemorySegment buffer, final long sequence, final long micros, final int total)
     {
-        buffer.set(LONG, 0, sequence);
-        buffer.set(LONG, 8, micros);
-        buffer.set(INT, 16, total);
+        buffer.set(INT, MAGIC_OFFSET, MAGIC);
+        buffer.set(LONG, SEQUENCE_OFFSET, sequence);
+        buffer.set(LONG, MICROS_OFFSET, micros);
+        buffer.set(INT, TOTAL_OFFSET, total);
+    }
+
+    /**
+     * @param buffer where the message starts.
+     * @param length the message's length in bytes.
+     * @return true if the message carries this header: long enough, the marker in place, and a
+     *         sequence number within the total the sender announced.
+     */
+    public static boolean isPresent(final MemorySegment buffer, final int length)
+    {
+        if (length < HEADER_BYTES || buffer.byteSize() < HEADER_BYTES || buffer.get(INT, MAGIC_OFFSET) != MAGIC)
+        {
+            return false;
+        }
+        final long sequence = sequence(buffer);
+        return sequence >= 0 && sequence < total(buffer);
     }
 
     /**
@@ -53,7 +82,7 @@ public final class Payload
      */
     public static long sequence(final MemorySegment buffer)
     {
-        return buffer.get(LONG, 0);
+        return buffer.get(LONG, SEQUENCE_OFFSET);
     }
 
     /**
@@ -62,7 +91,7 @@ public final class Payload
      */
     public static long sentMicros(final MemorySegment buffer)
     {
-        return buffer.get(LONG, 8);
+        return buffer.get(LONG, MICROS_OFFSET);
     }
 
     /**
@@ -71,6 +100,6 @@ public final class Payload
      */
     public static int total(final MemorySegment buffer)
     {
-        return buffer.get(INT, 16);
+        return buffer.get(INT, TOTAL_OFFSET);
     }
 }

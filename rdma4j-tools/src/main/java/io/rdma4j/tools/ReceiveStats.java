@@ -6,8 +6,10 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * What one receiving QP got: counts per sender (told apart by the immediate data, the sender's
- * QPN, as mckey sends it), duplicates, gaps and one-way latencies.
+ * What one receiving QP got. Every successful receive completion counts, as rdma-core's mckey
+ * counts them; messages that carry rdma4j's {@link Payload} header are also told apart per sender
+ * (by the immediate data, the sender's QPN, as mckey sends it) for duplicates, gaps and one-way
+ * latencies. Plain messages (rdma-core's mckey sends its buffer as it finds it) count once each.
  */
 public final class ReceiveStats
 {
@@ -17,7 +19,7 @@ public final class ReceiveStats
     private long received;
     private long unique;
     private long duplicates;
-    private long withoutHeader;
+    private long plain;
     private long errors;
 
     /**
@@ -29,13 +31,13 @@ public final class ReceiveStats
      */
     public void record(final int sender, final long sequence, final long micros)
     {
-        received++;
-        final BitSet seen = seenBySender.computeIfAbsent(sender, k -> new BitSet());
         if (sequence < 0 || sequence > Integer.MAX_VALUE)
         {
-            withoutHeader++;
+            recordPlain();
             return;
         }
+        received++;
+        final BitSet seen = seenBySender.computeIfAbsent(sender, k -> new BitSet());
         if (seen.get((int)sequence))
         {
             duplicates++;
@@ -51,13 +53,14 @@ public final class ReceiveStats
     }
 
     /**
-     * Record a message too short to carry a header: it counts, but cannot be told apart.
+     * Record a message without the header (too short for it, or from another mckey, such as
+     * rdma-core's): it counts, as rdma-core counts a completion, but cannot be told apart.
      */
-    public void recordWithoutHeader()
+    public void recordPlain()
     {
         received++;
         unique++;
-        withoutHeader++;
+        plain++;
     }
 
     /**
@@ -85,6 +88,23 @@ public final class ReceiveStats
     }
 
     /**
+     * @return messages received without the header.
+     */
+    public long plain()
+    {
+        return plain;
+    }
+
+    /**
+     * @return true once a message with the header came: only then are duplicates, gaps and
+     *         latencies known.
+     */
+    public boolean hasHeaders()
+    {
+        return !seenBySender.isEmpty();
+    }
+
+    /**
      * @return messages received more than once.
      */
     public long duplicates()
@@ -108,7 +128,7 @@ public final class ReceiveStats
     {
         if (seenBySender.isEmpty())
         {
-            return Math.max(0, expected - withoutHeader);
+            return Math.max(0, expected - plain);
         }
         long missing = 0;
         for (final BitSet seen : seenBySender.values())
@@ -137,10 +157,15 @@ public final class ReceiveStats
     /**
      * @param node     the connection index.
      * @param expected messages expected from each sender.
-     * @return the summary line the demo parses: {@code key=value} pairs.
+     * @return the summary line the demo parses: {@code key=value} pairs. When only plain messages
+     *         came it has the counts rdma-core's mckey has, and no analysis it could not make.
      */
     public String summary(final int node, final long expected)
     {
+        if (!hasHeaders() && plain > 0)
+        {
+            return String.format("mckey: summary node=%d received=%d errors=%d", node, received, errors);
+        }
         return String.format(
             "mckey: summary node=%d received=%d unique=%d duplicates=%d missing=%d errors=%d senders=%d " +
                 "p50_us=%d p90_us=%d p99_us=%d max_us=%d",

@@ -175,6 +175,15 @@ public final class ToolProcess
     }
 
     /**
+     * Stop the child as kill(1) or a terminal's Ctrl-C does: it gets SIGTERM, and its shutdown
+     * hooks run. {@link #await} then gives its exit status.
+     */
+    public void terminate()
+    {
+        process.destroy();
+    }
+
+    /**
      * Kill the child if it still runs.
      */
     public void destroy()

@@ -439,8 +439,13 @@ final class RpingConnection
     /**
      * The server's half: for each ping, READ the advertised source, say go, WRITE the text to
      * the advertised sink, say go; until the client disconnects.
+     * <p>
+     * DESIGN (fail loudly): rping counts a disconnect at any step as the end of the run; here only
+     * a disconnect between pings (waiting for the next advert) is. A client gone in the middle of
+     * a ping is a failed run, and the status says so, as scripts and tests rely on it.
      *
-     * @return 0 if the loop ended because the client disconnected, else -1 or the post's errno.
+     * @return 0 if the loop ended because the client disconnected between pings, else -1 or the
+     *         post's errno.
      */
     int testServer() throws InterruptedException
     {
@@ -449,7 +454,8 @@ final class RpingConnection
         {
             if (!reached(RpingState.RDMA_READ_ADV))
             {
-                ret = -1;
+                // the client's disconnect after its last ping comes here: the normal end
+                ret = state == RpingState.DISCONNECTED ? 0 : -1;
                 break;
             }
             output.debug("server received sink adv");
@@ -504,13 +510,17 @@ final class RpingConnection
             }
             output.debug("server posted go ahead");
         }
-        return state == RpingState.DISCONNECTED ? 0 : ret;
+        return ret;
     }
 
     /**
      * The client's half: {@link #count} pings (0: until something fails).
+     * <p>
+     * DESIGN (fail loudly): rping's client returns success when the server disconnected, whatever
+     * step it was at; a server that goes away before the last ping is a failed run here.
      *
-     * @return 0 when all pings are done (or the server disconnected), else -1 or the post's errno.
+     * @return 0 when all pings are done, else -1 (the server went away, an unexpected state, a
+     *         mismatch) or the post's errno.
      */
     int testClient() throws InterruptedException
     {
@@ -553,7 +563,7 @@ final class RpingConnection
                 output.out("ping data: %s", PingPattern.cString(rdmaBuf, size));
             }
         }
-        return state == RpingState.DISCONNECTED ? 0 : ret;
+        return ret;
     }
 
     /**

@@ -8,12 +8,21 @@ import io.rdma4j.cm.PortSpace;
 import io.rdma4j.verbs.RdmaException;
 
 import java.net.InetSocketAddress;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
  * One run of rping: an event channel, the id (the client's connection or the server's
  * listener), a thread taking CM events, and the server, persistent server or client flow on the
  * calling thread. Return values follow rping's: 0 on success, -1 or an errno otherwise.
+ * <p>
+ * Every failed run ends with rping's "rping client failed: N" or "rping server failed: N" line,
+ * whichever step failed, so a script reading the output or the status sees the same verdict.
+ * <p>
+ * When the process is stopped (SIGTERM, SIGINT) with connections up, a shutdown hook
+ * disconnects them: the kernel does the same for a process that exits holding connected ids, and
+ * without it the peer's RC QP would retry into the void forever.
  */
 final class RpingSession
 {
@@ -33,6 +42,10 @@ final class RpingSession
     private final InetSocketAddress address;
     private final InetSocketAddress source;
     private final boolean persistent;
+    /** Connections up, for the shutdown hook to disconnect. */
+    private final Set<CmId> connected = ConcurrentHashMap.newKeySet();
+    /** Set once the "rping ... failed" line is printed. */
+    private volatile boolean failureReported;
     private EventChannel channel;
     private CmId cmId;
     private Thread cmThread;
@@ -76,6 +89,8 @@ final class RpingSession
         }
         stopCm = false;
         cmThread = Thread.ofPlatform().daemon().name("rping-cm").start(this::cmLoop);
+        final Thread hook = Thread.ofPlatform().unstarted(this::disconnectAll);
+        Runtime.getRuntime().addShutdownHook(hook);
         try
         {
             if (main.server)
@@ -89,6 +104,7 @@ final class RpingSession
         }
         finally
         {
+            removeHook(hook);
             output.debug("destroy cm_id %s", idText(cmId));
             try
             {
@@ -105,7 +121,54 @@ final class RpingSession
             cmThread.join();
             closeChannel();
         }
-        return cmFailed && ret == 0 ? -1 : ret;
+        if (cmFailed && ret == 0)
+        {
+            ret = -1;
+        }
+        if (ret != 0)
+        {
+            reportFailure(ret);
+        }
+        return ret;
+    }
+
+    /**
+     * Print rping's verdict on a failed run, once.
+     */
+    private void reportFailure(final int ret)
+    {
+        if (!failureReported)
+        {
+            failureReported = true;
+            output.err("rping %s failed: %d", main.server ? "server" : "client", ret);
+        }
+    }
+
+    private void disconnectAll()
+    {
+        for (final CmId id : connected)
+        {
+            try
+            {
+                id.disconnect();
+            }
+            catch (final RuntimeException ex)
+            {
+                // already disconnecting or gone: the peer hears of it either way
+            }
+        }
+    }
+
+    private static void removeHook(final Thread hook)
+    {
+        try
+        {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        }
+        catch (final IllegalStateException ex)
+        {
+            // the JVM is shutting down: the hook runs (or ran) anyway
+        }
     }
 
     private void closeChannel()
@@ -368,12 +431,19 @@ final class RpingSession
             }
             else
             {
+                connected.add(child);
                 ret = cb.testServer();
-                if (ret != 0)
+                if (ret != 0 && cb == main)
                 {
+                    reportFailure(ret);
+                }
+                else if (ret != 0)
+                {
+                    // one of a persistent server's connections: the server itself goes on
                     output.err("rping server failed: %d", ret);
                 }
                 cb.disconnect(child);
+                connected.remove(child);
             }
             cb.stopCqThread();
         }
@@ -448,12 +518,14 @@ final class RpingSession
             }
             else
             {
+                connected.add(cmId);
                 ret = main.testClient();
                 if (ret != 0)
                 {
-                    output.err("rping client failed: %d", ret);
+                    reportFailure(ret);
                 }
                 main.disconnect(cmId);
+                connected.remove(cmId);
                 main.disconnected.await(DISCONNECT_WAIT_MS, TimeUnit.MILLISECONDS);
             }
             main.stopCqThread();
