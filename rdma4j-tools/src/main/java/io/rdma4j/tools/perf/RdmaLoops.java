@@ -24,6 +24,13 @@ final class RdmaLoops
     /** The byte write_lat's receiver watches, read with volatile semantics: the device writes it. */
     private static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
 
+    /** Payload per packet at the loopback MTU. */
+    private static final int PACKET_PAYLOAD = 4096;
+    /** What one such packet costs in a Linux socket buffer (payload plus bookkeeping), rounded up. */
+    private static final int PACKET_COST = 8192;
+    /** Socket-buffer bytes an unreliable SEND stream may fill: a quarter of a 4 MiB receive buffer. */
+    private static final long UNRELIABLE_WINDOW_BYTES = 1 << 20;
+
     private final RdmaPeer peer;
     private final PerfConfig cfg;
     private final SendWr wr = new SendWr();
@@ -277,6 +284,23 @@ final class RdmaLoops
     }
 
     /**
+     * @param size the message size.
+     * @return SEND messages the client may have beyond the server's last credit: the receive depth
+     * on RC, whose retransmissions make up for a full socket buffer; on UC and UD, where a dropped
+     * packet is a lost message and a stalled count, also no more than {@link #UNRELIABLE_WINDOW_BYTES}
+     * of packets, which stays within the receiving device's socket buffer.
+     */
+    long creditWindow(final int size)
+    {
+        if (cfg.transport() == QpType.RC)
+        {
+            return cfg.rxDepth();
+        }
+        final long packets = Math.max(1, (size + PACKET_PAYLOAD - 1) / PACKET_PAYLOAD);
+        return Math.max(1, Math.min(cfg.rxDepth(), UNRELIABLE_WINDOW_BYTES / (packets * PACKET_COST)));
+    }
+
+    /**
      * The client of a bandwidth test: {@code count} messages spread over the QPs, at most -t in
      * flight (READs also at most the QPs' read limit), SENDs also within the server's credit.
      *
@@ -295,7 +319,7 @@ final class RdmaLoops
         {
             inFlight = Math.min(inFlight, (long)RdmaPeer.MAX_RD_ATOMIC * peer.qpCount());
         }
-        final long window = cfg.rxDepth();
+        final long window = creditWindow(size);
         final long base = sendsPosted;
         lastImm = 0;
         final long start = System.nanoTime();
@@ -330,7 +354,7 @@ final class RdmaLoops
         {
             return;
         }
-        final int batch = Math.max(1, cfg.rxDepth() / 4);
+        final int batch = (int)Math.max(1, creditWindow(size) / 4);
         credit.wrId(RdmaPeer.SEND_WRID).opcode(WrOpcode.SEND_WITH_IMM).sendFlags(SendFlags.SIGNALED)
             .sge(peer.mr(), peer.sourceOffset(), Integer.BYTES);
         aim(credit, 0);
