@@ -1,5 +1,6 @@
 package io.rdma4j.tools;
 
+import io.rdma4j.tools.perf.PerfCommand;
 import io.rdma4j.tools.pingpong.RcPingPongCommand;
 import io.rdma4j.tools.pingpong.SrqPingPongCommand;
 import io.rdma4j.tools.pingpong.UcPingPongCommand;
@@ -26,7 +27,7 @@ import picocli.CommandLine.Spec;
     subcommands = {
         DevicesCommand.class, DevinfoCommand.class, McKeyCommand.class, DemoCommand.class,
         RcPingPongCommand.class, UcPingPongCommand.class, UdPingPongCommand.class, SrqPingPongCommand.class,
-        RpingCommand.class, UdaddyCommand.class, SoakCommand.class, CommandLine.HelpCommand.class })
+        RpingCommand.class, UdaddyCommand.class, SoakCommand.class, PerfCommand.class, CommandLine.HelpCommand.class })
 public final class Main implements Runnable
 {
     @Spec

@@ -1,0 +1,146 @@
+package io.rdma4j.tools.perf;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The TCP connection beside the measurement, as perftest's default (non rdma_cm) mode has: the two
+ * sides swap their {@link PerfEndpoint}s over it, meet at barriers between phases, and the client
+ * hands its result lines to the server so both print them. Nothing on it is timed.
+ */
+public final class ControlChannel implements AutoCloseable
+{
+    /** How long either side waits for the other at a barrier before giving up. */
+    private static final int TIMEOUT_MS = (int)TimeUnit.SECONDS.toMillis(120);
+    private static final int CONNECT_TRIES = 50;
+
+    private final Socket socket;
+    private final DataInputStream in;
+    private final DataOutputStream out;
+
+    private ControlChannel(final Socket socket) throws IOException
+    {
+        this.socket = socket;
+        socket.setTcpNoDelay(true);
+        socket.setSoTimeout(TIMEOUT_MS);
+        this.in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
+        this.out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream()));
+    }
+
+    /**
+     * Bind the server's listening socket; call before telling anyone the server is ready.
+     *
+     * @param address the local address, or null for every address.
+     * @param port    the TCP port.
+     * @return the listening socket.
+     * @throws IOException if the port is taken.
+     */
+    public static ServerSocket listen(final InetAddress address, final int port) throws IOException
+    {
+        final ServerSocket listener = new ServerSocket();
+        listener.setReuseAddress(true);
+        listener.bind(new InetSocketAddress(address, port), 1);
+        return listener;
+    }
+
+    /**
+     * @param listener the bound socket from {@link #listen}.
+     * @return the connection of the first client.
+     * @throws IOException if accepting fails.
+     */
+    public static ControlChannel accept(final ServerSocket listener) throws IOException
+    {
+        return new ControlChannel(listener.accept());
+    }
+
+    /**
+     * Connect to a server, trying again for a few seconds while it is still starting (perftest's
+     * client gives up at once; waiting a little makes scripted runs simpler).
+     *
+     * @param host the server's host.
+     * @param port its TCP port.
+     * @return the connection.
+     * @throws IOException if the server never answers.
+     * @throws InterruptedException if interrupted between tries.
+     */
+    public static ControlChannel connect(final String host, final int port) throws IOException, InterruptedException
+    {
+        IOException last = null;
+        for (int i = 0; i < CONNECT_TRIES; i++)
+        {
+            final Socket socket = new Socket();
+            try
+            {
+                socket.connect(new InetSocketAddress(host, port), TIMEOUT_MS);
+                return new ControlChannel(socket);
+            }
+            catch (final IOException ex)
+            {
+                socket.close();
+                last = ex;
+                TimeUnit.MILLISECONDS.sleep(100);
+            }
+        }
+        throw new IOException("couldn't connect to " + host + ":" + port + ": " + last.getMessage(), last);
+    }
+
+    /**
+     * @return the stream to write a message to; {@link #flush()} sends it.
+     */
+    public DataOutputStream out()
+    {
+        return out;
+    }
+
+    /**
+     * @return the stream to read the peer's messages from.
+     */
+    public DataInputStream in()
+    {
+        return in;
+    }
+
+    /**
+     * @throws IOException if the connection broke.
+     */
+    public void flush() throws IOException
+    {
+        out.flush();
+    }
+
+    /**
+     * Wait until the peer reaches the same point: each side writes a token and reads the other's.
+     *
+     * @param token what both sides agree this barrier is, checked so that a protocol slip fails loudly.
+     * @throws IOException if the peer left or reached a different barrier.
+     */
+    public void barrier(final int token) throws IOException
+    {
+        out.writeInt(token);
+        out.flush();
+        final int theirs = in.readInt();
+        if (theirs != token)
+        {
+            throw new IOException("control channel out of step: at barrier " + token + " the peer is at " + theirs);
+        }
+    }
+
+    /**
+     * Close the connection.
+     *
+     * @throws IOException if closing fails.
+     */
+    @Override
+    public void close() throws IOException
+    {
+        socket.close();
+    }
+}

@@ -1,0 +1,263 @@
+package io.rdma4j.tools.perf;
+
+import io.rdma4j.tools.pingpong.SoftAddress;
+import io.rdma4j.verbs.QpType;
+import io.rdma4j.verbs.RdmaException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code rdma4j perf}: perftest's latency and bandwidth tests over rdma4j's public verbs API, run
+ * as perftest is (a server, then a client given the server's address, each a process with its own
+ * soft device address), with the raw JDK UDP figure for the same exchange measured in the same run.
+ * <p>
+ * The two sides meet on a TCP connection and swap QP numbers, PSNs, GIDs and the rkey and address
+ * of the buffer, as perftest does without {@code -R}. Not rdma_cm: this tool measures the data path,
+ * and a set-up that needs no connection manager keeps UC (which rdma_cm cannot connect) and the
+ * baseline's port exchange on one path.
+ */
+@Command(name = "perf", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {
+        "perftest over rdma4j: latency (p50/p99/p99.9/max, HdrHistogram) or bandwidth (MB/s = 2^20 B/s, msgs/s),",
+        "each with the raw JDK UDP (DatagramChannel) figure of the same exchange in the same run, and the ratio.",
+        "Server: rdma4j perf send_lat -c RC --address 127.0.0.11",
+        "Client: rdma4j perf send_lat -c RC --address 127.0.0.12 127.0.0.11",
+        "The soft device's progress mode: --progress polling, or RDMA4J_SOFT_PROGRESS=polling."})
+public final class PerfCommand implements Callable<Integer>
+{
+    /** perftest's default port. */
+    static final int DEFAULT_PORT = 18515;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "<test>",
+        description = "send_lat, send_bw, write_lat, write_bw, read_lat, read_bw or atomic_lat")
+    private String testName;
+
+    @Parameters(index = "1", arity = "0..1", paramLabel = "<server>",
+        description = "the server to connect to; without it, be the server")
+    private String serverName;
+
+    @Option(names = {"-c", "--connection"}, paramLabel = "RC|UC|UD", defaultValue = "RC",
+        description = "transport (default RC)")
+    private String connection;
+
+    @Option(names = {"-s", "--size"}, paramLabel = "<bytes>",
+        description = "message size (default 64 for latency, 65536 for bandwidth, 4096 for UD bandwidth; "
+            + "atomics are 8)")
+    private Integer size;
+
+    @Option(names = {"-a", "--all"}, description = "every size from 2 to 2^23 bytes (UD: to the MTU, 4096)")
+    private boolean all;
+
+    @Option(names = {"-n", "--iters"}, paramLabel = "<n>",
+        description = "measured exchanges or messages per size (default 1000 for latency, 5000 for bandwidth)")
+    private Integer iterations;
+
+    @Option(names = "--warmup", paramLabel = "<n>", description = "unmeasured ones before them (default 1000)",
+        defaultValue = "1000")
+    private int warmup;
+
+    @Option(names = {"-t", "--tx-depth"}, paramLabel = "<n>", defaultValue = "128",
+        description = "sends in flight in the bandwidth tests (default 128)")
+    private int txDepth;
+
+    @Option(names = {"-r", "--rx-depth"}, paramLabel = "<n>", defaultValue = "512",
+        description = "receives kept posted, the SEND stream's window (default 512)")
+    private int rxDepth;
+
+    @Option(names = {"-I", "--inline_size"}, paramLabel = "<bytes>", defaultValue = "0",
+        description = "max inline data of the QPs; sizes up to it are sent inline (default 0)")
+    private int inline;
+
+    @Option(names = {"-e", "--events"}, description = "sleep on a completion channel instead of busy polling; "
+        + "the baseline then uses a blocking DatagramChannel")
+    private boolean events;
+
+    @Option(names = {"-q", "--qp"}, paramLabel = "<n>", defaultValue = "1",
+        description = "QPs the bandwidth tests spread their messages over (default 1)")
+    private int numQp;
+
+    @Option(names = {"-p", "--port"}, paramLabel = "<port>", defaultValue = "18515",
+        description = "TCP port of the control connection (default 18515)")
+    private int port;
+
+    @Option(names = "--address", paramLabel = "A", description = "this process's soft device address "
+        + "(rdma4j.soft.address); a client of a local server without it takes the first free 127.0.0.x")
+    private String address;
+
+    @Option(names = "--progress", paramLabel = "thread|polling",
+        description = "the soft device's progress mode (rdma4j.soft.progress; default: RDMA4J_SOFT_PROGRESS, "
+            + "else thread)")
+    private String progress;
+
+    @Option(names = "--histogram", paramLabel = "FILE",
+        description = "client: write the latency histograms (rdma4j and baseline, per size) as an HdrHistogram log")
+    private Path histogram;
+
+    /**
+     * @return the parsed run.
+     * @throws CommandLine.ParameterException naming the flag at fault for a combination that cannot run.
+     */
+    public PerfConfig config()
+    {
+        final PerfTest test;
+        final QpType type;
+        try
+        {
+            test = PerfTest.parse(testName);
+            type = QpType.valueOf(connection.toUpperCase(Locale.ROOT));
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new CommandLine.ParameterException(spec.commandLine(), ex.getMessage().startsWith("unknown test")
+                ? ex.getMessage() : "-c " + connection + ": expected RC, UC or UD");
+        }
+        if (!test.runsOn(type))
+        {
+            throw bad(test.label() + " does not run on " + type + ": " +
+                (test.opcode() == io.rdma4j.verbs.WrOpcode.RDMA_WRITE ? "RDMA WRITE needs RC or UC" : "it needs RC"));
+        }
+        if (test.isLatency() && numQp != 1)
+        {
+            throw bad("-q " + numQp + ": the latency tests use one QP");
+        }
+        if (events && test == PerfTest.WRITE_LAT)
+        {
+            throw bad("-e: write_lat watches its buffer, not a CQ, so it has no events mode (as perftest)");
+        }
+        positive("-n", iterations == null ? 1 : iterations);
+        positive("-t", txDepth);
+        positive("-r", rxDepth);
+        positive("-q", numQp);
+        if (warmup < 0 || inline < 0)
+        {
+            throw bad("--warmup and -I must be 0 or more");
+        }
+        if (port < 0 || port > 65535)
+        {
+            throw bad("-p " + port + ": not a TCP port");
+        }
+        if (progress != null && !progress.equals("thread") && !progress.equals("polling"))
+        {
+            throw bad("--progress " + progress + ": expected thread or polling");
+        }
+        final int largest = PerfRun.largestSize(type);
+        final List<Integer> sizes = new ArrayList<>();
+        if (test == PerfTest.ATOMIC_LAT)
+        {
+            if (size != null && size != Long.BYTES)
+            {
+                throw bad("-s " + size + ": atomics are 8 bytes");
+            }
+            sizes.add(Long.BYTES);
+        }
+        else if (all)
+        {
+            for (int s = 2; s <= largest; s <<= 1)
+            {
+                sizes.add(s);
+            }
+        }
+        else
+        {
+            final int chosen = size != null ? size
+                : test.isLatency() ? 64 : Math.min(65536, largest);
+            if (chosen < 1 || chosen > largest)
+            {
+                throw bad("-s " + chosen + ": must be 1.." + largest + (type == QpType.UD ? " on UD (one packet)" : ""));
+            }
+            if (test == PerfTest.WRITE_LAT && chosen < 1)
+            {
+                throw bad("-s: write_lat needs at least one byte to watch");
+            }
+            sizes.add(chosen);
+        }
+        final int n = iterations != null ? iterations : test.isLatency() ? 1000 : 5000;
+        return new PerfConfig(test, type, sizes, n, warmup, txDepth, rxDepth, inline, events, numQp, port, serverName,
+            histogram);
+    }
+
+    private void positive(final String flag, final int value)
+    {
+        if (value < 1)
+        {
+            throw bad(flag + " " + value + ": must be 1 or more");
+        }
+    }
+
+    private CommandLine.ParameterException bad(final String message)
+    {
+        return new CommandLine.ParameterException(spec.commandLine(), message);
+    }
+
+    /**
+     * @return --address, or null.
+     */
+    public String address()
+    {
+        return address;
+    }
+
+    /**
+     * @return 0 when every size ran, 1 otherwise.
+     */
+    @Override
+    public Integer call()
+    {
+        final PerfConfig cfg = config();
+        final PrintWriter out = spec.commandLine().getOut();
+        final PrintWriter err = spec.commandLine().getErr();
+        try
+        {
+            if (progress != null)
+            {
+                System.setProperty("rdma4j.soft.progress", progress);
+            }
+            SoftAddress.configure(address, serverName);
+            final InetAddress bind = address == null ? null : InetAddress.getByName(address);
+            new PerfRun(cfg, bind, out, progressMode()).run();
+            return 0;
+        }
+        catch (final PerfException | IOException | RdmaException ex)
+        {
+            err.println("perf: " + ex.getMessage());
+            return 1;
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            err.println("perf: interrupted");
+            return 1;
+        }
+        finally
+        {
+            out.flush();
+            err.flush();
+        }
+    }
+
+    private static String progressMode()
+    {
+        String mode = System.getProperty("rdma4j.soft.progress");
+        if (mode == null || mode.isBlank())
+        {
+            mode = System.getenv("RDMA4J_SOFT_PROGRESS");
+        }
+        return mode == null || mode.isBlank() ? "thread" : mode;
+    }
+}

@@ -1,0 +1,68 @@
+package io.rdma4j.tools.perf;
+
+import io.rdma4j.verbs.QpType;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * One {@code rdma4j perf} run as parsed: what to measure, on what, how often, and where the peer is.
+ *
+ * @param test       the test.
+ * @param transport  -c, the QP type.
+ * @param sizes      the message sizes in bytes, one run each (-s, or every power of two with -a).
+ * @param iterations -n, measured exchanges or messages per size.
+ * @param warmup     exchanges or messages before measuring, for the JIT and the caches.
+ * @param txDepth    -t, sends kept in flight by the bandwidth tests.
+ * @param rxDepth    receives the receiving side keeps posted (and the flow-control window of SEND streams).
+ * @param inline     -I, the QP's max inline data; sizes up to it are posted inline.
+ * @param events     -e, sleep on a completion channel instead of busy polling.
+ * @param numQp      -q, QPs the bandwidth tests spread their messages over.
+ * @param tcpPort    -p, the port of the control connection.
+ * @param serverName the server to connect to, or null for the server.
+ * @param histogram  --histogram, where to write the HdrHistogram log, or null.
+ */
+public record PerfConfig(
+    PerfTest test,
+    QpType transport,
+    List<Integer> sizes,
+    int iterations,
+    int warmup,
+    int txDepth,
+    int rxDepth,
+    int inline,
+    boolean events,
+    int numQp,
+    int tcpPort,
+    String serverName,
+    Path histogram)
+{
+    /**
+     * Copies the size list so the record stays immutable.
+     */
+    public PerfConfig
+    {
+        sizes = List.copyOf(sizes);
+    }
+
+    /**
+     * @return true for the side that connects and measures.
+     */
+    public boolean isClient()
+    {
+        return serverName != null;
+    }
+
+    /**
+     * @return the largest size, which the buffers are made for.
+     */
+    public int maxSize()
+    {
+        int max = 0;
+        for (final int size : sizes)
+        {
+            max = Math.max(max, size);
+        }
+        return max;
+    }
+}

@@ -1,0 +1,317 @@
+package io.rdma4j.tools.perf;
+
+import io.rdma4j.verbs.QpType;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.HistogramLogWriter;
+
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One {@code rdma4j perf} run on one side, in perftest's order: set up the device and the baseline
+ * socket, meet the peer on the control connection, check both were given the same test, swap
+ * endpoints, connect, then for each size measure rdma4j and at once the UDP baseline, and print
+ * the result line on both sides.
+ */
+final class PerfRun
+{
+    /** Latencies are recorded in nanoseconds up to a minute, to three significant digits. */
+    private static final long HIGHEST_NS = TimeUnit.SECONDS.toNanos(60);
+    private static final int DIGITS = 3;
+    /** READ's request datagram in the baseline: what an RDMA READ request carries (RETH). */
+    private static final int READ_REQUEST_BYTES = 16;
+
+    private final PerfConfig cfg;
+    private final InetAddress bindAddress;
+    private final PrintWriter out;
+    private final String progress;
+
+    /**
+     * @param config      the run.
+     * @param bindAddress where the server listens (null: every address).
+     * @param out         where the lines go.
+     * @param progress    the soft device's progress mode, for the header.
+     */
+    PerfRun(final PerfConfig config, final InetAddress bindAddress, final PrintWriter out, final String progress)
+    {
+        this.cfg = config;
+        this.bindAddress = bindAddress;
+        this.out = out;
+        this.progress = progress;
+    }
+
+    /**
+     * @return the settings both sides must share, as one string the server compares.
+     */
+    String signature()
+    {
+        return String.join(" ", cfg.test().label(), cfg.transport().name(), "sizes=" + cfg.sizes(),
+            "n=" + cfg.iterations(), "warmup=" + cfg.warmup(), "q=" + cfg.numQp(), "rx=" + cfg.rxDepth(),
+            "events=" + cfg.events());
+    }
+
+    /**
+     * Run it.
+     *
+     * @throws PerfException        if the run fails.
+     * @throws IOException          if the control connection or the baseline socket fails.
+     * @throws InterruptedException if interrupted.
+     */
+    void run() throws PerfException, IOException, InterruptedException
+    {
+        try (RdmaPeer peer = new RdmaPeer(cfg);
+             UdpBaseline udp = new UdpBaseline(peer.endpoint(0).gid().toInet(), cfg.maxSize(), cfg.events());
+             ControlChannel control = open())
+        {
+            control.out().writeUTF(signature());
+            control.flush();
+            final String theirs = control.in().readUTF();
+            if (!theirs.equals(signature()))
+            {
+                throw new PerfException("the peer runs '" + theirs + "' and this side '" + signature() +
+                    "': give both the same test and flags");
+            }
+            peer.endpoint(udp.port()).write(control.out());
+            final PerfEndpoint remote = PerfEndpoint.read(control.in());
+            peer.connect(remote);
+            udp.peer(remote.gid().toInet(), remote.udpPort());
+            if (cfg.test().usesReceives())
+            {
+                for (int i = 0; i < peer.qpCount(); i++)
+                {
+                    peer.postRecvs(i, cfg.rxDepth(), cfg.maxSize());
+                }
+            }
+            control.barrier(1);
+            out.println(header());
+            out.flush();
+            final RdmaLoops loops = new RdmaLoops(peer, cfg);
+            try (HistogramLog log = cfg.isClient() && cfg.histogram() != null ? new HistogramLog(cfg) : null)
+            {
+                for (final int size : cfg.sizes())
+                {
+                    final String line = cfg.test().isLatency()
+                        ? latency(loops, udp, control, size, log)
+                        : bandwidth(loops, udp, control, size);
+                    out.println(line);
+                    out.flush();
+                }
+            }
+            control.barrier(9);
+        }
+    }
+
+    private ControlChannel open() throws IOException, InterruptedException
+    {
+        if (cfg.isClient())
+        {
+            return ControlChannel.connect(cfg.serverName(), cfg.tcpPort());
+        }
+        try (ServerSocket listener = ControlChannel.listen(bindAddress, cfg.tcpPort()))
+        {
+            out.printf(Locale.ROOT, "# %s server: waiting for a client on TCP port %d%n", cfg.test().label(),
+                listener.getLocalPort());
+            out.flush();
+            return ControlChannel.accept(listener);
+        }
+    }
+
+    private String header()
+    {
+        final String mode = cfg.events() ? "completion events, baseline UDP blocking"
+            : "busy polling, baseline UDP non-blocking busy polling";
+        return String.format(Locale.ROOT, "# rdma4j perf %s: %s, %d QP(s), %d iterations after %d warm-up, -t %d, " +
+            "-r %d, inline %d, %s, soft device progress %s", cfg.test().label(), cfg.transport(), cfg.numQp(),
+            cfg.iterations(), cfg.warmup(), cfg.txDepth(), cfg.rxDepth(), cfg.inline(), mode, progress);
+    }
+
+    private String latency(final RdmaLoops loops, final UdpBaseline udp, final ControlChannel control,
+        final int size, final HistogramLog log) throws PerfException, IOException, InterruptedException
+    {
+        final int total = cfg.warmup() + cfg.iterations();
+        final PerfTest test = cfg.test();
+        final Histogram ours = new Histogram(HIGHEST_NS, DIGITS);
+        final Histogram baseline = new Histogram(HIGHEST_NS, DIGITS);
+        ours.setStartTimeStamp(System.currentTimeMillis());
+        if (cfg.isClient())
+        {
+            loops.latencyClient(size, total, cfg.warmup(), ours);
+        }
+        else
+        {
+            loops.latencyServer(size, total);
+        }
+        ours.setEndTimeStamp(System.currentTimeMillis());
+        control.barrier(2);
+        final int request = switch (test)
+        {
+            case READ_LAT -> READ_REQUEST_BYTES;
+            default -> size;
+        };
+        baseline.setStartTimeStamp(System.currentTimeMillis());
+        if (cfg.isClient())
+        {
+            udp.pingClient(request, size, total, cfg.warmup(), !test.halvesRoundTrip(), baseline);
+        }
+        else
+        {
+            udp.pingServer(request, size, total);
+        }
+        baseline.setEndTimeStamp(System.currentTimeMillis());
+        control.barrier(3);
+        return result(control, () ->
+        {
+            if (log != null)
+            {
+                log.write(size, ours, baseline);
+            }
+            return ResultLine.latency(test, cfg.transport(), size, ours, baseline);
+        });
+    }
+
+    private String bandwidth(final RdmaLoops loops, final UdpBaseline udp, final ControlChannel control,
+        final int size) throws PerfException, IOException, InterruptedException
+    {
+        long ours = 0;
+        for (final int count : new int[] {cfg.warmup(), cfg.iterations()})
+        {
+            if (count == 0)
+            {
+                continue;
+            }
+            if (cfg.isClient())
+            {
+                ours = loops.bandwidthClient(size, count);
+            }
+            else
+            {
+                loops.bandwidthServer(size, count);
+            }
+            control.barrier(4);
+        }
+        // The receiving side's socket buffer sets the baseline's window.
+        final boolean clientReceives = cfg.test() == PerfTest.READ_BW;
+        final int window;
+        if (cfg.isClient() == clientReceives)
+        {
+            window = udp.streamWindow(size, cfg.rxDepth());
+            control.out().writeInt(window);
+            control.flush();
+        }
+        else
+        {
+            window = control.in().readInt();
+        }
+        long baseline = 0;
+        for (final int count : new int[] {cfg.warmup(), cfg.iterations()})
+        {
+            if (count == 0)
+            {
+                continue;
+            }
+            control.barrier(5);
+            if (cfg.isClient() != clientReceives)
+            {
+                baseline = udp.streamSend(size, count, window);
+            }
+            else
+            {
+                final long start = System.nanoTime();
+                udp.streamReceive(size, count, window);
+                baseline = System.nanoTime() - start;
+            }
+        }
+        control.barrier(6);
+        final long oursNs = ours;
+        final long baselineNs = baseline;
+        return result(control, () -> ResultLine.bandwidth(cfg.test(), cfg.transport(), size, cfg.iterations(),
+            oursNs, baselineNs));
+    }
+
+    /**
+     * The client makes the line and hands it over; the server prints what it is given.
+     */
+    private String result(final ControlChannel control, final LineMaker maker) throws IOException
+    {
+        if (cfg.isClient())
+        {
+            final String line = maker.make();
+            control.out().writeUTF(line);
+            control.flush();
+            return line;
+        }
+        return control.in().readUTF();
+    }
+
+    /**
+     * Makes the result line on the client.
+     */
+    @FunctionalInterface
+    private interface LineMaker
+    {
+        String make() throws IOException;
+    }
+
+    /**
+     * The --histogram file: HdrHistogram's interval log, one rdma4j histogram and one baseline
+     * histogram per size, tagged {@code rdma4j.<test>.<transport>.<size>} and {@code udp.<...>}.
+     */
+    private static final class HistogramLog implements AutoCloseable
+    {
+        private final PerfConfig cfg;
+        private final PrintStream file;
+        private final HistogramLogWriter writer;
+
+        HistogramLog(final PerfConfig cfg) throws IOException
+        {
+            this.cfg = cfg;
+            try
+            {
+                file = new PrintStream(cfg.histogram().toFile(), StandardCharsets.US_ASCII);
+            }
+            catch (final FileNotFoundException ex)
+            {
+                throw new IOException("can't write the histogram log " + cfg.histogram() + ": " + ex.getMessage(), ex);
+            }
+            writer = new HistogramLogWriter(file);
+            final long now = System.currentTimeMillis();
+            writer.outputComment("rdma4j perf " + cfg.test().label() + " " + cfg.transport() + ", values in ns");
+            writer.outputLogFormatVersion();
+            writer.outputStartTime(now);
+            writer.setBaseTime(now);
+            writer.outputLegend();
+        }
+
+        void write(final int size, final Histogram ours, final Histogram baseline)
+        {
+            final String suffix = "." + cfg.test().label() + "." + cfg.transport() + "." + size;
+            ours.setTag("rdma4j" + suffix);
+            baseline.setTag("udp" + suffix);
+            writer.outputIntervalHistogram(ours);
+            writer.outputIntervalHistogram(baseline);
+            file.flush();
+        }
+
+        @Override
+        public void close()
+        {
+            file.close();
+        }
+    }
+
+    /**
+     * @param type a transport.
+     * @return the largest message it carries on the soft device over loopback (UD: one packet).
+     */
+    static int largestSize(final QpType type)
+    {
+        return type == QpType.UD ? 4096 : 1 << 23;
+    }
+}

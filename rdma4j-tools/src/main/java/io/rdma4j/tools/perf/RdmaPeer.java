@@ -1,0 +1,444 @@
+package io.rdma4j.tools.perf;
+
+import io.rdma4j.verbs.AccessFlag;
+import io.rdma4j.verbs.AddressHandle;
+import io.rdma4j.verbs.AhAttr;
+import io.rdma4j.verbs.CompletionChannel;
+import io.rdma4j.verbs.CompletionQueue;
+import io.rdma4j.verbs.Context;
+import io.rdma4j.verbs.Device;
+import io.rdma4j.verbs.Gid;
+import io.rdma4j.verbs.GlobalRoute;
+import io.rdma4j.verbs.MemoryRegion;
+import io.rdma4j.verbs.Mtu;
+import io.rdma4j.verbs.ProtectionDomain;
+import io.rdma4j.verbs.QpAttr;
+import io.rdma4j.verbs.QpCap;
+import io.rdma4j.verbs.QpInitAttr;
+import io.rdma4j.verbs.QpState;
+import io.rdma4j.verbs.QpType;
+import io.rdma4j.verbs.QueuePair;
+import io.rdma4j.verbs.RdmaException;
+import io.rdma4j.verbs.RecvWr;
+import io.rdma4j.verbs.Verbs;
+import io.rdma4j.verbs.WorkCompletion;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.security.SecureRandom;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One side's verbs resources for a perf run: device, PD, one CQ (on a completion channel with -e),
+ * the QPs, one registered buffer, and for UD the address handle of the peer. It also owns the one
+ * way of waiting for completions, busy polling or sleeping on the channel, which every test uses.
+ * <p>
+ * The buffer has two areas: the <em>landing</em> area at offset 0, where receives land (after the
+ * 40-byte GRH on UD) and where the peer's WRITEs, READs and atomics point; and the <em>source</em>
+ * area after it, where SENDs and WRITEs take their payload and READs and atomics put their result.
+ */
+final class RdmaPeer implements AutoCloseable
+{
+    /** The GRH in front of every UD receive. */
+    static final int GRH_BYTES = 40;
+    /** The Q_Key both sides' UD QPs use. */
+    static final int QKEY = 0x11111111;
+    /** wr_id of receives. */
+    static final long RECV_WRID = 1;
+    /** wr_id of sends, reads, writes and atomics. */
+    static final long SEND_WRID = 2;
+    /** RC ACK timeout exponent: 4.096 µs × 2^14, about 67 ms, as the pingpong tools use. */
+    private static final int ACK_TIMEOUT = 14;
+    /** Outstanding RDMA READs and atomics each side allows; the bandwidth test keeps this many in flight. */
+    static final int MAX_RD_ATOMIC = 16;
+    /** How long a wait may see no completion at all before the run is declared stuck. */
+    private static final long STALL_NS = TimeUnit.SECONDS.toNanos(20);
+    private static final int PAGE = 4096;
+
+    private final PerfConfig cfg;
+    private final Context ctx;
+    private final CompletionChannel channel;
+    private final ProtectionDomain pd;
+    private final CompletionQueue cq;
+    private final Arena arena;
+    private final MemorySegment buf;
+    private final MemoryRegion mr;
+    private final QueuePair[] qps;
+    private final int[] psns;
+    private final long landingBytes;
+    private final Mtu mtu;
+    private final WorkCompletion[] wcs;
+    private final RecvWr recvWr = new RecvWr();
+    private final IdleSpin spin = new IdleSpin();
+    private AddressHandle ah;
+    private PerfEndpoint remote;
+    private int unackedEvents;
+    private boolean armed;
+
+    /**
+     * Open the first device (the one {@code rdma4j.soft.address} names) and make the resources.
+     *
+     * @param config the run.
+     * @throws PerfException if the device refuses any of them.
+     */
+    RdmaPeer(final PerfConfig config) throws PerfException
+    {
+        this.cfg = config;
+        final List<Device> devices = Verbs.getDeviceList();
+        if (devices.isEmpty())
+        {
+            throw new PerfException("no RDMA device found");
+        }
+        try
+        {
+            ctx = devices.getFirst().open();
+            mtu = ctx.queryPort(1).activeMtu();
+            if (cfg.transport() == QpType.UD && cfg.maxSize() > mtu.bytes())
+            {
+                ctx.close();
+                throw new PerfException("message size " + cfg.maxSize() + " exceeds the port MTU " + mtu.bytes() +
+                    ": UD sends one packet per message");
+            }
+            channel = cfg.events() ? ctx.createCompChannel() : null;
+            pd = ctx.allocPd();
+            landingBytes = align(GRH_BYTES + (long)Math.max(cfg.maxSize(), Long.BYTES), PAGE);
+            arena = Arena.ofShared();
+            buf = arena.allocate(landingBytes + align(Math.max(cfg.maxSize(), Long.BYTES), PAGE), PAGE);
+            buf.fill((byte)0);
+            mr = pd.regMr(buf, EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ,
+                AccessFlag.REMOTE_ATOMIC));
+            final int depth = cfg.txDepth() + cfg.rxDepth();
+            cq = ctx.createCq(cfg.numQp() * depth + 16, channel, 0);
+            wcs = WorkCompletion.array(Math.min(64, cfg.numQp() * depth + 16));
+            qps = new QueuePair[cfg.numQp()];
+            psns = new int[cfg.numQp()];
+            final SecureRandom random = new SecureRandom();
+            for (int i = 0; i < qps.length; i++)
+            {
+                qps[i] = pd.createQp(QpInitAttr.of(cfg.transport(), cq,
+                    new QpCap(cfg.txDepth(), cfg.rxDepth(), 1, 1, cfg.inline())));
+                psns[i] = random.nextInt() & 0xFFFFFF;
+                final QpAttr init = new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1);
+                if (cfg.transport() == QpType.UD)
+                {
+                    init.qkey(QKEY);
+                }
+                else if (cfg.transport() == QpType.UC)
+                {
+                    init.accessFlags(AccessFlag.REMOTE_WRITE);
+                }
+                else
+                {
+                    init.accessFlags(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
+                }
+                qps[i].modify(init);
+            }
+        }
+        catch (final RdmaException ex)
+        {
+            throw new PerfException("couldn't set up the device: " + ex.getMessage(), ex);
+        }
+    }
+
+    private static long align(final long value, final long to)
+    {
+        return (value + to - 1) / to * to;
+    }
+
+    /**
+     * @param udpPort the baseline socket's port, sent along.
+     * @return this side's endpoint for the exchange.
+     */
+    PerfEndpoint endpoint(final int udpPort)
+    {
+        final int[] qpns = new int[qps.length];
+        for (int i = 0; i < qps.length; i++)
+        {
+            qpns[i] = qps[i].qpNum();
+        }
+        return new PerfEndpoint(qpns, psns.clone(), ctx.queryGid(1, 0), mr.address(), mr.rkey(), landingBytes,
+            udpPort);
+    }
+
+    /**
+     * Take the QPs to RTR and RTS towards the peer (for UD: make its address handle).
+     *
+     * @param peer the peer's endpoint.
+     * @throws PerfException if the peer's QP count differs or a transition is refused.
+     */
+    void connect(final PerfEndpoint peer) throws PerfException
+    {
+        if (peer.qpns().length != qps.length)
+        {
+            throw new PerfException("the peer has " + peer.qpns().length + " QPs and this side " + qps.length +
+                ": give both the same -q");
+        }
+        this.remote = peer;
+        try
+        {
+            for (int i = 0; i < qps.length; i++)
+            {
+                if (cfg.transport() == QpType.UD)
+                {
+                    qps[i].modify(new QpAttr().state(QpState.RTR));
+                    qps[i].modify(new QpAttr().state(QpState.RTS).sqPsn(psns[i]));
+                    continue;
+                }
+                final QpAttr rtr = new QpAttr().state(QpState.RTR).pathMtu(mtu).destQpNum(peer.qpns()[i])
+                    .rqPsn(peer.psns()[i]).ahAttr(route(peer.gid(), 1));
+                final QpAttr rts = new QpAttr().state(QpState.RTS).sqPsn(psns[i]);
+                if (cfg.transport() == QpType.RC)
+                {
+                    rtr.maxDestRdAtomic(MAX_RD_ATOMIC).minRnrTimer(1);
+                    rts.timeout(ACK_TIMEOUT).retryCnt(7).rnrRetry(7).maxRdAtomic(MAX_RD_ATOMIC);
+                }
+                qps[i].modify(rtr);
+                qps[i].modify(rts);
+            }
+            if (cfg.transport() == QpType.UD)
+            {
+                ah = pd.createAh(route(peer.gid(), 64));
+            }
+        }
+        catch (final RdmaException ex)
+        {
+            throw new PerfException("couldn't connect the QPs: " + ex.getMessage(), ex);
+        }
+    }
+
+    private static AhAttr route(final Gid gid, final int hopLimit)
+    {
+        return new AhAttr(new GlobalRoute(gid, 0, 0, hopLimit, 0), 0, 0, 0, 0, 1);
+    }
+
+    /**
+     * Post receives on a QP into the landing area (what lands there is never read).
+     *
+     * @param qp    the QP's index.
+     * @param count how many.
+     * @param bytes the payload size they must hold.
+     */
+    void postRecvs(final int qp, final int count, final int bytes)
+    {
+        final int length = (cfg.transport() == QpType.UD ? GRH_BYTES : 0) + Math.max(bytes, 1);
+        recvWr.wrId(RECV_WRID).sge(mr, 0, length);
+        for (int i = 0; i < count; i++)
+        {
+            qps[qp].postRecv(recvWr);
+        }
+    }
+
+    /**
+     * Wait for at least one completion, busy polling or on the channel; check every one's status.
+     *
+     * @return how many completions are now in {@link #completions()}.
+     * @throws PerfException if a completion failed or none came for {@link #STALL_NS}.
+     * @throws InterruptedException if interrupted while sleeping on the channel.
+     */
+    int await() throws PerfException, InterruptedException
+    {
+        final int n = cfg.events() ? awaitEvent() : spinPoll();
+        for (int i = 0; i < n; i++)
+        {
+            if (!wcs[i].isSuccess())
+            {
+                throw new PerfException(String.format(Locale.ROOT, "completion failed: %s (%d), opcode %s, QPN 0x%06x",
+                    wcs[i].status().description(), wcs[i].status().value(), wcs[i].opcode(), wcs[i].qpNum()));
+            }
+        }
+        return n;
+    }
+
+    /**
+     * One poll, no waiting: what write_lat does between looks at its buffer (on a polling-mode device
+     * the poll is also what receives the WRITE).
+     *
+     * @return completions found.
+     * @throws PerfException if one failed.
+     */
+    int pollOnce() throws PerfException
+    {
+        final int n = cq.poll(wcs);
+        for (int i = 0; i < n; i++)
+        {
+            if (!wcs[i].isSuccess())
+            {
+                throw new PerfException(String.format(Locale.ROOT, "completion failed: %s (%d), opcode %s",
+                    wcs[i].status().description(), wcs[i].status().value(), wcs[i].opcode()));
+            }
+        }
+        return n;
+    }
+
+    private int spinPoll() throws PerfException
+    {
+        long since = 0;
+        int empty = 0;
+        while (true)
+        {
+            final int n = cq.poll(wcs);
+            if (n > 0)
+            {
+                spin.reset();
+                return n;
+            }
+            spin.idle();
+            if ((++empty & 0xFFF) == 0)
+            {
+                final long now = System.nanoTime();
+                if (since == 0)
+                {
+                    since = now;
+                }
+                else if (now - since > STALL_NS)
+                {
+                    throw stalled();
+                }
+            }
+        }
+    }
+
+    private int awaitEvent() throws PerfException, InterruptedException
+    {
+        while (true)
+        {
+            int n = cq.poll(wcs);
+            if (n > 0)
+            {
+                return n;
+            }
+            if (!armed)
+            {
+                // Arm, then poll once more: a completion that came before the arm raises no event.
+                cq.requestNotify(false);
+                armed = true;
+                continue;
+            }
+            final CompletionQueue fired = channel.getCqEvent(STALL_NS, TimeUnit.NANOSECONDS);
+            if (fired == null)
+            {
+                throw stalled();
+            }
+            armed = false;
+            if (++unackedEvents >= 64)
+            {
+                cq.ackEvents(unackedEvents);
+                unackedEvents = 0;
+            }
+        }
+    }
+
+    private PerfException stalled()
+    {
+        return new PerfException("no completion for " + TimeUnit.NANOSECONDS.toSeconds(STALL_NS) +
+            " s: the peer stopped, or an unreliable transport lost a message");
+    }
+
+    /**
+     * @return the completions the last {@link #await()} or {@link #pollOnce()} filled.
+     */
+    WorkCompletion[] completions()
+    {
+        return wcs;
+    }
+
+    /**
+     * @param index a QP's index.
+     * @return the QP.
+     */
+    QueuePair qp(final int index)
+    {
+        return qps[index];
+    }
+
+    /**
+     * @return the number of QPs.
+     */
+    int qpCount()
+    {
+        return qps.length;
+    }
+
+    /**
+     * @return the registered buffer.
+     */
+    MemorySegment buffer()
+    {
+        return buf;
+    }
+
+    /**
+     * @return its memory region.
+     */
+    MemoryRegion mr()
+    {
+        return mr;
+    }
+
+    /**
+     * @return the offset of the source area in the buffer.
+     */
+    long sourceOffset()
+    {
+        return landingBytes;
+    }
+
+    /**
+     * @return the peer's endpoint, once connected.
+     */
+    PerfEndpoint remote()
+    {
+        return remote;
+    }
+
+    /**
+     * @return the UD address handle of the peer, or null on RC and UC.
+     */
+    AddressHandle ah()
+    {
+        return ah;
+    }
+
+    /**
+     * @return the device's counters (the drops and retransmissions to print when a run fails).
+     */
+    Context context()
+    {
+        return ctx;
+    }
+
+    /**
+     * Destroy everything, the QPs first.
+     */
+    @Override
+    public void close()
+    {
+        if (unackedEvents > 0)
+        {
+            cq.ackEvents(unackedEvents);
+        }
+        for (final QueuePair qp : qps)
+        {
+            if (qp != null)
+            {
+                qp.close();
+            }
+        }
+        if (ah != null)
+        {
+            ah.close();
+        }
+        cq.close();
+        mr.close();
+        if (channel != null)
+        {
+            channel.close();
+        }
+        pd.close();
+        ctx.close();
+        arena.close();
+    }
+}
