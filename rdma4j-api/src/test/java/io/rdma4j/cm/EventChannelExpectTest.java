@@ -192,5 +192,11 @@ class EventChannelExpectTest
         {
             acked = true;
         }
+
+        /** Acknowledge unless acknowledged (try-with-resources). */
+        public void close()
+        {
+            acked = true;
+        }
     }
 }
