@@ -4,6 +4,8 @@ import io.rdma4j.tools.rping.PingPattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -85,6 +87,35 @@ class RpingEndToEndTest
         assertTrue(server.lines().contains("server DISCONNECT EVENT..."), "the server saw the client disconnect");
         assertTrue(server.lines().contains("wait for RDMA_READ_ADV state 10"),
             "rping's server ends its loop on DISCONNECTED with this line");
+    }
+
+    @ParameterizedTest(name = "server -q {0}, client -q {1}")
+    @CsvSource({ "true, true", "true, false", "false, true" })
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void shouldPingWithAQpTheApplicationCreatedItself(final boolean serverSelf, final boolean clientSelf)
+        throws Exception
+    {
+        // -q: ibv_create_qp, then rdma_init_qp_attr for INIT/RTR/RTS, and rdma_establish on the client
+        final List<String> serverArgs = new ArrayList<>(List.of("-v", "-a", "127.0.0.157", "-p", "17174"));
+        final List<String> clientArgs = new ArrayList<>(List.of("rping", "-c", "-v", "-V", "-C", "5",
+            "-a", "127.0.0.157", "-I", "127.0.0.158", "-p", "17174"));
+        if (serverSelf)
+        {
+            serverArgs.add("-q");
+        }
+        if (clientSelf)
+        {
+            clientArgs.add("-q");
+        }
+        final ToolProcess server = listeningServer(serverArgs.toArray(String[]::new));
+        final ToolProcess client = start("client", clientArgs);
+
+        assertEquals(0, client.await(120, TimeUnit.SECONDS), "client exit status; its output: " + client.lines());
+        assertEquals(0, server.await(60, TimeUnit.SECONDS), "server exit status; its output: " + server.lines());
+        final List<String> pings = expectedPings(5, 64);
+        assertEquals(pings, starting(client.lines(), "ping data: "));
+        assertEquals(pings, starting(server.lines(), "server ping data: "));
+        assertFalse(client.lines().contains("data mismatch!"));
     }
 
     @Test

@@ -11,6 +11,7 @@ import io.rdma4j.verbs.MemoryRegion;
 import io.rdma4j.verbs.ProtectionDomain;
 import io.rdma4j.verbs.QpCap;
 import io.rdma4j.verbs.QpInitAttr;
+import io.rdma4j.verbs.QpState;
 import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.QueuePair;
 import io.rdma4j.verbs.RdmaException;
@@ -52,6 +53,8 @@ final class RpingConnection
     final int count;
     final boolean verbose;
     final boolean validate;
+    /** -q: the QP is made with ibv_create_qp and moved with rdma_init_qp_attr, not made on the id. */
+    final boolean selfCreatedQp;
     private final RpingOutput output;
 
     /** Set by the CM and CQ threads, read by the main thread after each wake-up. */
@@ -92,9 +95,10 @@ final class RpingConnection
 
     RpingConnection(
         final boolean server, final int size, final int count, final boolean verbose, final boolean validate,
-        final RpingOutput output)
+        final boolean selfCreatedQp, final RpingOutput output)
     {
         this.server = server;
+        this.selfCreatedQp = selfCreatedQp;
         this.size = size;
         this.count = count;
         this.verbose = verbose;
@@ -108,15 +112,36 @@ final class RpingConnection
      */
     RpingConnection copy()
     {
-        return new RpingConnection(server, size, count, verbose, validate, output);
+        return new RpingConnection(server, size, count, verbose, validate, selfCreatedQp, output);
     }
 
     /**
      * rping's connection parameters: one RDMA READ in flight each way, seven retries of each kind.
      */
-    static ConnParam connParam()
+    ConnParam connParam()
     {
-        return new ConnParam(null, 1, 1, 0, 7, 7, false, 0);
+        // with -q the id has no QP: the CM learns the application's QP from qp_num
+        return ConnParam.builder().responderResources(1).initiatorDepth(1)
+            .qpNum(selfCreatedQp && qp != null ? qp.qpNum() : 0).build();
+    }
+
+    /**
+     * rping_self_modify_qp: move the application's QP to a state with the attributes the id gives.
+     *
+     * @return 0, or -1 after reporting a failure.
+     */
+    private int modifySelf(final CmId cmId, final QpState state)
+    {
+        try
+        {
+            qp.modify(cmId.initQpAttr(state));
+            return 0;
+        }
+        catch (final RdmaException ex)
+        {
+            output.err("rping_self_modify_qp to %s: %s", state, ex.getMessage());
+            return -1;
+        }
     }
 
     void wake(final RpingState newState)
@@ -183,7 +208,8 @@ final class RpingConnection
         }
         try
         {
-            qp = cmId.createQp(pd, QpInitAttr.of(QpType.RC, cq, new QpCap(SQ_DEPTH, RQ_DEPTH, 1, 1, 0)));
+            final QpInitAttr attr = QpInitAttr.of(QpType.RC, cq, new QpCap(SQ_DEPTH, RQ_DEPTH, 1, 1, 0));
+            qp = selfCreatedQp ? pd.createQp(attr) : cmId.createQp(pd, attr);
         }
         catch (final RdmaException ex)
         {
@@ -192,7 +218,7 @@ final class RpingConnection
             return -1;
         }
         output.debug("created qp 0x%06x", qp.qpNum());
-        return 0;
+        return selfCreatedQp ? modifySelf(cmId, QpState.INIT) : 0;
     }
 
     /**
@@ -596,9 +622,13 @@ final class RpingConnection
     int accept(final CmId cmId) throws InterruptedException
     {
         output.debug("accepting client connection request");
+        if (selfCreatedQp && (modifySelf(cmId, QpState.RTR) != 0 || modifySelf(cmId, QpState.RTS) != 0))
+        {
+            return -1;
+        }
         try
         {
-            cmId.accept(null);
+            cmId.accept(selfCreatedQp ? connParam() : null);
         }
         catch (final RdmaException ex)
         {
@@ -631,6 +661,23 @@ final class RpingConnection
         if (!reached(RpingState.CONNECTED))
         {
             return -1;
+        }
+        if (selfCreatedQp)
+        {
+            // CONNECT_RESPONSE: the REP is in; our QP goes to RTR and RTS, then the RTU goes out
+            if (modifySelf(cmId, QpState.RTR) != 0 || modifySelf(cmId, QpState.RTS) != 0)
+            {
+                return -1;
+            }
+            try
+            {
+                cmId.establish();
+            }
+            catch (final RdmaException ex)
+            {
+                output.err("rdma_establish: %s", ex.getMessage());
+                return -1;
+            }
         }
         output.debug("rdma_connect successful");
         return 0;
@@ -683,11 +730,18 @@ final class RpingConnection
         {
             try
             {
-                cmId.destroyQp();
+                if (selfCreatedQp)
+                {
+                    qp.close();
+                }
+                else
+                {
+                    cmId.destroyQp();
+                }
             }
             catch (final RdmaException ex)
             {
-                output.err("rdma_destroy_qp: %s", ex.getMessage());
+                output.err(selfCreatedQp ? "ibv_destroy_qp: %s" : "rdma_destroy_qp: %s", ex.getMessage());
             }
             qp = null;
         }
