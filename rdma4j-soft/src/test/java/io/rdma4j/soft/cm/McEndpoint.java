@@ -94,28 +94,43 @@ final class McEndpoint implements AutoCloseable
     List<String> receive(final int count, final long timeoutMs)
     {
         final List<String> texts = new ArrayList<>();
-        final WorkCompletion[] wcs = WorkCompletion.array(8);
         final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
         while (texts.size() < count && System.nanoTime() < deadline)
         {
-            final int n = cq.poll(wcs, 8);
-            for (int i = 0; i < n; i++)
-            {
-                if (wcs[i].wrId() == 1000)
-                {
-                    continue;
-                }
-                final int slot = (int)wcs[i].wrId();
-                final byte[] bytes = new byte[wcs[i].byteLen() - 40];
-                MemorySegment.copy(buffer, ValueLayout.JAVA_BYTE, (long)slot * SLOT + 40, bytes, 0, bytes.length);
-                texts.add(new String(bytes, StandardCharsets.UTF_8));
-            }
-            if (n == 0)
+            if (pollInto(texts, count - texts.size()) == 0)
             {
                 Thread.onSpinWait();
             }
         }
         return texts;
+    }
+
+    /**
+     * @return the texts whose completions are in the CQ now, taken with one poll.
+     */
+    List<String> receivedSoFar()
+    {
+        final List<String> texts = new ArrayList<>();
+        pollInto(texts, SLOTS);
+        return texts;
+    }
+
+    private int pollInto(final List<String> texts, final int max)
+    {
+        final WorkCompletion[] wcs = WorkCompletion.array(8);
+        final int n = cq.poll(wcs, Math.min(8, max));
+        for (int i = 0; i < n; i++)
+        {
+            if (wcs[i].wrId() == 1000)
+            {
+                continue;
+            }
+            final int slot = (int)wcs[i].wrId();
+            final byte[] bytes = new byte[wcs[i].byteLen() - 40];
+            MemorySegment.copy(buffer, ValueLayout.JAVA_BYTE, (long)slot * SLOT + 40, bytes, 0, bytes.length);
+            texts.add(new String(bytes, StandardCharsets.UTF_8));
+        }
+        return n;
     }
 
     @Override
