@@ -4,7 +4,6 @@ import io.rdma4j.soft.link.Ipv4;
 import io.rdma4j.soft.wire.Opcode;
 import io.rdma4j.soft.wire.PacketBuilder;
 import io.rdma4j.soft.wire.PacketInfo;
-import io.rdma4j.verbs.Mtu;
 import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.RecvWr;
 import io.rdma4j.verbs.SendFlags;
@@ -173,7 +172,7 @@ class ForeignSenderTest
     {
         final RcEndpoint victim = new RcEndpoint(open(victimAddress), type, 1 << 16, 16);
         final RcEndpoint peer = new RcEndpoint(open(peerAddress), type, 1 << 16, 16);
-        RcEndpoint.connect(victim, peer, Mtu.MTU_1024, 14, 7, 7, 1, VICTIM_PSN, PEER_PSN);
+        RcConnectSettings.defaults().psns(VICTIM_PSN, PEER_PSN).connect(victim, peer);
         return new RcEndpoint[] {victim, peer};
     }
 

@@ -20,7 +20,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import static io.rdma4j.soft.UdTransportTest.awaitAtLeast;
+import static io.rdma4j.soft.TestVerbs.awaitAtLeast;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

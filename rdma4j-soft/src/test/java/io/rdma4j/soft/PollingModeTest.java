@@ -4,7 +4,6 @@ import io.rdma4j.soft.link.DatagramInfo;
 import io.rdma4j.soft.link.ForwardingLink;
 import io.rdma4j.soft.link.Link;
 import io.rdma4j.verbs.AddressHandle;
-import io.rdma4j.verbs.Mtu;
 import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.RecvWr;
 import io.rdma4j.verbs.SendFlags;
@@ -146,7 +145,7 @@ class PollingModeTest
                 return hidden[0];
             });
             final RcEndpoint receiver = new RcEndpoint(fabric.open(), QpType.RC, 4096, 8);
-            RcEndpoint.connect(sender, receiver, Mtu.MTU_1024, 14, 7, 7, 1, 0, 0);
+            RcConnectSettings.defaults().connect(sender, receiver);
             receiver.qp.postRecv(new RecvWr().wrId(7).sge(receiver.mr, 0, 1024));
             sender.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
                 .sge(sender.mr, 0, 100));

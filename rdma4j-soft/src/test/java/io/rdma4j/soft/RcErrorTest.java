@@ -20,6 +20,8 @@ import io.rdma4j.verbs.WorkCompletion;
 import io.rdma4j.verbs.WrOpcode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -39,12 +41,14 @@ class RcErrorTest
 {
     private static final long HALF = RcTransportTest.HALF;
 
-    private static RcEndpoint[] pair(final Fabric fabric, final int timeout, final int retryCnt, final int rnrRetry,
-        final int minRnrTimer)
+    /** The pair every case starts from: rdma-core's ping-pong settings, PSNs 100 and 200. */
+    private static final RcConnectSettings SETTINGS = RcConnectSettings.defaults().psns(100, 200);
+
+    private static RcEndpoint[] pair(final Fabric fabric, final RcConnectSettings settings)
     {
         final RcEndpoint a = new RcEndpoint(fabric.open(), QpType.RC, 2 * HALF, 64);
         final RcEndpoint b = new RcEndpoint(fabric.open(), QpType.RC, 2 * HALF, 64);
-        RcEndpoint.connect(a, b, Mtu.MTU_1024, timeout, retryCnt, rnrRetry, minRnrTimer, 100, 200);
+        settings.connect(a, b);
         return new RcEndpoint[] {a, b};
     }
 
@@ -75,33 +79,48 @@ class RcErrorTest
             .rdma(remoteAddr, rkey);
     }
 
-    @Test
-    void shouldNakBadRkeyRangeAccessAndPdWithRemoteAccessError() throws InterruptedException
+    /** The four ways a WRITE can miss what the responder's memory allows. */
+    enum BadAccess
+    {
+        /** An rkey no region has. */
+        UNKNOWN_RKEY,
+        /** The right rkey, but the range runs past the region's end. */
+        PAST_THE_REGION,
+        /** A region registered for REMOTE_READ only. */
+        NO_REMOTE_WRITE,
+        /** A region of another PD than the QP's. */
+        OTHER_PD;
+
+        SendWr write(final RcEndpoint requester, final RcEndpoint responder)
+        {
+            final long remote = responder.mr.segment().address();
+            return switch (this)
+            {
+                case UNKNOWN_RKEY -> RcErrorTest.write(requester, remote, 0x7FFF00, 16);
+                case PAST_THE_REGION -> RcErrorTest.write(requester, remote + 2 * HALF - 8, responder.mr.rkey(), 16);
+                case NO_REMOTE_WRITE -> RcErrorTest.write(requester, remote, responder.pd.regMr(
+                    responder.buffer.asSlice(0, 4096), EnumSet.of(AccessFlag.REMOTE_READ)).rkey(), 16);
+                case OTHER_PD -> RcErrorTest.write(requester, remote, responder.context.allocPd().regMr(
+                    responder.buffer.asSlice(0, 4096), EnumSet.allOf(AccessFlag.class)).rkey(), 16);
+            };
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(BadAccess.class)
+    void shouldNakBadRkeyRangeAccessAndPdWithRemoteAccessError(final BadAccess access) throws InterruptedException
     {
         try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY))
         {
-            for (int i = 0; i < 4; i++)
-            {
-                final RcEndpoint[] q = pair(fabric, 14, 7, 7, 1);
-                final long remote = q[1].mr.segment().address();
-                final SendWr wr = switch (i)
-                {
-                    case 0 -> write(q[0], remote, 0x7FFF00, 16);
-                    case 1 -> write(q[0], remote + 2 * HALF - 8, q[1].mr.rkey(), 16);
-                    case 2 -> write(q[0], remote, q[1].pd.regMr(q[1].buffer.asSlice(0, 4096),
-                        EnumSet.of(AccessFlag.REMOTE_READ)).rkey(), 16);
-                    default -> write(q[0], remote, q[1].context.allocPd().regMr(q[1].buffer.asSlice(0, 4096),
-                        EnumSet.allOf(AccessFlag.class)).rkey(), 16);
-                };
-                q[0].qp.postSend(wr);
-                q[0].qp.postSend(new SendWr().wrId(2).opcode(WrOpcode.SEND).sge(q[0].mr, 0, 1));
-                assertEquals(WcStatus.REM_ACCESS_ERR, one(q[0], true).status(), "case " + i);
-                final WorkCompletion flushed = one(q[0], true);
-                assertEquals(WcStatus.WR_FLUSH_ERR, flushed.status(), "case " + i);
-                assertEquals(2, flushed.wrId());
-                assertEquals(QpState.ERR, q[0].qp.query().state());
-                assertNotNull(event(q[1].context, AsyncEventType.QP_ACCESS_ERR), "case " + i);
-            }
+            final RcEndpoint[] q = pair(fabric, SETTINGS);
+            q[0].qp.postSend(access.write(q[0], q[1]));
+            q[0].qp.postSend(new SendWr().wrId(2).opcode(WrOpcode.SEND).sge(q[0].mr, 0, 1));
+            assertEquals(WcStatus.REM_ACCESS_ERR, one(q[0], true).status());
+            final WorkCompletion flushed = one(q[0], true);
+            assertEquals(WcStatus.WR_FLUSH_ERR, flushed.status());
+            assertEquals(2, flushed.wrId());
+            assertEquals(QpState.ERR, q[0].qp.query().state());
+            assertNotNull(event(q[1].context, AsyncEventType.QP_ACCESS_ERR));
         }
     }
 
@@ -110,7 +129,7 @@ class RcErrorTest
     {
         try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY))
         {
-            final RcEndpoint[] p = pair(fabric, 14, 7, 7, 1);
+            final RcEndpoint[] p = pair(fabric, SETTINGS);
             p[0].qp.postSend(write(p[0], 0, 0x12345, 0));
             assertEquals(WcStatus.SUCCESS, one(p[0], true).status());
         }
@@ -131,13 +150,13 @@ class RcErrorTest
             assertNotNull(event(b.context, AsyncEventType.QP_REQ_ERR));
 
             // a misaligned atomic
-            final RcEndpoint[] p = pair(fabric, 14, 7, 7, 1);
+            final RcEndpoint[] p = pair(fabric, SETTINGS);
             p[0].qp.postSend(new SendWr().wrId(3).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).sendFlags(SendFlags.SIGNALED)
                 .sge(p[0].mr, 0, 8).rdma(p[1].mr.segment().address() + 4, p[1].mr.rkey()).atomic(1, 0));
             assertEquals(WcStatus.REM_INV_REQ_ERR, one(p[0], true).status());
 
             // a receive buffer too small: both sides see REM_INV_REQ_ERR, as rxe reports it
-            final RcEndpoint[] q = pair(fabric, 14, 7, 7, 1);
+            final RcEndpoint[] q = pair(fabric, SETTINGS);
             q[1].qp.postRecv(new RecvWr().wrId(9).sge(q[1].mr, 0, 100));
             q[0].qp.postSend(new SendWr().wrId(4).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
                 .sge(q[0].mr, 0, 3000));
@@ -153,7 +172,7 @@ class RcErrorTest
     {
         try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY))
         {
-            final RcEndpoint[] p = pair(fabric, 5, 2, 7, 1);
+            final RcEndpoint[] p = pair(fabric, SETTINGS.timeout(5).retryCount(2));
             fabric.network().faultInjector(new FaultInjector(1).dropProbability(1.0));
             p[0].qp.postSend(write(p[0], p[1].mr.segment().address(), p[1].mr.rkey(), 100));
             p[0].qp.postSend(new SendWr().wrId(2).opcode(WrOpcode.SEND).sge(p[0].mr, 0, 1));
@@ -169,7 +188,7 @@ class RcErrorTest
     {
         try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY))
         {
-            final RcEndpoint[] p = pair(fabric, 14, 7, 2, 1);
+            final RcEndpoint[] p = pair(fabric, SETTINGS.rnrRetry(2));
             p[0].qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
                 .sge(p[0].mr, 0, 10));
             assertEquals(WcStatus.RNR_RETRY_EXC_ERR, one(p[0], true).status());
@@ -184,13 +203,13 @@ class RcErrorTest
         try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY))
         {
             // min_rnr_timer 12: 640 µs between tries; rnr_retry 7: forever
-            final RcEndpoint[] p = pair(fabric, 14, 7, 7, 12);
+            final RcEndpoint[] p = pair(fabric, SETTINGS.minRnrTimer(12));
             final RcEndpoint a = p[0];
             final RcEndpoint b = p[1];
             RcTransportTest.fill(a.buffer, 0, 5000, 3);
             a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
                 .sge(a.mr, 0, 5000));
-            UdTransportTest.awaitAtLeast(() -> a.qp.counters().get("rcvd_rnr_err"), 2);
+            TestVerbs.awaitAtLeast(() -> a.qp.counters().get("rcvd_rnr_err"), 2);
             b.qp.postRecv(new RecvWr().wrId(5).sge(b.mr, HALF, 8192));
             assertEquals(WcStatus.SUCCESS, one(a, true).status());
             final WorkCompletion got = one(b, false);
@@ -205,13 +224,13 @@ class RcErrorTest
     {
         try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY))
         {
-            final RcEndpoint[] p = pair(fabric, 14, 7, 7, 1);
+            final RcEndpoint[] p = pair(fabric, SETTINGS);
             p[0].qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
                 .sge(p[0].mr.segment().address(), 10, 0x5555500));
             assertEquals(WcStatus.LOC_PROT_ERR, one(p[0], true).status());
 
             // a READ into memory without LOCAL_WRITE
-            final RcEndpoint[] q = pair(fabric, 14, 7, 7, 1);
+            final RcEndpoint[] q = pair(fabric, SETTINGS);
             final MemoryRegion noLocalWrite = q[0].pd.regMr(q[0].buffer.asSlice(0, 4096),
                 EnumSet.of(AccessFlag.REMOTE_READ));
             q[0].qp.postSend(new SendWr().wrId(2).opcode(WrOpcode.RDMA_READ).sendFlags(SendFlags.SIGNALED)
@@ -236,7 +255,7 @@ class RcErrorTest
             // b1 stays in RTR: its first packet raises COMM_EST
             a.toRts(b1, Mtu.MTU_1024, 14, 7, 7, 1, 0, 0);
             b1.toRtr(a, Mtu.MTU_1024, 1, 0, RcEndpoint.ALL_REMOTE);
-            RcEndpoint.connect(a2, b2, Mtu.MTU_1024, 14, 7, 7, 1, 0, 0);
+            RcConnectSettings.defaults().connect(a2, b2);
             for (int i = 0; i < 4; i++)
             {
                 srq.postRecv(new RecvWr().wrId(i).sge(b1.mr, (long)i * 4096, 4096));

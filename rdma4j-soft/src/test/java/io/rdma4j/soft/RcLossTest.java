@@ -53,7 +53,7 @@ class RcLossTest
         final RcEndpoint b = new RcEndpoint(fabric.open(limits), QpType.RC, COUNTER + 64, 256);
         final SplittableRandom random = new SplittableRandom(seed);
         final int startPsn = random.nextInt(1 << 24);
-        RcEndpoint.connect(a, b, mtu, 8, 7, 7, 1, startPsn, Psn24.minus(startPsn, 5));
+        RcConnectSettings.defaults().mtu(mtu).timeout(8).psns(startPsn, Psn24.minus(startPsn, 5)).connect(a, b);
         final String where = "seed " + seed;
         final int maxSize = 3 * mtu.bytes() + 1;
 

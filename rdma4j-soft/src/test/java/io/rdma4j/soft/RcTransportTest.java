@@ -44,7 +44,7 @@ class RcTransportTest
         final DeviceLimits limits = DeviceLimits.RXE.withEthernetMtu(9000);
         final RcEndpoint a = new RcEndpoint(fabric.open(limits), type, 2 * HALF, 256);
         final RcEndpoint b = new RcEndpoint(fabric.open(limits), type, 2 * HALF, 256);
-        RcEndpoint.connect(a, b, mtu, timeout, 7, 7, 1, 0xFFFFF0, 0xFFFFE0);
+        RcConnectSettings.defaults().mtu(mtu).timeout(timeout).psns(0xFFFFF0, 0xFFFFE0).connect(a, b);
         return new RcEndpoint[] {a, b};
     }
 

@@ -114,7 +114,7 @@ class ResponderErrorTableTest
             h.inject("SEND_ONLY", PSN, 10, s -> { });
             if (h.uc)
             {
-                UdTransportTest.awaitAtLeast(() -> h.qpCounter("drop_no_recv_wqe"), 1);
+                TestVerbs.awaitAtLeast(() -> h.qpCounter("drop_no_recv_wqe"), 1);
                 h.postRecv(1, h.r.mr, 4096);
             }
         };
@@ -196,7 +196,7 @@ class ResponderErrorTableTest
             c.scenario.run(h);
             if (c.type == QpType.RC)
             {
-                UdTransportTest.awaitAtLeast(h::sentCount, 1);
+                TestVerbs.awaitAtLeast(h::sentCount, 1);
                 final byte[] nak = h.sent().getFirst();
                 assertEquals(Opcode.RC_ACKNOWLEDGE.wire(), nak[0] & 0xFF, "the answer is an ACK packet");
                 assertEquals(c.syndrome, nak[12] & 0xFF, "AETH syndrome");

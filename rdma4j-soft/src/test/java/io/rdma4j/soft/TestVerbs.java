@@ -5,6 +5,7 @@ import io.rdma4j.verbs.WorkCompletion;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongSupplier;
 
 /**
  * Small helpers for tests.
@@ -41,5 +42,24 @@ final class TestVerbs
             }
         }
         return result;
+    }
+
+    /**
+     * Wait until a counter reaches a value.
+     *
+     * @param value  reads the counter.
+     * @param target the value to reach.
+     */
+    static void awaitAtLeast(final LongSupplier value, final long target)
+    {
+        final long deadline = System.nanoTime() + 10_000_000_000L;
+        while (value.getAsLong() < target)
+        {
+            if (System.nanoTime() > deadline)
+            {
+                throw new AssertionError("counter stayed at " + value.getAsLong() + ", expected " + target);
+            }
+            Thread.onSpinWait();
+        }
     }
 }

@@ -12,27 +12,14 @@ import org.junit.jupiter.params.provider.EnumSource;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.util.List;
-import java.util.function.LongSupplier;
 
+import static io.rdma4j.soft.TestVerbs.awaitAtLeast;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 @Timeout(30)
 class UdTransportTest
 {
-    static void awaitAtLeast(final LongSupplier value, final long target)
-    {
-        final long deadline = System.nanoTime() + 10_000_000_000L;
-        while (value.getAsLong() < target)
-        {
-            if (System.nanoTime() > deadline)
-            {
-                throw new AssertionError("counter stayed at " + value.getAsLong() + ", expected " + target);
-            }
-            Thread.onSpinWait();
-        }
-    }
-
     @ParameterizedTest
     @EnumSource(Fabric.Kind.class)
     void shouldDeliverUnicastWithGrhImmediateAndSourceQp(final Fabric.Kind kind)
