@@ -14,10 +14,13 @@ import io.rdma4j.verbs.QpCap;
 import io.rdma4j.verbs.QpInitAttr;
 import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.RecvWr;
+import io.rdma4j.verbs.ReplyAddress;
+import io.rdma4j.verbs.UdPayload;
 import io.rdma4j.verbs.WorkCompletion;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -33,9 +36,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class MulticastSubscriber
 {
-    /** UD receives start with the 40-byte global route header the device writes. */
-    private static final int GRH = 40;
-    private static final int SLOT = GRH + 1024;
+    /** A UD receive slot: the 40-byte GRH the device writes, then the data. */
+    private static final int SLOT = ReplyAddress.GRH_BYTES + 1024;
 
     public static void main(final String[] args) throws Exception
     {
@@ -69,8 +71,9 @@ public final class MulticastSubscriber
                 for (int i = 0; i < n; i++, received++)
                 {
                     final WorkCompletion wc = wcs[i];
-                    final byte[] text = buffer.asSlice((long)SLOT * wc.wrId() + GRH, wc.byteLen() - GRH)
-                        .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+                    // the GRH slot comes first: UdPayload slices the sender's bytes after it
+                    final byte[] text = UdPayload.of(buffer.asSlice((long)SLOT * wc.wrId(), SLOT), wc)
+                        .toArray(ValueLayout.JAVA_BYTE);
                     System.out.println("received: " + new String(text, StandardCharsets.UTF_8));
                 }
                 if (n == 0)

@@ -16,7 +16,9 @@ import io.rdma4j.verbs.QpCap;
 import io.rdma4j.verbs.QpInitAttr;
 import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.RecvWr;
+import io.rdma4j.verbs.ReplyAddress;
 import io.rdma4j.verbs.SendFlags;
+import io.rdma4j.verbs.UdPayload;
 import io.rdma4j.verbs.SendWr;
 import io.rdma4j.verbs.WorkCompletion;
 import io.rdma4j.verbs.WrOpcode;
@@ -38,8 +40,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class UdClient
 {
-    private static final int GRH = 40;
-    private static final int SLOT = GRH + 256;
+    /** A UD receive slot: the 40-byte GRH the device writes, then the data. */
+    private static final int SLOT = ReplyAddress.GRH_BYTES + 256;
 
     public static void main(final String[] args) throws Exception
     {
@@ -80,7 +82,7 @@ public final class UdClient
                 awaitOne(sendCq, wcs);
                 awaitOne(recvCq, wcs);
                 System.out.println("response: " + new String(
-                    buffer.asSlice(GRH, wcs[0].byteLen() - GRH).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8));
+                    UdPayload.of(buffer, wcs[0]).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8));
             }
 
             id.destroyQp();
