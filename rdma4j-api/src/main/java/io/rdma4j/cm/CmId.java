@@ -37,7 +37,9 @@ public interface CmId extends AutoCloseable
     PortSpace portSpace();
 
     /**
-     * @return the device context once bound or resolved, else null.
+     * @return the device context once bound or resolved, else null. The connection manager owns
+     *         it: make PDs, CQs and channels from it and close those, but never close the context
+     *         itself (that is EBUSY while the id uses it); it goes when its last id is closed.
      */
     Context verbs();
 
@@ -99,7 +101,8 @@ public interface CmId extends AutoCloseable
     QueuePair createQp(ProtectionDomain pd, QpInitAttr initAttr);
 
     /**
-     * Destroy the id's QP ({@code rdma_destroy_qp}).
+     * Destroy the id's QP ({@code rdma_destroy_qp}). Closing the id does not do it: as with
+     * librdmacm, destroy the QP first (after DISCONNECTED on a connection), then close the id.
      */
     void destroyQp();
 
@@ -187,7 +190,10 @@ public interface CmId extends AutoCloseable
 
     /**
      * Destroy the id ({@code rdma_destroy_id}); it leaves its groups. Waits until every event
-     * reported for it is acknowledged.
+     * reported for it is acknowledged. The teardown order is librdmacm's: disconnect and take
+     * DISCONNECTED, {@link #destroyQp()}, close the memory regions and what else the application
+     * made from {@link #verbs()}, then close the id; the PD the id made for a {@code createQp(null,
+     * ...)} goes with it. Closing a listener rejects the requests nobody took from the channel.
      */
     @Override
     void close();

@@ -7,9 +7,12 @@ public enum PortSpace
 {
     /** IPoIB port space (IB only). */
     IPOIB(0x0002),
-    /** Reliable connected, like TCP. */
+    /**
+     * Reliable connected (RC) QPs, named after TCP as librdmacm names it: a connection set up with
+     * REQ/REP/RTU. UC QPs also connect in this space.
+     */
     TCP(0x0106),
-    /** Unreliable datagram, like UDP: multicast and SIDR. */
+    /** Unreliable datagram (UD) QPs, named after UDP: multicast joins and SIDR address resolution. */
     UDP(0x0111),
     /** Native IB addressing, any QP type. */
     IB(0x013F);

@@ -45,7 +45,9 @@ public interface MemoryRegion extends AutoCloseable
     Set<AccessFlag> access();
 
     /**
-     * Deregister ({@code ibv_dereg_mr}). Its keys stop working at once.
+     * Deregister ({@code ibv_dereg_mr}). Its keys stop working at once. The segment stays the
+     * application's: it may be freed (its arena closed) only after this, never before, because the
+     * device reads and writes it in place until the region is closed.
      */
     @Override
     void close();

@@ -115,7 +115,10 @@ public interface QueuePair extends AutoCloseable
     Map<String, Long> counters();
 
     /**
-     * Destroy the QP ({@code ibv_destroy_qp}); it leaves its multicast groups.
+     * Destroy the QP ({@code ibv_destroy_qp}); it leaves its multicast groups. Work requests still
+     * outstanding complete no more. Its CQs, PD, SRQ and memory regions stay the application's to
+     * close afterwards; a QP made on a connection-manager id is destroyed with
+     * {@link io.rdma4j.cm.CmId#destroyQp()} instead.
      */
     @Override
     void close();
