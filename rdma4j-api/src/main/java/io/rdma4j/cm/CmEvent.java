@@ -32,8 +32,18 @@ public interface CmEvent extends AutoCloseable
 
     /**
      * @return 0 or a negative errno / positive reject reason, as librdmacm reports.
+     * @see #statusDescription()
      */
     int status();
+
+    /**
+     * @return the status in words: {@code "ok"}, a reject reason's name and meaning for REJECTED, an
+     *         errno's name otherwise (see {@link CmStatus}).
+     */
+    default String statusDescription()
+    {
+        return CmStatus.describe(type(), status());
+    }
 
     /**
      * @return connection parameters (RC events), or null.

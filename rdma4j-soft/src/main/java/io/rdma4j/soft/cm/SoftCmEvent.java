@@ -163,7 +163,7 @@ final class SoftCmEvent implements CmEvent
     @Override
     public String toString()
     {
-        return type.description() + " (status " + status + ")" +
+        return type.description() + " (status " + statusDescription() + ")" +
             (join != null ? " for " + join.address : "");
     }
 }
