@@ -85,6 +85,8 @@ class EventChannelExpectTest
     @Test
     void shouldDescribeStatusesAsLibrdmacmUsersReadThem()
     {
+        assertEquals("INVALID_SERVICE_ID (8): invalid service ID: nobody listens on that port",
+            new QueuedEvent(CmEventType.REJECTED, 8, null).statusDescription());
         assertEquals("ok", CmStatus.describe(CmEventType.ESTABLISHED, 0));
         assertEquals("INVALID_SERVICE_ID (8): invalid service ID: nobody listens on that port",
             CmStatus.describe(CmEventType.REJECTED, 8));
