@@ -6,6 +6,7 @@ import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.link.MemoryLink;
 import io.rdma4j.soft.link.SentDatagram;
 import io.rdma4j.soft.transport.Transports;
+import io.rdma4j.soft.wire.BthFlyweight;
 import io.rdma4j.soft.wire.Opcode;
 import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.Mtu;
@@ -19,6 +20,7 @@ import io.rdma4j.verbs.WrOpcode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -82,8 +84,8 @@ class ReadResponseSliceTest
 
         synchronized void add(final SentDatagram d)
         {
-            final byte[] b = d.bytes();
-            packets.add(new int[] {b[0] & 0xFF, ((b[5] & 0xFF) << 16) | ((b[6] & 0xFF) << 8) | (b[7] & 0xFF)});
+            final MemorySegment bth = MemorySegment.ofArray(d.bytes());
+            packets.add(new int[] {BthFlyweight.opcode(bth, 0), BthFlyweight.destQp(bth, 0)});
         }
 
         synchronized int indexOf(final int opcode, final int destQp)
@@ -179,7 +181,8 @@ class ReadResponseSliceTest
 
             one(sender.pollSend(1, 30_000));
             one(reader.pollSend(1, 30_000));
-            assertEquals(1, recvPendingAtLast.get(), "the SEND's receive completed before the READ's last response left");
+            assertEquals(1, recvPendingAtLast.get(),
+                "the SEND's receive completed before the READ's last response left");
             final int ackToSender = sent.indexOf(Opcode.RC_ACKNOWLEDGE.wire(), sender.qp.qpNum());
             final int last = sent.indexOf(lastOpcode, reader.qp.qpNum());
             assertTrue(ackToSender >= 0 && ackToSender < last, "the SEND's ACK (packet " + ackToSender +
@@ -240,7 +243,8 @@ class ReadResponseSliceTest
             final int ack = sent.indexOf(Opcode.RC_ACKNOWLEDGE.wire(), qpn);
             assertTrue(last >= 0 && atomicAck > last, "atomic ACK " + atomicAck + " after READ LAST " + last);
             assertTrue(ack < 0 || ack > last, "ACK " + ack + " after READ LAST " + last);
-            assertEquals(0L, reader.qp.counters().get("completer_retry_err"), "no response taken as lost");
+            assertEquals(0L, reader.qp.counters().get(SoftCounter.COMPLETER_RETRY_ERR.counterName()),
+                "no response taken as lost");
         }
     }
 
@@ -290,7 +294,8 @@ class ReadResponseSliceTest
             gate[0].open();
 
             one(reader.pollSend(1, 30_000));
-            UdTransportTest.awaitAtLeast(() -> readTarget.qp.counters().get("duplicate_request"), duplicates);
+            UdTransportTest.awaitAtLeast(
+                () -> readTarget.qp.counters().get(SoftCounter.DUPLICATE_REQUEST.counterName()), duplicates);
             final int responses = sent.count(Opcode.RC_RDMA_READ_RESPONSE_FIRST.wire(),
                 Opcode.RC_RDMA_READ_RESPONSE_ONLY.wire());
             // each duplicate restarts the run at most once; between two restarts at most a slice left

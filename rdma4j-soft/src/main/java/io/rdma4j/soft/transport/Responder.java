@@ -170,7 +170,7 @@ final class Responder
     void onPacket(final PacketInfo packet, final long nowNs)
     {
         final QpState state = qp.state();
-        if (state == QpState.RESET || state == QpState.INIT || state == QpState.ERR)
+        if (!responds(state))
         {
             qp.count(SoftCounter.DROP_QP_STATE);
             flushHeldIfError();
@@ -255,6 +255,14 @@ final class Responder
                 }
             }
         }
+    }
+
+    /**
+     * @return true in the states where the responder takes requests and answers them (RTR on).
+     */
+    private static boolean responds(final QpState state)
+    {
+        return state != QpState.RESET && state != QpState.INIT && state != QpState.ERR;
     }
 
     private RespState checkPsn(final PacketInfo packet)
@@ -842,7 +850,7 @@ final class Responder
         final QpState state = qp.state();
         if (pendingResponses > 0)
         {
-            if (resetRequested || state == QpState.RESET || state == QpState.INIT || state == QpState.ERR)
+            if (resetRequested || !responds(state))
             {
                 abandonResponses();
             }
