@@ -3,6 +3,8 @@ package io.rdma4j.soft;
 import io.rdma4j.soft.link.Ipv4;
 import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.link.SentDatagram;
+import io.rdma4j.soft.wire.AethFlyweight;
+import io.rdma4j.soft.wire.BthFlyweight;
 import io.rdma4j.soft.wire.Opcode;
 import io.rdma4j.soft.wire.OpcodeMask;
 import io.rdma4j.soft.wire.PacketBuilder;
@@ -24,6 +26,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -63,7 +66,7 @@ class ResponderErrorTableTest
     }
 
     /**
-     * One cause on one transport and what it must cost.
+     * One cause on one transport and what it must cost; built with {@link #rc} or {@link #uc}.
      *
      * @param cause      the responder's error state this provokes.
      * @param type       RC or UC.
@@ -79,7 +82,7 @@ class ResponderErrorTableTest
      * @param counter    a QP counter the cause leaves at 1, or null.
      */
     record Case(String cause, QpType type, int access, int rdAtomic, boolean recvs, int recvLength, Scenario scenario,
-        int syndrome, WcStatus recvStatus, QpState state, List<Long> ucWrIds, String counter)
+        int syndrome, WcStatus recvStatus, QpState state, List<Long> ucWrIds, SoftCounter counter)
     {
         @Override
         public String toString()
@@ -88,22 +91,98 @@ class ResponderErrorTableTest
         }
     }
 
-    private static Case rc(final String cause, final Scenario scenario, final int syndrome, final WcStatus status,
-        final QpState state, final String counter)
+    /** Builds a {@link Case}: defaults are every remote access, receives 1 and 2 posted, 16 resources. */
+    static final class CaseBuilder
     {
-        return new Case(cause, QpType.RC, ALL_REMOTE, 16, true, 4096, scenario, syndrome, status, state, null, counter);
+        private final String cause;
+        private final QpType type;
+        private final Scenario scenario;
+        private int access = ALL_REMOTE;
+        private int rdAtomic = 16;
+        private boolean recvs = true;
+        private int recvLength = 4096;
+        private int syndrome = -1;
+        private WcStatus recvStatus;
+        private QpState state = QpState.RTS;
+        private List<Long> ucWrIds = List.of(1L);
+        private SoftCounter counter;
+
+        CaseBuilder(final String cause, final QpType type, final Scenario scenario)
+        {
+            this.cause = cause;
+            this.type = type;
+            this.scenario = scenario;
+        }
+
+        /** RC: the NAK sent, and the QP left in RTS with no receive completed. */
+        CaseBuilder naks(final int syndrome)
+        {
+            this.syndrome = syndrome;
+            return this;
+        }
+
+        /** RC: the NAK sent, receive 1 completed with {@code status} and the QP moved to ERR. */
+        CaseBuilder fails(final int syndrome, final WcStatus status)
+        {
+            this.syndrome = syndrome;
+            this.recvStatus = status;
+            this.state = QpState.ERR;
+            return this;
+        }
+
+        /** UC: the receives that complete, the probe's last. */
+        CaseBuilder completes(final Long... wrIds)
+        {
+            this.ucWrIds = List.of(wrIds);
+            return this;
+        }
+
+        CaseBuilder access(final int access)
+        {
+            this.access = access;
+            return this;
+        }
+
+        CaseBuilder rdAtomic(final int rdAtomic)
+        {
+            this.rdAtomic = rdAtomic;
+            return this;
+        }
+
+        /** The scenario posts the receives itself. */
+        CaseBuilder noRecvs()
+        {
+            this.recvs = false;
+            return this;
+        }
+
+        CaseBuilder recvLength(final int recvLength)
+        {
+            this.recvLength = recvLength;
+            return this;
+        }
+
+        CaseBuilder counts(final SoftCounter counter)
+        {
+            this.counter = counter;
+            return this;
+        }
+
+        Case build()
+        {
+            return new Case(cause, type, access, type == QpType.UC ? 0 : rdAtomic, recvs, recvLength, scenario,
+                syndrome, recvStatus, state, ucWrIds, counter);
+        }
     }
 
-    private static Case uc(final String cause, final Scenario scenario, final List<Long> wrIds, final String counter)
+    private static CaseBuilder rc(final String cause, final Scenario scenario)
     {
-        return new Case(cause, QpType.UC, ALL_REMOTE, 0, true, 4096, scenario, -1, null, QpState.RTS, wrIds, counter);
+        return new CaseBuilder(cause, QpType.RC, scenario);
     }
 
-    private static Case with(final Case c, final int access, final int rdAtomic, final boolean recvs,
-        final int recvLength)
+    private static CaseBuilder uc(final String cause, final Scenario scenario)
     {
-        return new Case(c.cause, c.type, access, rdAtomic, recvs, recvLength, c.scenario, c.syndrome, c.recvStatus,
-            c.state, c.ucWrIds, c.counter);
+        return new CaseBuilder(cause, QpType.UC, scenario);
     }
 
     static Stream<Case> cases()
@@ -114,7 +193,7 @@ class ResponderErrorTableTest
             h.inject("SEND_ONLY", PSN, 10, s -> { });
             if (h.uc)
             {
-                TestVerbs.awaitAtLeast(() -> h.qpCounter("drop_no_recv_wqe"), 1);
+                TestVerbs.awaitAtLeast(() -> h.qpCounter(SoftCounter.DROP_NO_RECV_WQE), 1);
                 h.postRecv(1, h.r.mr, 4096);
             }
         };
@@ -130,6 +209,11 @@ class ResponderErrorTableTest
         final Scenario read16 = h -> h.inject("RDMA_READ_REQUEST", PSN, 0,
             s -> s.va(h.va()).rkey(h.r.mr.rkey()).dmaLength(16));
         final Scenario shortFirst = h -> h.inject("SEND_FIRST", PSN, 100, s -> { });
+        // a hostile WRITE or READ claiming more than the 2^31 bytes a message may have is refused at once
+        final Scenario hugeWrite = h -> h.inject("RDMA_WRITE_FIRST", PSN, MTU,
+            s -> s.va(h.va()).rkey(h.r.mr.rkey()).dmaLength((1L << 31) + 1));
+        final Scenario hugeRead = h -> h.inject("RDMA_READ_REQUEST", PSN, 0,
+            s -> s.va(h.va()).rkey(h.r.mr.rkey()).dmaLength((1L << 31) + 1));
         final Scenario send100 = h -> h.inject("SEND_ONLY", PSN, 100, s -> { });
         final Scenario writeShort = h -> h.inject("RDMA_WRITE_ONLY", PSN, 50,
             s -> s.va(h.va()).rkey(h.r.mr.rkey()).dmaLength(100));
@@ -150,35 +234,40 @@ class ResponderErrorTableTest
             gone.close();
             h.inject("SEND_ONLY", PSN, 10, s -> { });
         };
+        final int psnNak = AethFlyweight.NAK_PSN_SEQUENCE_ERROR;
+        final int invalid = AethFlyweight.NAK_INVALID_REQUEST;
+        final int access = AethFlyweight.NAK_REMOTE_ACCESS_ERROR;
+        final int operational = AethFlyweight.NAK_REMOTE_OPERATIONAL_ERROR;
         final WcStatus inv = WcStatus.REM_INV_REQ_ERR;
         final WcStatus flushed = WcStatus.WR_FLUSH_ERR;
-        final QpState err = QpState.ERR;
-        final List<Long> kept = List.of(1L);
         return Stream.of(
-            rc("ERR_PSN_SEQUENCE", psnAhead, 0x60, null, QpState.RTS, "out_of_seq_request"),
-            uc("ERR_PSN_SEQUENCE", psnAhead, List.of(1L, 2L), "out_of_seq_request"),
-            with(rc("ERR_RNR", noRecv, 0x20 | 1, null, QpState.RTS, "send_rnr_err"), ALL_REMOTE, 16, false, 0),
-            with(uc("ERR_RNR", noRecv, kept, "drop_no_recv_wqe"), ALL_REMOTE, 0, false, 0),
-            rc("ERR_OPCODE_SEQUENCE", firstTwice, 0x61, inv, err, "sent_naks"),
-            uc("ERR_OPCODE_SEQUENCE", firstTwice, kept, null),
-            rc("ERR_OPCODE_UNSUPPORTED", flush, 0x61, flushed, err, "sent_naks"),
-            with(rc("ERR_OPERATION_NOT_ALLOWED", write16, 0x61, flushed, err, "sent_naks"), NO_REMOTE, 16, true, 4096),
-            with(uc("ERR_OPERATION_NOT_ALLOWED", write16, kept, null), NO_REMOTE, 0, true, 4096),
-            with(rc("ERR_NO_RD_ATOMIC_RESOURCES", read16, 0x61, flushed, err, "sent_naks"), ALL_REMOTE, 0, true, 4096),
-            rc("ERR_PACKET_LENGTH", shortFirst, 0x61, inv, err, "sent_naks"),
-            uc("ERR_PACKET_LENGTH", shortFirst, kept, null),
-            with(rc("ERR_RECV_TOO_SMALL", send100, 0x61, inv, err, "drop_recv_too_small"), ALL_REMOTE, 16, true, 16),
-            with(uc("ERR_RECV_TOO_SMALL", send100, kept, "drop_recv_too_small"), ALL_REMOTE, 0, true, 16),
-            rc("ERR_WRITE_LENGTH", writeShort, 0x61, flushed, err, "sent_naks"),
-            uc("ERR_WRITE_LENGTH", writeShort, kept, null),
-            rc("ERR_WRITE_RKEY", writeBadRkey, 0x62, flushed, err, "sent_naks"),
-            uc("ERR_WRITE_RKEY", writeBadRkey, kept, null),
-            rc("ERR_READ_RKEY", readBadRkey, 0x62, flushed, err, "sent_naks"),
-            rc("ERR_ATOMIC_MISALIGNED", atomicMisaligned, 0x61, flushed, err, "sent_naks"),
-            rc("ERR_ATOMIC_RKEY", atomicBadRkey, 0x62, flushed, err, "sent_naks"),
-            with(rc("ERR_RECV_SCATTER", lkeyGone, 0x63, WcStatus.LOC_PROT_ERR, err, "sent_naks"), ALL_REMOTE, 16, false,
-                0),
-            with(uc("ERR_RECV_SCATTER", lkeyGone, kept, null), ALL_REMOTE, 0, false, 0));
+            rc("ERR_PSN_SEQUENCE", psnAhead).naks(psnNak).counts(SoftCounter.OUT_OF_SEQ_REQUEST),
+            uc("ERR_PSN_SEQUENCE", psnAhead).completes(1L, 2L).counts(SoftCounter.OUT_OF_SEQ_REQUEST),
+            rc("ERR_RNR", noRecv).noRecvs().naks(AethFlyweight.TYPE_RNR_NAK | 1).counts(SoftCounter.SEND_RNR_ERR),
+            uc("ERR_RNR", noRecv).noRecvs().counts(SoftCounter.DROP_NO_RECV_WQE),
+            rc("ERR_OPCODE_SEQUENCE", firstTwice).fails(invalid, inv).counts(SoftCounter.SENT_NAKS),
+            uc("ERR_OPCODE_SEQUENCE", firstTwice),
+            rc("ERR_OPCODE_UNSUPPORTED", flush).fails(invalid, flushed).counts(SoftCounter.SENT_NAKS),
+            rc("ERR_OPERATION_NOT_ALLOWED", write16).access(NO_REMOTE).fails(invalid, flushed),
+            uc("ERR_OPERATION_NOT_ALLOWED", write16).access(NO_REMOTE),
+            rc("ERR_NO_RD_ATOMIC_RESOURCES", read16).rdAtomic(0).fails(invalid, flushed),
+            rc("ERR_PACKET_LENGTH", shortFirst).fails(invalid, inv),
+            uc("ERR_PACKET_LENGTH", shortFirst),
+            rc("ERR_PACKET_LENGTH (WRITE of 2 GiB + 1)", hugeWrite).fails(invalid, flushed),
+            uc("ERR_PACKET_LENGTH (WRITE of 2 GiB + 1)", hugeWrite),
+            rc("ERR_PACKET_LENGTH (READ of 2 GiB + 1)", hugeRead).fails(invalid, flushed),
+            rc("ERR_RECV_TOO_SMALL", send100).recvLength(16).fails(invalid, inv)
+                .counts(SoftCounter.DROP_RECV_TOO_SMALL),
+            uc("ERR_RECV_TOO_SMALL", send100).recvLength(16).counts(SoftCounter.DROP_RECV_TOO_SMALL),
+            rc("ERR_WRITE_LENGTH", writeShort).fails(invalid, flushed),
+            uc("ERR_WRITE_LENGTH", writeShort),
+            rc("ERR_WRITE_RKEY", writeBadRkey).fails(access, flushed),
+            uc("ERR_WRITE_RKEY", writeBadRkey),
+            rc("ERR_READ_RKEY", readBadRkey).fails(access, flushed),
+            rc("ERR_ATOMIC_MISALIGNED", atomicMisaligned).fails(invalid, flushed),
+            rc("ERR_ATOMIC_RKEY", atomicBadRkey).fails(access, flushed),
+            rc("ERR_RECV_SCATTER", lkeyGone).noRecvs().fails(operational, WcStatus.LOC_PROT_ERR),
+            uc("ERR_RECV_SCATTER", lkeyGone).noRecvs()).map(CaseBuilder::build);
     }
 
     @ParameterizedTest(name = "{0}")
@@ -197,9 +286,10 @@ class ResponderErrorTableTest
             if (c.type == QpType.RC)
             {
                 TestVerbs.awaitAtLeast(h::sentCount, 1);
-                final byte[] nak = h.sent().getFirst();
-                assertEquals(Opcode.RC_ACKNOWLEDGE.wire(), nak[0] & 0xFF, "the answer is an ACK packet");
-                assertEquals(c.syndrome, nak[12] & 0xFF, "AETH syndrome");
+                final MemorySegment nak = MemorySegment.ofArray(h.sent().getFirst());
+                assertEquals(Opcode.RC_ACKNOWLEDGE.wire(), BthFlyweight.opcode(nak, 0), "the answer is an ACK packet");
+                assertEquals(c.syndrome, nak.get(ValueLayout.JAVA_BYTE, BthFlyweight.LENGTH +
+                    AethFlyweight.SYNDROME_OFFSET) & 0xFF, "AETH syndrome");
                 if (c.state == QpState.ERR)
                 {
                     final List<WorkCompletion> wcs = h.r.pollRecv(2, 10_000);
@@ -238,7 +328,7 @@ class ResponderErrorTableTest
             }
             if (c.counter != null)
             {
-                assertEquals(1L, h.qpCounter(c.counter), c.counter);
+                assertEquals(1L, h.qpCounter(c.counter), c.counter.counterName());
             }
         }
     }
@@ -307,9 +397,9 @@ class ResponderErrorTableTest
             return r.buffer.address();
         }
 
-        long qpCounter(final String name)
+        long qpCounter(final SoftCounter counter)
         {
-            return r.qp.counters().getOrDefault(name, 0L);
+            return r.qp.counters().getOrDefault(counter.counterName(), 0L);
         }
 
         void postRecv(final long wrId, final MemoryRegion mr, final int length)

@@ -31,6 +31,14 @@ import java.lang.invoke.VarHandle;
  * if the resource ring still holds it, a duplicate atomic gets its saved original value. ACKs go
  * only to AckReq packets and are coalesced: the newest pending ACK is sent once the progress thread
  * finished the batch of datagrams it received ({@link #onTimer}), or before any other response.
+ * <p>
+ * READ responses and atomic ACKs are owed in request order and sent at most
+ * {@link Transports#RESPONSE_PACKETS_PER_TURN} per turn of the progress loop: the first slice at
+ * once, the rest from {@link #onTimer}, which asks the loop to come back while responses are owed.
+ * A 64 MiB READ thus no longer holds the progress thread for the other QPs' datagrams. A duplicate
+ * READ restarts its entry's run from the PSN it asks for, so a flood of duplicates costs a slice each
+ * at most, not a full replay each. ACKs and NAKs for later PSNs wait until the responses owed are
+ * sent, so the requester sees answers in PSN order.
  * A SEND (or WRITE with immediate) without a receive WQE gets an RNR NAK with min_rnr_timer.
  * Remote access errors and invalid requests are NAKed and move the QP to ERR.
  * <p>
@@ -104,6 +112,9 @@ final class Responder
     private int nextResource;
     private boolean ackPending;
     private int ackPsn;
+    private int ackSyndrome = AethFlyweight.ACK_UNLIMITED_CREDIT;
+    private int pendingResponses;
+    private long responseSeq;
     private SoftMr mr;
 
     Responder(final SoftQp qp, final boolean uc)
@@ -143,6 +154,7 @@ final class Responder
         writeMr = null;
         ackPending = false;
         nextResource = 0;
+        abandonResponses();
         for (final ResponderResource r : resources)
         {
             r.type = ResponderResource.NONE;
@@ -158,7 +170,7 @@ final class Responder
     void onPacket(final PacketInfo packet, final long nowNs)
     {
         final QpState state = qp.state();
-        if (state == QpState.RESET || state == QpState.INIT || state == QpState.ERR)
+        if (!responds(state))
         {
             qp.count(SoftCounter.DROP_QP_STATE);
             flushHeldIfError();
@@ -201,7 +213,7 @@ final class Responder
                 // receive WQE the message holds, and whether the QP goes to ERR
                 case ERR_PSN_SEQUENCE ->
                 {
-                    sendAck(AethFlyweight.NAK_PSN_SEQUENCE_ERROR, psn);
+                    nak(AethFlyweight.NAK_PSN_SEQUENCE_ERROR, psn);
                     qp.count(SoftCounter.SENT_NAKS);
                     s = RespState.DROP;
                 }
@@ -214,7 +226,7 @@ final class Responder
                     }
                     else
                     {
-                        sendAck(AethFlyweight.TYPE_RNR_NAK | (qp.minRnrTimer() & AethFlyweight.VALUE_MASK),
+                        nak(AethFlyweight.TYPE_RNR_NAK | (qp.minRnrTimer() & AethFlyweight.VALUE_MASK),
                             packet.psn());
                         qp.count(SoftCounter.SEND_RNR_ERR);
                         s = RespState.DROP;
@@ -243,6 +255,14 @@ final class Responder
                 }
             }
         }
+    }
+
+    /**
+     * @return true in the states where the responder takes requests and answers them (RTR on).
+     */
+    private static boolean responds(final QpState state)
+    {
+        return state != QpState.RESET && state != QpState.INIT && state != QpState.ERR;
     }
 
     private RespState checkPsn(final PacketInfo packet)
@@ -485,14 +505,17 @@ final class Responder
         }
         else if (packet.has(OpcodeMask.READ))
         {
-            final int packets = Psn.packets(packet.dmaLength(), qp.pathMtu().bytes());
+            final int mtu = qp.pathMtu().bytes();
+            final int packets = Psn.packets(packet.dmaLength(), mtu);
             final ResponderResource r = nextResource();
-            r.read(packet.psn(), Psn.add(packet.psn(), packets - 1), packet.va(), packet.rkey(), packet.dmaLength());
             msn = (msn + 1) & Psn.MASK;
+            r.read(packet.psn(), Psn.add(packet.psn(), packets - 1), packet.va(), packet.rkey(), packet.dmaLength(),
+                msn);
+            r.run(packet.psn(), packet.va(), packet.dmaLength(), mtu);
             psn = Psn.add(packet.psn(), packets);
             lastMask = packet.mask();
             qp.count(SoftCounter.RDMA_RECVS);
-            sendReadResponses(mr, packet.va(), packet.dmaLength(), packet.psn());
+            queueResponses(r);
             return RespState.DONE;
         }
         else if (packet.has(OpcodeMask.ATOMIC))
@@ -501,12 +524,13 @@ final class Responder
             final long orig = packet.opcode() == Opcode.RC_COMPARE_SWAP ?
                 (long)LONG.compareAndExchange(mr.segment(), offset, packet.compare(), packet.swapAdd()) :
                 (long)LONG.getAndAdd(mr.segment(), offset, packet.swapAdd());
-            nextResource().atomic(packet.psn(), packet.va(), packet.rkey(), orig);
+            final ResponderResource r = nextResource();
             msn = (msn + 1) & Psn.MASK;
+            r.atomic(packet.psn(), packet.va(), packet.rkey(), orig, msn);
             psn = Psn.add(packet.psn(), 1);
             lastMask = packet.mask();
             qp.count(SoftCounter.RDMA_RECVS);
-            sendAtomicAck(packet.psn(), orig);
+            queueResponses(r);
             return RespState.DONE;
         }
         psn = Psn.add(packet.psn(), 1);
@@ -524,6 +548,12 @@ final class Responder
         final int ring = Math.max(1, Math.min(resources.length, qp.maxDestRdAtomic()));
         final ResponderResource r = resources[nextResource % ring];
         nextResource = (nextResource + 1) % ring;
+        if (r.pending)
+        {
+            // the requester has more READs and atomics outstanding than max_dest_rd_atomic allows: the
+            // oldest one's remaining responses are given up, so the ring stays its size
+            finishResponses(r);
+        }
         return r;
     }
 
@@ -569,7 +599,10 @@ final class Responder
                     {
                         return RespState.DROP;
                     }
-                    sendReadResponses(source, packet.va(), packet.dmaLength(), packet.psn());
+                    // restart the entry's run from what the requester asks for now: if its responses are
+                    // still being sent, this replaces them instead of queueing a second replay
+                    r.run(packet.psn(), packet.va(), packet.dmaLength(), qp.pathMtu().bytes());
+                    queueResponses(r);
                     return RespState.DONE;
                 }
             }
@@ -581,7 +614,7 @@ final class Responder
             {
                 if (r.type == ResponderResource.ATOMIC && r.firstPsn == packet.psn())
                 {
-                    sendAtomicAck(packet.psn(), r.orig);
+                    queueResponses(r);
                     return RespState.DONE;
                 }
             }
@@ -618,6 +651,7 @@ final class Responder
     private RespState fatal(final PacketInfo packet, final int syndrome, final AsyncEventType event,
         final WcStatus recvStatus)
     {
+        abandonResponses();
         sendAck(syndrome, packet.psn());
         qp.count(SoftCounter.SENT_NAKS);
         if (haveRecv)
@@ -639,6 +673,24 @@ final class Responder
         }
         ackPending = true;
         ackPsn = ackedPsn;
+        ackSyndrome = AethFlyweight.ACK_UNLIMITED_CREDIT;
+    }
+
+    /**
+     * NAK now, or, while READ responses or atomic ACKs for earlier PSNs are still owed, once they
+     * are sent: the requester must see answers in PSN order. The NAK takes the place of a pending
+     * ACK, which it implies.
+     */
+    private void nak(final int syndrome, final int nakPsn)
+    {
+        if (pendingResponses == 0)
+        {
+            sendAck(syndrome, nakPsn);
+            return;
+        }
+        ackPending = true;
+        ackPsn = nakPsn;
+        ackSyndrome = syndrome;
     }
 
     private void flushAck()
@@ -646,9 +698,9 @@ final class Responder
         if (ackPending)
         {
             ackPending = false;
-            out.begin(Opcode.RC_ACKNOWLEDGE, ackPsn).syndrome(AethFlyweight.ACK_UNLIMITED_CREDIT).msn(msn);
+            out.begin(Opcode.RC_ACKNOWLEDGE, ackPsn).syndrome(ackSyndrome).msn(msn);
             out.send(0);
-            qp.count(SoftCounter.SENT_ACKS);
+            qp.count(ackSyndrome == AethFlyweight.ACK_UNLIMITED_CREDIT ? SoftCounter.SENT_ACKS : SoftCounter.SENT_NAKS);
         }
     }
 
@@ -659,53 +711,160 @@ final class Responder
         out.send(0);
     }
 
-    private void sendAtomicAck(final int atPsn, final long orig)
+    /**
+     * Queue the responses of a READ or atomic entry (a restarted one keeps its place). With nothing
+     * else owed, the pending ACK goes first and the first slice leaves at once; the rest follows on
+     * later turns of the progress loop ({@link #onTimer}).
+     */
+    private void queueResponses(final ResponderResource r)
     {
-        flushAck();
-        out.begin(Opcode.RC_ATOMIC_ACKNOWLEDGE, atPsn).syndrome(AethFlyweight.ACK_UNLIMITED_CREDIT).msn(msn)
-            .orig(orig);
-        out.send(0);
-    }
-
-    private void sendReadResponses(final SoftMr source, final long va, final long length, final int firstPsn)
-    {
-        flushAck();
-        final int mtu = qp.pathMtu().bytes();
-        final int packets = Psn.packets(length, mtu);
-        for (int i = 0; i < packets; i++)
+        final boolean idle = pendingResponses == 0;
+        if (!r.pending)
         {
-            final Opcode opcode = packets == 1 ? Opcode.RC_RDMA_READ_RESPONSE_ONLY :
-                i == 0 ? Opcode.RC_RDMA_READ_RESPONSE_FIRST :
-                i == packets - 1 ? Opcode.RC_RDMA_READ_RESPONSE_LAST : Opcode.RC_RDMA_READ_RESPONSE_MIDDLE;
-            final int payload = (int)Math.min(mtu, length - (long)i * mtu);
-            final PacketInfo spec = out.begin(opcode, Psn.add(firstPsn, i));
-            if (opcode.has(OpcodeMask.AETH))
-            {
-                spec.syndrome(AethFlyweight.ACK_UNLIMITED_CREDIT).msn(msn);
-            }
-            if (payload > 0)
-            {
-                MemorySegment.copy(source.segment(), va + (long)i * mtu - source.address(), out.segment(),
-                    out.payloadOffset(), payload);
-            }
-            out.send(payload);
+            r.pending = true;
+            r.seq = ++responseSeq;
+            pendingResponses++;
+        }
+        if (idle)
+        {
+            flushAck();
+            serveResponses();
         }
     }
 
     /**
-     * Send the coalesced ACK; complete a receive WQE held when the QP went to ERR.
+     * Send at most {@link Transports#RESPONSE_PACKETS_PER_TURN} packets of the responses owed, oldest
+     * entry first, so that one large READ does not hold the progress thread from other QPs' packets.
+     */
+    private void serveResponses()
+    {
+        int budget = Transports.RESPONSE_PACKETS_PER_TURN;
+        while (budget > 0 && pendingResponses > 0)
+        {
+            final ResponderResource r = oldestPending();
+            if (r.type == ResponderResource.ATOMIC)
+            {
+                sendAtomicAck(r);
+                budget--;
+                finishResponses(r);
+            }
+            else
+            {
+                budget -= sendReadSlice(r, budget);
+            }
+        }
+    }
+
+    private ResponderResource oldestPending()
+    {
+        ResponderResource oldest = null;
+        for (final ResponderResource r : resources)
+        {
+            if (r.pending && (oldest == null || r.seq < oldest.seq))
+            {
+                oldest = r;
+            }
+        }
+        return oldest;
+    }
+
+    private void finishResponses(final ResponderResource r)
+    {
+        r.pending = false;
+        pendingResponses--;
+    }
+
+    private void abandonResponses()
+    {
+        for (final ResponderResource r : resources)
+        {
+            r.pending = false;
+        }
+        pendingResponses = 0;
+    }
+
+    private void sendAtomicAck(final ResponderResource r)
+    {
+        out.begin(Opcode.RC_ATOMIC_ACKNOWLEDGE, r.firstPsn).syndrome(AethFlyweight.ACK_UNLIMITED_CREDIT).msn(r.msn)
+            .orig(r.orig);
+        out.send(0);
+    }
+
+    /**
+     * Send the next packets of a READ response run, at most {@code budget}.
+     *
+     * @return packets sent.
+     */
+    private int sendReadSlice(final ResponderResource r, final int budget)
+    {
+        // the region is looked up again for every slice: it may have been deregistered meanwhile
+        final SoftMr source = r.runLength == 0 ? null :
+            remoteMr(r.rkey, r.runVa, r.runLength, AccessFlag.REMOTE_READ.bit());
+        if (r.runLength > 0 && source == null)
+        {
+            // nothing more can be read: the requester's retry will find the rkey gone
+            finishResponses(r);
+            return 0;
+        }
+        final int mtu = r.runMtu;
+        final int packets = r.runPackets;
+        final int end = Math.min(packets, r.sent + budget);
+        for (int i = r.sent; i < end; i++)
+        {
+            final Opcode opcode = packets == 1 ? Opcode.RC_RDMA_READ_RESPONSE_ONLY :
+                i == 0 ? Opcode.RC_RDMA_READ_RESPONSE_FIRST :
+                i == packets - 1 ? Opcode.RC_RDMA_READ_RESPONSE_LAST : Opcode.RC_RDMA_READ_RESPONSE_MIDDLE;
+            final long offset = (long)i * mtu;
+            final int payload = (int)Math.min(mtu, r.runLength - offset);
+            final PacketInfo spec = out.begin(opcode, Psn.add(r.runPsn, i));
+            if (opcode.has(OpcodeMask.AETH))
+            {
+                spec.syndrome(AethFlyweight.ACK_UNLIMITED_CREDIT).msn(r.msn);
+            }
+            if (payload > 0)
+            {
+                MemorySegment.copy(source.segment(), r.runVa + offset - source.address(), out.segment(),
+                    out.payloadOffset(), payload);
+            }
+            out.send(payload);
+        }
+        final int sentNow = end - r.sent;
+        r.sent = end;
+        if (end == packets)
+        {
+            finishResponses(r);
+        }
+        return sentNow;
+    }
+
+    /**
+     * Send the next slice of the responses owed, then, once none are, the coalesced ACK; complete a
+     * receive WQE held when the QP went to ERR.
      *
      * @param nowNs the clock.
-     * @return {@link Long#MAX_VALUE}: the responder has no timer of its own.
+     * @return {@code nowNs} while responses are still owed (the progress loop comes back at its next
+     * turn, after the datagrams waiting for it), else {@link Long#MAX_VALUE}.
      */
     long onTimer(final long nowNs)
     {
-        if (ackPending && qp.state() != QpState.ERR)
+        final QpState state = qp.state();
+        if (pendingResponses > 0)
+        {
+            if (resetRequested || !responds(state))
+            {
+                abandonResponses();
+            }
+            else
+            {
+                serveResponses();
+            }
+        }
+        if (ackPending && state != QpState.ERR && pendingResponses == 0)
         {
             flushAck();
         }
         flushHeldIfError();
-        return Long.MAX_VALUE;
+        return pendingResponses > 0 ? nowNs : Long.MAX_VALUE;
     }
 
     private void flushHeldIfError()

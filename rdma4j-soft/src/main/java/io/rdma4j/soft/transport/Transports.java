@@ -7,6 +7,12 @@ import io.rdma4j.soft.SoftQp;
  */
 public final class Transports
 {
+    /**
+     * READ response packets (and atomic ACKs) a QP's responder sends per turn of the progress loop:
+     * a large READ is answered over many turns, with other QPs' datagrams handled in between.
+     */
+    public static final int RESPONSE_PACKETS_PER_TURN = 32;
+
     private Transports()
     {
     }
