@@ -26,6 +26,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 
 /**
  * The running software device: its link, its tables (QPs, memory regions, multicast groups),
@@ -73,13 +74,17 @@ public final class SoftEngine implements AutoCloseable
     private final TransportFactory transportFactory;
     private final Thread progressThread;
     private final QpTable qpTable;
+    private final LongSupplier clock;
+    private final ProgressErrorLog errorLog;
     private volatile boolean running = true;
     private volatile long timerHint = Long.MAX_VALUE;
 
     SoftEngine(final SoftDevice device, final Link link, final DeviceLimits limits, final TransportFactory factory,
-        final boolean pollsInline)
+        final boolean pollsInline, final LongSupplier clock, final System.Logger logger)
     {
         this.device = device;
+        this.clock = clock;
+        this.errorLog = new ProgressErrorLog(device.name(), counters, logger, clock);
         this.pollsInline = pollsInline;
         this.link = link;
         this.limits = limits;
@@ -181,7 +186,7 @@ public final class SoftEngine implements AutoCloseable
      */
     public long nanoTime()
     {
-        return System.nanoTime();
+        return clock.getAsLong();
     }
 
     /**
@@ -368,9 +373,10 @@ public final class SoftEngine implements AutoCloseable
                     }
                 }
             }
-            catch (final RuntimeException ex)
+            catch (final Throwable ex)
             {
-                countBug(ex);
+                // whatever it is, even an Error, the device keeps its thread: see ProgressErrorLog
+                errorLog.onError(ex);
             }
         }
     }
@@ -407,16 +413,6 @@ public final class SoftEngine implements AutoCloseable
         return received;
     }
 
-    private void countBug(final RuntimeException ex)
-    {
-        // a bug must not stop the device: count it and go on
-        counters.increment(SoftCounter.DROP_OTHER);
-        if (Boolean.getBoolean("rdma4j.debug"))
-        {
-            ex.printStackTrace();
-        }
-    }
-
     /**
      * @return true if polling a CQ of this device also receives from the network (polling mode).
      */
@@ -449,9 +445,9 @@ public final class SoftEngine implements AutoCloseable
             }
             return received;
         }
-        catch (final RuntimeException ex)
+        catch (final Throwable ex)
         {
-            countBug(ex);
+            errorLog.onError(ex);
             return 0;
         }
         finally
