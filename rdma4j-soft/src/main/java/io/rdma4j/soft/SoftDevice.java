@@ -30,6 +30,7 @@ public final class SoftDevice implements Device
     private final boolean pollsInline;
     private final LongSupplier clock;
     private final System.Logger logger;
+    private final boolean progressThread;
     private SoftEngine engine;
     private int contexts;
 
@@ -43,6 +44,7 @@ public final class SoftDevice implements Device
         this.pollsInline = builder.pollsInline;
         this.clock = builder.clock;
         this.logger = builder.logger;
+        this.progressThread = builder.progressThread;
     }
 
     /**
@@ -107,7 +109,8 @@ public final class SoftDevice implements Device
                 throw new RdmaException(Errno.EADDRINUSE, "cannot open " + name + " on " + address.getHostAddress() +
                     ": " + ex.getMessage(), ex);
             }
-            engine = new SoftEngine(this, link, limits, transportFactory, pollsInline, clock, logger);
+            engine = new SoftEngine(this, link, limits, transportFactory, pollsInline, clock, logger,
+                progressThread);
         }
         contexts++;
         return new SoftContext(this, engine);
@@ -171,6 +174,7 @@ public final class SoftDevice implements Device
         private boolean pollsInline;
         private LongSupplier clock = System::nanoTime;
         private System.Logger logger = System.getLogger(SoftEngine.class.getName());
+        private boolean progressThread = true;
 
         private Builder(final String name, final InetAddress address)
         {
@@ -240,6 +244,18 @@ public final class SoftDevice implements Device
         public Builder logger(final System.Logger errorLogger)
         {
             logger = Objects.requireNonNull(errorLogger);
+            return this;
+        }
+
+        /**
+         * @param start false for a device without a progress thread, driven by whoever calls
+         *              {@link SoftEngine#doWork} (Agrona's invoker mode; tests that step time with
+         *              {@link #clock}); true by default.
+         * @return this.
+         */
+        public Builder progressThread(final boolean start)
+        {
+            progressThread = start;
             return this;
         }
 

@@ -44,6 +44,8 @@ public final class SoftEngine implements AutoCloseable
     private static final long TIMER_WAIT_NS = TimeUnit.MICROSECONDS.toNanos(200);
     /** How long the progress thread waits before trying again for a receive lock a poller holds. */
     private static final long CONTENDED_BACKOFF_NS = TimeUnit.MICROSECONDS.toNanos(50);
+    /** Datagrams the progress thread handles per duty cycle before it looks at its timers. */
+    private static final int RECEIVE_BATCH = 64;
     /** Datagrams a poller handles per empty poll, so one poll stays short. */
     private static final int INLINE_BATCH = 16;
 
@@ -78,9 +80,14 @@ public final class SoftEngine implements AutoCloseable
     private final ProgressErrorLog errorLog;
     private volatile boolean running = true;
     private volatile long timerHint = Long.MAX_VALUE;
+    /** Set by {@link #wakeup}: the next duty cycle runs the timers whether one is due or not. */
+    private volatile boolean timersRequested;
+    /** The earliest timer deadline the last run of the timers reported; the progress thread's. */
+    private long nextTimer = Long.MAX_VALUE;
+    private final IdleStrategy idleStrategy;
 
     SoftEngine(final SoftDevice device, final Link link, final DeviceLimits limits, final TransportFactory factory,
-        final boolean pollsInline, final LongSupplier clock, final System.Logger logger)
+        final boolean pollsInline, final LongSupplier clock, final System.Logger logger, final boolean startsThread)
     {
         this.device = device;
         this.clock = clock;
@@ -97,8 +104,12 @@ public final class SoftEngine implements AutoCloseable
             limits.maxTotalMcastQpAttach());
         this.transportFactory = factory != null ? factory : Transports::create;
         this.receivePath = new ReceivePath(this);
+        this.idleStrategy = this::awaitWork;
         this.progressThread = Thread.ofPlatform().daemon().name("rdma4j-" + device.name()).unstarted(this::run);
-        progressThread.start();
+        if (startsThread)
+        {
+            progressThread.start();
+        }
     }
 
     /**
@@ -237,10 +248,11 @@ public final class SoftEngine implements AutoCloseable
     }
 
     /**
-     * Make the progress thread look at its timers now.
+     * Make the progress thread look at its timers now (a QP that entered ERR has receives to flush).
      */
     public void wakeup()
     {
+        timersRequested = true;
         link.wakeup();
     }
 
@@ -325,60 +337,87 @@ public final class SoftEngine implements AutoCloseable
         return qpTable.get(qpn);
     }
 
+    /**
+     * The progress thread, in Agrona's shape: a duty cycle that reports the work it did, and an idle
+     * strategy that waits when it did none. Nothing thrown ends it (see {@link ProgressErrorLog}).
+     */
     private void run()
     {
-        long nextTimer = Long.MAX_VALUE;
         while (running)
         {
+            int work;
             try
             {
-                final int received;
-                if (!lockForProgress())
-                {
-                    break;
-                }
-                try
-                {
-                    received = receiveBatch(64);
-                    final long now = nanoTime();
-                    nextTimer = Math.min(nextTimer, timerHint);
-                    if (nextTimer <= now || received > 0)
-                    {
-                        nextTimer = runTimers(now);
-                        timerHint = nextTimer;
-                    }
-                }
-                finally
-                {
-                    receiveLock.unlock();
-                }
-                if (received == 0)
-                {
-                    final long now = nanoTime();
-                    final long wait = nextTimer == Long.MAX_VALUE ? IDLE_WAIT_NS :
-                        Math.min(TIMER_WAIT_NS, Math.max(0, nextTimer - now));
-                    link.awaitReadable(wait);
-                    if (!lockForProgress())
-                    {
-                        break;
-                    }
-                    try
-                    {
-                        nextTimer = runTimers(nanoTime());
-                        timerHint = nextTimer;
-                    }
-                    finally
-                    {
-                        receiveLock.unlock();
-                    }
-                }
+                work = doWork();
             }
             catch (final Throwable ex)
             {
-                // whatever it is, even an Error, the device keeps its thread: see ProgressErrorLog
+                // whatever it is, even an Error, the device keeps its thread
+                errorLog.onError(ex);
+                work = 1;
+            }
+            try
+            {
+                idleStrategy.idle(work);
+            }
+            catch (final Throwable ex)
+            {
                 errorLog.onError(ex);
             }
         }
+    }
+
+    /**
+     * One duty cycle: receive and handle up to a batch of datagrams, then run the QPs' timers if one
+     * is due, if datagrams came (their ACKs were coalesced), or if {@link #wakeup} asked. The progress
+     * thread calls it in a loop; a device built without a progress thread
+     * ({@link SoftDevice.Builder#progressThread}) is driven by calling it, with an injected clock, so
+     * timers fire exactly when a test advances time.
+     *
+     * @return datagrams handled plus 1 if timers ran: 0 means there was nothing to do.
+     */
+    public int doWork()
+    {
+        if (!lockForProgress())
+        {
+            return 0;
+        }
+        try
+        {
+            final int received = receiveBatch(RECEIVE_BATCH);
+            final long now = nanoTime();
+            nextTimer = Math.min(nextTimer, timerHint);
+            if (nextTimer <= now || received > 0 || timersRequested)
+            {
+                // cleared before running: a wake-up during the run buys one more run, none is lost
+                timersRequested = false;
+                nextTimer = runTimers(now);
+                timerHint = nextTimer;
+                return received + 1;
+            }
+            return received;
+        }
+        finally
+        {
+            receiveLock.unlock();
+        }
+    }
+
+    /**
+     * The default idle strategy: after an empty cycle, wait on the link for a datagram or a wake-up,
+     * but no longer than until the next timer (and at most {@link #TIMER_WAIT_NS} with one armed, since
+     * a transport may arm a shorter one without waking the thread).
+     */
+    private void awaitWork(final int workCount)
+    {
+        if (workCount > 0)
+        {
+            return;
+        }
+        final long next = Math.min(nextTimer, timerHint);
+        final long wait = next == Long.MAX_VALUE ? IDLE_WAIT_NS :
+            Math.min(TIMER_WAIT_NS, Math.max(0, next - nanoTime()));
+        link.awaitReadable(wait);
     }
 
     /**
@@ -579,7 +618,10 @@ public final class SoftEngine implements AutoCloseable
         link.wakeup();
         try
         {
-            progressThread.join(TimeUnit.SECONDS.toMillis(5));
+            if (progressThread.isAlive())
+            {
+                progressThread.join(TimeUnit.SECONDS.toMillis(5));
+            }
         }
         catch (final InterruptedException ex)
         {
