@@ -29,10 +29,12 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
 
 /**
- * The running software device: its link, its tables (QPs, memory regions, multicast groups),
- * its counters and its progress thread, which receives datagrams, checks them in rxe's order,
- * and hands each to the QP it is for (or to every member QP of a group), then runs the QPs'
- * timers. Shared by every context opened on the device.
+ * The running software device: its link, its tables (QPs in {@link QpTable}, memory regions,
+ * multicast groups), its counters, QP1 ({@link GsiPort}) and its progress loop. The loop's duty
+ * cycle ({@link #doWork}) receives datagrams, which {@link ReceivePath} checks in rxe's order and
+ * hands to the QP they are for (or to every member QP of a group), then runs the QPs' timers;
+ * an idle strategy waits when a cycle found nothing to do. Shared by every context opened on
+ * the device.
  */
 public final class SoftEngine implements AutoCloseable
 {
