@@ -52,7 +52,6 @@ public enum SoftCounter
     DROP_OWN_MCAST_ECHO("drop_own_mcast_echo"),
     DROP_LINK_SEND("drop_link_send"),
     DROP_NOT_FOR_US("drop_not_for_us"),
-    DROP_OTHER("drop_other"),
     /** A key whose index names a live region but whose key byte is another: stale, or guessed. */
     MR_KEY_MISMATCH("mr_key_mismatch"),
     /** Throwables the progress loop caught and survived: bugs or resource exhaustion, not packets. */
@@ -63,7 +62,7 @@ public enum SoftCounter
         java.util.EnumSet.of(RCVD_PKTS, DROP_TOO_SHORT, DROP_UNKNOWN_OPCODE, DROP_HDR_TRUNCATED,
             DROP_BAD_TRANSPORT_VERSION, DROP_BAD_QPN, DROP_BAD_PKEY, DROP_BAD_PAD, DROP_ICRC, DROP_NO_QP,
             DROP_WRONG_TRANSPORT, DROP_QP_STATE, DROP_ADDR_MISMATCH, DROP_QKEY_VIOLATION, DROP_SHORT_MAD,
-            DROP_NOT_A_MEMBER, DROP_OWN_MCAST_ECHO, DROP_NOT_FOR_US, DROP_OTHER));
+            DROP_NOT_A_MEMBER, DROP_OWN_MCAST_ECHO, DROP_NOT_FOR_US));
 
     private final String counterName;
 
@@ -103,7 +102,8 @@ public enum SoftCounter
     /**
      * The outcomes of the device's receive checks: every datagram the link delivers bumps exactly one
      * of these, {@code rcvd_pkts} when it passed and was handed to a QP, QP1 or a group, or the
-     * counter of the first check it failed ({@code drop_other} when handling it threw). What a QP's
+     * counter of the first check it failed. (A datagram whose handling threw is counted in
+     * {@code progress_errors} as well, which is no verdict.) What a QP's
      * transport then makes of a received packet (duplicate, out of sequence, no receive WQE...) is
      * counted on top, as rxe counts it.
      *

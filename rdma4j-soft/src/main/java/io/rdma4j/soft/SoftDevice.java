@@ -13,6 +13,7 @@ import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.util.Objects;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 
 /**
  * A software RoCEv2 device on one IPv4 address, which is its GID. The link (UDP port 4791 on
@@ -27,6 +28,9 @@ public final class SoftDevice implements Device
     private final DeviceLimits limits;
     private final TransportFactory transportFactory;
     private final boolean pollsInline;
+    private final LongSupplier clock;
+    private final System.Logger logger;
+    private final boolean progressThread;
     private SoftEngine engine;
     private int contexts;
 
@@ -38,6 +42,9 @@ public final class SoftDevice implements Device
         this.limits = builder.limits != null ? builder.limits : DeviceLimits.RXE.withEthernetMtu(mtuOf(address));
         this.transportFactory = builder.transportFactory;
         this.pollsInline = builder.pollsInline;
+        this.clock = builder.clock;
+        this.logger = builder.logger;
+        this.progressThread = builder.progressThread;
     }
 
     /**
@@ -102,7 +109,8 @@ public final class SoftDevice implements Device
                 throw new RdmaException(Errno.EADDRINUSE, "cannot open " + name + " on " + address.getHostAddress() +
                     ": " + ex.getMessage(), ex);
             }
-            engine = new SoftEngine(this, link, limits, transportFactory, pollsInline);
+            engine = new SoftEngine(this, link, limits, transportFactory, pollsInline, clock, logger,
+                progressThread);
         }
         contexts++;
         return new SoftContext(this, engine);
@@ -164,6 +172,9 @@ public final class SoftDevice implements Device
         private DeviceLimits limits;
         private TransportFactory transportFactory;
         private boolean pollsInline;
+        private LongSupplier clock = System::nanoTime;
+        private System.Logger logger = System.getLogger(SoftEngine.class.getName());
+        private boolean progressThread = true;
 
         private Builder(final String name, final InetAddress address)
         {
@@ -211,6 +222,40 @@ public final class SoftDevice implements Device
         public Builder pollsInline(final boolean inline)
         {
             pollsInline = inline;
+            return this;
+        }
+
+        /**
+         * @param nanoClock the device's clock in nanoseconds, for its timers (tests advance their own);
+         *                  {@link System#nanoTime} by default.
+         * @return this.
+         */
+        public Builder clock(final LongSupplier nanoClock)
+        {
+            clock = Objects.requireNonNull(nanoClock);
+            return this;
+        }
+
+        /**
+         * @param errorLogger where the device reports what its progress loop survived; the
+         *                    {@code io.rdma4j.soft.SoftEngine} system logger by default.
+         * @return this.
+         */
+        public Builder logger(final System.Logger errorLogger)
+        {
+            logger = Objects.requireNonNull(errorLogger);
+            return this;
+        }
+
+        /**
+         * @param start false for a device without a progress thread, driven by whoever calls
+         *              {@link SoftEngine#doWork} (Agrona's invoker mode; tests that step time with
+         *              {@link #clock}); true by default.
+         * @return this.
+         */
+        public Builder progressThread(final boolean start)
+        {
+            progressThread = start;
             return this;
         }
 

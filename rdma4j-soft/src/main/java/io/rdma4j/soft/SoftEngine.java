@@ -26,12 +26,15 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 
 /**
- * The running software device: its link, its tables (QPs, memory regions, multicast groups),
- * its counters and its progress thread, which receives datagrams, checks them in rxe's order,
- * and hands each to the QP it is for (or to every member QP of a group), then runs the QPs'
- * timers. Shared by every context opened on the device.
+ * The running software device: its link, its tables (QPs in {@link QpTable}, memory regions,
+ * multicast groups), its counters, QP1 ({@link GsiPort}) and its progress loop. The loop's duty
+ * cycle ({@link #doWork}) receives datagrams, which {@link ReceivePath} checks in rxe's order and
+ * hands to the QP they are for (or to every member QP of a group), then runs the QPs' timers;
+ * an idle strategy waits when a cycle found nothing to do. Shared by every context opened on
+ * the device.
  */
 public final class SoftEngine implements AutoCloseable
 {
@@ -43,6 +46,8 @@ public final class SoftEngine implements AutoCloseable
     private static final long TIMER_WAIT_NS = TimeUnit.MICROSECONDS.toNanos(200);
     /** How long the progress thread waits before trying again for a receive lock a poller holds. */
     private static final long CONTENDED_BACKOFF_NS = TimeUnit.MICROSECONDS.toNanos(50);
+    /** Datagrams the progress thread handles per duty cycle before it looks at its timers. */
+    private static final int RECEIVE_BATCH = 64;
     /** Datagrams a poller handles per empty poll, so one poll stays short. */
     private static final int INLINE_BATCH = 16;
 
@@ -73,13 +78,22 @@ public final class SoftEngine implements AutoCloseable
     private final TransportFactory transportFactory;
     private final Thread progressThread;
     private final QpTable qpTable;
+    private final LongSupplier clock;
+    private final ProgressErrorLog errorLog;
     private volatile boolean running = true;
     private volatile long timerHint = Long.MAX_VALUE;
+    /** Set by {@link #wakeup}: the next duty cycle runs the timers whether one is due or not. */
+    private volatile boolean timersRequested;
+    /** The earliest timer deadline the last run of the timers reported; the progress thread's. */
+    private long nextTimer = Long.MAX_VALUE;
+    private final IdleStrategy idleStrategy;
 
     SoftEngine(final SoftDevice device, final Link link, final DeviceLimits limits, final TransportFactory factory,
-        final boolean pollsInline)
+        final boolean pollsInline, final LongSupplier clock, final System.Logger logger, final boolean startsThread)
     {
         this.device = device;
+        this.clock = clock;
+        this.errorLog = new ProgressErrorLog(device.name(), counters, logger, clock);
         this.pollsInline = pollsInline;
         this.link = link;
         this.limits = limits;
@@ -92,8 +106,12 @@ public final class SoftEngine implements AutoCloseable
             limits.maxTotalMcastQpAttach());
         this.transportFactory = factory != null ? factory : Transports::create;
         this.receivePath = new ReceivePath(this);
+        this.idleStrategy = this::awaitWork;
         this.progressThread = Thread.ofPlatform().daemon().name("rdma4j-" + device.name()).unstarted(this::run);
-        progressThread.start();
+        if (startsThread)
+        {
+            progressThread.start();
+        }
     }
 
     /**
@@ -181,7 +199,7 @@ public final class SoftEngine implements AutoCloseable
      */
     public long nanoTime()
     {
-        return System.nanoTime();
+        return clock.getAsLong();
     }
 
     /**
@@ -232,10 +250,11 @@ public final class SoftEngine implements AutoCloseable
     }
 
     /**
-     * Make the progress thread look at its timers now.
+     * Make the progress thread look at its timers now (a QP that entered ERR has receives to flush).
      */
     public void wakeup()
     {
+        timersRequested = true;
         link.wakeup();
     }
 
@@ -320,59 +339,87 @@ public final class SoftEngine implements AutoCloseable
         return qpTable.get(qpn);
     }
 
+    /**
+     * The progress thread, in Agrona's shape: a duty cycle that reports the work it did, and an idle
+     * strategy that waits when it did none. Nothing thrown ends it (see {@link ProgressErrorLog}).
+     */
     private void run()
     {
-        long nextTimer = Long.MAX_VALUE;
         while (running)
         {
+            int work;
             try
             {
-                final int received;
-                if (!lockForProgress())
-                {
-                    break;
-                }
-                try
-                {
-                    received = receiveBatch(64);
-                    final long now = nanoTime();
-                    nextTimer = Math.min(nextTimer, timerHint);
-                    if (nextTimer <= now || received > 0)
-                    {
-                        nextTimer = runTimers(now);
-                        timerHint = nextTimer;
-                    }
-                }
-                finally
-                {
-                    receiveLock.unlock();
-                }
-                if (received == 0)
-                {
-                    final long now = nanoTime();
-                    final long wait = nextTimer == Long.MAX_VALUE ? IDLE_WAIT_NS :
-                        Math.min(TIMER_WAIT_NS, Math.max(0, nextTimer - now));
-                    link.awaitReadable(wait);
-                    if (!lockForProgress())
-                    {
-                        break;
-                    }
-                    try
-                    {
-                        nextTimer = runTimers(nanoTime());
-                        timerHint = nextTimer;
-                    }
-                    finally
-                    {
-                        receiveLock.unlock();
-                    }
-                }
+                work = doWork();
             }
-            catch (final RuntimeException ex)
+            catch (final Throwable ex)
             {
-                countBug(ex);
+                // whatever it is, even an Error, the device keeps its thread
+                errorLog.onError(ex);
+                work = 1;
+            }
+            try
+            {
+                idleStrategy.idle(work);
+            }
+            catch (final Throwable ex)
+            {
+                errorLog.onError(ex);
             }
         }
+    }
+
+    /**
+     * One duty cycle: receive and handle up to a batch of datagrams, then run the QPs' timers if one
+     * is due, if datagrams came (their ACKs were coalesced), or if {@link #wakeup} asked. The progress
+     * thread calls it in a loop; a device built without a progress thread
+     * ({@link SoftDevice.Builder#progressThread}) is driven by calling it, with an injected clock, so
+     * timers fire exactly when a test advances time.
+     *
+     * @return datagrams handled plus 1 if timers ran: 0 means there was nothing to do.
+     */
+    public int doWork()
+    {
+        if (!lockForProgress())
+        {
+            return 0;
+        }
+        try
+        {
+            final int received = receiveBatch(RECEIVE_BATCH);
+            final long now = nanoTime();
+            nextTimer = Math.min(nextTimer, timerHint);
+            if (nextTimer <= now || received > 0 || timersRequested)
+            {
+                // cleared before running: a wake-up during the run buys one more run, none is lost
+                timersRequested = false;
+                nextTimer = runTimers(now);
+                timerHint = nextTimer;
+                return received + 1;
+            }
+            return received;
+        }
+        finally
+        {
+            receiveLock.unlock();
+        }
+    }
+
+    /**
+     * The default idle strategy: after an empty cycle, wait on the link for a datagram or a wake-up,
+     * but no longer than until the next timer (and at most {@link #TIMER_WAIT_NS} with one armed, since
+     * a transport may arm a shorter one without waking the thread).
+     */
+    private void awaitWork(final int workCount)
+    {
+        if (workCount > 0)
+        {
+            return;
+        }
+        final long next = Math.min(nextTimer, timerHint);
+        final long wait = next == Long.MAX_VALUE ? IDLE_WAIT_NS :
+            Math.min(TIMER_WAIT_NS, Math.max(0, next - nanoTime()));
+        link.awaitReadable(wait);
     }
 
     /**
@@ -407,16 +454,6 @@ public final class SoftEngine implements AutoCloseable
         return received;
     }
 
-    private void countBug(final RuntimeException ex)
-    {
-        // a bug must not stop the device: count it and go on
-        counters.increment(SoftCounter.DROP_OTHER);
-        if (Boolean.getBoolean("rdma4j.debug"))
-        {
-            ex.printStackTrace();
-        }
-    }
-
     /**
      * @return true if polling a CQ of this device also receives from the network (polling mode).
      */
@@ -449,9 +486,9 @@ public final class SoftEngine implements AutoCloseable
             }
             return received;
         }
-        catch (final RuntimeException ex)
+        catch (final Throwable ex)
         {
-            countBug(ex);
+            errorLog.onError(ex);
             return 0;
         }
         finally
@@ -583,7 +620,10 @@ public final class SoftEngine implements AutoCloseable
         link.wakeup();
         try
         {
-            progressThread.join(TimeUnit.SECONDS.toMillis(5));
+            if (progressThread.isAlive())
+            {
+                progressThread.join(TimeUnit.SECONDS.toMillis(5));
+            }
         }
         catch (final InterruptedException ex)
         {

@@ -92,11 +92,12 @@ public final class SoftMr implements MemoryRegion
     }
 
     /**
-     * @return false once deregistered.
+     * @return false once deregistered, or once the arena of its memory closed: the memory is gone,
+     *         and an access would throw on the device's thread instead of completing with an error.
      */
     public boolean isValid()
     {
-        return valid;
+        return valid && segment.scope().isAlive();
     }
 
     /**

@@ -55,7 +55,20 @@ public final class SoftPd implements ProtectionDomain
         if (segment == null || !segment.isNative())
         {
             throw new RdmaException(Errno.EINVAL,
-                "memory regions need native memory (an Arena's segment): a heap segment has no fixed address");
+                "memory regions need native memory (an Arena's segment): a heap segment has no fixed address; " +
+                "allocate it from Arena.ofShared(), Arena.global() or Arena.ofAuto()");
+        }
+        if (!segment.scope().isAlive())
+        {
+            throw new RdmaException(Errno.EINVAL, "the segment's arena is already closed");
+        }
+        if (!segment.isAccessibleBy(engine().progressThread()))
+        {
+            // a confined arena's memory is readable by its owner thread only; the device moves
+            // data on its own thread, so every receive into it would fail there, out of sight
+            throw new RdmaException(Errno.EINVAL, "the segment belongs to a confined arena, which only its owner " +
+                "thread may access, but the device reads and writes registered memory from its own threads: " +
+                "allocate it from Arena.ofShared(), Arena.global() or Arena.ofAuto()");
         }
         if (segment.byteSize() == 0)
         {

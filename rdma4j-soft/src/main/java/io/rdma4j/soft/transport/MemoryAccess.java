@@ -10,7 +10,8 @@ import java.lang.foreign.MemorySegment;
 /**
  * Copies between packets and registered memory through scatter/gather lists, checking each
  * SGE's lkey, PD, range and access as the hardware would. Returns false instead of throwing, so
- * the transport turns a bad SGE into the completion status it deserves.
+ * the transport turns a bad SGE, or memory whose arena has closed, into the completion status it
+ * deserves.
  */
 public final class MemoryAccess
 {
@@ -113,13 +114,21 @@ public final class MemoryAccess
             {
                 return false;
             }
-            if (intoMemory)
+            try
             {
-                MemorySegment.copy(other, otherOffset + written, mr.segment(), address - mr.address(), chunk);
+                if (intoMemory)
+                {
+                    MemorySegment.copy(other, otherOffset + written, mr.segment(), address - mr.address(), chunk);
+                }
+                else
+                {
+                    MemorySegment.copy(mr.segment(), address - mr.address(), other, otherOffset + written, chunk);
+                }
             }
-            else
+            catch (final IllegalStateException | WrongThreadException ex)
             {
-                MemorySegment.copy(mr.segment(), address - mr.address(), other, otherOffset + written, chunk);
+                // the region's arena closed after the lookup: a protection error for the WR, not a lost one
+                return false;
             }
             written += chunk;
             skip = 0;
