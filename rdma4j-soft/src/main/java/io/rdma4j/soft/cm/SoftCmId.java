@@ -1230,7 +1230,7 @@ public final class SoftCmId implements CmId
     }
 
     /** Lock held: queue an event of this id's connection. */
-    void post(final CmEventType type, final int status, final io.rdma4j.cm.ConnParam param, final UdParam ud)
+    void post(final CmEventType type, final int status, final ConnParam param, final UdParam ud)
     {
         ConnectionManager.post(this, type, status, param, ud, null);
     }

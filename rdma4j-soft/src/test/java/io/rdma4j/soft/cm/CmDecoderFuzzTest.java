@@ -76,7 +76,8 @@ class CmDecoderFuzzTest
         final long seed = Long.getLong("rdma4j.fuzz.seed", System.nanoTime());
         final ConnectionManager cm = ConnectionManager.create(CmClock.system(),
             ConnectionManager.DEFAULT_QUEUE_CAPACITY);
-        try (CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY); CmPeers peers = new CmPeers(fabric, cm))
+        try (AutoCloseable stop = cm::stop; CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY);
+            CmPeers peers = new CmPeers(fabric, cm))
         {
             // an idle id keeps the client's device open while connections come and go, so its counters stay
             peers.resolvedClient();
@@ -223,22 +224,23 @@ class CmDecoderFuzzTest
             CmEvent event;
             while ((event = channel.getEvent(0, TimeUnit.SECONDS)) != null)
             {
+                CmId requested = null;
                 try (CmEvent taken = event)
                 {
                     if (taken.type() == CmEventType.CONNECT_REQUEST)
                     {
-                        final CmId id = taken.id();
-                        try
-                        {
-                            id.reject(null);
-                        }
-                        catch (final RdmaException ex)
-                        {
-                            // a SIDR request already answered or withdrawn: nothing to refuse
-                        }
-                        taken.close();
-                        id.close();
+                        requested = taken.id();
+                        requested.reject(null);
                     }
+                }
+                catch (final RdmaException ex)
+                {
+                    // a request the fuzz already answered or withdrew: nothing left to refuse
+                }
+                if (requested != null)
+                {
+                    // destroyed once its event is acknowledged, or it would wait for the ack
+                    requested.close();
                 }
             }
         }
