@@ -120,7 +120,10 @@ sealed interface CmMessage
             return flowControl;
         }
 
-        /** @return the PSN the active side receives from and the passive side sends from, as rxe uses it (the REP's starting PSN works the other way round). */
+        /**
+         * @return the PSN the active side receives from and the passive side sends from, as rxe uses
+         *         it (the REP's starting PSN works the other way round).
+         */
         public int startingPsn()
         {
             return startingPsn;

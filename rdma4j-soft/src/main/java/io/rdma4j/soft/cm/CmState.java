@@ -2,8 +2,9 @@ package io.rdma4j.soft.cm;
 
 /**
  * The states of an id, named as the kernel's {@code enum rdma_cm_state} names them so errors read
- * the same. CONNECT covers a connection from the first request to its end, as in the kernel; the
- * IB CM's finer view is {@link CmConnection.Phase}.
+ * the same. An id's field only ever says CONNECT once it has a connection: from then on the
+ * connection's {@link CmConnection.Phase} is the one record of where it stands, and DISCONNECT is
+ * what {@link SoftCmId#stateLocked()} derives from it, never stored beside it.
  */
 enum CmState
 {

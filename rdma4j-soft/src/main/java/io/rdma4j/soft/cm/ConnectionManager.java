@@ -95,6 +95,7 @@ public final class ConnectionManager
     private int queueHighWater;
     private long timerSequence;
     private boolean idle;
+    private boolean stopped;
 
     private ConnectionManager(final CmClock clock, final int queueCapacity, final String name)
     {
@@ -117,7 +118,7 @@ public final class ConnectionManager
 
     /**
      * A connection manager of its own, for tests: ids of channels made on it use its clock. A device
-     * is served by the first manager that opens it.
+     * is served by the manager that opened it last.
      *
      * @param clock         the time its timers run by.
      * @param queueCapacity MADs that may wait for its thread.
@@ -281,6 +282,24 @@ public final class ConnectionManager
         }
     }
 
+    /**
+     * For tests: end the thread once it has finished its current task; what is queued is dropped.
+     * The provider's manager is never stopped.
+     */
+    void stop()
+    {
+        lock.lock();
+        try
+        {
+            stopped = true;
+            workArrived.signal();
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
     private void wake()
     {
         lock.lock();
@@ -311,6 +330,10 @@ public final class ConnectionManager
             try
             {
                 task = nextTask();
+                if (task == null)
+                {
+                    return;
+                }
             }
             finally
             {
@@ -329,11 +352,15 @@ public final class ConnectionManager
         }
     }
 
-    /** Lock held: due timers first, then completions, then MADs; sleep when there is nothing. */
+    /** Lock held: due timers first, then completions, then MADs; sleep when there is nothing; null once stopped. */
     private Runnable nextTask()
     {
         while (true)
         {
+            if (stopped)
+            {
+                return null;
+            }
             final CmTimer due = dueTimer();
             if (due != null)
             {

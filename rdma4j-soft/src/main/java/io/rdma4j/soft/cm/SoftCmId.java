@@ -413,7 +413,8 @@ public final class SoftCmId implements CmId
                     .serviceId(serviceId)
                     .caGuid(device.guid())
                     .qpn(c.localQpn)
-                    .responderResources(ConnectionManager.clamp(p.responderResources(), engine().limits().maxQpRdAtom()))
+                    .responderResources(
+                        ConnectionManager.clamp(p.responderResources(), engine().limits().maxQpRdAtom()))
                     .initiatorDepth(ConnectionManager.clamp(p.initiatorDepth(), engine().limits().maxQpInitRdAtom()))
                     .transportType(qp != null && qp.type() == QpType.UC ? 1 : 0)
                     .flowControl(p.flowControl() != 0)
@@ -566,7 +567,8 @@ public final class SoftCmId implements CmId
             final CmConnection c = connection;
             final boolean connected = c != null && switch (c.phase)
             {
-                case REQ_SENT, MRA_REQ_RCVD, REP_RCVD, REP_SENT, MRA_REP_RCVD, ESTABLISHED, DREQ_SENT, DREQ_RCVD -> true;
+                case REQ_SENT, MRA_REQ_RCVD, REP_RCVD, REP_SENT, MRA_REP_RCVD, ESTABLISHED, DREQ_SENT,
+                     DREQ_RCVD -> true;
                 default -> false;
             };
             RdmaException.check(connected, Errno.EINVAL,
@@ -619,7 +621,7 @@ public final class SoftCmId implements CmId
             }
             final CmConnection c = connection;
             final CmMessage.Req req = c != null && c.request instanceof CmMessage.Req r ? r : null;
-            final boolean known = req != null && (c.active ? c.reply != null || c.phase == CmConnection.Phase.ESTABLISHED :
+            final boolean known = req != null && (c.active ? c.reply != null :
                 c.phase == CmConnection.Phase.REQ_RCVD || c.phase == CmConnection.Phase.REP_SENT ||
                 c.phase == CmConnection.Phase.MRA_REP_RCVD || c.phase == CmConnection.Phase.ESTABLISHED);
             RdmaException.check(known, Errno.EINVAL, "initQpAttr: the id has no connection parameters for " + qpState +
@@ -632,7 +634,8 @@ public final class SoftCmId implements CmId
                     ConnectionManager.rtrAttr(type, engine, c.peerIp, rep.qpn(), c.startingPsn, req.pathMtu(),
                         Math.min(req.responderResources(), rep.initiatorDepth())) :
                     ConnectionManager.rtsAttr(type, rep.startingPsn(),
-                        Math.min(req.initiatorDepth(), rep.responderResources()), req.retryCount(), rep.rnrRetryCount());
+                        Math.min(req.initiatorDepth(), rep.responderResources()), req.retryCount(),
+                        rep.rnrRetryCount());
             }
             return qpState == QpState.RTR ?
                 ConnectionManager.rtrAttr(type, engine, c.peerIp, req.qpn(), c.startingPsn, req.pathMtu(),
@@ -1227,7 +1230,7 @@ public final class SoftCmId implements CmId
     }
 
     /** Lock held: queue an event of this id's connection. */
-    void post(final CmEventType type, final int status, final io.rdma4j.cm.ConnParam param, final UdParam ud)
+    void post(final CmEventType type, final int status, final ConnParam param, final UdParam ud)
     {
         ConnectionManager.post(this, type, status, param, ud, null);
     }

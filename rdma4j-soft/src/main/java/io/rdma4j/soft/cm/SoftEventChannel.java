@@ -272,7 +272,8 @@ public final class SoftEventChannel implements EventChannel
         catch (final InterruptedException ex)
         {
             Thread.currentThread().interrupt();
-            throw new RdmaException(Errno.EINTR, verb + ": interrupted while waiting for events to be acknowledged", ex);
+            throw new RdmaException(Errno.EINTR, verb + ": interrupted while waiting for events to be acknowledged",
+                ex);
         }
         finally
         {

@@ -21,6 +21,7 @@ import io.rdma4j.verbs.SendWr;
 import io.rdma4j.verbs.WcStatus;
 import io.rdma4j.verbs.WorkCompletion;
 import io.rdma4j.verbs.WrOpcode;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -46,6 +47,12 @@ class CmEstablishTest
 {
     private final FakeCmClock clock = new FakeCmClock();
     private final ConnectionManager cm = ConnectionManager.create(clock, ConnectionManager.DEFAULT_QUEUE_CAPACITY);
+
+    @AfterEach
+    void stopTheCm()
+    {
+        cm.stop();
+    }
 
     @Test
     void shouldReportTimewaitExitOnBothSidesWhenTheTimewaitEnds() throws Exception

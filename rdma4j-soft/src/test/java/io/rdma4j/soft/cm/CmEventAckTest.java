@@ -5,6 +5,7 @@ import io.rdma4j.cm.CmEventType;
 import io.rdma4j.cm.CmId;
 import io.rdma4j.cm.EventChannel;
 import io.rdma4j.verbs.Errno;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -33,6 +34,12 @@ class CmEventAckTest
 {
     private final ConnectionManager cm = ConnectionManager.create(CmClock.system(),
         ConnectionManager.DEFAULT_QUEUE_CAPACITY);
+
+    @AfterEach
+    void stopTheCm()
+    {
+        cm.stop();
+    }
 
     @Test
     void shouldAcknowledgeAnEventInTryWithResourcesWhenTheBodyThrows() throws Exception

@@ -7,6 +7,7 @@ import io.rdma4j.cm.EventChannel;
 import io.rdma4j.cm.PortSpace;
 import io.rdma4j.soft.cm.mad.RejectReason;
 import io.rdma4j.soft.link.FaultInjector;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -36,6 +37,12 @@ class CmHardeningTest
 {
     private final FakeCmClock clock = new FakeCmClock();
     private final ConnectionManager cm = ConnectionManager.create(clock, ConnectionManager.DEFAULT_QUEUE_CAPACITY);
+
+    @AfterEach
+    void stopTheCm()
+    {
+        cm.stop();
+    }
 
     @Test
     void shouldDropForgedDisconnectsAndRejectionsThatKnowOnlyOurCommId() throws Exception
@@ -170,7 +177,8 @@ class CmHardeningTest
     void shouldSurviveAFloodOfRequestsWithBoundedMemoryAndServeALegitimateConnectAfterwards() throws Exception
     {
         final ConnectionManager small = ConnectionManager.create(CmClock.system(), 256);
-        try (CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY); CmPeers peers = new CmPeers(fabric, small))
+        try (AutoCloseable stop = small::stop; CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY);
+            CmPeers peers = new CmPeers(fabric, small))
         {
             final int flood = 100_000;
             final int serverIp = peers.ip(SERVER);

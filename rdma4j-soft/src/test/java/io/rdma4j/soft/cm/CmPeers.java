@@ -13,8 +13,12 @@ import io.rdma4j.verbs.QpCap;
 import io.rdma4j.verbs.QpInitAttr;
 import io.rdma4j.verbs.QpType;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import static io.rdma4j.soft.cm.SoftCmMulticastTest.expect;
 import static io.rdma4j.soft.cm.SoftCmMulticastTest.expectAndAck;
@@ -33,7 +37,8 @@ final class CmPeers implements AutoCloseable
     final EventChannel serverChannel;
     final EventChannel clientChannel;
     final CmId listener;
-    private final List<Runnable> toClose = new ArrayList<>();
+    /** What closing each id takes, last registered first (its QP before the id). */
+    private final Map<CmId, Deque<Runnable>> closers = new LinkedHashMap<>();
 
     CmPeers(final CmFabric fabric, final ConnectionManager cm)
     {
@@ -54,7 +59,7 @@ final class CmPeers implements AutoCloseable
     CmId resolvedClient() throws InterruptedException
     {
         final CmId id = clientChannel.createId("client", PortSpace.TCP);
-        toClose.addFirst(id::close);
+        onClose(id, id::close);
         id.resolveAddr(fabric.socketAddress(CLIENT, 0), fabric.socketAddress(SERVER, listener.localAddress().getPort()),
             2000);
         expectAndAck(clientChannel, CmEventType.ADDR_RESOLVED);
@@ -68,12 +73,9 @@ final class CmPeers implements AutoCloseable
     {
         final CompletionQueue cq = id.verbs().createCq(16, null, 0);
         id.createQp(null, QpInitAttr.of(QpType.RC, cq, new QpCap(8, 8, 1, 1, 0)));
-        toClose.addFirst(() ->
+        onClose(id, () ->
         {
-            if (id.qp() != null)
-            {
-                id.destroyQp();
-            }
+            id.destroyQp();
             cq.close();
         });
     }
@@ -87,7 +89,7 @@ final class CmPeers implements AutoCloseable
         client.connect(null);
         final CmEvent request = expect(serverChannel, CmEventType.CONNECT_REQUEST);
         request.ack();
-        toClose.addFirst(request.id()::close);
+        onClose(request.id(), request.id()::close);
         return request.id();
     }
 
@@ -126,12 +128,28 @@ final class CmPeers implements AutoCloseable
         cm.receive(engine(to), CmWire.encode(message), fromIp, 4791);
     }
 
+    private void onClose(final CmId id, final Runnable closer)
+    {
+        closers.computeIfAbsent(id, key -> new ArrayDeque<>()).addFirst(closer);
+    }
+
+    /** Destroy an id made here, with its QP and CQ. */
+    void close(final CmId id)
+    {
+        final Deque<Runnable> steps = closers.remove(id);
+        if (steps != null)
+        {
+            steps.forEach(Runnable::run);
+        }
+    }
+
     @Override
     public void close()
     {
-        for (final Runnable closer : toClose)
+        final List<CmId> ids = new ArrayList<>(closers.keySet());
+        for (final CmId id : ids.reversed())
         {
-            closer.run();
+            close(id);
         }
         listener.close();
         clientChannel.close();

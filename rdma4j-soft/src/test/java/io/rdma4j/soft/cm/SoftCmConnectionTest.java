@@ -478,7 +478,7 @@ class SoftCmConnectionTest
     {
         final FakeCmClock clock = new FakeCmClock();
         final ConnectionManager cm = ConnectionManager.create(clock, ConnectionManager.DEFAULT_QUEUE_CAPACITY);
-        try (CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY);
+        try (AutoCloseable stop = cm::stop; CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY);
             EventChannel serverChannel = SoftEventChannel.create(cm);
             EventChannel clientChannel = SoftEventChannel.create(cm))
         {
@@ -554,7 +554,7 @@ class SoftCmConnectionTest
     {
         final FakeCmClock clock = new FakeCmClock();
         final ConnectionManager cm = ConnectionManager.create(clock, ConnectionManager.DEFAULT_QUEUE_CAPACITY);
-        try (CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY);
+        try (AutoCloseable stop = cm::stop; CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY);
             EventChannel serverChannel = SoftEventChannel.create(cm);
             EventChannel clientChannel = SoftEventChannel.create(cm))
         {
