@@ -1,6 +1,10 @@
 package io.rdma4j.verbs;
 
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * What a queue pair is created with ({@code struct ibv_qp_init_attr}).
@@ -11,17 +15,38 @@ import java.util.Objects;
  * @param srq     a shared receive queue to draw receives from, or null.
  * @param cap     queue sizes.
  * @param sqSigAll true to complete every send, whatever its SIGNALED flag.
+ * @param createFlags {@code create_flags}: how the QP behaves beyond its type; none by default.
  */
 public record QpInitAttr(
-    QpType type, CompletionQueue sendCq, CompletionQueue recvCq, SharedReceiveQueue srq, QpCap cap, boolean sqSigAll)
+    QpType type, CompletionQueue sendCq, CompletionQueue recvCq, SharedReceiveQueue srq, QpCap cap, boolean sqSigAll,
+    Set<QpCreateFlag> createFlags)
 {
     /**
-     * Checks the parts that are always required.
+     * Checks the parts that are always required; the flags are kept as an unmodifiable copy.
      */
     public QpInitAttr
     {
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(cap, "cap");
+        createFlags = createFlags == null || createFlags.isEmpty() ? Set.of() : Collections.unmodifiableSet(
+            EnumSet.copyOf(createFlags));
+    }
+
+    /**
+     * Attributes without create flags, as {@code ibv_qp_init_attr} has none.
+     *
+     * @param type     RC, UC or UD.
+     * @param sendCq   where send completions go.
+     * @param recvCq   where receive completions go.
+     * @param srq      a shared receive queue to draw receives from, or null.
+     * @param cap      queue sizes.
+     * @param sqSigAll true to complete every send, whatever its SIGNALED flag.
+     */
+    public QpInitAttr(
+        final QpType type, final CompletionQueue sendCq, final CompletionQueue recvCq, final SharedReceiveQueue srq,
+        final QpCap cap, final boolean sqSigAll)
+    {
+        this(type, sendCq, recvCq, srq, cap, sqSigAll, Set.of());
     }
 
     /**
@@ -41,7 +66,7 @@ public record QpInitAttr(
      */
     public QpInitAttr withSrq(final SharedReceiveQueue sharedReceiveQueue)
     {
-        return new QpInitAttr(type, sendCq, recvCq, sharedReceiveQueue, cap, sqSigAll);
+        return new QpInitAttr(type, sendCq, recvCq, sharedReceiveQueue, cap, sqSigAll, createFlags);
     }
 
     /**
@@ -50,7 +75,7 @@ public record QpInitAttr(
      */
     public QpInitAttr withRecvCq(final CompletionQueue receiveCq)
     {
-        return new QpInitAttr(type, sendCq, receiveCq, srq, cap, sqSigAll);
+        return new QpInitAttr(type, sendCq, receiveCq, srq, cap, sqSigAll, createFlags);
     }
 
     /**
@@ -59,6 +84,24 @@ public record QpInitAttr(
      */
     public QpInitAttr withSqSigAll(final boolean signalAll)
     {
-        return new QpInitAttr(type, sendCq, recvCq, srq, cap, signalAll);
+        return new QpInitAttr(type, sendCq, recvCq, srq, cap, signalAll, createFlags);
+    }
+
+    /**
+     * @param flags the create flags, replacing any there were.
+     * @return a copy with those flags.
+     */
+    public QpInitAttr withCreateFlags(final QpCreateFlag... flags)
+    {
+        return new QpInitAttr(type, sendCq, recvCq, srq, cap, sqSigAll, Set.copyOf(Arrays.asList(flags)));
+    }
+
+    /**
+     * @param flag a create flag.
+     * @return true if the QP is created with it.
+     */
+    public boolean has(final QpCreateFlag flag)
+    {
+        return createFlags.contains(flag);
     }
 }

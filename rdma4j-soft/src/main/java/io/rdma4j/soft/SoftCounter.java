@@ -30,6 +30,8 @@ public enum SoftCounter
     GSI_RCVD_MADS("gsi_rcvd_mads"),
     GSI_DROPPED_MADS("gsi_dropped_mads"),
     MCAST_LOOPBACK("mcast_loopback"),
+    /** A QP's own multicast send not looped back to it: it was created with BLOCK_SELF_MCAST_LB. */
+    MCAST_SELF_BLOCKED("mcast_self_blocked"),
     UD_OVERSIZE_NOT_SENT("ud_oversize_not_sent"),
     DROP_TOO_SHORT("drop_too_short"),
     DROP_UNKNOWN_OPCODE("drop_unknown_opcode"),

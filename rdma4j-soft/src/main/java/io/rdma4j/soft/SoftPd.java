@@ -7,7 +7,9 @@ import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.MemoryRegion;
 import io.rdma4j.verbs.ProtectionDomain;
+import io.rdma4j.verbs.QpCreateFlag;
 import io.rdma4j.verbs.QpInitAttr;
+import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.QueuePair;
 import io.rdma4j.verbs.RdmaException;
 import io.rdma4j.verbs.SharedReceiveQueue;
@@ -100,7 +102,17 @@ public final class SoftPd implements ProtectionDomain
     public QueuePair createQp(final QpInitAttr initAttr)
     {
         checkOpen();
+        final boolean blockSelfLoopback = initAttr.has(QpCreateFlag.BLOCK_SELF_MCAST_LB);
+        if (blockSelfLoopback && initAttr.type() != QpType.UD)
+        {
+            throw new RdmaException(Errno.EINVAL,
+                "create flag BLOCK_SELF_MCAST_LB is for UD QPs (multicast); this QP is " + initAttr.type());
+        }
         final SoftQp qp = engine().createQp(this, initAttr);
+        if (blockSelfLoopback)
+        {
+            qp.blockSelfMcastLoopback();
+        }
         synchronized (this)
         {
             qps++;

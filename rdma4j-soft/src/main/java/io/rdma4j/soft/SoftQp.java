@@ -71,6 +71,8 @@ public final class SoftQp implements QueuePair
     private volatile int pkeyIndex;
     private volatile int timeout;
     private volatile int retryCnt;
+    /** IBV_QP_CREATE_BLOCK_SELF_MCAST_LB: set once, before the QP is handed out. */
+    private volatile boolean blockSelfMcastLoopback;
     private volatile int rnrRetry;
     private volatile int minRnrTimer;
     private volatile int maxRdAtomic;
@@ -302,6 +304,19 @@ public final class SoftQp implements QueuePair
     public int timeout()
     {
         return timeout;
+    }
+
+    /**
+     * @return true if this QP's own multicast sends are not looped back to it.
+     */
+    public boolean blocksSelfMcastLoopback()
+    {
+        return blockSelfMcastLoopback;
+    }
+
+    void blockSelfMcastLoopback()
+    {
+        blockSelfMcastLoopback = true;
     }
 
     public int retryCnt()

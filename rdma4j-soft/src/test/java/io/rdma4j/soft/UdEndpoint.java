@@ -10,6 +10,7 @@ import io.rdma4j.verbs.MemoryRegion;
 import io.rdma4j.verbs.ProtectionDomain;
 import io.rdma4j.verbs.QpAttr;
 import io.rdma4j.verbs.QpCap;
+import io.rdma4j.verbs.QpCreateFlag;
 import io.rdma4j.verbs.QpInitAttr;
 import io.rdma4j.verbs.QpState;
 import io.rdma4j.verbs.QpType;
@@ -51,12 +52,20 @@ final class UdEndpoint
         this(context, context.allocPd(), QKEY);
     }
 
-    UdEndpoint(final Context context, final ProtectionDomain pd, final int qkey)
+    /**
+     * @param flags create flags for the QP.
+     */
+    UdEndpoint(final Context context, final QpCreateFlag... flags)
+    {
+        this(context, context.allocPd(), QKEY, flags);
+    }
+
+    UdEndpoint(final Context context, final ProtectionDomain pd, final int qkey, final QpCreateFlag... flags)
     {
         this.context = context;
         this.pd = pd;
         this.cq = context.createCq(256, null, 0);
-        this.qp = pd.createQp(QpInitAttr.of(QpType.UD, cq, new QpCap(64, SLOTS, 1, 1, 64)));
+        this.qp = pd.createQp(QpInitAttr.of(QpType.UD, cq, new QpCap(64, SLOTS, 1, 1, 64)).withCreateFlags(flags));
         qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1).qkey(qkey));
         qp.modify(new QpAttr().state(QpState.RTR));
         qp.modify(new QpAttr().state(QpState.RTS).sqPsn(0));

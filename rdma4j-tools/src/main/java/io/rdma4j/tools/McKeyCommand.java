@@ -72,7 +72,8 @@ public final class McKeyCommand implements Callable<Integer>
     @Option(names = "-o", description = "join as a send-only full member (no attach, no IGMP join)")
     private boolean sendOnly;
 
-    @Option(names = "-l", description = "block multicast loopback (refused by rxe and rdma4j: EOPNOTSUPP)")
+    @Option(names = "-l", description = "join without multicast loopback: the QPs do not get back what they send "
+        + "(IBV_QP_CREATE_BLOCK_SELF_MCAST_LB); other QPs and processes still do")
     private boolean blockLoopback;
 
     @Option(names = "--timeout", paramLabel = "seconds", defaultValue = "30",
@@ -426,15 +427,9 @@ public final class McKeyCommand implements Callable<Integer>
             out.printf("mckey: message_size %d is larger than active mtu %d%n", size, port.activeMtu().bytes());
             return -Errno.EINVAL.code();
         }
-        if (blockLoopback)
-        {
-            // IBV_QP_CREATE_BLOCK_SELF_MCAST_LB: rxe refuses it, and the API cannot even ask for it.
-            out.println("mckey: unable to create QP: Operation not supported");
-            return -Errno.EOPNOTSUPP.code();
-        }
         try
         {
-            node.init(count, size);
+            node.init(count, size, blockLoopback);
         }
         catch (final RdmaException ex)
         {

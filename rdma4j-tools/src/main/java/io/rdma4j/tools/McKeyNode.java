@@ -10,6 +10,7 @@ import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.MemoryRegion;
 import io.rdma4j.verbs.ProtectionDomain;
 import io.rdma4j.verbs.QpCap;
+import io.rdma4j.verbs.QpCreateFlag;
 import io.rdma4j.verbs.QpInitAttr;
 import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.QueuePair;
@@ -96,8 +97,10 @@ final class McKeyNode implements AutoCloseable
     /**
      * Make the verbs resources once the address is resolved, as mckey's init_node: CQ of twice
      * the queue depth, UD QP through the CM (so it is RTS with the CM's Q_Key), one MR.
+     *
+     * @param blockSelfLoopback mckey -l: the QP does not get back the multicast it sends.
      */
-    void init(final int count, final int size)
+    void init(final int count, final int size, final boolean blockSelfLoopback)
     {
         final Context ctx = id.verbs();
         slots = Math.max(1, Math.min(count, MAX_SLOTS));
@@ -105,7 +108,8 @@ final class McKeyNode implements AutoCloseable
         pd = ctx.allocPd();
         compChannel = ctx.createCompChannel();
         cq = ctx.createCq(2 * slots, compChannel, 0);
-        qp = id.createQp(pd, QpInitAttr.of(QpType.UD, cq, new QpCap(slots, slots, 1, 1, 0)));
+        final QpInitAttr attr = QpInitAttr.of(QpType.UD, cq, new QpCap(slots, slots, 1, 1, 0));
+        qp = id.createQp(pd, blockSelfLoopback ? attr.withCreateFlags(QpCreateFlag.BLOCK_SELF_MCAST_LB) : attr);
         arena = Arena.ofShared();
         buffer = arena.allocate((long)slots * slotSize, 64);
         mr = pd.regMr(buffer, EnumSet.of(AccessFlag.LOCAL_WRITE));

@@ -8,6 +8,7 @@ import io.rdma4j.soft.SoftQp;
 import io.rdma4j.soft.SoftSrq;
 import io.rdma4j.soft.link.DatagramInfo;
 import io.rdma4j.soft.link.Link;
+import io.rdma4j.soft.wire.BthFlyweight;
 import io.rdma4j.soft.wire.Opcode;
 import io.rdma4j.soft.wire.OpcodeMask;
 import io.rdma4j.soft.wire.PacketBuilder;
@@ -30,7 +31,8 @@ import java.nio.ByteOrder;
  * The unreliable datagram transport. Sending: every WQE is one SEND_ONLY packet with a DETH,
  * built and sent inline by the posting thread; a message above the port MTU is completed
  * without being sent, as rxe does (IBA C10-93.1.1); a multicast send is also given to every QP
- * of this device attached to the group, so a member receives its own message. Receiving: state,
+ * of this device attached to the group, so a member receives its own message (unless it was
+ * created with BLOCK_SELF_MCAST_LB: then the sender alone is passed over). Receiving: state,
  * transport and Q_Key are checked per QP; the first 40 bytes of the receive buffer get the GRH
  * (for IPv4, 20 zero bytes and the IPv4 header, as rxe writes it); a missing or too small receive
  * drops the packet, counted, without a completion.
@@ -154,6 +156,16 @@ public final class UdTransport implements QpTransport
         engine.deliverMulticast(group, loopbackPacket, loopbackInfo);
     }
 
+    /**
+     * A multicast message this QP sent itself, as the device's loopback fan-out hands it back:
+     * from this device's address and this QP's number.
+     */
+    private boolean isOwnMulticast(final PacketInfo packet, final DatagramInfo datagram)
+    {
+        return packet.destQp() == BthFlyweight.MULTICAST_QPN && packet.srcQp() == qp.qpNum() &&
+            datagram.sourceIpv4 == engine.localIpv4();
+    }
+
     @Override
     public void onPacket(final PacketInfo packet, final DatagramInfo datagram, final long nowNs)
     {
@@ -171,6 +183,11 @@ public final class UdTransport implements QpTransport
         if (packet.qkey() != qp.qkey())
         {
             qp.count(SoftCounter.DROP_QKEY_VIOLATION);
+            return;
+        }
+        if (qp.blocksSelfMcastLoopback() && isOwnMulticast(packet, datagram))
+        {
+            qp.count(SoftCounter.MCAST_SELF_BLOCKED);
             return;
         }
         final ReceiveScratch scratch = SCRATCH.get();

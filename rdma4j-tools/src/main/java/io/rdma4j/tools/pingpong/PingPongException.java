@@ -24,4 +24,15 @@ public final class PingPongException extends Exception
     {
         super(message, cause);
     }
+
+    /**
+     * @param message the line rdma-core prints.
+     * @param cause   what rdma4j knows more, added on a line of its own.
+     * @return the failure, with the cause's message after rdma-core's.
+     */
+    static PingPongException withCause(final String message, final Exception cause)
+    {
+        return new PingPongException(message + System.lineSeparator() + "  (rdma4j: " + cause.getMessage() + ")",
+            cause);
+    }
 }

@@ -1,35 +1,28 @@
 package io.rdma4j.tools.pingpong;
 
-import io.rdma4j.verbs.QpType;
+import java.util.function.Function;
 
 /**
- * The four rdma-core pingpong tools and what sets them apart.
+ * The four rdma-core pingpong tools, each with the QPs that set it apart.
  */
 public enum PingPongKind
 {
     /** ibv_rc_pingpong: one RC QP. */
-    RC("rc_pingpong", QpType.RC),
+    RC("rc_pingpong", RcQps::new),
     /** ibv_uc_pingpong: one UC QP, no ACKs, no retries. */
-    UC("uc_pingpong", QpType.UC),
+    UC("uc_pingpong", UcQps::new),
     /** ibv_ud_pingpong: one UD QP, an address handle, a 40-byte GRH slot in front of each receive. */
-    UD("ud_pingpong", QpType.UD),
+    UD("ud_pingpong", UdQps::new),
     /** ibv_srq_pingpong: several RC QPs drawing receives from one shared receive queue. */
-    SRQ("srq_pingpong", QpType.RC);
-
-    /** Q_Key both ud_pingpong ends use. */
-    public static final int UD_QKEY = 0x11111111;
-    /** Room for the GRH a UD receive gets in front of the payload. */
-    public static final int GRH_BYTES = 40;
-    /** srq_pingpong's MAX_QP: it always exchanges this many addresses, zeroes for unused QPs. */
-    public static final int SRQ_MAX_QP = 256;
+    SRQ("srq_pingpong", SrqQps::new);
 
     private final String toolName;
-    private final QpType qpType;
+    private final Function<PingPongConfig, PingPongQps> qps;
 
-    PingPongKind(final String toolName, final QpType qpType)
+    PingPongKind(final String toolName, final Function<PingPongConfig, PingPongQps> qps)
     {
         this.toolName = toolName;
-        this.qpType = qpType;
+        this.qps = qps;
     }
 
     /**
@@ -41,26 +34,11 @@ public enum PingPongKind
     }
 
     /**
-     * @return the transport of its QPs.
+     * @param config a run of this tool.
+     * @return the run's QPs, not made yet.
      */
-    public QpType qpType()
+    PingPongQps qps(final PingPongConfig config)
     {
-        return qpType;
-    }
-
-    /**
-     * @return true for the reliable kinds, which set the RC-only attributes when connecting.
-     */
-    public boolean reliable()
-    {
-        return qpType == QpType.RC;
-    }
-
-    /**
-     * @return bytes in front of the payload in the buffer: the GRH slot on UD, else none.
-     */
-    public int payloadOffset()
-    {
-        return this == UD ? GRH_BYTES : 0;
+        return qps.apply(config);
     }
 }

@@ -58,10 +58,10 @@ public final class SrqPingPongCommand extends PingPongCommand
             return "rx_depth " + rxDepth() + " is too small for " + numQp + " QPs -- must have at least one receive "
                 + "per QP.";
         }
-        if (numQp >= PingPongKind.SRQ_MAX_QP)
+        if (numQp >= SrqQps.MAX_QP)
         {
             // rdma-core's wording, off by one as it is: the check is >= 256.
-            return "num_qp " + numQp + " must be less than " + (PingPongKind.SRQ_MAX_QP - 1);
+            return "num_qp " + numQp + " must be less than " + (SrqQps.MAX_QP - 1);
         }
         return null;
     }

@@ -100,7 +100,7 @@ class DestExchangePingPongTest
     {
         final List<PingPongDest> mine = new ArrayList<>();
         final List<PingPongDest> theirs = new ArrayList<>();
-        for (int i = 0; i < PingPongKind.SRQ_MAX_QP; i++)
+        for (int i = 0; i < SrqQps.MAX_QP; i++)
         {
             mine.add(i < 4 ? new PingPongDest(0, 0x20 + i, i, CLIENT.gid()) : PingPongDest.EMPTY);
             theirs.add(i < 4 ? new PingPongDest(0, 0x40 + i, i, SERVER.gid()) : PingPongDest.EMPTY);
