@@ -50,6 +50,11 @@ class PerfCommandTest
         assertEquals(128, bw.txDepth());
         assertEquals(List.of(4096), parse("perf", "send_bw", "-c", "UD").sizes(), "UD: one packet at most");
         assertEquals(List.of(8), parse("perf", "atomic_lat").sizes());
+        assertFalse(lat.isFanOut());
+        final PerfConfig mcast = parse("perf", "send_lat", "-c", "UD", "-M", "3");
+        assertTrue(mcast.isFanOut());
+        assertEquals(3, mcast.receivers());
+        assertEquals("239.18.51.5", mcast.group());
     }
 
     @Test
@@ -99,5 +104,9 @@ class PerfCommandTest
         assertTrue(refusal("perf", "recv_lat").contains("unknown test 'recv_lat'"));
         assertTrue(refusal("perf", "send_bw", "-t", "0").contains("-t 0: must be 1 or more"));
         assertTrue(refusal("perf", "send_lat", "--progress", "fast").contains("expected thread or polling"));
+        assertTrue(refusal("perf", "send_lat", "-M", "2").contains("multicast is send_lat or send_bw on UD"));
+        assertTrue(refusal("perf", "write_bw", "-c", "UD", "-M", "2").contains("RDMA WRITE needs RC or UC"));
+        assertTrue(refusal("perf", "send_bw", "-c", "UD", "-M", "2", "-q", "2").contains("uses one QP"));
+        assertTrue(refusal("perf", "send_bw", "-c", "UD", "-M", "300").contains("1..255 receivers"));
     }
 }

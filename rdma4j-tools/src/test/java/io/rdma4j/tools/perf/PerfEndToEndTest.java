@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code rdma4j perf} as it is used: a server process, then a client process given its address,
- * each with its own soft device on its own loopback address (127.0.0.181..196, TCP ports 18951..18965,
+ * each with its own soft device on its own loopback address (127.0.0.181..203, TCP ports 18951..18972,
  * clear of the other end-to-end tests). Asserts the result lines' shape, that every figure is
  * positive and the percentiles ordered, that the ratio is the two printed figures divided, that both
  * sides print the same line, and that the histogram log reads back. Never how fast anything is.
@@ -40,7 +40,7 @@ class PerfEndToEndTest
         NUMBER + " us p99\\.9 " + NUMBER + " us max " + NUMBER + " us  ratio " + NUMBER);
     private static final Pattern BANDWIDTH = Pattern.compile("(\\w+) (RC|UC|UD) (\\d+)B: " + NUMBER +
         " MB/s (\\d+) msgs/s  baseline udp " + NUMBER + " MB/s (\\d+) msgs/s  ratio " + NUMBER);
-    private static final Pattern WAITING = Pattern.compile("# \\w+ server: waiting for a client on TCP port \\d+");
+    private static final Pattern WAITING = Pattern.compile("# \\w+ server: waiting for a client on TCP port \\d+.*");
 
     private final List<ToolProcess> children = new ArrayList<>();
 
@@ -198,5 +198,53 @@ class PerfEndToEndTest
         }
         assertRatio(m.group(4), m.group(6), m.group(8));
         assertEquals(out.get(0), out.get(1), "the server prints the client's line");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "send_lat -c UD -s 256 -n 100 --warmup 20 | 197 | 239.18.51.97",
+        "send_bw -c UD -s 2048 -n 300 --warmup 30 -e | 201 | 239.18.51.98"})
+    void shouldFanOutToEveryReceiverOfAGroup(final String args, final int host, final String group) throws Exception
+    {
+        final List<String> argv = new ArrayList<>(Arrays.asList(args.trim().split(" +")));
+        argv.addAll(List.of("-M", "2", "--group", group, "-p", String.valueOf(18950 + host - 180)));
+        final String sender = "127.0.0." + host;
+        final List<String> server = new ArrayList<>(List.of("perf"));
+        server.addAll(argv);
+        server.addAll(List.of("--address", sender));
+        final ToolProcess s = start("sender", server, line -> WAITING.matcher(line).matches());
+        assertTrue(s.ready().get(60, TimeUnit.SECONDS), "the sender never said it was listening");
+        final List<ToolProcess> receivers = new ArrayList<>();
+        for (int i = 1; i <= 2; i++)
+        {
+            final List<String> client = new ArrayList<>(List.of("perf"));
+            client.addAll(argv);
+            client.addAll(List.of("--address", "127.0.0." + (host + i), sender));
+            receivers.add(start("receiver" + i, client, line -> false));
+        }
+        for (final ToolProcess r : receivers)
+        {
+            assertEquals(0, r.await(180, TimeUnit.SECONDS), "receiver exit status");
+        }
+        assertEquals(0, s.await(60, TimeUnit.SECONDS), "sender exit status");
+        final List<String> lines = results(s);
+        assertEquals(1, lines.size(), "one line: " + lines);
+        final String line = lines.getFirst();
+        if (argv.getFirst().equals("send_lat"))
+        {
+            assertTrue(line.startsWith("send_lat UD 256B mcast x2: p50 "), line);
+            assertLatencyLine(line.replace(" mcast x2", ""), "send_lat", "UD", 256);
+        }
+        else
+        {
+            assertTrue(line.startsWith("send_bw UD 2048B mcast x2: "), line);
+            final Matcher m = BANDWIDTH.matcher(line.replace(" mcast x2", ""));
+            assertTrue(m.matches(), line);
+            assertRatio(m.group(4), m.group(6), m.group(8));
+        }
+        for (final ToolProcess r : receivers)
+        {
+            assertEquals(lines, results(r), "each receiver prints the sender's line");
+        }
     }
 }
