@@ -105,6 +105,15 @@ public final class PerfCommand implements Callable<Integer>
             + "else thread)")
     private String progress;
 
+    @Option(names = {"-M", "--mcast"}, paramLabel = "<receivers>", defaultValue = "0",
+        description = "UD send_lat/send_bw to a multicast group: the server sends, and waits for this many "
+            + "clients, each a receiver that joins the group (fan-out latency is to the last receiver's reply)")
+    private int receivers;
+
+    @Option(names = "--group", paramLabel = "A", defaultValue = "239.18.51.5",
+        description = "the -M group (default 239.18.51.5); its baseline uses UDP port -p + 1")
+    private String group;
+
     @Option(names = "--histogram", paramLabel = "FILE",
         description = "client: write the latency histograms (rdma4j and baseline, per size) as an HdrHistogram log")
     private Path histogram;
@@ -139,6 +148,22 @@ public final class PerfCommand implements Callable<Integer>
         if (events && test == PerfTest.WRITE_LAT)
         {
             throw bad("-e: write_lat watches its buffer, not a CQ, so it has no events mode (as perftest)");
+        }
+        if (receivers < 0 || receivers > 255)
+        {
+            throw bad("-M " + receivers + ": 1..255 receivers");
+        }
+        if (receivers > 0 && (type != QpType.UD || test != PerfTest.SEND_LAT && test != PerfTest.SEND_BW))
+        {
+            throw bad("-M: multicast is send_lat or send_bw on UD");
+        }
+        if (receivers > 0 && numQp != 1)
+        {
+            throw bad("-M: a multicast run uses one QP");
+        }
+        if (receivers > 0 && iterations != null && iterations + warmup >= 1 << 24)
+        {
+            throw bad("-M: -n plus --warmup must stay below 2^24 (the credits count in 24 bits)");
         }
         positive("-n", iterations == null ? 1 : iterations);
         positive("-t", txDepth);
@@ -189,7 +214,7 @@ public final class PerfCommand implements Callable<Integer>
         }
         final int n = iterations != null ? iterations : test.isLatency() ? 1000 : 5000;
         return new PerfConfig(test, type, sizes, n, warmup, txDepth, rxDepth, inline, events, numQp, port, serverName,
-            histogram);
+            histogram, receivers, group);
     }
 
     private void positive(final String flag, final int value)
@@ -230,12 +255,20 @@ public final class PerfCommand implements Callable<Integer>
             }
             SoftAddress.configure(address, serverName);
             final InetAddress bind = address == null ? null : InetAddress.getByName(address);
-            new PerfRun(cfg, bind, out, progressMode()).run();
+            if (cfg.isFanOut())
+            {
+                new FanOutRun(cfg, bind, out, progressMode()).run();
+            }
+            else
+            {
+                new PerfRun(cfg, bind, out, progressMode()).run();
+            }
             return 0;
         }
         catch (final PerfException | IOException | RdmaException ex)
         {
-            err.println("perf: " + ex.getMessage());
+            err.println("perf: " + (ex.getMessage() != null ? ex.getMessage()
+                : ex instanceof java.io.EOFException ? "the peer closed the control connection" : ex.toString()));
             return 1;
         }
         catch (final InterruptedException ex)

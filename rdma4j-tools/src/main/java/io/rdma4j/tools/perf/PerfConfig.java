@@ -21,6 +21,8 @@ import java.util.List;
  * @param tcpPort    -p, the port of the control connection.
  * @param serverName the server to connect to, or null for the server.
  * @param histogram  --histogram, where to write the HdrHistogram log, or null.
+ * @param receivers  -M, the multicast receivers the server (the sender) waits for; 0 for a unicast run.
+ * @param group      the multicast group of a -M run.
  */
 public record PerfConfig(
     PerfTest test,
@@ -35,7 +37,9 @@ public record PerfConfig(
     int numQp,
     int tcpPort,
     String serverName,
-    Path histogram)
+    Path histogram,
+    int receivers,
+    String group)
 {
     /**
      * Copies the size list so the record stays immutable.
@@ -51,6 +55,14 @@ public record PerfConfig(
     public boolean isClient()
     {
         return serverName != null;
+    }
+
+    /**
+     * @return true for a -M run: the server sends to a group, the clients receive.
+     */
+    public boolean isFanOut()
+    {
+        return receivers > 0;
     }
 
     /**

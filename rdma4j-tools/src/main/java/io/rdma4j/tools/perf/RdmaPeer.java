@@ -179,14 +179,12 @@ final class RdmaPeer implements AutoCloseable
         this.remote = peer;
         try
         {
-            for (int i = 0; i < qps.length; i++)
+            if (cfg.transport() == QpType.UD)
             {
-                if (cfg.transport() == QpType.UD)
-                {
-                    qps[i].modify(new QpAttr().state(QpState.RTR));
-                    qps[i].modify(new QpAttr().state(QpState.RTS).sqPsn(psns[i]));
-                    continue;
-                }
+                activateUd();
+            }
+            for (int i = 0; i < qps.length && cfg.transport() != QpType.UD; i++)
+            {
                 final QpAttr rtr = new QpAttr().state(QpState.RTR).pathMtu(mtu).destQpNum(peer.qpns()[i])
                     .rqPsn(peer.psns()[i]).ahAttr(route(peer.gid(), 1));
                 final QpAttr rts = new QpAttr().state(QpState.RTS).sqPsn(psns[i]);
@@ -209,7 +207,36 @@ final class RdmaPeer implements AutoCloseable
         }
     }
 
-    private static AhAttr route(final Gid gid, final int hopLimit)
+    /**
+     * Take UD QPs to RTR and RTS: all they need, with no peer in particular (a multicast sender).
+     */
+    void activateUd()
+    {
+        for (int i = 0; i < qps.length; i++)
+        {
+            if (qps[i].state() == QpState.RTS)
+            {
+                continue;
+            }
+            qps[i].modify(new QpAttr().state(QpState.RTR));
+            qps[i].modify(new QpAttr().state(QpState.RTS).sqPsn(psns[i]));
+        }
+    }
+
+    /**
+     * @return the protection domain, for a multicast group's address handle.
+     */
+    ProtectionDomain pd()
+    {
+        return pd;
+    }
+
+    /**
+     * @param gid a GID.
+     * @param hopLimit the GRH's hop limit.
+     * @return an address vector to it through port 1.
+     */
+    static AhAttr route(final Gid gid, final int hopLimit)
     {
         return new AhAttr(new GlobalRoute(gid, 0, 0, hopLimit, 0), 0, 0, 0, 0, 1);
     }
@@ -333,8 +360,16 @@ final class RdmaPeer implements AutoCloseable
 
     private PerfException stalled()
     {
+        final StringBuilder counters = new StringBuilder();
+        ctx.counters().forEach((name, value) ->
+        {
+            if (value != 0)
+            {
+                counters.append(counters.isEmpty() ? "" : ", ").append(name).append(' ').append(value);
+            }
+        });
         return new PerfException("no completion for " + TimeUnit.NANOSECONDS.toSeconds(STALL_NS) +
-            " s: the peer stopped, or an unreliable transport lost a message");
+            " s: the peer stopped, or an unreliable transport lost a message (device counters: " + counters + ")");
     }
 
     /**

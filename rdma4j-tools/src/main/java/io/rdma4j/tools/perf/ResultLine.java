@@ -36,10 +36,31 @@ public final class ResultLine
     public static String latency(final PerfTest test, final QpType type, final int size, final Histogram ours,
         final Histogram baseline)
     {
+        return latency(test, type, size, 0, ours, baseline);
+    }
+
+    /**
+     * @param test      the test.
+     * @param type      the transport.
+     * @param size      the message size.
+     * @param receivers the multicast receivers of a -M run (shown as {@code mcast xN}), or 0.
+     * @param ours      rdma4j's latencies (ns).
+     * @param baseline  the UDP baseline's (ns).
+     * @return the line.
+     */
+    public static String latency(final PerfTest test, final QpType type, final int size, final int receivers,
+        final Histogram ours, final Histogram baseline)
+    {
         final String p50 = micros(ours.getValueAtPercentile(50));
         final String base50 = micros(baseline.getValueAtPercentile(50));
-        return String.format(Locale.ROOT, "%s %s %dB: %s  baseline udp %s  ratio %s", test.label(), type, size,
+        return String.format(Locale.ROOT, "%s: %s  baseline udp %s  ratio %s", subject(test, type, size, receivers),
             percentiles(p50, ours), percentiles(base50, baseline), ratio(p50, base50));
+    }
+
+    private static String subject(final PerfTest test, final QpType type, final int size, final int receivers)
+    {
+        return String.format(Locale.ROOT, "%s %s %dB", test.label(), type, size) +
+            (receivers > 0 ? " mcast x" + receivers : "");
     }
 
     private static String percentiles(final String p50, final Histogram h)
@@ -60,10 +81,26 @@ public final class ResultLine
     public static String bandwidth(final PerfTest test, final QpType type, final int size, final int count,
         final long oursNs, final long baselineNs)
     {
+        return bandwidth(test, type, size, 0, count, oursNs, baselineNs);
+    }
+
+    /**
+     * @param test       the test.
+     * @param type       the transport.
+     * @param size       the message size.
+     * @param receivers  the multicast receivers of a -M run, or 0.
+     * @param count      messages measured (each delivered to every receiver).
+     * @param oursNs     how long rdma4j took.
+     * @param baselineNs how long the UDP baseline took.
+     * @return the line.
+     */
+    public static String bandwidth(final PerfTest test, final QpType type, final int size, final int receivers,
+        final int count, final long oursNs, final long baselineNs)
+    {
         final String ours = megabytes(size, count, oursNs);
         final String base = megabytes(size, count, baselineNs);
-        return String.format(Locale.ROOT, "%s %s %dB: %s MB/s %s msgs/s  baseline udp %s MB/s %s msgs/s  ratio %s",
-            test.label(), type, size, ours, messages(count, oursNs), base, messages(count, baselineNs),
+        return String.format(Locale.ROOT, "%s: %s MB/s %s msgs/s  baseline udp %s MB/s %s msgs/s  ratio %s",
+            subject(test, type, size, receivers), ours, messages(count, oursNs), base, messages(count, baselineNs),
             ratio(ours, base));
     }
 

@@ -1,0 +1,112 @@
+package io.rdma4j.tools.perf;
+
+import io.rdma4j.tools.Main;
+import io.rdma4j.verbs.QpType;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code rdma4j perf}'s flags, defaults, and the combinations it refuses before opening anything.
+ */
+class PerfCommandTest
+{
+    private static PerfConfig parse(final String... args)
+    {
+        final CommandLine.ParseResult result = Main.commandLine().parseArgs(args);
+        final PerfCommand command = (PerfCommand)result.subcommand().commandSpec().userObject();
+        return command.config();
+    }
+
+    private static String refusal(final String... args)
+    {
+        return assertThrows(CommandLine.ParameterException.class, () -> parse(args)).getMessage();
+    }
+
+    @Test
+    void shouldUsePerftestDefaults()
+    {
+        final PerfConfig lat = parse("perf", "send_lat");
+        assertEquals(PerfTest.SEND_LAT, lat.test());
+        assertEquals(QpType.RC, lat.transport());
+        assertEquals(List.of(64), lat.sizes());
+        assertEquals(1000, lat.iterations());
+        assertEquals(18515, lat.tcpPort());
+        assertEquals(1, lat.numQp());
+        assertFalse(lat.events());
+        assertFalse(lat.isClient());
+        assertNull(lat.histogram());
+        final PerfConfig bw = parse("perf", "send_bw");
+        assertEquals(List.of(65536), bw.sizes());
+        assertEquals(5000, bw.iterations());
+        assertEquals(128, bw.txDepth());
+        assertEquals(List.of(4096), parse("perf", "send_bw", "-c", "UD").sizes(), "UD: one packet at most");
+        assertEquals(List.of(8), parse("perf", "atomic_lat").sizes());
+        assertFalse(lat.isFanOut());
+        final PerfConfig mcast = parse("perf", "send_lat", "-c", "UD", "-M", "3");
+        assertTrue(mcast.isFanOut());
+        assertEquals(3, mcast.receivers());
+        assertEquals("239.18.51.5", mcast.group());
+    }
+
+    @Test
+    void shouldTakeEveryFlagAndTheServer()
+    {
+        final PerfConfig c = parse("perf", "ib_write_bw", "-c", "uc", "-s", "4096", "-n", "77", "--warmup", "5",
+            "-t", "16", "-r", "64", "-I", "128", "-e", "-q", "3", "-p", "19000", "--histogram", "h.hlog",
+            "10.0.0.1");
+        assertEquals(PerfTest.WRITE_BW, c.test());
+        assertEquals(QpType.UC, c.transport());
+        assertEquals(List.of(4096), c.sizes());
+        assertEquals(77, c.iterations());
+        assertEquals(5, c.warmup());
+        assertEquals(16, c.txDepth());
+        assertEquals(64, c.rxDepth());
+        assertEquals(128, c.inline());
+        assertTrue(c.events());
+        assertEquals(3, c.numQp());
+        assertEquals(19000, c.tcpPort());
+        assertEquals(Path.of("h.hlog"), c.histogram());
+        assertEquals("10.0.0.1", c.serverName());
+        assertTrue(c.isClient());
+    }
+
+    @Test
+    void shouldRunEveryPowerOfTwoWithAll()
+    {
+        final List<Integer> rc = parse("perf", "send_lat", "-a").sizes();
+        assertEquals(23, rc.size());
+        assertEquals(2, rc.getFirst());
+        assertEquals(1 << 23, rc.getLast());
+        final List<Integer> ud = parse("perf", "send_lat", "-a", "-c", "UD").sizes();
+        assertEquals(List.of(2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096), ud);
+    }
+
+    @Test
+    void shouldRefuseWhatCannotRun()
+    {
+        assertTrue(refusal("perf", "read_lat", "-c", "UC").contains("read_lat does not run on UC"));
+        assertTrue(refusal("perf", "atomic_lat", "-c", "UD").contains("atomic_lat does not run on UD"));
+        assertTrue(refusal("perf", "write_bw", "-c", "UD").contains("RDMA WRITE needs RC or UC"));
+        assertTrue(refusal("perf", "send_lat", "-q", "2").contains("the latency tests use one QP"));
+        assertTrue(refusal("perf", "write_lat", "-e").contains("no events mode"));
+        assertTrue(refusal("perf", "send_lat", "-c", "UD", "-s", "8192").contains("1..4096 on UD"));
+        assertTrue(refusal("perf", "atomic_lat", "-s", "16").contains("atomics are 8 bytes"));
+        assertTrue(refusal("perf", "send_lat", "-c", "XRC").contains("expected RC, UC or UD"));
+        assertTrue(refusal("perf", "recv_lat").contains("unknown test 'recv_lat'"));
+        assertTrue(refusal("perf", "send_bw", "-t", "0").contains("-t 0: must be 1 or more"));
+        assertTrue(refusal("perf", "send_lat", "--progress", "fast").contains("expected thread or polling"));
+        assertTrue(refusal("perf", "send_lat", "-M", "2").contains("multicast is send_lat or send_bw on UD"));
+        assertTrue(refusal("perf", "write_bw", "-c", "UD", "-M", "2").contains("RDMA WRITE needs RC or UC"));
+        assertTrue(refusal("perf", "send_bw", "-c", "UD", "-M", "2", "-q", "2").contains("uses one QP"));
+        assertTrue(refusal("perf", "send_bw", "-c", "UD", "-M", "300").contains("1..255 receivers"));
+    }
+}
