@@ -53,6 +53,8 @@ class NativeDataPathAllocationTest
             final long before = threads.getCurrentThreadAllocatedBytes();
             roundTrips(qp, cq, send, recv, wcs, ROUNDS);
             final long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+            System.out.println("NativeDataPathAllocationTest: " + allocated + " bytes allocated over " + ROUNDS +
+                " round trips on " + context.device().name());
 
             // one object per round trip would be at least 16 x ROUNDS bytes; a fifth of that leaves room for
             // one-off noise (lazy class initialisation) so that only a per-operation cost fails
