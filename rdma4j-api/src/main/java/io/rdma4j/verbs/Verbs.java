@@ -9,35 +9,92 @@ import java.util.ServiceLoader;
 
 /**
  * Where devices are found: the providers on the class path, in priority order.
+ * <p>
+ * The system property {@value #PROVIDER_PROPERTY} (or the environment variable {@code RDMA4J_PROVIDER}) chooses
+ * the engine: {@code auto} (the default) uses every provider on the class path, those with devices first;
+ * a provider's name ({@code native}, {@code soft}) uses that one alone.
  */
 public final class Verbs
 {
+    /** The system property that chooses the provider: {@code auto}, {@code native} or {@code soft}. */
+    public static final String PROVIDER_PROPERTY = "rdma4j.provider";
+
+    /** The environment variable read when the property is not set. */
+    public static final String PROVIDER_ENVIRONMENT = "RDMA4J_PROVIDER";
+
+    /** The choice that uses every provider. */
+    public static final String AUTO = "auto";
+
     private Verbs()
     {
     }
 
     /**
-     * @return every provider on the class path, preferred first.
+     * @return the provider choice: {@value #AUTO} or a provider's name, from {@value #PROVIDER_PROPERTY} or
+     *     {@code RDMA4J_PROVIDER}.
+     */
+    public static String providerChoice()
+    {
+        final String property = System.getProperty(PROVIDER_PROPERTY);
+        if (property != null && !property.isBlank())
+        {
+            return property.trim();
+        }
+        final String environment = System.getenv(PROVIDER_ENVIRONMENT);
+        return environment == null || environment.isBlank() ? AUTO : environment.trim();
+    }
+
+    /**
+     * @return the providers the choice ({@link #providerChoice()}) allows, preferred first: with {@code auto},
+     *     those that have devices before those that have none, then by priority.
+     * @throws RdmaException ENODEV if the choice names a provider that is not on the class path.
      */
     public static List<RdmaProvider> providers()
     {
-        final List<RdmaProvider> providers = new ArrayList<>();
+        final String choice = providerChoice();
+        final List<RdmaProvider> all = new ArrayList<>();
         for (final RdmaProvider provider : ServiceLoader.load(RdmaProvider.class))
         {
-            providers.add(provider);
+            all.add(provider);
         }
-        providers.sort(Comparator.comparingInt(RdmaProvider::priority));
-        return providers;
+        if (!choice.equals(AUTO))
+        {
+            for (final RdmaProvider provider : all)
+            {
+                if (provider.name().equals(choice))
+                {
+                    return new ArrayList<>(List.of(provider));
+                }
+            }
+            throw new RdmaException(Errno.ENODEV, PROVIDER_PROPERTY + "=" + choice + " names no provider on the " +
+                "class path; there are " + all.stream().map(RdmaProvider::name).toList() + " (or 'auto')");
+        }
+        all.sort(Comparator.comparingInt((RdmaProvider provider) -> hasDevices(provider) ? 0 : 1)
+            .thenComparingInt(RdmaProvider::priority));
+        return all;
+    }
+
+    private static boolean hasDevices(final RdmaProvider provider)
+    {
+        try
+        {
+            return provider.unavailableReason() == null;
+        }
+        catch (final RuntimeException ex)
+        {
+            // a provider's configuration error is reported where its devices are asked for, not while sorting
+            return true;
+        }
     }
 
     /**
      * @param name a provider name, e.g. {@code soft}.
-     * @return that provider.
+     * @return that provider, whatever {@value #PROVIDER_PROPERTY} chooses.
      * @throws RdmaException ENODEV if no such provider is on the class path.
      */
     public static RdmaProvider provider(final String name)
     {
-        for (final RdmaProvider provider : providers())
+        for (final RdmaProvider provider : ServiceLoader.load(RdmaProvider.class))
         {
             if (provider.name().equals(name))
             {
@@ -48,7 +105,7 @@ public final class Verbs
     }
 
     /**
-     * @return every device of every provider ({@code ibv_get_device_list}); empty if none.
+     * @return every device of every provider the choice allows ({@code ibv_get_device_list}); empty if none.
      */
     public static List<Device> getDeviceList()
     {

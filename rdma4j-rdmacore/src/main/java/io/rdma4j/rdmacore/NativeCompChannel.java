@@ -1,0 +1,126 @@
+package io.rdma4j.rdmacore;
+
+import io.rdma4j.rdmacore.abi.IbvCompChannel;
+import io.rdma4j.verbs.CompletionChannel;
+import io.rdma4j.verbs.Errno;
+import io.rdma4j.verbs.RdmaException;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A completion channel ({@code struct ibv_comp_channel *}). Its file descriptor is made non-blocking and
+ * waited on with {@code poll}, so a waiting thread sleeps in the kernel on the descriptor rather than inside
+ * {@code ibv_get_cq_event}, wakes up for an interrupt, and a thread that loses the race for an event to
+ * another goes back to waiting instead of blocking in {@code read}.
+ */
+public final class NativeCompChannel implements CompletionChannel
+{
+    private final NativeContext context;
+    private final MemorySegment channel;
+    private final int fd;
+    private int cqs;
+    private volatile boolean closed;
+
+    NativeCompChannel(final NativeContext context, final MemorySegment channel)
+    {
+        this.context = context;
+        this.channel = channel.reinterpret(IbvCompChannel.LAYOUT.byteSize());
+        this.fd = this.channel.get(ValueLayout.JAVA_INT, IbvCompChannel.FD);
+        Libc.setNonBlocking(fd);
+    }
+
+    /**
+     * @return the {@code struct ibv_comp_channel *}.
+     */
+    public MemorySegment address()
+    {
+        return channel;
+    }
+
+    /**
+     * @return the channel's file descriptor, readable when a CQ event is waiting.
+     */
+    public int fd()
+    {
+        return fd;
+    }
+
+    @Override
+    public NativeContext context()
+    {
+        return context;
+    }
+
+    @Override
+    public NativeCq getCqEvent(final long timeout, final TimeUnit unit) throws InterruptedException
+    {
+        checkOpen();
+        final long deadline = Libc.deadline(timeout, unit);
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment cq = arena.allocate(ValueLayout.ADDRESS);
+            final MemorySegment cqContext = arena.allocate(ValueLayout.ADDRESS);
+            while (Libc.awaitReadable(fd, deadline))
+            {
+                checkOpen();
+                final int errno = Ibverbs.errno("ibv_get_cq_event", channel, cq, cqContext);
+                if (errno == Errno.EAGAIN.code())
+                {
+                    continue;
+                }
+                if (errno != 0)
+                {
+                    throw NativeErrors.exception(errno, "ibv_get_cq_event");
+                }
+                final NativeCq found = (NativeCq)context.lookup(cq.get(ValueLayout.ADDRESS, 0).address());
+                if (found == null)
+                {
+                    throw new RdmaException(Errno.EIO, "ibv_get_cq_event named a CQ this context did not create");
+                }
+                found.eventDelivered();
+                return found;
+            }
+            return null;
+        }
+    }
+
+    synchronized void addCq()
+    {
+        cqs++;
+    }
+
+    synchronized void removeCq()
+    {
+        cqs--;
+    }
+
+    @Override
+    public void close()
+    {
+        synchronized (this)
+        {
+            if (closed)
+            {
+                throw new RdmaException(Errno.EINVAL, "the completion channel is already destroyed");
+            }
+            if (cqs > 0)
+            {
+                throw new RdmaException(Errno.EBUSY, "the completion channel still serves " + cqs + " CQs");
+            }
+            Ibverbs.check("ibv_destroy_comp_channel", "ibv_destroy_comp_channel", channel);
+            closed = true;
+        }
+        context.release();
+    }
+
+    private void checkOpen()
+    {
+        if (closed)
+        {
+            throw new RdmaException(Errno.EINVAL, "the completion channel is destroyed");
+        }
+    }
+}
