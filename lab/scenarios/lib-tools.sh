@@ -69,3 +69,16 @@ mckey_host_receives_host() { local o g=$1; shift; o=$(mktemp); serve "$o" rdma4j
   post ready; finish "$o" && check_out "$o" 'data transfers complete'; }
 mckey_host_receives_guest() { local o g=$1; shift; o=$(mktemp); wait_for ready 90 || return 1
   client "$o" g_cm mckey -m "$g" -b "$GUEST_IP" -s "$@" && check_out "$o" 'data transfers complete'; }
+
+# junit ARGS...: rdma4j-rdmacore's tests in this JVM's world (the guest: rxe0 is the native device), with
+# JUnit's console launcher (bin/test-rxe copies it to target/lab); ARGS select, e.g. --select-class=...
+junit() {
+  local jar cp p=$PROJ
+  jar=$(ls "$p"/target/lab/junit-platform-console-standalone-*.jar | tail -1)
+  cp=$p/rdma4j-api/target/classes:$p/rdma4j-soft/target/classes:$p/rdma4j-rdmacore/target/classes
+  cp=$cp:$p/rdma4j-rdmacore/target/test-classes
+  # rxe sends a group's datagrams through the IP stack: multicast needs a route on the RDMA netdev
+  [ "$SIDE" = guest ] && { ip route add 224.0.0.0/4 dev eth0 2>/dev/null || true; ulimit -l unlimited; }
+  "$JAVA_HOME/bin/java" -Xss1m --enable-native-access=ALL-UNNAMED -jar "$jar" execute --disable-banner \
+    --details=tree --fail-if-no-tests --class-path="$cp" --reports-dir="/tmp/junit-$$" "$@"
+}

@@ -1,6 +1,7 @@
 package io.rdma4j.rdmacore;
 
 import io.rdma4j.cm.EventChannel;
+import io.rdma4j.rdmacore.cm.NativeEventChannel;
 import io.rdma4j.spi.RdmaProvider;
 import io.rdma4j.verbs.Device;
 import io.rdma4j.verbs.Errno;
@@ -65,8 +66,7 @@ public final class NativeProvider implements RdmaProvider
     @Override
     public EventChannel createEventChannel()
     {
-        throw new RdmaException(Errno.ENOSYS, "the native provider's connection manager (librdmacm) is not " +
-            "mapped yet: use rdma4j.provider=soft for rdma_cm");
+        return NativeEventChannel.create();
     }
 
     private static void discover()
