@@ -10,6 +10,7 @@ import io.rdma4j.verbs.RdmaException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -67,6 +68,15 @@ public final class NativeProvider implements RdmaProvider
     public EventChannel createEventChannel()
     {
         return NativeEventChannel.create();
+    }
+
+    /**
+     * librdmacm is asked: an address that {@code rdma_bind_addr} accepts is one of a native device's.
+     */
+    @Override
+    public boolean ownsAddress(final InetAddress address)
+    {
+        return !address.isAnyLocalAddress() && !devices().isEmpty() && NativeEventChannel.canBind(address);
     }
 
     private static void discover()

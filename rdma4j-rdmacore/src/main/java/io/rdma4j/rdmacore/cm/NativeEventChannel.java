@@ -18,6 +18,8 @@ import io.rdma4j.verbs.RdmaException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -70,6 +72,40 @@ public final class NativeEventChannel implements EventChannel
             throw new RdmaException(Errno.ENOSYS, "the native connection manager is unavailable: " + reason);
         }
         return new NativeEventChannel(Rdmacm.pointer("rdma_create_event_channel", "rdma_create_event_channel"));
+    }
+
+    /**
+     * @param address a local IP address.
+     * @return true if librdmacm binds an id to it, i.e. an RDMA device has it; false without librdmacm.
+     */
+    public static boolean canBind(final InetAddress address)
+    {
+        if (Rdmacm.unavailableReason() != null)
+        {
+            return false;
+        }
+        try (NativeEventChannel probe = create())
+        {
+            final NativeCmId id = probe.createId(null, PortSpace.TCP);
+            try
+            {
+                id.bindAddr(new InetSocketAddress(address, 0));
+                return true;
+            }
+            catch (final RdmaException ex)
+            {
+                return false;
+            }
+            finally
+            {
+                id.close();
+            }
+        }
+        catch (final RdmaException ex)
+        {
+            // no rdma_ucm, or no device: nothing of librdmacm's owns the address
+            return false;
+        }
     }
 
     MemorySegment address()
