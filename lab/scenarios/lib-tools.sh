@@ -82,3 +82,27 @@ junit() {
   "$JAVA_HOME/bin/java" -Xss1m --enable-native-access=ALL-UNNAMED -jar "$jar" execute --disable-banner \
     --details=tree --fail-if-no-tests --class-path="$cp" --reports-dir="/tmp/junit-$$" "$@"
 }
+
+# with_tools native|rdmacore CMD...: run a g_* helper with the given guest tools (two kinds in one guest)
+with_tools() { local GUEST_TOOLS=$1; shift; "$@"; }
+# Guest-only pairs: SERVER and CLIENT are native or rdmacore, both on rxe0 at GUEST_IP.
+pp_pair() { local s=$1 c=$2 kind=$3 o1 o2 rc; shift 3; o1=$(mktemp); o2=$(mktemp)
+  serve "$o1" with_tools "$s" g_pingpong "$kind" "$@"; wait_tcp_listen 18515 || { cat "$o1"; return 1; }
+  log "client ($c)"; with_tools "$c" g_pingpong "$kind" "$@" "$GUEST_IP" > "$o2" 2>&1; rc=$?
+  echo "== client ($c) rc=$rc"; cat "$o2"; echo "== server ($s)"; finish "$o1" && [ $rc = 0 ] &&
+  check_out "$o1" 'iters in' && check_out "$o2" 'iters in'; }
+rping_pair() { local s=$1 c=$2 o1 o2 rc; shift 2; o1=$(mktemp); o2=$(mktemp)
+  serve "$o1" with_tools "$s" g_cm rping -s -v -a "$GUEST_IP" "$@"; wait_cm_listen || { cat "$o1"; return 1; }
+  with_tools "$c" g_cm rping -c -vV -a "$GUEST_IP" "$@" > "$o2" 2>&1; rc=$?
+  echo "== client ($c) rc=$rc"; cat "$o2"; echo "== server ($s)"; finish "$o1" && [ $rc = 0 ] &&
+  check_out "$o2" 'ping data'; }
+udaddy_pair() { local s=$1 c=$2 o1 o2 rc; shift 2; o1=$(mktemp); o2=$(mktemp)
+  serve "$o1" with_tools "$s" g_cm udaddy -b "$GUEST_IP" "$@"; wait_cm_listen || { cat "$o1"; return 1; }
+  with_tools "$c" g_cm udaddy -s "$GUEST_IP" -b "$GUEST_IP" "$@" > "$o2" 2>&1; rc=$?
+  echo "== client ($c) rc=$rc"; cat "$o2"; echo "== server ($s)"; finish "$o1" && [ $rc = 0 ] &&
+  check_out "$o1" 'data transfers complete' && check_out "$o2" 'data transfers complete'; }
+mckey_pair() { local r=$1 snd=$2 g=$3 o1 o2 rc; shift 3; o1=$(mktemp); o2=$(mktemp)
+  serve "$o1" with_tools "$r" g_cm mckey -m "$g" -b "$GUEST_IP" -C 10; wait_maddr eth0 "$g" || { cat "$o1"; return 1; }
+  with_tools "$snd" g_cm mckey -m "$g" -b "$GUEST_IP" -s -C 10 "$@" > "$o2" 2>&1; rc=$?
+  echo "== sender ($snd) rc=$rc"; cat "$o2"; echo "== receiver ($r)"; finish "$o1" && [ $rc = 0 ] &&
+  check_out "$o1" 'data transfers complete'; }

@@ -44,7 +44,8 @@ for name in "$@"; do
     tmo=$(bash -c ". '$f'; echo \${TIMEOUT:-120}")
     log "$name: $SIDE side (limit ${tmo}s)"
     t0=$(date +%s%3N)
-    setsid bash -c "cd /tmp; . '$here/lib.sh'; . '$PROJ/lab/scenarios/lib-tools.sh'; . '$f'; $fn" \
+    env=$PROJ/lab/scenarios/$SUITE/env.sh; [ -f "$env" ] || env=/dev/null
+    setsid bash -c "cd /tmp; . '$here/lib.sh'; . '$env'; . '$PROJ/lab/scenarios/lib-tools.sh'; . '$f'; $fn" \
       > "$RES/$name.$SIDE.log" 2>&1 < /dev/null &
     pid=$!
     deadline=$(( $(date +%s) + tmo ))
