@@ -77,5 +77,19 @@ public interface CmEvent extends AutoCloseable
      * again does nothing, so that try-with-resources can always call it.
      */
     @Override
-    void close();
+    default void close()
+    {
+        try
+        {
+            ack();
+        }
+        catch (final io.rdma4j.verbs.RdmaException ex)
+        {
+            // ack refuses a second acknowledgement with EINVAL: closing twice, or after ack, is fine
+            if (ex.errno() != io.rdma4j.verbs.Errno.EINVAL)
+            {
+                throw ex;
+            }
+        }
+    }
 }

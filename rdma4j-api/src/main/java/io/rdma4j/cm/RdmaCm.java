@@ -1,7 +1,12 @@
 package io.rdma4j.cm;
 
 import io.rdma4j.spi.RdmaProvider;
+import io.rdma4j.verbs.Errno;
+import io.rdma4j.verbs.RdmaException;
 import io.rdma4j.verbs.Verbs;
+
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Where event channels come from.
@@ -19,16 +24,44 @@ public final class RdmaCm
     }
 
     /**
-     * @return an event channel on the preferred provider.
+     * An event channel whose ids each use the engine of their address: the native device that owns the address
+     * an id is bound or resolved to, and the software device where none does ({@link CmRouting}). Where only
+     * one provider can serve (no native device, or {@code rdma4j.provider} names one), it is that provider's
+     * channel itself.
+     *
+     * @return an event channel.
+     * @throws io.rdma4j.verbs.RdmaException ENODEV if no provider is on the class path.
      */
     public static EventChannel createEventChannel()
     {
-        final var providers = Verbs.providers();
+        return createEventChannel(Verbs.providers());
+    }
+
+    /**
+     * @param providers the providers allowed, in preference order.
+     * @return the channel {@link #createEventChannel()} describes, over these providers.
+     */
+    static EventChannel createEventChannel(final List<RdmaProvider> providers)
+    {
         if (providers.isEmpty())
         {
-            throw new io.rdma4j.verbs.RdmaException(io.rdma4j.verbs.Errno.ENODEV, "no RDMA provider on the class path");
+            throw new RdmaException(Errno.ENODEV, "no RDMA provider on the class path");
         }
-        return providers.getFirst().createEventChannel();
+        // a provider without devices owns no address: only those with devices and the fallback take part
+        final CmRouting all = CmRouting.of(providers);
+        final List<RdmaProvider> candidates = new ArrayList<>();
+        for (final RdmaProvider provider : providers)
+        {
+            if (provider == all.fallback() || provider.unavailableReason() == null)
+            {
+                candidates.add(provider);
+            }
+        }
+        if (candidates.size() == 1)
+        {
+            return candidates.getFirst().createEventChannel();
+        }
+        return new RoutedEventChannel(CmRouting.of(candidates));
     }
 
     /**

@@ -3,6 +3,7 @@ package io.rdma4j.spi;
 import io.rdma4j.cm.EventChannel;
 import io.rdma4j.verbs.Device;
 
+import java.net.InetAddress;
 import java.util.List;
 
 /**
@@ -35,4 +36,16 @@ public interface RdmaProvider
      * @return a new connection-manager event channel on this provider ({@code rdma_create_event_channel}).
      */
     EventChannel createEventChannel();
+
+    /**
+     * Whether one of this provider's devices has a local IP address, so that the connection manager gives an id
+     * bound or resolved to it to this provider ({@link io.rdma4j.cm.RdmaCm#createEventChannel()}).
+     *
+     * @param address a local unicast address, never the wildcard.
+     * @return true if a device of this provider owns it; the software device claims none, being the fallback.
+     */
+    default boolean ownsAddress(final InetAddress address)
+    {
+        return false;
+    }
 }

@@ -23,7 +23,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * events are waited for on their descriptor, in short slices so that an interrupt is seen, and never by a
  * thread parked inside {@code ibv_get_cq_event}.
  */
-final class Libc
+public final class Libc
 {
     /** The longest single {@code poll}, so that a waiting thread notices an interrupt soon. */
     static final long SLICE_MILLIS = 50;
@@ -60,7 +60,7 @@ final class Libc
      * @param fd a file descriptor.
      * @throws RdmaException if fcntl fails.
      */
-    static void setNonBlocking(final int fd)
+    public static void setNonBlocking(final int fd)
     {
         try (Arena arena = Arena.ofConfined())
         {
@@ -89,7 +89,7 @@ final class Libc
      * @return true if readable, false if the deadline passed.
      * @throws InterruptedException if the thread is interrupted while waiting.
      */
-    static boolean awaitReadable(final int fd, final long deadline) throws InterruptedException
+    public static boolean awaitReadable(final int fd, final long deadline) throws InterruptedException
     {
         try (Arena arena = Arena.ofConfined())
         {
@@ -137,7 +137,7 @@ final class Libc
      * @return the {@link System#nanoTime()} deadline; a very long timeout is capped at about 70 years, so that
      *     differences of nanoTime values never overflow.
      */
-    static long deadline(final long timeout, final TimeUnit unit)
+    public static long deadline(final long timeout, final TimeUnit unit)
     {
         return System.nanoTime() + Math.min(unit.toNanos(timeout), Long.MAX_VALUE / 4);
     }

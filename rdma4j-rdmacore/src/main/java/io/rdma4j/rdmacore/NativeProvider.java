@@ -1,6 +1,7 @@
 package io.rdma4j.rdmacore;
 
 import io.rdma4j.cm.EventChannel;
+import io.rdma4j.rdmacore.cm.NativeEventChannel;
 import io.rdma4j.spi.RdmaProvider;
 import io.rdma4j.verbs.Device;
 import io.rdma4j.verbs.Errno;
@@ -9,6 +10,7 @@ import io.rdma4j.verbs.RdmaException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -65,8 +67,16 @@ public final class NativeProvider implements RdmaProvider
     @Override
     public EventChannel createEventChannel()
     {
-        throw new RdmaException(Errno.ENOSYS, "the native provider's connection manager (librdmacm) is not " +
-            "mapped yet: use rdma4j.provider=soft for rdma_cm");
+        return NativeEventChannel.create();
+    }
+
+    /**
+     * librdmacm is asked: an address that {@code rdma_bind_addr} accepts is one of a native device's.
+     */
+    @Override
+    public boolean ownsAddress(final InetAddress address)
+    {
+        return !address.isAnyLocalAddress() && !devices().isEmpty() && NativeEventChannel.canBind(address);
     }
 
     private static void discover()

@@ -20,7 +20,7 @@ import static io.rdma4j.rdmacore.abi.CLayout.offset;
 /**
  * Between the API's attribute objects and their C structs, for the control path (modify, query, create).
  */
-final class Structs
+public final class Structs
 {
     private static final GroupLayout AH = IbvAhAttr.LAYOUT;
     private static final GroupLayout QP = IbvQpAttr.LAYOUT;
@@ -60,7 +60,11 @@ final class Structs
         ah.set(ValueLayout.JAVA_BYTE, AH_PORT_NUM, (byte)attr.portNum());
     }
 
-    static AhAttr readAhAttr(final MemorySegment ah)
+    /**
+     * @param ah a {@code struct ibv_ah_attr}, e.g. inside librdmacm's {@code rdma_ud_param}.
+     * @return its address vector.
+     */
+    public static AhAttr readAhAttr(final MemorySegment ah)
     {
         GlobalRoute grh = null;
         if (ah.get(ValueLayout.JAVA_BYTE, AH_IS_GLOBAL) != 0)
@@ -73,7 +77,11 @@ final class Structs
             u8(ah, AH_SRC_PATH_BITS), u8(ah, AH_STATIC_RATE), u8(ah, AH_PORT_NUM));
     }
 
-    static void writeCap(final MemorySegment cap, final QpCap value)
+    /**
+     * @param cap a {@code struct ibv_qp_cap} to fill.
+     * @param value the capabilities asked for.
+     */
+    public static void writeCap(final MemorySegment cap, final QpCap value)
     {
         cap.set(ValueLayout.JAVA_INT, offset(IbvQpCap.LAYOUT, "max_send_wr"), value.maxSendWr());
         cap.set(ValueLayout.JAVA_INT, offset(IbvQpCap.LAYOUT, "max_recv_wr"), value.maxRecvWr());
@@ -82,7 +90,11 @@ final class Structs
         cap.set(ValueLayout.JAVA_INT, offset(IbvQpCap.LAYOUT, "max_inline_data"), value.maxInlineData());
     }
 
-    static QpCap readCap(final MemorySegment cap)
+    /**
+     * @param cap a {@code struct ibv_qp_cap}, as a create call wrote back what it granted.
+     * @return the capabilities.
+     */
+    public static QpCap readCap(final MemorySegment cap)
     {
         return new QpCap(cap.get(ValueLayout.JAVA_INT, offset(IbvQpCap.LAYOUT, "max_send_wr")),
             cap.get(ValueLayout.JAVA_INT, offset(IbvQpCap.LAYOUT, "max_recv_wr")),

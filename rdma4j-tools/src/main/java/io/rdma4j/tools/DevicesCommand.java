@@ -29,11 +29,12 @@ public final class DevicesCommand implements Callable<Integer>
     {
         final PrintWriter out = spec.commandLine().getOut();
         final List<Device> devices = Verbs.getDeviceList();
-        out.printf("    %-16s\t   node GUID%n", "device");
-        out.printf("    %-16s\t----------------%n", "------");
+        // ibv_devices' two columns, then the engine behind each device (rdma4j's own)
+        out.printf("    %-16s\t   node GUID\t\tengine%n", "device");
+        out.printf("    %-16s\t----------------\t------%n", "------");
         for (final Device device : devices)
         {
-            out.printf("    %-16s\t%016x%n", device.name(), device.guid());
+            out.printf("    %-16s\t%016x\t%s%n", device.name(), device.guid(), device.provider());
         }
         out.flush();
         if (devices.isEmpty())

@@ -5,7 +5,6 @@ import io.rdma4j.cm.CmId;
 import io.rdma4j.cm.EventChannel;
 import io.rdma4j.cm.JoinFlags;
 import io.rdma4j.cm.PortSpace;
-import io.rdma4j.cm.RdmaCm;
 import io.rdma4j.verbs.AhAttr;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.PortAttr;
@@ -51,6 +50,10 @@ public final class McKeyCommand implements Callable<Integer>
 
     @Option(names = "-s", description = "sender (default: receiver)")
     private boolean sender;
+
+    @Option(names = "-d", paramLabel = "device", description = "rdma4j: use this device's engine (default: the "
+        + "engine of the bind or resolved address)")
+    private String deviceName;
 
     @Option(names = "-b", paramLabel = "bind_address", description = "local address to bind to")
     private String bindAddress;
@@ -233,7 +236,7 @@ public final class McKeyCommand implements Callable<Integer>
         }
         out.printf("mckey: starting %s%n", sender ? "client" : "server");
         int status;
-        try (EventChannel channel = RdmaCm.createEventChannel())
+        try (EventChannel channel = DeviceOption.eventChannel(deviceName))
         {
             status = runOn(channel, ps);
         }

@@ -19,8 +19,10 @@ final class AbiLayouts
         IbvQpCap.LAYOUT, IbvQpInitAttr.LAYOUT, IbvQpAttr.LAYOUT, IbvSge.LAYOUT, IbvRecvWr.LAYOUT,
         IbvMwBindInfo.LAYOUT, IbvSendWr.LAYOUT, IbvWc.LAYOUT, IbvSrqAttr.LAYOUT, IbvSrqInitAttr.LAYOUT,
         IbvAsyncEvent.LAYOUT, IbvPd.LAYOUT, IbvMr.LAYOUT, IbvAh.LAYOUT, IbvCompChannel.LAYOUT, IbvCq.LAYOUT,
-        IbvQp.LAYOUT, IbvSrq.LAYOUT, IbvContext.OPS_LAYOUT, IbvContext.LAYOUT
-        // librdmacm (rdma/rdma_cma.h): rdma_cm_event, rdma_conn_param, rdma_ud_param, ... go here
+        IbvQp.LAYOUT, IbvSrq.LAYOUT, IbvContext.OPS_LAYOUT, IbvContext.LAYOUT,
+        // librdmacm (rdma/rdma_cma.h)
+        RdmaConnParam.LAYOUT, RdmaUdParam.LAYOUT, RdmaCmEvent.LAYOUT, RdmaCmJoinMcAttrEx.LAYOUT,
+        RdmaCmId.IB_ADDR_LAYOUT, RdmaCmId.ADDR_LAYOUT, RdmaCmId.ROUTE_LAYOUT, RdmaCmId.LAYOUT
     );
 
     private AbiLayouts()

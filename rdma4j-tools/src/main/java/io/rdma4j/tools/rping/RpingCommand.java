@@ -1,7 +1,7 @@
 package io.rdma4j.tools.rping;
 
 import io.rdma4j.cm.EventChannel;
-import io.rdma4j.cm.RdmaCm;
+import io.rdma4j.tools.DeviceOption;
 import io.rdma4j.tools.pingpong.CNumber;
 import io.rdma4j.tools.pingpong.SoftAddress;
 import io.rdma4j.verbs.Errno;
@@ -77,6 +77,11 @@ public final class RpingCommand implements Callable<Integer>
 
     @Option(order = 10, names = "-d", description = "print a debug trace")
     private boolean debug;
+
+    // rping's -d is its debug trace, so the device takes the long name of the ping-pong tools' -d
+    @Option(order = 14, names = "--ib-dev", paramLabel = "device", description = "rdma4j: use this device's "
+        + "engine (default: the engine of the bind or resolved address)")
+    private String deviceName;
 
     @Option(order = 11, names = "-P", description = "persistent server: serve one client after another (and at once) "
         + "until killed")
@@ -252,7 +257,7 @@ public final class RpingCommand implements Callable<Integer>
         final EventChannel channel;
         try
         {
-            channel = RdmaCm.createEventChannel();
+            channel = DeviceOption.eventChannel(deviceName);
         }
         catch (final RdmaException ex)
         {

@@ -5,8 +5,8 @@ import io.rdma4j.cm.CmId;
 import io.rdma4j.cm.ConnParam;
 import io.rdma4j.cm.EventChannel;
 import io.rdma4j.cm.PortSpace;
-import io.rdma4j.cm.RdmaCm;
 import io.rdma4j.cm.UdParam;
+import io.rdma4j.tools.DeviceOption;
 import io.rdma4j.tools.pingpong.CNumber;
 import io.rdma4j.tools.pingpong.SoftAddress;
 import io.rdma4j.verbs.AhAttr;
@@ -63,6 +63,10 @@ public final class UdaddyCommand implements Callable<Integer>
 
     @Option(order = 2, names = "-b", paramLabel = "bind_address", description = "local address to bind to")
     private String bindAddress;
+
+    @Option(order = 12, names = "-d", paramLabel = "device", description = "rdma4j: use this device's engine "
+        + "(default: the engine of the bind or resolved address)")
+    private String deviceName;
 
     @Option(order = 3, names = "-f", paramLabel = "address_format",
         description = "how -s and -b are given: name (default), ip, ipv6, or gid (AF_IB: not on RoCE)")
@@ -240,7 +244,7 @@ public final class UdaddyCommand implements Callable<Integer>
         final EventChannel channel;
         try
         {
-            channel = RdmaCm.createEventChannel();
+            channel = DeviceOption.eventChannel(deviceName);
         }
         catch (final RdmaException ex)
         {

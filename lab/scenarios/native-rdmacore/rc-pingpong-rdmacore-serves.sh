@@ -1,0 +1,2 @@
+# rc_pingpong on rxe0 in one guest: rdma-core's tool serves, rdma4j native is the client
+guest_side() { pp_pair rdmacore native rc -n 200 -s 4096 -c; }

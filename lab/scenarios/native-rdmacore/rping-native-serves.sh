@@ -1,0 +1,2 @@
+# rping on rxe0 in one guest: rdma4j native serves, rdma-core's tool is the client
+guest_side() { rping_pair native rdmacore -C 10 -S 100; }

@@ -1,0 +1,2 @@
+# rping on rxe0 in one guest: rdma-core's tool serves, rdma4j native is the client
+guest_side() { rping_pair rdmacore native -C 10 -S 100; }

@@ -1,0 +1,2 @@
+# srq_pingpong on rxe0 in one guest: rdma4j native serves, rdma-core's tool is the client
+guest_side() { pp_pair native rdmacore srq -n 200 -s 4096 -q 4 -c; }

@@ -1,0 +1,2 @@
+# ud_pingpong on rxe0 in one guest: rdma-core's tool serves, rdma4j native is the client
+guest_side() { pp_pair rdmacore native ud -n 200 -s 1000 -c; }

@@ -1,0 +1,1 @@
+../soft-rdmacore/mckey-full-guest-receives.sh

@@ -1,0 +1,1 @@
+../soft-rdmacore/mckey-full-host-receives.sh

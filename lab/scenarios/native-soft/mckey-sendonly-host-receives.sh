@@ -1,0 +1,1 @@
+../soft-rdmacore/mckey-sendonly-host-receives.sh

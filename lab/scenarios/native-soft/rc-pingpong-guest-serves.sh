@@ -1,0 +1,1 @@
+../soft-rdmacore/rc-pingpong-guest-serves.sh

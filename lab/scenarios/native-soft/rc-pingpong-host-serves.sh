@@ -1,0 +1,1 @@
+../soft-rdmacore/rc-pingpong-host-serves.sh

@@ -1,0 +1,1 @@
+../soft-rdmacore/rping-guest-serves.sh

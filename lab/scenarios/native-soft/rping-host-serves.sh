@@ -1,0 +1,1 @@
+../soft-rdmacore/rping-host-serves.sh

@@ -1,0 +1,1 @@
+../soft-rdmacore/srq-pingpong-guest-serves.sh

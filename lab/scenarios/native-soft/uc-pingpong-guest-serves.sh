@@ -1,0 +1,1 @@
+../soft-rdmacore/uc-pingpong-guest-serves.sh

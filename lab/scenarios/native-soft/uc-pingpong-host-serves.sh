@@ -1,0 +1,1 @@
+../soft-rdmacore/uc-pingpong-host-serves.sh

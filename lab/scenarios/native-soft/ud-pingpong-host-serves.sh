@@ -1,0 +1,1 @@
+../soft-rdmacore/ud-pingpong-host-serves.sh

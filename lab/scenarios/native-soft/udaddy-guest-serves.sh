@@ -1,0 +1,1 @@
+../soft-rdmacore/udaddy-guest-serves.sh

@@ -1,0 +1,1 @@
+../soft-rdmacore/udaddy-host-serves.sh

@@ -1,0 +1,3 @@
+# rc_pingpong: the guest's tool serves on rxe0, rdma4j's soft device on the host is the client
+guest_side() { pp_guest_serves_guest rc -n 200 -s 4096 -c; }
+host_side() { pp_guest_serves_host rc -n 200 -s 4096 -c; }

@@ -1,0 +1,3 @@
+# uc_pingpong: the guest's tool serves on rxe0, rdma4j's soft device on the host is the client
+guest_side() { pp_guest_serves_guest uc -n 200 -s 4096 -c; }
+host_side() { pp_guest_serves_host uc -n 200 -s 4096 -c; }

@@ -1,0 +1,3 @@
+# ud_pingpong: rdma4j's soft device on the host serves, the guest's tool on rxe0 is the client
+host_side() { pp_host_serves_host ud -n 200 -s 1000 -c; }
+guest_side() { pp_host_serves_guest ud -n 200 -s 1000 -c; }

@@ -1,0 +1,210 @@
+package io.rdma4j.cm;
+
+import io.rdma4j.spi.RdmaProvider;
+import io.rdma4j.verbs.Errno;
+import io.rdma4j.verbs.RdmaException;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One event channel over several engines: each id takes its engine when it is bound, resolved or made to listen
+ * ({@link CmRouting}), on that engine's own channel, made when first needed. {@link #getEvent} waits on the
+ * engines' channels in turn, in short slices when there are several, and hands out their events with the
+ * routed ids in place of the engines'.
+ */
+final class RoutedEventChannel implements EventChannel
+{
+    /** The longest wait on one engine's channel while another may have an event: bounds the CM's added latency. */
+    private static final long SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+    private final CmRouting routing;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition engineAdded = lock.newCondition();
+    private final Map<RdmaProvider, EventChannel> engines = new LinkedHashMap<>();
+    private final Map<CmId, RoutedCmId> byEngineId = new ConcurrentHashMap<>();
+    private final Set<RoutedCmId> ids = ConcurrentHashMap.newKeySet();
+    private volatile List<EventChannel> channels = List.of();
+    private volatile boolean closed;
+
+    RoutedEventChannel(final CmRouting routing)
+    {
+        this.routing = routing;
+    }
+
+    CmRouting routing()
+    {
+        return routing;
+    }
+
+    /**
+     * @return the engines' channels made so far, in the order they were first needed.
+     */
+    List<EventChannel> engineChannels()
+    {
+        return channels;
+    }
+
+    @Override
+    public CmId createId(final Object context, final PortSpace portSpace)
+    {
+        RdmaException.check(!closed, Errno.EINVAL, "createId: the event channel is closed");
+        final RoutedCmId id = new RoutedCmId(this, context, portSpace);
+        ids.add(id);
+        return id;
+    }
+
+    CmId createEngineId(final RoutedCmId routed, final RdmaProvider provider, final Object context,
+        final PortSpace portSpace)
+    {
+        final CmId engineId = engineChannel(provider).createId(context, portSpace);
+        byEngineId.put(engineId, routed);
+        return engineId;
+    }
+
+    private EventChannel engineChannel(final RdmaProvider provider)
+    {
+        lock.lock();
+        try
+        {
+            RdmaException.check(!closed, Errno.EINVAL, "the event channel is closed");
+            EventChannel channel = engines.get(provider);
+            if (channel == null)
+            {
+                channel = provider.createEventChannel();
+                engines.put(provider, channel);
+                channels = List.copyOf(engines.values());
+                engineAdded.signalAll();
+            }
+            return channel;
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    void forget(final CmId id)
+    {
+        if (id instanceof final RoutedCmId routed)
+        {
+            ids.remove(routed);
+        }
+        else
+        {
+            byEngineId.remove(id);
+        }
+    }
+
+    @Override
+    public CmEvent getEvent(final long timeout, final TimeUnit unit) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + Math.min(unit.toNanos(timeout), Long.MAX_VALUE / 4);
+        while (true)
+        {
+            RdmaException.check(!closed, Errno.EINVAL, "getEvent: the event channel is closed");
+            final List<EventChannel> current = channels;
+            long left = deadline - System.nanoTime();
+            if (current.isEmpty())
+            {
+                // no id has an engine yet: nothing can happen until one has
+                if (left <= 0 || !awaitEngine(left))
+                {
+                    return null;
+                }
+                continue;
+            }
+            // with one engine a longer wait is fine, but an engine added meanwhile must not wait behind it
+            final long slice = current.size() == 1 ? SLICE_NANOS * 5 : SLICE_NANOS;
+            for (final EventChannel channel : current)
+            {
+                left = deadline - System.nanoTime();
+                final CmEvent event = channel.getEvent(Math.max(0, Math.min(slice, left)), TimeUnit.NANOSECONDS);
+                if (event != null)
+                {
+                    return routed(event);
+                }
+            }
+            if (deadline - System.nanoTime() <= 0)
+            {
+                return null;
+            }
+        }
+    }
+
+    private boolean awaitEngine(final long nanos) throws InterruptedException
+    {
+        lock.lock();
+        try
+        {
+            long left = nanos;
+            while (channels.isEmpty() && !closed)
+            {
+                if (left <= 0)
+                {
+                    return false;
+                }
+                left = engineAdded.awaitNanos(left);
+            }
+            return true;
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    private CmEvent routed(final CmEvent event)
+    {
+        RoutedCmId id = event.id() == null ? null : byEngineId.get(event.id());
+        if (id == null && event.type() == CmEventType.CONNECT_REQUEST)
+        {
+            // the engine made a new id for the request: it is on that engine from the start
+            id = new RoutedCmId(this, event.id());
+            byEngineId.put(event.id(), id);
+            ids.add(id);
+        }
+        final CmId listenId = event.listenId() == null ? null : byEngineId.get(event.listenId());
+        return new RoutedCmEvent(event, id != null ? id : event.id(), listenId != null ? listenId : event.listenId());
+    }
+
+    /**
+     * @throws RdmaException EBUSY while ids made on it are not destroyed.
+     */
+    @Override
+    public void close()
+    {
+        final List<EventChannel> toClose;
+        lock.lock();
+        try
+        {
+            if (closed)
+            {
+                return;
+            }
+            if (!ids.isEmpty())
+            {
+                throw new RdmaException(Errno.EBUSY, "the event channel still has " + ids.size() +
+                    " ids: destroy them first");
+            }
+            closed = true;
+            toClose = new ArrayList<>(engines.values());
+            engineAdded.signalAll();
+        }
+        finally
+        {
+            lock.unlock();
+        }
+        for (final EventChannel channel : toClose)
+        {
+            channel.close();
+        }
+    }
+}

@@ -1,0 +1,384 @@
+package io.rdma4j.rdmacore.cm;
+
+import io.rdma4j.cm.CmId;
+import io.rdma4j.cm.ConnParam;
+import io.rdma4j.cm.JoinFlags;
+import io.rdma4j.cm.PortSpace;
+import io.rdma4j.rdmacore.NativeContext;
+import io.rdma4j.rdmacore.NativeCq;
+import io.rdma4j.rdmacore.NativePd;
+import io.rdma4j.rdmacore.NativeQp;
+import io.rdma4j.rdmacore.NativeSrq;
+import io.rdma4j.rdmacore.Structs;
+import io.rdma4j.rdmacore.abi.IbvQpCap;
+import io.rdma4j.rdmacore.abi.IbvQpInitAttr;
+import io.rdma4j.rdmacore.abi.RdmaCmId;
+import io.rdma4j.rdmacore.abi.RdmaCmJoinMcAttrEx;
+import io.rdma4j.rdmacore.abi.RdmaConnParam;
+import io.rdma4j.verbs.Errno;
+import io.rdma4j.verbs.ProtectionDomain;
+import io.rdma4j.verbs.QpInitAttr;
+import io.rdma4j.verbs.RdmaException;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import static io.rdma4j.rdmacore.abi.CLayout.offset;
+
+/**
+ * librdmacm's {@code struct rdma_cm_id}. The device context librdmacm opened for the id's device is adopted once
+ * per process ({@link #verbs()}), so that every id on a device hands out the same {@link NativeContext} and the
+ * PDs and CQs made on it are accepted by {@code rdma_create_qp}. Failures carry librdmacm's errno.
+ */
+public final class NativeCmId implements CmId
+{
+    /** The contexts librdmacm opened, by {@code struct ibv_context *}: it keeps them open for the process. */
+    private static final Map<Long, NativeContext> CONTEXTS = new ConcurrentHashMap<>();
+
+    /** A multicast join: the group as given and the context its events return. */
+    record Join(InetSocketAddress group, Object context)
+    {
+    }
+
+    private final NativeEventChannel channel;
+    private final MemorySegment id;
+    private final PortSpace portSpace;
+    private final Map<InetSocketAddress, Long> joinKeys = new ConcurrentHashMap<>();
+    private volatile Object context;
+    private volatile NativeQp qp;
+    private NativePd defaultPd;
+    private boolean destroyed;
+
+    NativeCmId(final NativeEventChannel channel, final MemorySegment id, final Object context,
+        final PortSpace portSpace)
+    {
+        this.channel = channel;
+        this.id = id;
+        this.context = context;
+        this.portSpace = portSpace;
+    }
+
+    /**
+     * @return the {@code struct rdma_cm_id *}.
+     */
+    public MemorySegment address()
+    {
+        return id;
+    }
+
+    @Override
+    public NativeEventChannel channel()
+    {
+        return channel;
+    }
+
+    @Override
+    public Object context()
+    {
+        return context;
+    }
+
+    @Override
+    public void context(final Object context)
+    {
+        this.context = context;
+    }
+
+    @Override
+    public PortSpace portSpace()
+    {
+        return portSpace;
+    }
+
+    @Override
+    public NativeContext verbs()
+    {
+        final MemorySegment verbs = id.get(ValueLayout.ADDRESS, RdmaCmId.VERBS);
+        if (verbs.equals(MemorySegment.NULL))
+        {
+            return null;
+        }
+        return CONTEXTS.computeIfAbsent(verbs.address(), address -> NativeContext.adopt(verbs));
+    }
+
+    @Override
+    public NativeQp qp()
+    {
+        return qp;
+    }
+
+    @Override
+    public InetSocketAddress localAddress()
+    {
+        return SockAddr.read(id.asSlice(RdmaCmId.SRC_ADDR, RdmaCmId.SOCKADDR_STORAGE_SIZE));
+    }
+
+    @Override
+    public InetSocketAddress peerAddress()
+    {
+        return SockAddr.read(id.asSlice(RdmaCmId.DST_ADDR, RdmaCmId.SOCKADDR_STORAGE_SIZE));
+    }
+
+    @Override
+    public void bindAddr(final InetSocketAddress address)
+    {
+        checkLive("bindAddr");
+        try (Arena arena = Arena.ofConfined())
+        {
+            Rdmacm.check("rdma_bind_addr to " + address, "rdma_bind_addr", id, SockAddr.write(arena, address));
+        }
+    }
+
+    @Override
+    public void resolveAddr(final InetSocketAddress source, final InetSocketAddress destination, final int timeoutMs)
+    {
+        checkLive("resolveAddr");
+        try (Arena arena = Arena.ofConfined())
+        {
+            Rdmacm.check("rdma_resolve_addr of " + destination + (source == null ? "" : " from " + source),
+                "rdma_resolve_addr", id, source == null ? MemorySegment.NULL : SockAddr.write(arena, source),
+                SockAddr.write(arena, destination), timeoutMs);
+        }
+    }
+
+    @Override
+    public void resolveRoute(final int timeoutMs)
+    {
+        checkLive("resolveRoute");
+        Rdmacm.check("rdma_resolve_route", "rdma_resolve_route", id, timeoutMs);
+    }
+
+    @Override
+    public void listen(final int backlog)
+    {
+        checkLive("listen");
+        Rdmacm.check("rdma_listen with backlog " + backlog, "rdma_listen", id, backlog);
+    }
+
+    @Override
+    public synchronized NativeQp createQp(final ProtectionDomain pd, final QpInitAttr initAttr)
+    {
+        checkLive("createQp");
+        RdmaException.check(qp == null, Errno.EINVAL, "createQp: the id has a QP already (QPN " +
+            (qp == null ? 0 : qp.qpNum()) + "): destroy it first");
+        final NativeContext verbs = verbs();
+        RdmaException.check(verbs != null, Errno.EINVAL,
+            "createQp: the id is neither bound nor resolved to a device yet");
+        final NativePd nativePd = pd == null ? defaultPd(verbs) : ours(pd, NativePd.class, "PD");
+        final NativeCq sendCq = ours(initAttr.sendCq(), NativeCq.class, "send CQ");
+        final NativeCq recvCq = ours(initAttr.recvCq(), NativeCq.class, "receive CQ");
+        final NativeSrq srq = initAttr.srq() == null ? null : ours(initAttr.srq(), NativeSrq.class, "SRQ");
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment init = arena.allocate(IbvQpInitAttr.LAYOUT);
+            init.set(ValueLayout.ADDRESS, offset(IbvQpInitAttr.LAYOUT, "send_cq"), sendCq.address());
+            init.set(ValueLayout.ADDRESS, offset(IbvQpInitAttr.LAYOUT, "recv_cq"), recvCq.address());
+            init.set(ValueLayout.ADDRESS, offset(IbvQpInitAttr.LAYOUT, "srq"),
+                srq == null ? MemorySegment.NULL : srq.address());
+            final MemorySegment cap = init.asSlice(offset(IbvQpInitAttr.LAYOUT, "cap"), IbvQpCap.LAYOUT.byteSize());
+            Structs.writeCap(cap, initAttr.cap());
+            init.set(ValueLayout.JAVA_INT, offset(IbvQpInitAttr.LAYOUT, "qp_type"), initAttr.type().value());
+            init.set(ValueLayout.JAVA_INT, offset(IbvQpInitAttr.LAYOUT, "sq_sig_all"), initAttr.sqSigAll() ? 1 : 0);
+            Rdmacm.check("rdma_create_qp " + initAttr.type() + " with " + initAttr.cap(), "rdma_create_qp", id,
+                nativePd.address(), init);
+            final MemorySegment created = id.get(ValueLayout.ADDRESS, RdmaCmId.QP);
+            final QpInitAttr granted = new QpInitAttr(initAttr.type(), initAttr.sendCq(), initAttr.recvCq(),
+                initAttr.srq(), Structs.readCap(cap), initAttr.sqSigAll());
+            qp = NativeQp.wrap(nativePd, created, granted, destroyedQp ->
+            {
+                // rdma_destroy_qp is void: it destroys the id's QP and clears id->qp
+                Rdmacm.call("rdma_destroy_qp", id);
+                return 0;
+            });
+            return qp;
+        }
+    }
+
+    private NativePd defaultPd(final NativeContext verbs)
+    {
+        if (defaultPd == null)
+        {
+            defaultPd = verbs.allocPd();
+        }
+        return defaultPd;
+    }
+
+    private static <T> T ours(final Object object, final Class<T> type, final String what)
+    {
+        if (!type.isInstance(object))
+        {
+            throw new RdmaException(Errno.EINVAL, "createQp: the " + what + " is not one of the native " +
+                "provider's (" + (object == null ? "null" : object.getClass().getSimpleName()) +
+                "): make it on this id's verbs()");
+        }
+        return type.cast(object);
+    }
+
+    @Override
+    public synchronized void destroyQp()
+    {
+        final NativeQp current = qp;
+        if (current != null)
+        {
+            qp = null;
+            current.close();
+        }
+    }
+
+    @Override
+    public void connect(final ConnParam param)
+    {
+        checkLive("connect");
+        try (Arena arena = Arena.ofConfined())
+        {
+            Rdmacm.check("rdma_connect", "rdma_connect", id, connParam(arena, param));
+        }
+    }
+
+    @Override
+    public void accept(final ConnParam param)
+    {
+        checkLive("accept");
+        try (Arena arena = Arena.ofConfined())
+        {
+            Rdmacm.check("rdma_accept", "rdma_accept", id, connParam(arena, param));
+        }
+    }
+
+    private static MemorySegment connParam(final Arena arena, final ConnParam param)
+    {
+        if (param == null)
+        {
+            return MemorySegment.NULL;
+        }
+        final MemorySegment conn = arena.allocate(RdmaConnParam.LAYOUT);
+        final byte[] data = param.privateData();
+        if (data != null && data.length > 0)
+        {
+            RdmaException.check(data.length <= 255, Errno.EINVAL, "private data of " + data.length +
+                " bytes is over rdma_conn_param's 255");
+            conn.set(ValueLayout.ADDRESS, RdmaConnParam.PRIVATE_DATA, arena.allocateFrom(ValueLayout.JAVA_BYTE, data));
+            conn.set(ValueLayout.JAVA_BYTE, RdmaConnParam.PRIVATE_DATA_LEN, (byte)data.length);
+        }
+        conn.set(ValueLayout.JAVA_BYTE, RdmaConnParam.RESPONDER_RESOURCES, (byte)param.responderResources());
+        conn.set(ValueLayout.JAVA_BYTE, RdmaConnParam.INITIATOR_DEPTH, (byte)param.initiatorDepth());
+        conn.set(ValueLayout.JAVA_BYTE, RdmaConnParam.FLOW_CONTROL, (byte)param.flowControl());
+        conn.set(ValueLayout.JAVA_BYTE, RdmaConnParam.RETRY_COUNT, (byte)param.retryCount());
+        conn.set(ValueLayout.JAVA_BYTE, RdmaConnParam.RNR_RETRY_COUNT, (byte)param.rnrRetryCount());
+        conn.set(ValueLayout.JAVA_BYTE, RdmaConnParam.SRQ, (byte)(param.srq() ? 1 : 0));
+        conn.set(ValueLayout.JAVA_INT, RdmaConnParam.QP_NUM, param.qpNum());
+        return conn;
+    }
+
+    @Override
+    public void reject(final byte[] privateData)
+    {
+        checkLive("reject");
+        final int length = privateData == null ? 0 : privateData.length;
+        RdmaException.check(length <= 255, Errno.EINVAL, "reject: private data of " + length +
+            " bytes is over the 255 rdma_reject takes");
+        try (Arena arena = Arena.ofConfined())
+        {
+            Rdmacm.check("rdma_reject", "rdma_reject", id,
+                length == 0 ? MemorySegment.NULL : arena.allocateFrom(ValueLayout.JAVA_BYTE, privateData),
+                (byte)length);
+        }
+    }
+
+    @Override
+    public void disconnect()
+    {
+        checkLive("disconnect");
+        Rdmacm.check("rdma_disconnect", "rdma_disconnect", id);
+    }
+
+    @Override
+    public void joinMulticast(final InetSocketAddress group, final Object context)
+    {
+        joinMulticast(group, JoinFlags.FULLMEMBER, context);
+    }
+
+    @Override
+    public void joinMulticast(final InetSocketAddress group, final JoinFlags flags, final Object context)
+    {
+        checkLive("joinMulticast");
+        final long key = channel.addJoin(new Join(group, context));
+        if (joinKeys.putIfAbsent(group, key) != null)
+        {
+            channel.removeJoin(key);
+            throw new RdmaException(Errno.EADDRINUSE, "joinMulticast: the id has joined " + group + " already");
+        }
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment attr = arena.allocate(RdmaCmJoinMcAttrEx.LAYOUT);
+            attr.set(ValueLayout.JAVA_INT, RdmaCmJoinMcAttrEx.COMP_MASK,
+                RdmaCmJoinMcAttrEx.ATTR_ADDRESS | RdmaCmJoinMcAttrEx.ATTR_JOIN_FLAGS);
+            attr.set(ValueLayout.JAVA_INT, RdmaCmJoinMcAttrEx.JOIN_FLAGS, flags == JoinFlags.SENDONLY_FULLMEMBER ?
+                RdmaCmJoinMcAttrEx.FLAG_SENDONLY_FULLMEMBER : RdmaCmJoinMcAttrEx.FLAG_FULLMEMBER);
+            attr.set(ValueLayout.ADDRESS, RdmaCmJoinMcAttrEx.ADDR, SockAddr.write(arena, group));
+            // the context pointer librdmacm returns in the join's events is the join's key, not a real pointer
+            Rdmacm.check("rdma_join_multicast_ex " + group + " as " + flags, "rdma_join_multicast_ex", id, attr,
+                MemorySegment.ofAddress(key));
+        }
+        catch (final RuntimeException ex)
+        {
+            joinKeys.remove(group);
+            channel.removeJoin(key);
+            throw ex;
+        }
+    }
+
+    @Override
+    public void leaveMulticast(final InetSocketAddress group)
+    {
+        checkLive("leaveMulticast");
+        final Long key = joinKeys.get(group);
+        RdmaException.check(key != null, Errno.EADDRNOTAVAIL, "leaveMulticast: the id has not joined " + group);
+        try (Arena arena = Arena.ofConfined())
+        {
+            // returns once every event of the join is acknowledged
+            Rdmacm.check("rdma_leave_multicast " + group, "rdma_leave_multicast", id, SockAddr.write(arena, group));
+        }
+        joinKeys.remove(group);
+        channel.removeJoin(key);
+    }
+
+    @Override
+    public synchronized void close()
+    {
+        if (destroyed)
+        {
+            return;
+        }
+        destroyQp();
+        // waits until every event of the id is acknowledged; the kernel leaves the id's groups
+        Rdmacm.check("rdma_destroy_id", "rdma_destroy_id", id);
+        destroyed = true;
+        channel.forget(this);
+        for (final Long key : joinKeys.values())
+        {
+            channel.removeJoin(key);
+        }
+        joinKeys.clear();
+        if (defaultPd != null)
+        {
+            defaultPd.close();
+            defaultPd = null;
+        }
+    }
+
+    private void checkLive(final String operation)
+    {
+        RdmaException.check(!destroyed, Errno.EINVAL, operation + ": the id is destroyed");
+    }
+
+    @Override
+    public String toString()
+    {
+        return "native cm id " + portSpace + " local " + localAddress() + " peer " + peerAddress();
+    }
+}
