@@ -127,15 +127,6 @@ class CmToolsParsingTest
     }
 
     @Test
-    void shouldRefuseTheSelfCreatedQpMode()
-    {
-        final Run run = new Run("rping", "-s", "-q");
-
-        assertEquals(95, run.status);
-        assertTrue(run.err.contains("rdma_init_qp_attr"), run.err);
-    }
-
-    @Test
     void shouldApplyUdaddyDefaults()
     {
         final UdaddyCommand udaddy = parse(UdaddyCommand.class, "udaddy");

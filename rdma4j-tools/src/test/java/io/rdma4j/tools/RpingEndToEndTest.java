@@ -89,6 +89,23 @@ class RpingEndToEndTest
 
     @Test
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void shouldPingWithQpsTheApplicationMakesAndMoves() throws Exception
+    {
+        // -q: ibv_create_qp, then rdma_init_qp_attr for INIT, RTR and RTS; the client ends with rdma_establish
+        final ToolProcess server = listeningServer("-q", "-v", "-S", "64", "-a", "127.0.0.157", "-p", "17177");
+        final ToolProcess client = start("client", List.of("rping", "-c", "-q", "-v", "-V", "-C", "5", "-S", "64",
+            "-a", "127.0.0.157", "-I", "127.0.0.158", "-p", "17177"));
+
+        assertEquals(0, client.await(120, TimeUnit.SECONDS), "client exit status; its output: " + client.lines());
+        assertEquals(0, server.await(60, TimeUnit.SECONDS), "server exit status; its output: " + server.lines());
+        final List<String> pings = expectedPings(5, 64);
+        assertEquals(pings, starting(client.lines(), "ping data: "));
+        assertEquals(pings, starting(server.lines(), "server ping data: "));
+        assertFalse(client.lines().contains("data mismatch!"));
+    }
+
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
     void shouldPingTheLargestSizeQuietly() throws Exception
     {
         final ToolProcess server = listeningServer("-S", "65535", "-a", "127.0.0.153", "-p", "17172");

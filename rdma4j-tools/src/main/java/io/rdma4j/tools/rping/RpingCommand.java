@@ -82,8 +82,8 @@ public final class RpingCommand implements Callable<Integer>
         + "until killed")
     private boolean persistent;
 
-    @Option(order = 12, names = "-q", description = "create and move the QP in the application (not available: the "
-        + "rdma4j connection manager has no rdma_init_qp_attr nor rdma_establish)")
+    @Option(order = 12, names = "-q", description = "create the QP in the application and move it with "
+        + "rdma_init_qp_attr (the client completes with rdma_establish)")
     private boolean selfCreatedQp;
 
     /**
@@ -228,12 +228,6 @@ public final class RpingCommand implements Callable<Integer>
             out.flush();
             return Errno.EINVAL.code();
         }
-        if (selfCreatedQp)
-        {
-            output.err("rping: -q needs rdma_init_qp_attr and rdma_establish, which the rdma4j connection "
-                + "manager does not have");
-            return Errno.EOPNOTSUPP.code();
-        }
         final boolean server = role == Role.SERVER;
         final InetSocketAddress target;
         final InetSocketAddress source;
@@ -254,7 +248,8 @@ public final class RpingCommand implements Callable<Integer>
             // a client with no -I whose server is on this machine takes a free 127.0.0.x of its own
             SoftAddress.configure(null, target.getAddress().getHostAddress());
         }
-        final RpingConnection cb = new RpingConnection(server, size, count, verbose, validate, output);
+        final RpingConnection cb = new RpingConnection(server, size, count, verbose, validate, selfCreatedQp,
+            output);
         final EventChannel channel;
         try
         {

@@ -11,6 +11,7 @@ import io.rdma4j.verbs.MemoryRegion;
 import io.rdma4j.verbs.ProtectionDomain;
 import io.rdma4j.verbs.QpCap;
 import io.rdma4j.verbs.QpInitAttr;
+import io.rdma4j.verbs.QpState;
 import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.QueuePair;
 import io.rdma4j.verbs.RdmaException;
@@ -86,6 +87,7 @@ final class RpingConnection
     private Thread cqThread;
     private volatile boolean stopCq;
 
+    private final boolean selfCreateQp;
     private volatile long remoteAddr;
     private volatile int remoteRkey;
     private volatile int remoteLen;
@@ -94,7 +96,19 @@ final class RpingConnection
         final boolean server, final int size, final int count, final boolean verbose, final boolean validate,
         final RpingOutput output)
     {
+        this(server, size, count, verbose, validate, false, output);
+    }
+
+    /**
+     * @param selfCreateQp -q: the QP is made with ibv_create_qp and moved with rdma_init_qp_attr,
+     *                     not made by rdma_create_qp.
+     */
+    RpingConnection(
+        final boolean server, final int size, final int count, final boolean verbose, final boolean validate,
+        final boolean selfCreateQp, final RpingOutput output)
+    {
         this.server = server;
+        this.selfCreateQp = selfCreateQp;
         this.size = size;
         this.count = count;
         this.verbose = verbose;
@@ -108,15 +122,36 @@ final class RpingConnection
      */
     RpingConnection copy()
     {
-        return new RpingConnection(server, size, count, verbose, validate, output);
+        return new RpingConnection(server, size, count, verbose, validate, selfCreateQp, output);
     }
 
     /**
      * rping's connection parameters: one RDMA READ in flight each way, seven retries of each kind.
      */
-    static ConnParam connParam()
+    ConnParam connParam()
     {
-        return new ConnParam(null, 1, 1, 0, 7, 7, false, 0);
+        return new ConnParam(null, 1, 1, 0, 7, 7, false, selfCreateQp ? qp.qpNum() : 0);
+    }
+
+    /**
+     * -q: take the QP the application made (already in INIT) through RTR and RTS with the
+     * attributes the connection manager gives ({@code rping_self_modify_qp}).
+     *
+     * @return 0, or -1 (reported).
+     */
+    private int selfModifyQp(final CmId cmId)
+    {
+        try
+        {
+            qp.modify(cmId.initQpAttr(QpState.RTR));
+            qp.modify(cmId.initQpAttr(QpState.RTS));
+            return 0;
+        }
+        catch (final RdmaException ex)
+        {
+            output.err("rping: moving the QP: %s", ex.getMessage());
+            return -1;
+        }
     }
 
     void wake(final RpingState newState)
@@ -183,7 +218,13 @@ final class RpingConnection
         }
         try
         {
-            qp = cmId.createQp(pd, QpInitAttr.of(QpType.RC, cq, new QpCap(SQ_DEPTH, RQ_DEPTH, 1, 1, 0)));
+            final QpInitAttr attr = QpInitAttr.of(QpType.RC, cq, new QpCap(SQ_DEPTH, RQ_DEPTH, 1, 1, 0));
+            qp = selfCreateQp ? pd.createQp(attr) : cmId.createQp(pd, attr);
+            if (selfCreateQp)
+            {
+                // INIT at once, as rdma_create_qp leaves its QP, so that receives can be posted before the connect
+                qp.modify(cmId.initQpAttr(QpState.INIT));
+            }
         }
         catch (final RdmaException ex)
         {
@@ -586,9 +627,13 @@ final class RpingConnection
     int accept(final CmId cmId) throws InterruptedException
     {
         output.debug("accepting client connection request");
+        if (selfCreateQp && selfModifyQp(cmId) != 0)
+        {
+            return -1;
+        }
         try
         {
-            cmId.accept(null);
+            cmId.accept(selfCreateQp ? connParam() : null);
         }
         catch (final RdmaException ex)
         {
@@ -621,6 +666,23 @@ final class RpingConnection
         if (!reached(RpingState.CONNECTED))
         {
             return -1;
+        }
+        if (selfCreateQp)
+        {
+            // CONNECT_RESPONSE: move the QP, then rdma_establish sends the RTU
+            if (selfModifyQp(cmId) != 0)
+            {
+                return -1;
+            }
+            try
+            {
+                cmId.establish();
+            }
+            catch (final RdmaException ex)
+            {
+                output.err("rdma_establish: %s", ex.getMessage());
+                return -1;
+            }
         }
         output.debug("rdma_connect successful");
         return 0;
@@ -669,6 +731,11 @@ final class RpingConnection
      */
     void freeQp(final CmId cmId)
     {
+        if (qp != null && selfCreateQp)
+        {
+            closeQuietly(qp);
+            qp = null;
+        }
         if (qp != null && cmId != null)
         {
             try
