@@ -2,14 +2,21 @@ package io.rdma4j.soft;
 
 import io.rdma4j.soft.link.DatagramInfo;
 import io.rdma4j.soft.link.ForwardingLink;
+import io.rdma4j.soft.link.Ipv4;
 import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.link.MemoryLink;
 import io.rdma4j.soft.link.SentDatagram;
 import io.rdma4j.soft.transport.Transports;
 import io.rdma4j.soft.wire.BthFlyweight;
 import io.rdma4j.soft.wire.Opcode;
+import io.rdma4j.soft.wire.PacketBuilder;
+import io.rdma4j.soft.wire.PacketInfo;
+import io.rdma4j.verbs.AhAttr;
 import io.rdma4j.verbs.Context;
+import io.rdma4j.verbs.Gid;
 import io.rdma4j.verbs.Mtu;
+import io.rdma4j.verbs.QpAttr;
+import io.rdma4j.verbs.QpState;
 import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.RecvWr;
 import io.rdma4j.verbs.SendFlags;
@@ -31,6 +38,7 @@ import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -77,7 +85,7 @@ class ReadResponseSliceTest
         }
     }
 
-    /** What the responder device sent, in order: opcode and destination QP of each packet. */
+    /** What the responder device sent, in order: opcode, destination QP and PSN of each packet. */
     private static final class Sent
     {
         final List<int[]> packets = new ArrayList<>();
@@ -85,7 +93,7 @@ class ReadResponseSliceTest
         synchronized void add(final SentDatagram d)
         {
             final MemorySegment bth = MemorySegment.ofArray(d.bytes());
-            packets.add(new int[] {BthFlyweight.opcode(bth, 0), BthFlyweight.destQp(bth, 0)});
+            packets.add(new int[] {BthFlyweight.opcode(bth, 0), BthFlyweight.destQp(bth, 0), BthFlyweight.psn(bth, 0)});
         }
 
         synchronized int indexOf(final int opcode, final int destQp)
@@ -98,6 +106,18 @@ class ReadResponseSliceTest
                 }
             }
             return -1;
+        }
+
+        synchronized boolean sentPsn(final int opcode, final int psn)
+        {
+            for (final int[] p : packets)
+            {
+                if (p[0] == opcode && p[2] == psn)
+                {
+                    return true;
+                }
+            }
+            return false;
         }
 
         synchronized int count(final int opcodeFrom, final int opcodeTo)
@@ -245,6 +265,63 @@ class ReadResponseSliceTest
             assertTrue(ack < 0 || ack > last, "ACK " + ack + " after READ LAST " + last);
             assertEquals(0L, reader.qp.counters().get(SoftCounter.COMPLETER_RETRY_ERR.counterName()),
                 "no response taken as lost");
+        }
+    }
+
+    @Test
+    void shouldKeepAtMostMaxDestRdAtomicReadsOwedWhenARequesterSendsMore()
+    {
+        final int rdAtomic = 2;
+        final int reads = 6;
+        final int packets = 64;
+        final int firstPsn = 1000;
+        try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY))
+        {
+            final Gate[] gate = gateOf(fabric);
+            final RcEndpoint target = new RcEndpoint(fabric.open(), QpType.RC, packets * MTU, 16);
+            fabric.linkWrapper(UnaryOperator.identity());
+            final InetAddress responderAddress = target.engine().link().localAddress();
+            // a hostile requester that exists only as an address: it ignores max_dest_rd_atomic 2
+            final InetAddress peer = fabric.address(251);
+            target.qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1)
+                .accessFlags(RcEndpoint.ALL_REMOTE));
+            target.qp.modify(new QpAttr().state(QpState.RTR).ahAttr(AhAttr.global(Gid.fromInet(peer), 64))
+                .pathMtu(Mtu.MTU_1024).destQpNum(0x99).rqPsn(firstPsn).maxDestRdAtomic(rdAtomic).minRnrTimer(1));
+            target.qp.modify(new QpAttr().state(QpState.RTS).sqPsn(0).timeout(14).retryCnt(7).rnrRetry(7)
+                .maxRdAtomic(1));
+            final Sent sent = new Sent();
+            fabric.network().tap(d ->
+            {
+                if (d.source().equals(responderAddress))
+                {
+                    sent.add(d);
+                }
+            });
+            final PacketBuilder builder = new PacketBuilder();
+            for (int i = 0; i < reads; i++)
+            {
+                final PacketInfo spec = new PacketInfo()
+                    .network(Ipv4.toInt(peer), Link.ROCE_V2_PORT, Ipv4.toInt(responderAddress), Link.ROCE_V2_PORT, 0)
+                    .opcode(Opcode.RC_RDMA_READ_REQUEST).destQp(target.qp.qpNum()).psn(firstPsn + i * packets)
+                    .ackReq(true).va(target.mr.segment().address()).rkey(target.mr.rkey()).dmaLength(packets * MTU);
+                final byte[] packet = new byte[PacketBuilder.length(Opcode.RC_RDMA_READ_REQUEST, 0)];
+                builder.build(spec, 0, MemorySegment.ofArray(packet), 0);
+                fabric.network().inject(peer, responderAddress, ByteBuffer.wrap(packet));
+            }
+            UdTransportTest.awaitAtLeast(() -> gate[0].queued(), reads);
+            gate[0].open();
+
+            // the last two READs are answered in full; the older ones gave up their ring entries
+            final int last = Opcode.RC_RDMA_READ_RESPONSE_LAST.wire();
+            final int lastPsn = firstPsn + reads * packets - 1;
+            UdTransportTest.awaitAtLeast(() -> sent.sentPsn(last, lastPsn) ? 1 : 0, 1);
+            assertTrue(sent.sentPsn(last, lastPsn - packets), "the READ before the last answered in full");
+            assertFalse(sent.sentPsn(last, firstPsn + packets - 1), "the first READ's entry was given up");
+            final int responses = sent.count(Opcode.RC_RDMA_READ_RESPONSE_FIRST.wire(), last);
+            final int bound = rdAtomic * packets + Transports.RESPONSE_PACKETS_PER_TURN;
+            assertTrue(responses <= bound, responses + " READ responses for " + reads + " READs of " + packets +
+                " packets with max_dest_rd_atomic " + rdAtomic + "; the bound is " + bound);
+            assertEquals(QpState.RTS, target.qp.query().state());
         }
     }
 
