@@ -315,9 +315,10 @@ public final class SoftEngine implements AutoCloseable
             }
             catch (final Throwable ex)
             {
-                // whatever it is, even an Error, the device keeps its thread
+                // whatever it is, even an Error, the device keeps its thread; the idle strategy
+                // still runs, so a fault that recurs on every cycle cannot spin a core
                 errorLog.onError(ex);
-                work = 1;
+                work = 0;
             }
             try
             {
