@@ -260,7 +260,6 @@ public final class SoftEngine implements AutoCloseable
 
     SoftQp createQp(final SoftPd pd, final QpInitAttr init)
     {
-        final var cap = init.cap();
         if (init.type() == null)
         {
             throw new RdmaException(Errno.EINVAL, "the QP type is missing");
@@ -269,46 +268,8 @@ public final class SoftEngine implements AutoCloseable
         {
             throw new RdmaException(Errno.EINVAL, "a QP needs a send CQ and a receive CQ of this device");
         }
-        if (cap.maxSendWr() < 1 || cap.maxSendWr() > limits.maxQpWr())
-        {
-            throw new RdmaException(Errno.EINVAL, "max_send_wr " + cap.maxSendWr() + " is outside 1..max_qp_wr " +
-                limits.maxQpWr());
-        }
-        if (init.srq() == null && (cap.maxRecvWr() < 1 || cap.maxRecvWr() > limits.maxQpWr()))
-        {
-            throw new RdmaException(Errno.EINVAL, "max_recv_wr " + cap.maxRecvWr() + " is outside 1..max_qp_wr " +
-                limits.maxQpWr());
-        }
-        if (cap.maxSendSge() < 0 || cap.maxSendSge() > limits.maxSge())
-        {
-            throw new RdmaException(Errno.EINVAL, "max_send_sge " + cap.maxSendSge() + " exceeds max_sge " +
-                limits.maxSge());
-        }
-        if (cap.maxRecvSge() < 0 || cap.maxRecvSge() > limits.maxSge())
-        {
-            throw new RdmaException(Errno.EINVAL, "max_recv_sge " + cap.maxRecvSge() + " exceeds max_sge " +
-                limits.maxSge());
-        }
-        if (cap.maxInlineData() < 0 || cap.maxInlineData() > limits.maxInlineData())
-        {
-            throw new RdmaException(Errno.EINVAL, "max_inline_data " + cap.maxInlineData() + " exceeds " +
-                limits.maxInlineData());
-        }
-        SoftSrq srq = null;
-        if (init.srq() != null)
-        {
-            if (!(init.srq() instanceof SoftSrq s) || s.pd() != pd)
-            {
-                throw new RdmaException(Errno.EINVAL, "the SRQ belongs to another protection domain or device");
-            }
-            if (init.type() == QpType.UD || init.type() == QpType.RC || init.type() == QpType.UC)
-            {
-                srq = s;
-            }
-        }
-        final SoftSrq qpSrq = srq;
-        final QpCap granted = new QpCap(cap.maxSendWr(), srq != null ? 0 : cap.maxRecvWr(),
-            Math.max(1, cap.maxSendSge()), Math.max(1, cap.maxRecvSge()), cap.maxInlineData());
+        final QpCap granted = QpCreation.grant(init, limits);
+        final SoftSrq qpSrq = QpCreation.srq(init, pd);
         return qpTable.add(qpn ->
         {
             final SoftQp qp = new SoftQp(this, pd, qpn, init.type(), sendCq, recvCq, qpSrq, granted, init.sqSigAll());
@@ -354,9 +315,10 @@ public final class SoftEngine implements AutoCloseable
             }
             catch (final Throwable ex)
             {
-                // whatever it is, even an Error, the device keeps its thread
+                // whatever it is, even an Error, the device keeps its thread; the idle strategy
+                // still runs, so a fault that recurs on every cycle cannot spin a core
                 errorLog.onError(ex);
-                work = 1;
+                work = 0;
             }
             try
             {
@@ -449,7 +411,7 @@ public final class SoftEngine implements AutoCloseable
         while (received < max && link.receive(rxBuffer, rxInfo))
         {
             received++;
-            onDatagram(rxSegment, rxBuffer.limit(), rxInfo, rxParser, rxPacket);
+            receivePath.onDatagram(rxSegment, rxBuffer.limit(), rxInfo, rxParser, rxPacket);
         }
         return received;
     }
@@ -509,13 +471,6 @@ public final class SoftEngine implements AutoCloseable
             }
         }
         return next;
-    }
-
-    void onDatagram(
-        final MemorySegment segment, final int length, final DatagramInfo info, final PacketParser parser,
-        final PacketInfo packet)
-    {
-        receivePath.onDatagram(segment, length, info, parser, packet);
     }
 
     /**

@@ -201,9 +201,10 @@ class ForeignSenderTest
     {
         final byte[] payload = new byte[payloadLength];
         Arrays.fill(payload, (byte)0xA5);
-        final MemorySegment packet = MemorySegment.ofArray(new byte[PacketBuilder.length(spec.opcode(), payloadLength)]);
-        final int length = new PacketBuilder().build(spec, MemorySegment.ofArray(payload), packet, 0);
-        attacker.send(ByteBuffer.wrap(packet.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), 0, length),
+        final byte[] bytes = new byte[PacketBuilder.length(spec.opcode(), payloadLength)];
+        final int length = new PacketBuilder().build(spec, MemorySegment.ofArray(payload), MemorySegment.ofArray(bytes),
+            0);
+        attacker.send(ByteBuffer.wrap(bytes, 0, length),
             new InetSocketAddress(victimAddress, 4791));
     }
 

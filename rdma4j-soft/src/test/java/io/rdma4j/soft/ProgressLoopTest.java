@@ -74,6 +74,37 @@ class ProgressLoopTest
         }
     }
 
+    @Test
+    void shouldSurviveAnErrorOnAPollingThread()
+    {
+        final AtomicReference<Error> fault = new AtomicReference<>();
+        final CapturingLogger logger = new CapturingLogger();
+        try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY))
+        {
+            final UdEndpoint sender = new UdEndpoint(fabric.open());
+            // polling mode without a progress thread: only this thread's polls receive
+            final Context context = SoftDevice.builder("faulty91", fabric.address(91))
+                .link(address -> fabric.network().attach(address))
+                .transports(qp -> new Faulty(Transports.create(qp), fault))
+                .pollsInline(true)
+                .progressThread(false)
+                .logger(logger)
+                .build().open();
+            fabric.adopt(context);
+            final UdEndpoint receiver = new UdEndpoint(context);
+            receiver.postRecvs(2);
+            final SoftEngine engine = ((SoftContext)context).engine();
+
+            fault.set(new StackOverflowError("injected"));
+            sender.send(sender.ahTo(receiver.gid()), receiver.qp.qpNum(), UdEndpoint.QKEY, "lost", 1);
+            sender.send(sender.ahTo(receiver.gid()), receiver.qp.qpNum(), UdEndpoint.QKEY, "kept", 2);
+            assertEquals("kept", receiver.text(receiver.poll(1, 10_000).getFirst()));
+            assertEquals(1, engine.counters().get(SoftCounter.PROGRESS_ERRORS));
+            assertEquals(1, logger.records.size());
+            assertInstanceOf(StackOverflowError.class, logger.records.getFirst().thrown);
+        }
+    }
+
     /** A device on the fabric whose QPs' transports throw the armed fault on the next packet. */
     static Context faulty(final Fabric fabric, final int host, final AtomicReference<Error> fault,
         final LongSupplier clock, final System.Logger logger)
