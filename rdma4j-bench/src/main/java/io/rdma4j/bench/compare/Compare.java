@@ -201,8 +201,9 @@ public final class Compare implements Callable<Integer>
             }
             final double ours = Double.parseDouble(m.group(1));
             final double udp = Double.parseDouble(m.group(3));
-            final String note = isLatency ? "p99 " + m.group(2) + " us (udp p99 " + m.group(4) + " us)"
-                : m.group(2) + " msgs/s (udp " + m.group(4) + " msgs/s)";
+            final String note = "vs udp " + m.group(3) + "; " + (isLatency
+                ? "p99 " + m.group(2) + " us (udp p99 " + m.group(4) + " us)"
+                : m.group(2) + " msgs/s (udp " + m.group(4) + " msgs/s)");
             rdma.add(new Row(workload, system, ours, unit, udp, note));
             if (mode[1].equals("thread"))
             {
