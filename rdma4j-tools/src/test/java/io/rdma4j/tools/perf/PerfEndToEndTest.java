@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code rdma4j perf} as it is used: a server process, then a client process given its address,
- * each with its own soft device on its own loopback address (127.0.0.181..203, TCP ports 18951..18972,
+ * each with its own soft device on its own loopback address (127.0.0.211..233, TCP ports 18911..18933,
  * clear of the other end-to-end tests). Asserts the result lines' shape, that every figure is
  * positive and the percentiles ordered, that the ratio is the two printed figures divided, that both
  * sides print the same line, and that the histogram log reads back. Never how fast anything is.
@@ -56,7 +56,7 @@ class PerfEndToEndTest
     private List<List<String>> run(final int host, final List<String> args) throws Exception
     {
         final String serverAddress = "127.0.0." + host;
-        final String port = String.valueOf(18950 + host - 180);
+        final String port = String.valueOf(18900 + host - 200);
         final List<String> server = new ArrayList<>(List.of("perf"));
         server.addAll(args);
         server.addAll(List.of("--address", serverAddress, "-p", port));
@@ -121,7 +121,7 @@ class PerfEndToEndTest
     void shouldPrintLatencyLinesAndWriteAReadableHistogramLog(@TempDir final Path dir) throws Exception
     {
         final Path log = dir.resolve("send_lat.hlog");
-        final List<List<String>> out = run(181, List.of("send_lat", "-c", "RC", "-n", "200", "--warmup", "50",
+        final List<List<String>> out = run(211, List.of("send_lat", "-c", "RC", "-n", "200", "--warmup", "50",
             "-s", "64", "-I", "64", "--histogram", log.toString()));
         assertEquals(1, out.get(0).size(), "one line per size: " + out.get(0));
         assertLatencyLine(out.get(0).getFirst(), "send_lat", "RC", 64);
@@ -145,9 +145,9 @@ class PerfEndToEndTest
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-        "write_lat -c UC -s 32 -n 100 --warmup 20 --progress polling | 183 | 32",
-        "atomic_lat -n 100 --warmup 20 -e | 185 | 8",
-        "send_lat -c UD -n 50 --warmup 10 -s 2 -a | 187 | 0"})
+        "write_lat -c UC -s 32 -n 100 --warmup 20 --progress polling | 213 | 32",
+        "atomic_lat -n 100 --warmup 20 -e | 215 | 8",
+        "send_lat -c UD -n 50 --warmup 10 -s 2 -a | 217 | 0"})
     void shouldMeasureEveryLatencyTestAgainstTheBaseline(final String args, final int host, final int size)
         throws Exception
     {
@@ -176,10 +176,10 @@ class PerfEndToEndTest
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-        "send_bw -c UD -s 1024 -n 300 --warmup 30 -e | 189 | UD | 1024",
-        "read_bw -q 2 -s 8192 -n 200 --warmup 20 | 191 | RC | 8192",
-        "write_bw -c UC -s 100000 -n 50 --warmup 5 --progress polling | 193 | UC | 100000",
-        "send_bw -c RC -s 4096 -n 300 --warmup 30 -q 2 -t 8 -r 16 | 195 | RC | 4096"})
+        "send_bw -c UD -s 1024 -n 300 --warmup 30 -e | 219 | UD | 1024",
+        "read_bw -q 2 -s 8192 -n 200 --warmup 20 | 221 | RC | 8192",
+        "write_bw -c UC -s 100000 -n 50 --warmup 5 --progress polling | 223 | UC | 100000",
+        "send_bw -c RC -s 4096 -n 300 --warmup 30 -q 2 -t 8 -r 16 | 225 | RC | 4096"})
     void shouldMeasureBandwidthAgainstTheBaseline(final String args, final int host, final String transport,
         final int size) throws Exception
     {
@@ -202,12 +202,12 @@ class PerfEndToEndTest
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-        "send_lat -c UD -s 256 -n 100 --warmup 20 | 197 | 239.18.51.97",
-        "send_bw -c UD -s 2048 -n 300 --warmup 30 -e | 201 | 239.18.51.98"})
+        "send_lat -c UD -s 256 -n 100 --warmup 20 | 227 | 239.18.51.97",
+        "send_bw -c UD -s 2048 -n 300 --warmup 30 -e | 231 | 239.18.51.98"})
     void shouldFanOutToEveryReceiverOfAGroup(final String args, final int host, final String group) throws Exception
     {
         final List<String> argv = new ArrayList<>(Arrays.asList(args.trim().split(" +")));
-        argv.addAll(List.of("-M", "2", "--group", group, "-p", String.valueOf(18950 + host - 180)));
+        argv.addAll(List.of("-M", "2", "--group", group, "-p", String.valueOf(18900 + host - 200)));
         final String sender = "127.0.0." + host;
         final List<String> server = new ArrayList<>(List.of("perf"));
         server.addAll(argv);

@@ -1,0 +1,153 @@
+package io.rdma4j.bench.compare;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+/**
+ * One process of a workload: a JVM on this machine's Java and class path, its stdout and stderr
+ * merged and kept line by line.
+ */
+final class Child implements AutoCloseable
+{
+    private final Process process;
+    private final List<String> lines = new ArrayList<>();
+    private final Thread reader;
+    private boolean ended;
+
+    private Child(final Process process)
+    {
+        this.process = process;
+        this.reader = Thread.ofPlatform().daemon().start(this::pump);
+    }
+
+    /**
+     * @param jvmOptions options before the main class.
+     * @param mainClass  the class to run.
+     * @param args       its arguments.
+     * @return the running child.
+     * @throws IOException if it cannot be started.
+     */
+    static Child start(final List<String> jvmOptions, final String mainClass, final List<String> args)
+        throws IOException
+    {
+        final List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command().orElse(
+            System.getProperty("java.home") + "/bin/java"));
+        command.addAll(jvmOptions);
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(mainClass);
+        command.addAll(args);
+        return new Child(new ProcessBuilder(command).redirectErrorStream(true).start());
+    }
+
+    private void pump()
+    {
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
+            StandardCharsets.UTF_8)))
+        {
+            String line;
+            while ((line = in.readLine()) != null)
+            {
+                synchronized (lines)
+                {
+                    lines.add(line);
+                    lines.notifyAll();
+                }
+            }
+        }
+        catch (final IOException ex)
+        {
+            // the process went away; what it printed is kept
+        }
+        finally
+        {
+            synchronized (lines)
+            {
+                ended = true;
+                lines.notifyAll();
+            }
+        }
+    }
+
+    /**
+     * @return true once a line matches, false if the output ended or the time ran out first.
+     */
+    boolean awaitLine(final Predicate<String> wanted, final long timeout, final TimeUnit unit)
+        throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + unit.toNanos(timeout);
+        synchronized (lines)
+        {
+            while (lines.stream().noneMatch(wanted))
+            {
+                final long left = deadline - System.nanoTime();
+                if (ended || left <= 0)
+                {
+                    return false;
+                }
+                TimeUnit.NANOSECONDS.timedWait(lines, left);
+            }
+            return true;
+        }
+    }
+
+    /**
+     * @return the exit status, or -1 if it had to be killed at the deadline.
+     */
+    int await(final long timeout, final TimeUnit unit) throws InterruptedException
+    {
+        if (!process.waitFor(timeout, unit))
+        {
+            close();
+            return -1;
+        }
+        reader.join(TimeUnit.SECONDS.toMillis(5));
+        return process.exitValue();
+    }
+
+    /**
+     * @return every line so far.
+     */
+    List<String> lines()
+    {
+        synchronized (lines)
+        {
+            return List.copyOf(lines);
+        }
+    }
+
+    /**
+     * @return the last line that is not a stack frame, for a failure's note.
+     */
+    String lastLine()
+    {
+        final List<String> all = lines();
+        for (int i = all.size() - 1; i >= 0; i--)
+        {
+            final String line = all.get(i);
+            // Skip a stack trace's frames: the exception's own line says what went wrong.
+            if (!line.isBlank() && !line.startsWith("\tat ") && !line.startsWith("\t..."))
+            {
+                return line.strip();
+            }
+        }
+        return "(no output)";
+    }
+
+    @Override
+    public void close()
+    {
+        if (process.isAlive())
+        {
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
+            process.destroyForcibly();
+        }
+    }
+}
