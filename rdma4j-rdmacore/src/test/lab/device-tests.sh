@@ -6,6 +6,7 @@
 #     /work/shared/lab/run-guest.sh -n native -i 10.77.0.11/24 -t tap0 -m 2048 -c 2 \
 #     rdma4j-rdmacore/src/test/lab/device-tests.sh [JUNIT CONSOLE OPTIONS, e.g. --select-class=io.rdma4j.rdmacore.NativeRcTest]
 # The m2 share must hold org.junit.platform:junit-platform-console-standalone (mvn dependency:get fetches it).
+# JVM_OPTS in the environment adds JVM options (e.g. -XX:TieredStopAtLevel=1 for a selected allocation test).
 # Results: the guest log, and JUnit's XML report under $RXELAB/share/run/$LAB_JOB-junit/.
 . /lab/guest/scenarios/lib.sh
 rxe_up
@@ -19,7 +20,8 @@ CP=$P/rdma4j-api/target/classes:$P/rdma4j-soft/target/classes:$P/rdma4j-rdmacore
 run_junit() { # NAME JVM-OPTIONS... -- JUNIT-OPTIONS...
   local name=$1; shift; local jvm=()
   while [ "$1" != -- ]; do jvm+=("$1"); shift; done; shift
-  /mnt/jdk/bin/java -Xss1m --enable-native-access=ALL-UNNAMED "${jvm[@]}" -jar "$JUNIT" execute --disable-banner \
+  # shellcheck disable=SC2086
+  /mnt/jdk/bin/java -Xss1m --enable-native-access=ALL-UNNAMED ${JVM_OPTS:-} "${jvm[@]}" -jar "$JUNIT" execute --disable-banner \
     --details=tree --class-path="$CP" --exclude-classname='.*(LayoutTest|NoLibraryTest)' \
     --reports-dir=/lab/run/${LAB_JOB:-native}-junit/$name "$@"
 }
