@@ -16,10 +16,20 @@ P=/mnt/proj
 JUNIT=$(ls /mnt/m2/org/junit/platform/junit-platform-console-standalone/*/junit-platform-console-standalone-*.jar | tail -1)
 [ -f "$JUNIT" ] || { log "no junit-platform-console-standalone in /mnt/m2"; exit 2; }
 CP=$P/rdma4j-api/target/classes:$P/rdma4j-soft/target/classes:$P/rdma4j-rdmacore/target/classes:$P/rdma4j-rdmacore/target/test-classes
-SELECT=("$@")
-[ ${#SELECT[@]} -gt 0 ] || SELECT=(--select-package=io.rdma4j.rdmacore)
+run_junit() { # NAME JVM-OPTIONS... -- JUNIT-OPTIONS...
+  local name=$1; shift; local jvm=()
+  while [ "$1" != -- ]; do jvm+=("$1"); shift; done; shift
+  /mnt/jdk/bin/java -Xss1m --enable-native-access=ALL-UNNAMED "${jvm[@]}" -jar "$JUNIT" execute --disable-banner \
+    --details=tree --class-path="$CP" --exclude-classname='.*(LayoutTest|NoLibraryTest)' \
+    --reports-dir=/lab/run/${LAB_JOB:-native}-junit/$name "$@"
+}
 log "java: $(/mnt/jdk/bin/java -version 2>&1 | head -1); device: $(ibv_devices | tail -n +3 | tr -s ' ' | tr '\n' ' ')"
-/mnt/jdk/bin/java -Xss1m --enable-native-access=ALL-UNNAMED -jar "$JUNIT" execute --disable-banner \
-  --details=tree --class-path="$CP" \
-  --exclude-classname='.*(LayoutTest|NoLibraryTest)' \
-  --reports-dir=/lab/run/${LAB_JOB:-native}-junit "${SELECT[@]}"
+if [ $# -gt 0 ]; then
+  run_junit selected -- "$@"
+  exit $?
+fi
+rc=0
+run_junit device -- --select-package=io.rdma4j.rdmacore --exclude-classname='.*DataPathAllocationTest' || rc=1
+# the allocation test runs with C1 only, as in the module's pom: every per-operation object is counted
+run_junit allocation -XX:TieredStopAtLevel=1 -- --select-class=io.rdma4j.rdmacore.NativeDataPathAllocationTest || rc=1
+exit $rc

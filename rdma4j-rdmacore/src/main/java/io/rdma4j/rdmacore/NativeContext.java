@@ -192,7 +192,7 @@ public final class NativeContext implements Context
     {
         checkOpen();
         final MemorySegment pd = Ibverbs.pointer("ibv_alloc_pd on " + device.name(), "ibv_alloc_pd", context);
-        adopt();
+        retain();
         return new NativePd(this, pd);
     }
 
@@ -202,7 +202,7 @@ public final class NativeContext implements Context
         checkOpen();
         final MemorySegment channel = Ibverbs.pointer("ibv_create_comp_channel on " + device.name(),
             "ibv_create_comp_channel", context);
-        adopt();
+        retain();
         return new NativeCompChannel(this, channel);
     }
 
@@ -216,7 +216,7 @@ public final class NativeContext implements Context
         final MemorySegment cq = Ibverbs.pointer("ibv_create_cq of " + cqe + " entries on " + device.name(),
             "ibv_create_cq", context, cqe, MemorySegment.NULL,
             nativeChannel == null ? MemorySegment.NULL : nativeChannel.address(), compVector);
-        adopt();
+        retain();
         final NativeCq created = new NativeCq(this, cq, nativeChannel);
         register(cq, created);
         if (nativeChannel != null)
@@ -353,7 +353,7 @@ public final class NativeContext implements Context
         }
     }
 
-    synchronized void adopt()
+    synchronized void retain()
     {
         children++;
     }

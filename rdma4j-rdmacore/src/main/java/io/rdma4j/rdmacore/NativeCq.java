@@ -105,7 +105,9 @@ public final class NativeCq implements CompletionQueue
         }
         if (polled < 0)
         {
-            throw NativeErrors.exception(-polled == 1 ? Errno.EIO.code() : Math.abs(polled), "poll_cq");
+            // providers return a negative number with no errno meaning (mlx5: -2, CQ_POLL_ERR)
+            throw new RdmaException(Errno.EIO, "poll_cq of the CQ failed with " + polled +
+                ": the CQ is in error (an overrun shows as a CQ_ERR async event)");
         }
         for (int i = 0; i < polled; i++)
         {

@@ -43,7 +43,7 @@ public final class NativePd implements io.rdma4j.verbs.ProtectionDomain
      */
     public static NativePd wrap(final NativeContext context, final MemorySegment pd)
     {
-        context.adopt();
+        context.retain();
         return new NativePd(context, pd);
     }
 
@@ -86,7 +86,7 @@ public final class NativePd implements io.rdma4j.verbs.ProtectionDomain
         }
         final MemorySegment mr = Ibverbs.pointer("ibv_reg_mr of " + segment.byteSize() + " bytes with " + access,
             "ibv_reg_mr", pd, segment, segment.byteSize(), AccessFlag.toMask(access)).reinterpret(IbvMr.LAYOUT.byteSize());
-        adopt();
+        retain();
         return new NativeMr(this, mr, segment, access, mr.get(ValueLayout.JAVA_INT, IbvMr.LKEY),
             mr.get(ValueLayout.JAVA_INT, IbvMr.RKEY));
     }
@@ -109,7 +109,7 @@ public final class NativePd implements io.rdma4j.verbs.ProtectionDomain
             Structs.writeAhAttr(ahAttr, attr);
             final MemorySegment ah = Ibverbs.pointer("ibv_create_ah to " + (attr.isGlobal() ? attr.grh().dgid() :
                 "LID " + attr.dlid()), "ibv_create_ah", pd, ahAttr);
-            adopt();
+            retain();
             return new NativeAh(this, ah, attr);
         }
     }
@@ -129,7 +129,7 @@ public final class NativePd implements io.rdma4j.verbs.ProtectionDomain
             init.set(ValueLayout.JAVA_INT, base + 8, attr.srqLimit());
             final MemorySegment srq = Ibverbs.pointer("ibv_create_srq of " + attr.maxWr() + " WRs x " + attr.maxSge() +
                 " SGEs", "ibv_create_srq", pd, init);
-            adopt();
+            retain();
             // the provider writes back the sizes it granted
             final NativeSrq created = new NativeSrq(this, srq, init.get(ValueLayout.JAVA_INT, base),
                 init.get(ValueLayout.JAVA_INT, base + 4));
@@ -158,7 +158,7 @@ public final class NativePd implements io.rdma4j.verbs.ProtectionDomain
         context.release();
     }
 
-    synchronized void adopt()
+    synchronized void retain()
     {
         children++;
     }

@@ -101,7 +101,7 @@ public final class NativeQp implements QueuePair
             // the provider wrote back what it granted, at least what was asked
             final NativeQp created = new NativeQp(pd, qp, initAttr, Structs.readCap(capSegment),
                 q -> Ibverbs.errno("ibv_destroy_qp", q));
-            pd.adopt();
+            pd.retain();
             context.register(qp, created);
             return created;
         }
@@ -122,7 +122,7 @@ public final class NativeQp implements QueuePair
         final ToIntFunction<MemorySegment> destroyer)
     {
         final NativeQp wrapped = new NativeQp(pd, qp, initAttr, initAttr.cap(), destroyer);
-        pd.adopt();
+        pd.retain();
         pd.context().register(qp, wrapped);
         return wrapped;
     }

@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * RC between two QPs on the first native device: SEND, RDMA WRITE with immediate, RDMA READ, both atomics,
- * a receive through an SRQ, and the remote access error of a bad rkey.
+ * a receive through an SRQ, and the remote access error of a bad rkey; and an RDMA WRITE between two UC QPs.
  */
 class NativeRcTest
 {
@@ -77,6 +77,11 @@ class NativeRcTest
     @AfterEach
     void close()
     {
+        if (context == null)
+        {
+            // skipped: no device, nothing was opened
+            return;
+        }
         if (a != null)
         {
             a.close();
@@ -188,6 +193,28 @@ class NativeRcTest
         a.close();
         a = null;
         srq.close();
+    }
+
+    @Test
+    void ucCarriesAnRdmaWriteWithImmediate()
+    {
+        a = pd.createQp(QpInitAttr.of(QpType.UC, cqA, QpCap.of(16, 16)));
+        b = pd.createQp(QpInitAttr.of(QpType.UC, cqB, QpCap.of(16, 16)));
+        Rxe.ucToRts(a, b.qpNum(), Rxe.route(gid, gidIndex));
+        Rxe.ucToRts(b, a.qpNum(), Rxe.route(gid, gidIndex));
+        b.postRecv(new RecvWr().wrId(41).sge(mrB, 0, 16));
+        bufA.set(ValueLayout.JAVA_LONG, 0, 0x0C0C0C0C0C0C0C0CL);
+        a.postSend(new SendWr().wrId(42).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).immData(77)
+            .sendFlags(SendFlags.SIGNALED).sge(mrA, 0, 8).rdma(mrB.address() + 1024, mrB.rkey()));
+
+        final WorkCompletion sent = Rxe.pollOne(cqA, new WorkCompletion());
+        assertEquals(WcStatus.SUCCESS, sent.status(), sent.toString());
+        assertEquals(WcOpcode.RDMA_WRITE, sent.opcode());
+        final WorkCompletion received = Rxe.pollOne(cqB, new WorkCompletion());
+        assertEquals(WcStatus.SUCCESS, received.status(), received.toString());
+        assertEquals(WcOpcode.RECV_RDMA_WITH_IMM, received.opcode());
+        assertEquals(77, received.immData());
+        assertEquals(0x0C0C0C0C0C0C0C0CL, bufB.get(ValueLayout.JAVA_LONG, 1024));
     }
 
     @Test

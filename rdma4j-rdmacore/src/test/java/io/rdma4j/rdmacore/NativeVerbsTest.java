@@ -1,5 +1,7 @@
 package io.rdma4j.rdmacore;
 
+import io.rdma4j.rdmacore.abi.CLayout;
+import io.rdma4j.rdmacore.abi.IbvQpInitAttr;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.DeviceAttr;
 import io.rdma4j.verbs.Errno;
@@ -16,13 +18,17 @@ import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.RdmaException;
 import io.rdma4j.verbs.RecvWr;
 import io.rdma4j.verbs.SendWr;
+import io.rdma4j.verbs.SendFlags;
 import io.rdma4j.verbs.Verbs;
+import io.rdma4j.verbs.WcStatus;
+import io.rdma4j.verbs.WorkCompletion;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.EnumSet;
 import java.util.Set;
 
@@ -52,6 +58,11 @@ class NativeVerbsTest
     @AfterEach
     void close()
     {
+        if (context == null)
+        {
+            // skipped: no device, nothing was opened
+            return;
+        }
         arena.close();
         context.close();
     }
@@ -246,6 +257,60 @@ class NativeVerbsTest
         final NativePd pd = context.allocPd();
         assertEquals(Errno.EBUSY, assertThrows(RdmaException.class, context::close).errno());
         pd.close();
+    }
+
+    @Test
+    void aQpThatNativeCodeCreatedIsPostedToThroughTheWrapper()
+    {
+        final NativePd pd = context.allocPd();
+        final NativeCq cq = context.createCq(16, null, 0);
+        final MemoryRegion mr = pd.regMr(arena.allocate(4096, 64), EnumSet.of(AccessFlag.LOCAL_WRITE));
+        final MemorySegment raw;
+        try (Arena local = Arena.ofConfined())
+        {
+            // what librdmacm's rdma_create_qp does, by hand
+            final MemorySegment init = local.allocate(IbvQpInitAttr.LAYOUT);
+            init.set(ValueLayout.ADDRESS, CLayout.offset(IbvQpInitAttr.LAYOUT, "send_cq"), cq.address());
+            init.set(ValueLayout.ADDRESS, CLayout.offset(IbvQpInitAttr.LAYOUT, "recv_cq"), cq.address());
+            init.set(ValueLayout.JAVA_INT, CLayout.offset(IbvQpInitAttr.LAYOUT, "cap", "max_send_wr"), 4);
+            init.set(ValueLayout.JAVA_INT, CLayout.offset(IbvQpInitAttr.LAYOUT, "cap", "max_recv_wr"), 4);
+            init.set(ValueLayout.JAVA_INT, CLayout.offset(IbvQpInitAttr.LAYOUT, "cap", "max_send_sge"), 1);
+            init.set(ValueLayout.JAVA_INT, CLayout.offset(IbvQpInitAttr.LAYOUT, "cap", "max_recv_sge"), 1);
+            init.set(ValueLayout.JAVA_INT, CLayout.offset(IbvQpInitAttr.LAYOUT, "qp_type"), QpType.UD.value());
+            raw = Ibverbs.pointer("ibv_create_qp in the test", "ibv_create_qp", pd.address(), init);
+        }
+        final int[] destroyed = new int[1];
+        final NativeQp qp = NativeQp.wrap(pd, raw, QpInitAttr.of(QpType.UD, cq, QpCap.of(4, 4)), q ->
+        {
+            destroyed[0]++;
+            return Ibverbs.errno("ibv_destroy_qp", q);
+        });
+        Rxe.udToRts(qp, 0x55555555);
+        final int gidIndex = Rxe.ipv4GidIndex(context);
+        final NativeAh ah = pd.createAh(Rxe.route(context.queryGid(1, gidIndex), gidIndex));
+        qp.postRecv(new RecvWr().wrId(1).sge(mr, 0, 1024));
+        qp.postSend(new SendWr().wrId(2).sendFlags(SendFlags.SIGNALED).sge(mr, 2048, 8).ud(ah, qp.qpNum(), 0x55555555));
+        assertEquals(WcStatus.SUCCESS, Rxe.pollOne(cq, new WorkCompletion()).status());
+        assertEquals(WcStatus.SUCCESS, Rxe.pollOne(cq, new WorkCompletion()).status());
+
+        ah.close();
+        qp.close();
+        assertEquals(1, destroyed[0], "closing the wrapper destroys the QP the way it was given");
+        mr.close();
+        cq.close();
+        pd.close();
+    }
+
+    @Test
+    void anAdoptedContextIsUsableAndStaysOpenAfterTheWrapperCloses()
+    {
+        final NativeContext adopted = NativeContext.adopt(context.address());
+        assertEquals(device.name(), adopted.device().name());
+        final NativePd pd = adopted.allocPd();
+        pd.close();
+        adopted.close();
+        // the context itself is still open
+        assertEquals(PortState.ACTIVE, context.queryPort(1).state());
     }
 
     @Test

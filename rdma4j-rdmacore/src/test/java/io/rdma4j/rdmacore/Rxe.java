@@ -89,6 +89,14 @@ final class Rxe
         qp.modify(new QpAttr().state(QpState.RTS).sqPsn(0).timeout(14).retryCnt(7).rnrRetry(7).maxRdAtomic(1));
     }
 
+    static void ucToRts(final QueuePair qp, final int remoteQpn, final AhAttr path)
+    {
+        qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1).accessFlags(AccessFlag.LOCAL_WRITE,
+            AccessFlag.REMOTE_WRITE));
+        qp.modify(new QpAttr().state(QpState.RTR).pathMtu(Mtu.MTU_1024).destQpNum(remoteQpn).rqPsn(0).ahAttr(path));
+        qp.modify(new QpAttr().state(QpState.RTS).sqPsn(0));
+    }
+
     /**
      * Busy-poll until one completion arrives.
      *
