@@ -82,8 +82,15 @@ class NativeCmTest
         {
             closeable.close();
         }
-        server.close();
-        client.close();
+        // null when the test was skipped for want of a device
+        if (server != null)
+        {
+            server.close();
+        }
+        if (client != null)
+        {
+            client.close();
+        }
     }
 
     private <T extends AutoCloseable> T closing(final T closeable)
