@@ -7,5 +7,11 @@
  * {@link io.rdma4j.soft.link.MemoryNetwork} and {@link io.rdma4j.soft.link.MemoryLink} are an
  * in-JVM network for tests carrying the same bytes, with a seeded
  * {@link io.rdma4j.soft.link.FaultInjector}.
+ * <p>
+ * <b>Arrows.</b> A leaf: the device's engine receives through it and the transports send through
+ * it; it knows nothing of packets beyond their bytes and addresses.
+ * <p>
+ * <b>Threads.</b> One receiving thread at a time (the engine's receive lock); sends from any thread.
+ * Receiving and sending allocate nothing per datagram.
  */
 package io.rdma4j.soft.link;

@@ -1,0 +1,21 @@
+/**
+ * The software device's connection manager: rdma_cm's API ({@link io.rdma4j.soft.cm.SoftEventChannel},
+ * {@link io.rdma4j.soft.cm.SoftCmId}) over the InfiniBand CM protocol carried in MADs on QP1, as the
+ * kernel speaks it on RoCE, so the peer may be rdma-core on rxe or a NIC.
+ * <p>
+ * <b>What it holds.</b> {@link io.rdma4j.soft.cm.ConnectionManager}, an instance per provider with an
+ * injected clock: the comm-id and listener tables, one bounded MAD queue and one thread;
+ * {@link io.rdma4j.soft.cm.CmConnection}, the protocol of one connection as a single
+ * (phase, message) to phase state machine (REQ/REP/RTU, MRA, DREQ/DREP, REJ, timewait, SIDR for UD);
+ * the multicast joins; and {@code mad}, the MAD codecs.
+ * <p>
+ * <b>Arrows.</b> Implements {@code io.rdma4j.cm}; uses the devices only through the verbs API and the
+ * device's QP1 hook ({@link io.rdma4j.soft.GsiHandler}), and {@code mad} for the wire. A message is
+ * matched on both comm ids, the source address and, where it carries one, our QPN; anything else is
+ * dropped with its own counter ({@link io.rdma4j.soft.cm.CmCounter}).
+ * <p>
+ * <b>Threads.</b> The device's progress thread only queues a MAD (dropping and counting it when the
+ * queue is full); the CM thread handles MADs, retransmissions and timewait. Application threads call
+ * the API under the event channel's lock, and the events they take wait on that channel.
+ */
+package io.rdma4j.soft.cm;
