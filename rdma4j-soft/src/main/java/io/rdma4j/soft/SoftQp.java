@@ -237,26 +237,41 @@ public final class SoftQp implements QueuePair
         engine.counters().increment(counter);
     }
 
+    /**
+     * @return the Q_Key a UD QP (or QP1) checks incoming datagrams against; 0 until INIT sets it.
+     */
     public int qkey()
     {
         return qkey;
     }
 
+    /**
+     * @return the path MTU set at RTR: the largest payload of one packet of a message.
+     */
     public Mtu pathMtu()
     {
         return pathMtu;
     }
 
+    /**
+     * @return the remote QP number set at RTR (RC/UC), the destination QPN of every packet sent.
+     */
     public int destQpNum()
     {
         return destQpNum;
     }
 
+    /**
+     * @return the PSN the responder expects first, set at RTR.
+     */
     public int rqPsn()
     {
         return rqPsn;
     }
 
+    /**
+     * @return the PSN the requester starts from, set at RTS (for UD, the next one it uses).
+     */
     public int sqPsn()
     {
         return sqPsn;
@@ -270,11 +285,17 @@ public final class SoftQp implements QueuePair
         sqPsn = psn & 0xFFFFFF;
     }
 
+    /**
+     * @return the remote access rights the QP grants (IBV_ACCESS_REMOTE_* bits), checked by the responder before an rkey.
+     */
     public int accessFlags()
     {
         return accessFlags;
     }
 
+    /**
+     * @return the primary path address vector set at RTR (RC/UC), or null.
+     */
     public AhAttr ahAttr()
     {
         return ahAttr;
@@ -296,11 +317,17 @@ public final class SoftQp implements QueuePair
         return destinationIpv4;
     }
 
+    /**
+     * @return the IP TTL (hop limit) of packets sent on the primary path.
+     */
     public int hopLimit()
     {
         return hopLimit;
     }
 
+    /**
+     * @return the local ACK timeout exponent: 4.096 us times 2^timeout before a retransmission, 0 for never.
+     */
     public int timeout()
     {
         return timeout;
@@ -319,26 +346,41 @@ public final class SoftQp implements QueuePair
         blockSelfMcastLoopback = true;
     }
 
+    /**
+     * @return transport retries (timeouts and sequence NAKs) before RETRY_EXC_ERR.
+     */
     public int retryCnt()
     {
         return retryCnt;
     }
 
+    /**
+     * @return RNR NAK retries before RNR_RETRY_EXC_ERR; 7 retries for ever.
+     */
     public int rnrRetry()
     {
         return rnrRetry;
     }
 
+    /**
+     * @return the RNR timer code this QP's responder puts in its RNR NAKs.
+     */
     public int minRnrTimer()
     {
         return minRnrTimer;
     }
 
+    /**
+     * @return RDMA READs and atomics this QP's requester keeps outstanding.
+     */
     public int maxRdAtomic()
     {
         return maxRdAtomic;
     }
 
+    /**
+     * @return RDMA READs and atomics this QP's responder holds resources for.
+     */
     public int maxDestRdAtomic()
     {
         return maxDestRdAtomic;
