@@ -31,9 +31,9 @@ import java.lang.foreign.ValueLayout;
 import java.util.EnumSet;
 import java.util.concurrent.TimeUnit;
 
-import static io.rdma4j.soft.cm.SoftCmMulticastTest.expect;
-import static io.rdma4j.soft.cm.SoftCmMulticastTest.expectAndAck;
-import static io.rdma4j.soft.cm.SoftCmMulticastTest.refused;
+import static io.rdma4j.soft.cm.CmTestSupport.expect;
+import static io.rdma4j.soft.cm.CmTestSupport.expectAndAck;
+import static io.rdma4j.soft.cm.CmTestSupport.refused;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;

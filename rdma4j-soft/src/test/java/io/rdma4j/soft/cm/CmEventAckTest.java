@@ -19,9 +19,9 @@ import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 
-import static io.rdma4j.soft.cm.SoftCmMulticastTest.boundId;
-import static io.rdma4j.soft.cm.SoftCmMulticastTest.expect;
-import static io.rdma4j.soft.cm.SoftCmMulticastTest.refused;
+import static io.rdma4j.soft.cm.CmTestSupport.boundId;
+import static io.rdma4j.soft.cm.CmTestSupport.expect;
+import static io.rdma4j.soft.cm.CmTestSupport.refused;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

@@ -20,8 +20,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import static io.rdma4j.soft.cm.SoftCmMulticastTest.expect;
-import static io.rdma4j.soft.cm.SoftCmMulticastTest.expectAndAck;
+import static io.rdma4j.soft.cm.CmTestSupport.expect;
+import static io.rdma4j.soft.cm.CmTestSupport.expectAndAck;
 
 /**
  * A server and a client on one {@link CmFabric} and one {@link ConnectionManager}, for tests that

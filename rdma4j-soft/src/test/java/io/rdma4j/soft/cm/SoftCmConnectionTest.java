@@ -50,9 +50,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import static io.rdma4j.soft.cm.SoftCmMulticastTest.expect;
-import static io.rdma4j.soft.cm.SoftCmMulticastTest.expectAndAck;
-import static io.rdma4j.soft.cm.SoftCmMulticastTest.refused;
+import static io.rdma4j.soft.cm.CmTestSupport.awaitPhase;
+import static io.rdma4j.soft.cm.CmTestSupport.expect;
+import static io.rdma4j.soft.cm.CmTestSupport.expectAndAck;
+import static io.rdma4j.soft.cm.CmTestSupport.refused;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -517,20 +518,6 @@ class SoftCmConnectionTest
             assertEquals(3, reqs.get(), "the REQ goes again once the MRA's wait is over");
 
             accept(request, serverChannel, clientChannel).close();
-        }
-    }
-
-    /** Wait until the id's connection has reached a phase (the CM thread moves it). */
-    static void awaitPhase(final CmId id, final CmConnection.Phase phase)
-    {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (((SoftCmId)id).connectionPhase() != phase)
-        {
-            if (System.nanoTime() > deadline)
-            {
-                throw new AssertionError("the connection is " + ((SoftCmId)id).connectionPhase() + ", not " + phase);
-            }
-            Thread.onSpinWait();
         }
     }
 

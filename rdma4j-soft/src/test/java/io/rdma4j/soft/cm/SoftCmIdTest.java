@@ -26,8 +26,8 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 
-import static io.rdma4j.soft.cm.SoftCmMulticastTest.expect;
-import static io.rdma4j.soft.cm.SoftCmMulticastTest.expectAndAck;
+import static io.rdma4j.soft.cm.CmTestSupport.expect;
+import static io.rdma4j.soft.cm.CmTestSupport.expectAndAck;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -44,7 +44,7 @@ class SoftCmIdTest
 {
     private static RdmaException refused(final Errno errno, final Executable call)
     {
-        return SoftCmMulticastTest.refused(errno, call);
+        return CmTestSupport.refused(errno, call);
     }
 
     @Test

@@ -25,6 +25,11 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import static io.rdma4j.soft.cm.CmTestSupport.awaitAckWaiter;
+import static io.rdma4j.soft.cm.CmTestSupport.boundId;
+import static io.rdma4j.soft.cm.CmTestSupport.expect;
+import static io.rdma4j.soft.cm.CmTestSupport.expectAndAck;
+import static io.rdma4j.soft.cm.CmTestSupport.refused;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -39,46 +44,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(30)
 class SoftCmMulticastTest
 {
-    static CmEvent expect(final EventChannel channel, final CmEventType type) throws InterruptedException
-    {
-        final CmEvent event = channel.getEvent(10, TimeUnit.SECONDS);
-        assertNotNull(event, "no " + type + " within 10 s");
-        assertEquals(type, event.type(), () -> "status " + event.status());
-        return event;
-    }
-
-    static void expectAndAck(final EventChannel channel, final CmEventType type) throws InterruptedException
-    {
-        expect(channel, type).ack();
-    }
-
-    static RdmaException refused(final Errno errno, final Executable call)
-    {
-        final RdmaException ex = assertThrows(RdmaException.class, call);
-        assertEquals(errno, ex.errno(), ex::getMessage);
-        return ex;
-    }
-
-    static CmId boundId(final EventChannel channel, final CmFabric fabric, final int host, final Object context)
-    {
-        final CmId id = channel.createId(context, PortSpace.UDP);
-        id.bindAddr(fabric.socketAddress(host, 0));
-        return id;
-    }
-
-    static void awaitAckWaiter(final EventChannel channel)
-    {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (((SoftEventChannel)channel).ackWaiters() == 0)
-        {
-            if (System.nanoTime() > deadline)
-            {
-                throw new AssertionError("nothing started waiting for acknowledgements");
-            }
-            Thread.onSpinWait();
-        }
-    }
-
     @ParameterizedTest
     @EnumSource(CmFabric.Kind.class)
     void shouldJoinOnlyOnceBoundOrAddressResolved(final CmFabric.Kind kind) throws Exception

@@ -1,7 +1,7 @@
 package io.rdma4j.tools.rping;
 
 import io.rdma4j.cm.EventChannel;
-import io.rdma4j.cm.RdmaCm;
+import io.rdma4j.tools.DeviceOption;
 import io.rdma4j.tools.pingpong.CNumber;
 import io.rdma4j.tools.pingpong.SoftAddress;
 import io.rdma4j.verbs.Errno;
@@ -78,12 +78,17 @@ public final class RpingCommand implements Callable<Integer>
     @Option(order = 10, names = "-d", description = "print a debug trace")
     private boolean debug;
 
+    // rping's -d is its debug trace, so the device takes the long name of the ping-pong tools' -d
+    @Option(order = 14, names = "--ib-dev", paramLabel = "device", description = "rdma4j: use this device's "
+        + "engine (default: the engine of the bind or resolved address)")
+    private String deviceName;
+
     @Option(order = 11, names = "-P", description = "persistent server: serve one client after another (and at once) "
         + "until killed")
     private boolean persistent;
 
-    @Option(order = 12, names = "-q", description = "create the QP in the application and move it with "
-        + "rdma_init_qp_attr (the client completes with rdma_establish)")
+    @Option(order = 12, names = "-q", description = "create the QP with ibv_create_qp and move it with "
+        + "rdma_init_qp_attr (and rdma_establish on the client), instead of rdma_create_qp")
     private boolean selfCreatedQp;
 
     /**
@@ -248,12 +253,11 @@ public final class RpingCommand implements Callable<Integer>
             // a client with no -I whose server is on this machine takes a free 127.0.0.x of its own
             SoftAddress.configure(null, target.getAddress().getHostAddress());
         }
-        final RpingConnection cb = new RpingConnection(server, size, count, verbose, validate, selfCreatedQp,
-            output);
+        final RpingConnection cb = new RpingConnection(server, size, count, verbose, validate, selfCreatedQp, output);
         final EventChannel channel;
         try
         {
-            channel = RdmaCm.createEventChannel();
+            channel = DeviceOption.eventChannel(deviceName);
         }
         catch (final RdmaException ex)
         {

@@ -53,6 +53,8 @@ final class RpingConnection
     final int count;
     final boolean verbose;
     final boolean validate;
+    /** -q: the QP is made with ibv_create_qp and moved with rdma_init_qp_attr, not made on the id. */
+    final boolean selfCreatedQp;
     private final RpingOutput output;
 
     /** Set by the CM and CQ threads, read by the main thread after each wake-up. */
@@ -87,28 +89,16 @@ final class RpingConnection
     private Thread cqThread;
     private volatile boolean stopCq;
 
-    private final boolean selfCreateQp;
     private volatile long remoteAddr;
     private volatile int remoteRkey;
     private volatile int remoteLen;
 
     RpingConnection(
         final boolean server, final int size, final int count, final boolean verbose, final boolean validate,
-        final RpingOutput output)
-    {
-        this(server, size, count, verbose, validate, false, output);
-    }
-
-    /**
-     * @param selfCreateQp -q: the QP is made with ibv_create_qp and moved with rdma_init_qp_attr,
-     *                     not made by rdma_create_qp.
-     */
-    RpingConnection(
-        final boolean server, final int size, final int count, final boolean verbose, final boolean validate,
-        final boolean selfCreateQp, final RpingOutput output)
+        final boolean selfCreatedQp, final RpingOutput output)
     {
         this.server = server;
-        this.selfCreateQp = selfCreateQp;
+        this.selfCreatedQp = selfCreatedQp;
         this.size = size;
         this.count = count;
         this.verbose = verbose;
@@ -122,7 +112,7 @@ final class RpingConnection
      */
     RpingConnection copy()
     {
-        return new RpingConnection(server, size, count, verbose, validate, selfCreateQp, output);
+        return new RpingConnection(server, size, count, verbose, validate, selfCreatedQp, output);
     }
 
     /**
@@ -130,26 +120,26 @@ final class RpingConnection
      */
     ConnParam connParam()
     {
-        return new ConnParam(null, 1, 1, 0, 7, 7, false, selfCreateQp ? qp.qpNum() : 0);
+        // with -q the id has no QP: the CM learns the application's QP from qp_num
+        return ConnParam.builder().responderResources(1).initiatorDepth(1)
+            .qpNum(selfCreatedQp && qp != null ? qp.qpNum() : 0).build();
     }
 
     /**
-     * -q: take the QP the application made (already in INIT) through RTR and RTS with the
-     * attributes the connection manager gives ({@code rping_self_modify_qp}).
+     * rping_self_modify_qp: move the application's QP to a state with the attributes the id gives.
      *
-     * @return 0, or -1 (reported).
+     * @return 0, or -1 after reporting a failure.
      */
-    private int selfModifyQp(final CmId cmId)
+    private int modifySelf(final CmId cmId, final QpState state)
     {
         try
         {
-            qp.modify(cmId.initQpAttr(QpState.RTR));
-            qp.modify(cmId.initQpAttr(QpState.RTS));
+            qp.modify(cmId.initQpAttr(state));
             return 0;
         }
         catch (final RdmaException ex)
         {
-            output.err("rping: moving the QP: %s", ex.getMessage());
+            output.err("rping_self_modify_qp to %s: %s", state, ex.getMessage());
             return -1;
         }
     }
@@ -219,12 +209,7 @@ final class RpingConnection
         try
         {
             final QpInitAttr attr = QpInitAttr.of(QpType.RC, cq, new QpCap(SQ_DEPTH, RQ_DEPTH, 1, 1, 0));
-            qp = selfCreateQp ? pd.createQp(attr) : cmId.createQp(pd, attr);
-            if (selfCreateQp)
-            {
-                // INIT at once, as rdma_create_qp leaves its QP, so that receives can be posted before the connect
-                qp.modify(cmId.initQpAttr(QpState.INIT));
-            }
+            qp = selfCreatedQp ? pd.createQp(attr) : cmId.createQp(pd, attr);
         }
         catch (final RdmaException ex)
         {
@@ -233,7 +218,7 @@ final class RpingConnection
             return -1;
         }
         output.debug("created qp 0x%06x", qp.qpNum());
-        return 0;
+        return selfCreatedQp ? modifySelf(cmId, QpState.INIT) : 0;
     }
 
     /**
@@ -480,8 +465,13 @@ final class RpingConnection
     /**
      * The server's half: for each ping, READ the advertised source, say go, WRITE the text to
      * the advertised sink, say go; until the client disconnects.
+     * <p>
+     * DESIGN (fail loudly): rping counts a disconnect at any step as the end of the run; here only
+     * a disconnect between pings (waiting for the next advert) is. A client gone in the middle of
+     * a ping is a failed run, and the status says so, as scripts and tests rely on it.
      *
-     * @return 0 if the loop ended because the client disconnected, else -1 or the post's errno.
+     * @return 0 if the loop ended because the client disconnected between pings, else -1 or the
+     *         post's errno.
      */
     int testServer() throws InterruptedException
     {
@@ -490,7 +480,8 @@ final class RpingConnection
         {
             if (!reached(RpingState.RDMA_READ_ADV))
             {
-                ret = -1;
+                // the client's disconnect after its last ping comes here: the normal end
+                ret = state == RpingState.DISCONNECTED ? 0 : -1;
                 break;
             }
             output.debug("server received sink adv");
@@ -545,13 +536,17 @@ final class RpingConnection
             }
             output.debug("server posted go ahead");
         }
-        return state == RpingState.DISCONNECTED ? 0 : ret;
+        return ret;
     }
 
     /**
      * The client's half: {@link #count} pings (0: until something fails).
+     * <p>
+     * DESIGN (fail loudly): rping's client returns success when the server disconnected, whatever
+     * step it was at; a server that goes away before the last ping is a failed run here.
      *
-     * @return 0 when all pings are done (or the server disconnected), else -1 or the post's errno.
+     * @return 0 when all pings are done, else -1 (the server went away, an unexpected state, a
+     *         mismatch) or the post's errno.
      */
     int testClient() throws InterruptedException
     {
@@ -594,7 +589,7 @@ final class RpingConnection
                 output.out("ping data: %s", PingPattern.cString(rdmaBuf, size));
             }
         }
-        return state == RpingState.DISCONNECTED ? 0 : ret;
+        return ret;
     }
 
     /**
@@ -627,13 +622,13 @@ final class RpingConnection
     int accept(final CmId cmId) throws InterruptedException
     {
         output.debug("accepting client connection request");
-        if (selfCreateQp && selfModifyQp(cmId) != 0)
+        if (selfCreatedQp && (modifySelf(cmId, QpState.RTR) != 0 || modifySelf(cmId, QpState.RTS) != 0))
         {
             return -1;
         }
         try
         {
-            cmId.accept(selfCreateQp ? connParam() : null);
+            cmId.accept(selfCreatedQp ? connParam() : null);
         }
         catch (final RdmaException ex)
         {
@@ -667,10 +662,10 @@ final class RpingConnection
         {
             return -1;
         }
-        if (selfCreateQp)
+        if (selfCreatedQp)
         {
-            // CONNECT_RESPONSE: move the QP, then rdma_establish sends the RTU
-            if (selfModifyQp(cmId) != 0)
+            // CONNECT_RESPONSE: the REP is in; our QP goes to RTR and RTS, then the RTU goes out
+            if (modifySelf(cmId, QpState.RTR) != 0 || modifySelf(cmId, QpState.RTS) != 0)
             {
                 return -1;
             }
@@ -731,20 +726,22 @@ final class RpingConnection
      */
     void freeQp(final CmId cmId)
     {
-        if (qp != null && selfCreateQp)
-        {
-            closeQuietly(qp);
-            qp = null;
-        }
         if (qp != null && cmId != null)
         {
             try
             {
-                cmId.destroyQp();
+                if (selfCreatedQp)
+                {
+                    qp.close();
+                }
+                else
+                {
+                    cmId.destroyQp();
+                }
             }
             catch (final RdmaException ex)
             {
-                output.err("rdma_destroy_qp: %s", ex.getMessage());
+                output.err(selfCreatedQp ? "ibv_destroy_qp: %s" : "rdma_destroy_qp: %s", ex.getMessage());
             }
             qp = null;
         }
