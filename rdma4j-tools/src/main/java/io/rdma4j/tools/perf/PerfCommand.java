@@ -206,10 +206,6 @@ public final class PerfCommand implements Callable<Integer>
             {
                 throw bad("-s " + chosen + ": must be 1.." + largest + (type == QpType.UD ? " on UD (one packet)" : ""));
             }
-            if (test == PerfTest.WRITE_LAT && chosen < 1)
-            {
-                throw bad("-s: write_lat needs at least one byte to watch");
-            }
             sizes.add(chosen);
         }
         final int n = iterations != null ? iterations : test.isLatency() ? 1000 : 5000;
