@@ -328,7 +328,8 @@ public final class AeronPeer
             }
         }
         System.out.printf(Locale.ROOT, "aeron %s %dB%s: p50 %.2f us p99 %.2f us p99.9 %.2f us max %.2f us%n", name,
-            Integer.parseInt(args.getOrDefault("size", "64")), answers > 1 || name.equals("fanout") ? " x" + answers : "",
+            Integer.parseInt(args.getOrDefault("size", "64")),
+            answers > 1 || name.equals("fanout") ? " x" + answers : "",
             histogram.getValueAtPercentile(50) / 1000.0, histogram.getValueAtPercentile(99) / 1000.0,
             histogram.getValueAtPercentile(99.9) / 1000.0, histogram.getMaxValue() / 1000.0);
     }

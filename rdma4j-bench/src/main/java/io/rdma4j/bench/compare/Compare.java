@@ -126,7 +126,8 @@ public final class Compare implements Callable<Integer>
     public Integer call() throws InterruptedException
     {
         final List<Row> rows = new ArrayList<>();
-        out.printf(Locale.ROOT, "# comparison harness: %d exchanges (+%d warm-up), stream %d x %d B, fan-out 1 -> %d, " +
+        out.printf(Locale.ROOT, "# comparison harness: %d exchanges (+%d warm-up), stream %d x %d B, " +
+            "fan-out 1 -> %d, " +
             "%d cores%n", iterations, warmup, streamMessages, streamSize, receivers,
             Runtime.getRuntime().availableProcessors());
         if (wanted("pingpong"))

@@ -41,6 +41,7 @@ public record Row(String workload, String system, double figure, String unit, do
     public String format()
     {
         final String value = ok() ? String.format(Locale.ROOT, "%.2f %s", figure, unit) : "FAILED";
-        return String.format(Locale.ROOT, "%-28s %-44s %14s %8s  %s", workload, system, value, ratio(), note).stripTrailing();
+        return String.format(Locale.ROOT, "%-28s %-44s %14s %8s  %s", workload, system, value, ratio(), note)
+            .stripTrailing();
     }
 }

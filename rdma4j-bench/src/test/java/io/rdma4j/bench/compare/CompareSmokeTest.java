@@ -22,7 +22,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class CompareSmokeTest
 {
     private static final Pattern VS_UDP = Pattern.compile("vs udp ([\\d.]+);");
-    private static final Pattern ROW = Pattern.compile("(\\S.{27}) (\\S.{43}) +([\\d.]+) (us|MB/s) +([\\d.]+)(?:  .*)?");
+    private static final Pattern ROW =
+        Pattern.compile("(\\S.{27}) (\\S.{43}) +([\\d.]+) (us|MB/s) +([\\d.]+)(?:  .*)?");
 
     @Test
     void shouldProduceEveryRowWithARatioAgainstRawUdp()

@@ -7,6 +7,7 @@ import io.rdma4j.cm.EventChannel;
 import io.rdma4j.cm.JoinFlags;
 import io.rdma4j.cm.PortSpace;
 import io.rdma4j.cm.RdmaCm;
+import io.rdma4j.cm.UdParam;
 import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.Gid;
 import io.rdma4j.verbs.RdmaException;
@@ -29,6 +30,7 @@ import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
@@ -141,7 +143,7 @@ final class FanOutRun
             }
             throw new PerfException("joining " + group.getHostAddress() + ": expected MULTICAST_JOIN, got " + what);
         }
-        final var ud = event.udParam();
+        final UdParam ud = event.udParam();
         event.ack();
         if (cfg.isClient())
         {
@@ -386,7 +388,7 @@ final class FanOutRun
         {
             wr.sge(peer.mr(), peer.sourceOffset(), size).sendFlags(SendFlags.SIGNALED |
                 (size <= cfg.inline() ? SendFlags.INLINE : 0));
-            java.util.Arrays.fill(credits, 0);
+            Arrays.fill(credits, 0);
             final long window = window(size);
             final long base = sendsPosted;
             final long start = System.nanoTime();
@@ -435,7 +437,7 @@ final class FanOutRun
 
         long udpStream(final int size, final int count) throws IOException
         {
-            java.util.Arrays.fill(credits, 0);
+            Arrays.fill(credits, 0);
             final long window = window(size);
             final long start = System.nanoTime();
             long sent = 0;
@@ -524,7 +526,7 @@ final class FanOutRun
             replies.configureBlocking(cfg.events());
             final Receiver receiver = new Receiver(peer, index, groupSocket, replies,
                 new InetSocketAddress(sender.gid().toInet(), sender.udpPort()));
-            readBarrier(control, 1);
+            control.barrier(1);
             out.println(header());
             out.flush();
             for (final int size : cfg.sizes())
@@ -532,33 +534,28 @@ final class FanOutRun
                 if (cfg.test() == PerfTest.SEND_LAT)
                 {
                     receiver.rdmaPongs(size, cfg.warmup() + cfg.iterations());
-                    readBarrier(control, 2);
+                    control.barrier(2);
                     receiver.udpPongs(size, cfg.warmup() + cfg.iterations());
-                    readBarrier(control, 3);
+                    control.barrier(3);
                 }
                 else
                 {
                     for (final int count : new int[] {cfg.warmup(), cfg.iterations()})
                     {
                         receiver.rdmaStream(size, count);
-                        readBarrier(control, 4);
+                        control.barrier(4);
                     }
                     for (final int count : new int[] {cfg.warmup(), cfg.iterations()})
                     {
                         receiver.udpStream(size, count);
-                        readBarrier(control, 5);
+                        control.barrier(5);
                     }
                 }
                 out.println(control.in().readUTF());
                 out.flush();
             }
-            readBarrier(control, 9);
+            control.barrier(9);
         }
-    }
-
-    private static void readBarrier(final ControlChannel control, final int token) throws IOException
-    {
-        control.barrier(token);
     }
 
     /**

@@ -204,11 +204,8 @@ public final class PerfCommand implements Callable<Integer>
                 : test.isLatency() ? 64 : Math.min(65536, largest);
             if (chosen < 1 || chosen > largest)
             {
-                throw bad("-s " + chosen + ": must be 1.." + largest + (type == QpType.UD ? " on UD (one packet)" : ""));
-            }
-            if (test == PerfTest.WRITE_LAT && chosen < 1)
-            {
-                throw bad("-s: write_lat needs at least one byte to watch");
+                throw bad("-s " + chosen + ": must be 1.." + largest +
+                    (type == QpType.UD ? " on UD (one packet)" : ""));
             }
             sizes.add(chosen);
         }

@@ -54,7 +54,8 @@ public record PerfEndpoint(int[] qpns, int[] psns, Gid gid, long address, int rk
         final int count = in.readInt();
         if (count < 1 || count > MAX_QPS)
         {
-            throw new IOException("the peer announced " + count + " QPs (1.." + MAX_QPS + " expected): not rdma4j perf?");
+            throw new IOException("the peer announced " + count + " QPs (1.." + MAX_QPS +
+                " expected): not rdma4j perf?");
         }
         final int[] qpns = new int[count];
         final int[] psns = new int[count];
