@@ -140,7 +140,7 @@ public final class NativeCq implements CompletionQueue
     }
 
     @Override
-    public void requestNotify(final boolean solicitedOnly)
+    public synchronized void requestNotify(final boolean solicitedOnly)
     {
         checkOpen();
         RdmaException.check(channel != null, Errno.EINVAL, "the CQ has no completion channel to notify");
@@ -196,26 +196,19 @@ public final class NativeCq implements CompletionQueue
     @Override
     public void close()
     {
-        final long unacked;
         synchronized (this)
         {
             if (closed)
             {
                 throw new RdmaException(Errno.EINVAL, "the CQ is already destroyed");
             }
-            unacked = eventsDelivered - eventsAcked;
-        }
-        // ibv_destroy_cq waits until every delivered event is acknowledged: acknowledge what the caller left
-        if (unacked > 0)
-        {
-            Ibverbs.call("ibv_ack_cq_events", cq, (int)unacked);
-            synchronized (this)
+            // ibv_destroy_cq waits until every delivered event is acknowledged: acknowledge what the caller left
+            final long unacked = eventsDelivered - eventsAcked;
+            if (unacked > 0)
             {
-                eventsAcked += unacked;
+                Ibverbs.call("ibv_ack_cq_events", cq, (int)unacked);
+                eventsAcked = eventsDelivered;
             }
-        }
-        synchronized (this)
-        {
             Ibverbs.check("ibv_destroy_cq", "ibv_destroy_cq", cq);
             closed = true;
         }

@@ -70,7 +70,7 @@ public final class NativeQp implements QueuePair
         this.qpNum = this.qp.get(ValueLayout.JAVA_INT, IbvQp.QP_NUM);
         this.label = type + " QP " + qpNum;
         this.destroyer = destroyer;
-        this.sendWrs = new SendWrArray(arena, cap.maxSendWr(), cap.maxSendSge());
+        this.sendWrs = new SendWrArray(arena, cap.maxSendWr(), cap.maxSendSge(), type == QpType.UD);
         this.recvWrs = srq == null ? new RecvWrArray(arena, cap.maxRecvWr(), cap.maxRecvSge()) : null;
         this.postSend = pd.context().ops().postSend;
         this.postRecv = pd.context().ops().postRecv;
@@ -199,27 +199,34 @@ public final class NativeQp implements QueuePair
     @Override
     public void modify(final QpAttr attr, final Set<QpAttrMask> mask)
     {
-        checkOpen();
         try (Arena arena = Arena.ofConfined())
         {
             final MemorySegment qpAttr = arena.allocate(IbvQpAttr.LAYOUT);
             Structs.writeQpAttr(qpAttr, attr);
             final int bits = QpAttrMask.toMask(mask);
-            Ibverbs.check("ibv_modify_qp of " + label + " in " + state() +
-                (mask.contains(QpAttrMask.STATE) ? " to " + attr.state() : "") + " with " + mask, "ibv_modify_qp", qp,
-                qpAttr, bits);
+            // the control calls take the send lock, as close() does, so that none reaches a destroyed QP
+            synchronized (sendLock)
+            {
+                checkOpen();
+                Ibverbs.check("ibv_modify_qp of " + label + " in " + state() +
+                    (mask.contains(QpAttrMask.STATE) ? " to " + attr.state() : "") + " with " + mask, "ibv_modify_qp",
+                    qp, qpAttr, bits);
+            }
         }
     }
 
     @Override
     public QpAttr query()
     {
-        checkOpen();
         try (Arena arena = Arena.ofConfined())
         {
             final MemorySegment attr = arena.allocate(IbvQpAttr.LAYOUT);
             final MemorySegment init = arena.allocate(IbvQpInitAttr.LAYOUT);
-            Ibverbs.check("ibv_query_qp of " + label, "ibv_query_qp", qp, attr, QUERY_ALL_MASK, init);
+            synchronized (sendLock)
+            {
+                checkOpen();
+                Ibverbs.check("ibv_query_qp of " + label, "ibv_query_qp", qp, attr, QUERY_ALL_MASK, init);
+            }
             return Structs.readQpAttr(attr);
         }
     }
@@ -227,9 +234,10 @@ public final class NativeQp implements QueuePair
     @Override
     public void postSend(final SendWr wr)
     {
-        checkOpen();
         synchronized (sendLock)
         {
+            // under the lock: close() takes it too, so a post never reaches a destroyed QP
+            checkOpen();
             sendWrs.write(wr, label);
             final int rc;
             try
@@ -250,13 +258,13 @@ public final class NativeQp implements QueuePair
     @Override
     public void postRecv(final RecvWr wr)
     {
-        checkOpen();
         if (recvWrs == null)
         {
             throw new PostException(Errno.EINVAL, label + " uses an SRQ: post receives to the SRQ", 0);
         }
         synchronized (recvLock)
         {
+            checkOpen();
             recvWrs.write(wr, label);
             final int rc;
             try
@@ -296,14 +304,17 @@ public final class NativeQp implements QueuePair
 
     private void multicast(final String function, final Gid gid, final int lid)
     {
-        checkOpen();
         RdmaException.check(type == QpType.UD, Errno.EINVAL, function + ": only UD QPs join multicast groups, " +
             label + " is " + type);
         try (Arena arena = Arena.ofConfined())
         {
             final MemorySegment raw = arena.allocate(IbvGid.LAYOUT);
             MemorySegment.copy(MemorySegment.ofArray(gid.toBytes()), 0, raw, 0, IbvGid.SIZE);
-            Ibverbs.check(function + " of " + label + " to " + gid, function, qp, raw, (short)lid);
+            synchronized (sendLock)
+            {
+                checkOpen();
+                Ibverbs.check(function + " of " + label + " to " + gid, function, qp, raw, (short)lid);
+            }
         }
     }
 

@@ -53,9 +53,10 @@ public final class NativeSrq implements SharedReceiveQueue
     @Override
     public void postRecv(final RecvWr wr)
     {
-        checkOpen();
         synchronized (wrs)
         {
+            // under the lock: close() takes it too, so a post never reaches a destroyed SRQ
+            checkOpen();
             wrs.write(wr, "SRQ");
             final int rc;
             try

@@ -30,9 +30,19 @@ final class SendWrArray
     private final MemorySegment badWr;
     private final int maxWr;
     private final int maxSge;
+    private final boolean ud;
 
-    SendWrArray(final Arena arena, final int maxWr, final int maxSge)
+    /**
+     * @param arena the owner's arena.
+     * @param maxWr the longest chain, the QP's max_send_wr.
+     * @param maxSge SGEs per request, the QP's max_send_sge.
+     * @param ud true for a UD QP: every request names an address handle, and the {@code wr.ud} member is
+     *     written; otherwise the address handle a reused {@link SendWr} may still hold is ignored, because
+     *     {@code wr.ud} shares its place with {@code wr.rdma} and {@code wr.atomic}.
+     */
+    SendWrArray(final Arena arena, final int maxWr, final int maxSge, final boolean ud)
     {
+        this.ud = ud;
         this.maxWr = Math.max(1, maxWr);
         this.maxSge = Math.max(1, maxSge);
         this.wrs = arena.allocate(IbvSendWr.LAYOUT, this.maxWr);
@@ -125,9 +135,13 @@ final class SendWrArray
     private void writeUnion(final SendWr wr, final WrOpcode opcode, final long base, final String label,
         final int index)
     {
-        final AddressHandle ah = wr.ah();
-        if (ah != null)
+        if (ud)
         {
+            final AddressHandle ah = wr.ah();
+            if (ah == null)
+            {
+                throw new PostException(Errno.EINVAL, label + ": a UD send needs an address handle", index);
+            }
             if (!(ah instanceof final NativeAh nativeAh))
             {
                 throw new PostException(Errno.EINVAL, label + ": the address handle is not the native provider's",

@@ -138,6 +138,23 @@ class NativeRcTest
     }
 
     @Test
+    void anAddressHandleLeftOnAReusedRequestDoesNotCorruptAnRdmaWrite()
+    {
+        connectPair(null);
+        final NativeAh ah = pd.createAh(Rxe.route(gid, gidIndex));
+        // wr.ud shares its place with wr.rdma: on an RC QP the handle must not be written over remote_addr
+        final SendWr reused = new SendWr().ud(ah, 1, 2);
+        bufA.set(ValueLayout.JAVA_LONG, 0, 0x600DL);
+        a.postSend(reused.wrId(16).opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED).sge(mrA, 0, 8)
+            .rdma(mrB.address() + 8, mrB.rkey()));
+
+        final WorkCompletion written = Rxe.pollOne(cqA, new WorkCompletion());
+        assertEquals(WcStatus.SUCCESS, written.status(), written.toString());
+        assertEquals(0x600DL, bufB.get(ValueLayout.JAVA_LONG, 8));
+        ah.close();
+    }
+
+    @Test
     void rdmaReadFetchesRemoteMemory()
     {
         connectPair(null);

@@ -224,6 +224,21 @@ class NativeVerbsTest
     }
 
     @Test
+    void aUdSendWithoutAnAddressHandleIsEinval()
+    {
+        final NativePd pd = context.allocPd();
+        final NativeCq cq = context.createCq(16, null, 0);
+        final NativeQp qp = pd.createQp(QpInitAttr.of(QpType.UD, cq, QpCap.of(4, 4)));
+        Rxe.udToRts(qp, 1);
+        final PostException ex = assertThrows(PostException.class, () -> qp.postSend(new SendWr().wrId(1)));
+        assertEquals(Errno.EINVAL, ex.errno());
+        assertTrue(ex.getMessage().contains("address handle"), ex.getMessage());
+        qp.close();
+        cq.close();
+        pd.close();
+    }
+
+    @Test
     void multicastOnAnRcQpIsEinval()
     {
         final NativePd pd = context.allocPd();
