@@ -10,12 +10,14 @@ lb() { stdbuf -oL -eL "$@"; }
 # check_out FILE REGEX...: FILE has a line matching each REGEX (what a tool prints when it really worked)
 check_out() { local f=$1 re; shift; for re in "$@"; do grep -Eq -- "$re" "$f" || { log "missing /$re/ in $f"; return 1; }; done; }
 
-# serve OUTFILE CMD...: a server in the background, its output in OUTFILE (SERVER_PID)
-serve() { local out=$1; shift; "$@" > "$out" 2>&1 & SERVER_PID=$!; }
-# finish OUTFILE: wait for the server, show its output, return its exit code
-finish() { wait $SERVER_PID; local rc=$?; cat "$1"; log "server rc=$rc"; return $rc; }
-# client OUTFILE CMD...: a client in the foreground, output shown, exit code returned
-client() { local out=$1 rc; shift; log "RUN $*"; "$@" > "$out" 2>&1; rc=$?; cat "$out"; log "client rc=$rc"; return $rc; }
+# serve OUTFILE CMD...: a server in the background (SERVER_PID), its output in OUTFILE and, as it comes, in
+# the side's log with "[server]" in front (so a side killed on overrun still shows what it printed)
+serve() { local out=$1; shift; log "SERVE $*"; "$@" > "$out" 2>&1 & SERVER_PID=$!
+  tail -n +1 -f --pid=$SERVER_PID "$out" | sed -u 's/^/[server] /' & }
+# finish OUTFILE: wait for the server, return its exit code
+finish() { wait $SERVER_PID; local rc=$?; wait; log "server rc=$rc"; return $rc; }
+# client OUTFILE CMD...: a client in the foreground, output in OUTFILE and the log, exit code returned
+client() { local out=$1 rc; shift; log "RUN $*"; "$@" 2>&1 | tee "$out"; rc=${PIPESTATUS[0]}; log "client rc=$rc"; return $rc; }
 
 # The guest's side of a scenario is rdma-core's C tools on rxe0, or with GUEST_TOOLS=native (a suite's
 # env.sh) rdma4j's own tools on rxe0 through the native provider; the host's side is always rdma4j's
@@ -29,11 +31,11 @@ g_cm() { local tool=$1; shift
 h_pingpong() { local kind=$1; shift; rdma4j ${kind}_pingpong --address "$HOST_IP" "$@"; }
 
 # pp_guest_serves KIND ARGS...: the guest's tool serves, the host's rdma4j connects (one side each)
-pp_guest_serves_guest() { local o; o=$(mktemp); serve "$o" g_pingpong "$@"; wait_tcp_listen 18515 || { cat "$o"; return 1; }
+pp_guest_serves_guest() { local o; o=$(mktemp); serve "$o" g_pingpong "$@"; wait_tcp_listen 18515 || return 1
   post ready; finish "$o" && check_out "$o" 'iters in'; }
 pp_guest_serves_host() { local o kind=$1; shift; o=$(mktemp); wait_for ready 90 || return 1
   client "$o" h_pingpong "$kind" "$@" "$GUEST_IP" && check_out "$o" 'iters in'; }
-pp_host_serves_host() { local o; o=$(mktemp); serve "$o" h_pingpong "$@"; wait_tcp_listen 18515 || { cat "$o"; return 1; }
+pp_host_serves_host() { local o; o=$(mktemp); serve "$o" h_pingpong "$@"; wait_tcp_listen 18515 || return 1
   post ready; finish "$o" && check_out "$o" 'iters in'; }
 pp_host_serves_guest() { local o kind=$1; shift; o=$(mktemp); wait_for ready 90 || return 1
   client "$o" g_pingpong "$kind" "$@" "$HOST_IP" && check_out "$o" 'iters in'; }
@@ -42,30 +44,30 @@ pp_host_serves_guest() { local o kind=$1; shift; o=$(mktemp); wait_for ready 90 
 # group joined on eth0), which holds for rdma-core's tools and rdma4j's native ones alike; the host's soft
 # rdma4j says it listens (-d / --debug) and joins the group on br0.
 rping_guest_serves_guest() { local o; o=$(mktemp); serve "$o" g_cm rping -s -v -a "$GUEST_IP" "$@"
-  wait_cm_listen || { cat "$o"; return 1; }; post ready; finish "$o" && check_out "$o" 'ping data'; }
+  wait_cm_listen || return 1; post ready; finish "$o" && check_out "$o" 'ping data'; }
 rping_guest_serves_host() { local o; o=$(mktemp); wait_for ready 90 || return 1
   client "$o" rdma4j rping -c -vV -a "$GUEST_IP" -I "$HOST_IP" "$@" && check_out "$o" 'ping data'; }
 rping_host_serves_host() { local o; o=$(mktemp); serve "$o" rdma4j rping -s -v -d -a "$HOST_IP" "$@"
-  wait_log "$o" 'listening on' || { cat "$o"; return 1; }; post ready; finish "$o" && check_out "$o" 'ping data'; }
+  wait_log "$o" 'listening on' || return 1; post ready; finish "$o" && check_out "$o" 'ping data'; }
 rping_host_serves_guest() { local o; o=$(mktemp); wait_for ready 90 || return 1
   client "$o" g_cm rping -c -vV -a "$HOST_IP" -I "$GUEST_IP" "$@" && check_out "$o" 'ping data'; }
 
 udaddy_guest_serves_guest() { local o; o=$(mktemp); serve "$o" g_cm udaddy -b "$GUEST_IP" "$@"
-  wait_cm_listen || { cat "$o"; return 1; }; post ready; finish "$o" && check_out "$o" 'data transfers complete'; }
+  wait_cm_listen || return 1; post ready; finish "$o" && check_out "$o" 'data transfers complete'; }
 udaddy_guest_serves_host() { local o; o=$(mktemp); wait_for ready 90 || return 1
   client "$o" rdma4j udaddy -s "$GUEST_IP" -b "$HOST_IP" "$@" && check_out "$o" 'data transfers complete'; }
 udaddy_host_serves_host() { local o; o=$(mktemp); serve "$o" rdma4j udaddy --debug -b "$HOST_IP" "$@"
-  wait_log "$o" 'listening on' || { cat "$o"; return 1; }; post ready; finish "$o" && check_out "$o" 'data transfers complete'; }
+  wait_log "$o" 'listening on' || return 1; post ready; finish "$o" && check_out "$o" 'data transfers complete'; }
 udaddy_host_serves_guest() { local o; o=$(mktemp); wait_for ready 90 || return 1
   client "$o" g_cm udaddy -s "$HOST_IP" -b "$GUEST_IP" "$@" && check_out "$o" 'data transfers complete'; }
 
 # mckey GROUP [ARGS]: receivers join first (the group shows on their interface), then the sender sends
 mckey_guest_receives_guest() { local o g=$1; shift; o=$(mktemp); serve "$o" g_cm mckey -m "$g" -b "$GUEST_IP" "$@"
-  wait_maddr eth0 "$g" || { cat "$o"; return 1; }; post ready; finish "$o" && check_out "$o" 'data transfers complete'; }
+  wait_maddr eth0 "$g" || return 1; post ready; finish "$o" && check_out "$o" 'data transfers complete'; }
 mckey_guest_receives_host() { local o g=$1; shift; o=$(mktemp); wait_for ready 90 || return 1
   client "$o" rdma4j mckey -m "$g" -b "$HOST_IP" -s "$@" && check_out "$o" 'data transfers complete'; }
 mckey_host_receives_host() { local o g=$1; shift; o=$(mktemp); serve "$o" rdma4j mckey -m "$g" -b "$HOST_IP" "$@"
-  wait_maddr br0 "$g" || { cat "$o"; return 1; }; wait_log "$o" 'receiving data transfers' || { cat "$o"; return 1; }
+  wait_maddr br0 "$g" || return 1; wait_log "$o" 'receiving data transfers' || return 1
   post ready; finish "$o" && check_out "$o" 'data transfers complete'; }
 mckey_host_receives_guest() { local o g=$1; shift; o=$(mktemp); wait_for ready 90 || return 1
   client "$o" g_cm mckey -m "$g" -b "$GUEST_IP" -s "$@" && check_out "$o" 'data transfers complete'; }
@@ -87,22 +89,22 @@ junit() {
 with_tools() { local GUEST_TOOLS=$1; shift; "$@"; }
 # Guest-only pairs: SERVER and CLIENT are native or rdmacore, both on rxe0 at GUEST_IP.
 pp_pair() { local s=$1 c=$2 kind=$3 o1 o2 rc; shift 3; o1=$(mktemp); o2=$(mktemp)
-  serve "$o1" with_tools "$s" g_pingpong "$kind" "$@"; wait_tcp_listen 18515 || { cat "$o1"; return 1; }
-  log "client ($c)"; with_tools "$c" g_pingpong "$kind" "$@" "$GUEST_IP" > "$o2" 2>&1; rc=$?
-  echo "== client ($c) rc=$rc"; cat "$o2"; echo "== server ($s)"; finish "$o1" && [ $rc = 0 ] &&
+  serve "$o1" with_tools "$s" g_pingpong "$kind" "$@"; wait_tcp_listen 18515 || return 1
+  log "client ($c)"; client "$o2" with_tools "$c" g_pingpong "$kind" "$@" "$GUEST_IP"; rc=$?
+  finish "$o1" && [ $rc = 0 ] &&
   check_out "$o1" 'iters in' && check_out "$o2" 'iters in'; }
 rping_pair() { local s=$1 c=$2 o1 o2 rc; shift 2; o1=$(mktemp); o2=$(mktemp)
-  serve "$o1" with_tools "$s" g_cm rping -s -v -a "$GUEST_IP" "$@"; wait_cm_listen || { cat "$o1"; return 1; }
-  with_tools "$c" g_cm rping -c -vV -a "$GUEST_IP" "$@" > "$o2" 2>&1; rc=$?
-  echo "== client ($c) rc=$rc"; cat "$o2"; echo "== server ($s)"; finish "$o1" && [ $rc = 0 ] &&
+  serve "$o1" with_tools "$s" g_cm rping -s -v -a "$GUEST_IP" "$@"; wait_cm_listen || return 1
+  client "$o2" with_tools "$c" g_cm rping -c -vV -a "$GUEST_IP" "$@"; rc=$?
+  finish "$o1" && [ $rc = 0 ] &&
   check_out "$o2" 'ping data'; }
 udaddy_pair() { local s=$1 c=$2 o1 o2 rc; shift 2; o1=$(mktemp); o2=$(mktemp)
-  serve "$o1" with_tools "$s" g_cm udaddy -b "$GUEST_IP" "$@"; wait_cm_listen || { cat "$o1"; return 1; }
-  with_tools "$c" g_cm udaddy -s "$GUEST_IP" -b "$GUEST_IP" "$@" > "$o2" 2>&1; rc=$?
-  echo "== client ($c) rc=$rc"; cat "$o2"; echo "== server ($s)"; finish "$o1" && [ $rc = 0 ] &&
+  serve "$o1" with_tools "$s" g_cm udaddy -b "$GUEST_IP" "$@"; wait_cm_listen || return 1
+  client "$o2" with_tools "$c" g_cm udaddy -s "$GUEST_IP" -b "$GUEST_IP" "$@"; rc=$?
+  finish "$o1" && [ $rc = 0 ] &&
   check_out "$o1" 'data transfers complete' && check_out "$o2" 'data transfers complete'; }
 mckey_pair() { local r=$1 snd=$2 g=$3 o1 o2 rc; shift 3; o1=$(mktemp); o2=$(mktemp)
-  serve "$o1" with_tools "$r" g_cm mckey -m "$g" -b "$GUEST_IP" -C 10; wait_maddr eth0 "$g" || { cat "$o1"; return 1; }
-  with_tools "$snd" g_cm mckey -m "$g" -b "$GUEST_IP" -s -C 10 "$@" > "$o2" 2>&1; rc=$?
-  echo "== sender ($snd) rc=$rc"; cat "$o2"; echo "== receiver ($r)"; finish "$o1" && [ $rc = 0 ] &&
+  serve "$o1" with_tools "$r" g_cm mckey -m "$g" -b "$GUEST_IP" -C 10; wait_maddr eth0 "$g" || return 1
+  client "$o2" with_tools "$snd" g_cm mckey -m "$g" -b "$GUEST_IP" -s -C 10 "$@"; rc=$?
+  finish "$o1" && [ $rc = 0 ] &&
   check_out "$o1" 'data transfers complete'; }
