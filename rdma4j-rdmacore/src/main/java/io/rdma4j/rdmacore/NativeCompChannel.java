@@ -1,5 +1,6 @@
 package io.rdma4j.rdmacore;
 
+import io.rdma4j.spi.Counted;
 import io.rdma4j.rdmacore.abi.IbvCompChannel;
 import io.rdma4j.verbs.CompletionChannel;
 import io.rdma4j.verbs.Errno;
@@ -108,7 +109,7 @@ public final class NativeCompChannel implements CompletionChannel
             }
             if (cqs > 0)
             {
-                throw new RdmaException(Errno.EBUSY, "the completion channel still serves " + cqs + " CQs");
+                throw new RdmaException(Errno.EBUSY, "the completion channel still serves " + Counted.of(cqs, "CQ"));
             }
             Ibverbs.check("ibv_destroy_comp_channel", "ibv_destroy_comp_channel", channel);
             closed = true;

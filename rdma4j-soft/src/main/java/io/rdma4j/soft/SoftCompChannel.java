@@ -1,5 +1,6 @@
 package io.rdma4j.soft;
 
+import io.rdma4j.spi.Counted;
 import io.rdma4j.verbs.CompletionChannel;
 import io.rdma4j.verbs.CompletionQueue;
 import io.rdma4j.verbs.Context;
@@ -119,7 +120,7 @@ public final class SoftCompChannel implements CompletionChannel
             }
             if (cqs > 0)
             {
-                throw new RdmaException(Errno.EBUSY, "the completion channel still serves " + cqs + " CQs");
+                throw new RdmaException(Errno.EBUSY, "the completion channel still serves " + Counted.of(cqs, "CQ"));
             }
             closed = true;
         }

@@ -1,5 +1,6 @@
 package io.rdma4j.soft;
 
+import io.rdma4j.spi.Counted;
 import io.rdma4j.verbs.AsyncEvent;
 import io.rdma4j.verbs.AsyncEventType;
 import io.rdma4j.verbs.CompletionChannel;
@@ -225,12 +226,14 @@ public final class SoftCq implements CompletionQueue
             }
             if (users > 0)
             {
-                throw new RdmaException(Errno.EBUSY, "the completion queue is still used by " + users + " QPs");
+                throw new RdmaException(Errno.EBUSY, "the completion queue is still used by " +
+                    Counted.of(users, "QP"));
             }
             if (eventsAcked != eventsDelivered)
             {
-                throw new RdmaException(Errno.EBUSY, "the completion queue has " + (eventsDelivered - eventsAcked) +
-                    " events taken from its channel and not acknowledged (ibv_ack_cq_events)");
+                throw new RdmaException(Errno.EBUSY, "the completion queue has " +
+                    Counted.of(eventsDelivered - eventsAcked, "event") +
+                    " taken from its channel and not acknowledged (ibv_ack_cq_events)");
             }
             closed = true;
         }

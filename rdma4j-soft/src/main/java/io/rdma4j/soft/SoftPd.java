@@ -1,5 +1,6 @@
 package io.rdma4j.soft;
 
+import io.rdma4j.spi.Counted;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.AhAttr;
@@ -191,8 +192,9 @@ public final class SoftPd implements ProtectionDomain
             }
             if (mrs + qps + ahs + srqs > 0)
             {
-                throw new RdmaException(Errno.EBUSY, "the protection domain still has " + mrs + " memory regions, " +
-                    qps + " QPs, " + ahs + " address handles and " + srqs + " SRQs");
+                throw new RdmaException(Errno.EBUSY, "the protection domain still has " + Counted.of(mrs, "memory region") +
+                    ", " + Counted.of(qps, "QP") + ", " + Counted.of(ahs, "address handle") + " and " +
+                    Counted.of(srqs, "SRQ"));
             }
             closed = true;
         }

@@ -1,5 +1,6 @@
 package io.rdma4j.soft;
 
+import io.rdma4j.spi.Counted;
 import io.rdma4j.soft.transport.RecvQueue;
 import io.rdma4j.verbs.AsyncEvent;
 import io.rdma4j.verbs.AsyncEventType;
@@ -120,7 +121,7 @@ public final class SoftSrq implements SharedReceiveQueue
             }
             if (users > 0)
             {
-                throw new RdmaException(Errno.EBUSY, "the SRQ is still used by " + users + " QPs");
+                throw new RdmaException(Errno.EBUSY, "the SRQ is still used by " + Counted.of(users, "QP"));
             }
             closed = true;
         }

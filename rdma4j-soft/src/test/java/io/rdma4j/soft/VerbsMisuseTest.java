@@ -150,8 +150,9 @@ class VerbsMisuseTest
             final CompletionQueue cq = context.createCq(16, null, 0);
             final QueuePair qp = pd.createQp(QpInitAttr.of(QpType.UD, cq, QpCap.of(4, 4)));
             final MemoryRegion mr = pd.regMr(Arena.ofAuto().allocate(64), EnumSet.of(AccessFlag.LOCAL_WRITE));
-            assertErrno(Errno.EBUSY, "still has 1 memory regions, 1 QPs", pd::close);
-            assertErrno(Errno.EBUSY, "still used by 1 QPs", cq::close);
+            assertErrno(Errno.EBUSY, "still has 1 memory region, 1 QP, 0 address handles", pd::close);
+            assertEquals("EBUSY: the completion queue is still used by 1 QP",
+                assertThrows(RdmaException.class, cq::close).getMessage());
             assertErrno(Errno.EBUSY, "still has", context::close);
             qp.close();
             assertErrno(Errno.EINVAL, "is already destroyed", qp::close);

@@ -1,5 +1,6 @@
 package io.rdma4j.rdmacore.cm;
 
+import io.rdma4j.spi.Counted;
 import io.rdma4j.cm.CmEventType;
 import io.rdma4j.cm.ConnParam;
 import io.rdma4j.cm.EventChannel;
@@ -305,8 +306,8 @@ public final class NativeEventChannel implements EventChannel
         }
         if (!ids.isEmpty())
         {
-            throw new RdmaException(Errno.EBUSY, "the event channel still has " + ids.size() +
-                " ids: destroy them first");
+            throw new RdmaException(Errno.EBUSY, "the event channel still has " +
+                Counted.of(ids.size(), "id") + ": destroy them first");
         }
         closed = true;
         Rdmacm.call("rdma_destroy_event_channel", channel);

@@ -1,5 +1,6 @@
 package io.rdma4j.soft.cm;
 
+import io.rdma4j.spi.Counted;
 import io.rdma4j.cm.CmEvent;
 import io.rdma4j.cm.CmEventType;
 import io.rdma4j.cm.CmId;
@@ -149,8 +150,8 @@ public final class SoftEventChannel implements EventChannel
         {
             if (!ids.isEmpty())
             {
-                throw new RdmaException(Errno.EBUSY, "the event channel still has " + ids.size() +
-                    " ids: destroy them first");
+                throw new RdmaException(Errno.EBUSY, "the event channel still has " +
+                    Counted.of(ids.size(), "id") + ": destroy them first");
             }
             closed = true;
             // a thread blocked in getEvent learns that nothing more will come
