@@ -19,7 +19,8 @@ import java.util.stream.Stream;
  *
  * @param heapUsedBytes     heap in use after {@code System.gc()}.
  * @param directBytes       memory of direct ByteBuffers.
- * @param nativeCommitted   the JVM's committed native memory in bytes, or -1 without native tracking.
+ * @param nativeCommitted   the JVM's committed memory outside the Java heap in bytes, or -1 without native
+ *                          tracking.
  * @param rssBytes          resident set size from /proc, or -1 where there is none.
  * @param openFds           entries in /proc/self/fd, or -1 where there is none.
  * @param threads           live threads of the JVM.
@@ -28,6 +29,7 @@ public record ProcessFootprint(
     long heapUsedBytes, long directBytes, long nativeCommitted, long rssBytes, int openFds, int threads)
 {
     private static final Pattern NMT_TOTAL = Pattern.compile("Total: reserved=(\\d+)KB, committed=(\\d+)KB");
+    private static final Pattern NMT_HEAP = Pattern.compile("Java Heap \\(reserved=(\\d+)KB, committed=(\\d+)KB\\)");
     private static final Pattern VM_RSS = Pattern.compile("VmRSS:\\s+(\\d+) kB");
 
     /**
@@ -84,8 +86,13 @@ public record ProcessFootprint(
             final Object summary = ManagementFactory.getPlatformMBeanServer().invoke(
                 new ObjectName("com.sun.management:type=DiagnosticCommand"), "vmNativeMemory",
                 new Object[] { new String[] { "summary" } }, new String[] { String[].class.getName() });
-            final Matcher matcher = NMT_TOTAL.matcher(String.valueOf(summary));
-            return matcher.find() ? Long.parseLong(matcher.group(2)) * 1024 : -1;
+            // the total includes the Java heap's committed memory, which GC grows and shrinks at will:
+            // without it the figure is the JVM's and the libraries' own memory (direct buffers,
+            // threads, code, metaspace, arenas), where a native leak would show
+            final Matcher total = NMT_TOTAL.matcher(String.valueOf(summary));
+            final Matcher heap = NMT_HEAP.matcher(String.valueOf(summary));
+            return total.find() && heap.find() ?
+                (Long.parseLong(total.group(2)) - Long.parseLong(heap.group(2))) * 1024 : -1;
         }
         catch (final Exception ex)
         {
