@@ -132,13 +132,15 @@ public final class Libc
     }
 
     /**
-     * @param timeout a timeout.
+     * @param timeout a timeout; negative waits for ever.
      * @param unit its unit.
-     * @return the {@link System#nanoTime()} deadline; a very long timeout is capped at about 70 years, so that
-     *     differences of nanoTime values never overflow.
+     * @return the {@link System#nanoTime()} deadline; a very long (or negative) timeout is capped at about 70
+     *     years, so that differences of nanoTime values never overflow.
      */
     public static long deadline(final long timeout, final TimeUnit unit)
     {
-        return System.nanoTime() + Math.min(unit.toNanos(timeout), Long.MAX_VALUE / 4);
+        // a negative timeout waits for ever, as the soft device's channels do: a deadline decades away
+        final long nanos = timeout < 0 ? Long.MAX_VALUE / 4 : Math.min(unit.toNanos(timeout), Long.MAX_VALUE / 4);
+        return System.nanoTime() + nanos;
     }
 }
