@@ -58,6 +58,10 @@ public final class DemoCommand implements Callable<Integer>
         description = "limit for joining and for the transfer (default: ${DEFAULT-VALUE})")
     private int timeoutSeconds;
 
+    @Option(names = "--histogram", paramLabel = "PREFIX",
+        description = "each receiver writes its one-way latencies (us) as an HdrHistogram log, PREFIX-receiver-N.hlog")
+    private String histogramPrefix;
+
     /**
      * @return -C.
      */
@@ -114,8 +118,12 @@ public final class DemoCommand implements Callable<Integer>
             for (int i = 0; i < receiverAddresses.size(); i++)
             {
                 final String address = receiverAddresses.get(i);
-                final RoleProcess receiver = RoleProcess.start("receiver-" + (i + 1), address,
-                    listenerArgs(address, false), sink);
+                final List<String> args = listenerArgs(address, false);
+                if (histogramPrefix != null)
+                {
+                    args.addAll(List.of("--histogram", histogramPrefix + "-receiver-" + (i + 1) + ".hlog"));
+                }
+                final RoleProcess receiver = RoleProcess.start("receiver-" + (i + 1), address, args, sink);
                 receivers.add(receiver);
                 all.add(receiver);
             }

@@ -20,6 +20,7 @@ import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -97,6 +98,10 @@ public final class McKeyCommand implements Callable<Integer>
 
     @Option(names = "--stop-on-stdin", description = "receiver: stop when stdin has a line or closes")
     private boolean stopOnStdin;
+
+    @Option(names = "--histogram", paramLabel = "FILE",
+        description = "receiver: write each node's one-way latencies (us) as an HdrHistogram log")
+    private Path histogram;
 
     private PrintWriter out;
 
@@ -518,11 +523,30 @@ public final class McKeyCommand implements Callable<Integer>
                     : stats.errors() > 0 ? -Errno.EIO.code() : -Errno.ETIMEDOUT.code();
             }
         }
+        if (histogram != null)
+        {
+            writeHistograms(nodes);
+        }
         if (status == 0)
         {
             out.println("data transfers complete");
         }
         return status;
+    }
+
+    private void writeHistograms(final List<McKeyNode> nodes)
+    {
+        try (HistogramLogFile log = new HistogramLogFile(histogram, "rdma4j mckey one-way latencies, values in us"))
+        {
+            for (final McKeyNode node : nodes)
+            {
+                log.write("mckey.node" + node.index(), node.stats().latencies());
+            }
+        }
+        catch (final IOException ex)
+        {
+            out.println("mckey: " + ex.getMessage());
+        }
     }
 
     /**

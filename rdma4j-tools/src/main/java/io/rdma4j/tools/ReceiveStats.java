@@ -1,6 +1,7 @@
 package io.rdma4j.tools;
 
-import java.util.Arrays;
+import org.HdrHistogram.Histogram;
+
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.Map;
@@ -14,8 +15,8 @@ import java.util.Map;
 public final class ReceiveStats
 {
     private final Map<Integer, BitSet> seenBySender = new HashMap<>();
-    private long[] latencies = new long[1024];
-    private int latencyCount;
+    /** One-way latencies in microseconds, 3 significant digits, growing as needed. */
+    private final Histogram latencies = new Histogram(3);
     private long received;
     private long unique;
     private long duplicates;
@@ -45,11 +46,7 @@ public final class ReceiveStats
         }
         seen.set((int)sequence);
         unique++;
-        if (latencyCount == latencies.length)
-        {
-            latencies = Arrays.copyOf(latencies, latencies.length * 2);
-        }
-        latencies[latencyCount++] = Math.max(0, micros);
+        latencies.recordValue(Math.max(0, micros));
     }
 
     /**
@@ -140,18 +137,24 @@ public final class ReceiveStats
 
     /**
      * @param percent 0..100.
-     * @return the latency at that percentile (nearest rank) in microseconds, or -1 if none.
+     * @return the latency at that percentile in microseconds (HdrHistogram's value, to 3 significant
+     *         digits), or -1 if none.
      */
     public long percentile(final double percent)
     {
-        if (latencyCount == 0)
+        if (latencies.getTotalCount() == 0)
         {
             return -1;
         }
-        final long[] sorted = Arrays.copyOf(latencies, latencyCount);
-        Arrays.sort(sorted);
-        final int rank = (int)Math.ceil(percent / 100.0 * latencyCount);
-        return sorted[Math.min(latencyCount, Math.max(1, rank)) - 1];
+        return percent >= 100 ? latencies.getMaxValue() : latencies.getValueAtPercentile(percent);
+    }
+
+    /**
+     * @return the one-way latencies recorded, in microseconds (for {@code --histogram}).
+     */
+    public Histogram latencies()
+    {
+        return latencies;
     }
 
     /**

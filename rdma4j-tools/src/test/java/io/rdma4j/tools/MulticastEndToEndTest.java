@@ -1,10 +1,14 @@
 package io.rdma4j.tools;
 
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.HistogramLogReader;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -83,12 +87,20 @@ class MulticastEndToEndTest
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void shouldRunTheWholeDemoInOneCommand() throws Exception
     {
+        final Path histograms = Files.createTempDirectory("demo-histograms");
         final RoleProcess demo = start("demo", "-", List.of("demo", "-C", Integer.toString(COUNT), "-m", "239.255.7.2",
             "--sender", "127.0.0.30", "--receivers", "127.0.0.31,127.0.0.32,127.0.0.33", "--member", "127.0.0.34",
-            "--timeout", "30"));
+            "--timeout", "30", "--histogram", histograms.resolve("demo").toString()));
 
         assertEquals(0, demo.await(150, TimeUnit.SECONDS), "demo exit status");
         assertTrue(demo.lines().stream().anyMatch(l -> l.startsWith("demo: PASS")));
+        // --histogram: each receiver's latencies, one per message, in HdrHistogram's log
+        for (int i = 1; i <= 3; i++)
+        {
+            final Histogram latencies = (Histogram)new HistogramLogReader(
+                histograms.resolve("demo-receiver-" + i + ".hlog").toFile()).nextIntervalHistogram();
+            assertEquals(COUNT, latencies.getTotalCount(), "receiver " + i);
+        }
     }
 
     @Test

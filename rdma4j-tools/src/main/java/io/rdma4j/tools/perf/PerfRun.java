@@ -1,8 +1,8 @@
 package io.rdma4j.tools.perf;
 
+import io.rdma4j.tools.HistogramLogFile;
 import io.rdma4j.verbs.QpType;
 import org.HdrHistogram.Histogram;
-import org.HdrHistogram.HistogramLogWriter;
 
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -260,43 +260,26 @@ final class PerfRun
     }
 
     /**
-     * The --histogram file: HdrHistogram's interval log, one rdma4j histogram and one baseline
-     * histogram per size, tagged {@code rdma4j.<test>.<transport>.<size>} and {@code udp.<...>}.
+     * The --histogram file: one rdma4j histogram and one baseline histogram per size, tagged
+     * {@code rdma4j.<test>.<transport>.<size>} and {@code udp.<...>}.
      */
     private static final class HistogramLog implements AutoCloseable
     {
         private final PerfConfig cfg;
-        private final PrintStream file;
-        private final HistogramLogWriter writer;
+        private final HistogramLogFile file;
 
         HistogramLog(final PerfConfig cfg) throws IOException
         {
             this.cfg = cfg;
-            try
-            {
-                file = new PrintStream(cfg.histogram().toFile(), StandardCharsets.US_ASCII);
-            }
-            catch (final FileNotFoundException ex)
-            {
-                throw new IOException("can't write the histogram log " + cfg.histogram() + ": " + ex.getMessage(), ex);
-            }
-            writer = new HistogramLogWriter(file);
-            final long now = System.currentTimeMillis();
-            writer.outputComment("rdma4j perf " + cfg.test().label() + " " + cfg.transport() + ", values in ns");
-            writer.outputLogFormatVersion();
-            writer.outputStartTime(now);
-            writer.setBaseTime(now);
-            writer.outputLegend();
+            file = new HistogramLogFile(cfg.histogram(), "rdma4j perf " + cfg.test().label() + " " + cfg.transport() +
+                ", values in ns");
         }
 
         void write(final int size, final Histogram ours, final Histogram baseline)
         {
             final String suffix = "." + cfg.test().label() + "." + cfg.transport() + "." + size;
-            ours.setTag("rdma4j" + suffix);
-            baseline.setTag("udp" + suffix);
-            writer.outputIntervalHistogram(ours);
-            writer.outputIntervalHistogram(baseline);
-            file.flush();
+            file.write("rdma4j" + suffix, ours);
+            file.write("udp" + suffix, baseline);
         }
 
         @Override
