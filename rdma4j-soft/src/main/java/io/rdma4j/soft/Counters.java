@@ -1,8 +1,11 @@
 package io.rdma4j.soft;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * A set of {@link SoftCounter}s, bumped where the decision is taken and readable from any
@@ -10,14 +13,49 @@ import java.util.concurrent.atomic.AtomicLongArray;
  */
 public final class Counters
 {
-    private final AtomicLongArray values = new AtomicLongArray(SoftCounter.values().length);
+    /** Atomic access to one 8-byte counter of the segment. */
+    private static final VarHandle VALUE = ValueLayout.JAVA_LONG.varHandle();
+    private static final int COUNT = SoftCounter.values().length;
+
+    private final MemorySegment values;
+
+    /**
+     * Counters in memory of their own.
+     */
+    public Counters()
+    {
+        this(Arena.ofAuto().allocate((long)COUNT * Long.BYTES, Long.BYTES));
+    }
+
+    /**
+     * Counters in memory the caller provides, e.g. a file mapped so another process can read them
+     * ({@link io.rdma4j.soft.stat.StatFile}).
+     *
+     * @param values at least {@link #bytes()} bytes, 8-byte aligned, accessible from every thread.
+     */
+    public Counters(final MemorySegment values)
+    {
+        if (values.byteSize() < bytes() || values.address() % Long.BYTES != 0)
+        {
+            throw new IllegalArgumentException("counters need " + bytes() + " bytes at an 8-byte aligned address");
+        }
+        this.values = values;
+    }
+
+    /**
+     * @return the bytes the counters take: one long per {@link SoftCounter}, in declaration order.
+     */
+    public static long bytes()
+    {
+        return (long)COUNT * Long.BYTES;
+    }
 
     /**
      * @param counter which one.
      */
     public void increment(final SoftCounter counter)
     {
-        values.getAndIncrement(counter.ordinal());
+        add(counter, 1);
     }
 
     /**
@@ -26,7 +64,8 @@ public final class Counters
      */
     public void add(final SoftCounter counter, final long delta)
     {
-        values.getAndAdd(counter.ordinal(), delta);
+        // the exact signature (a long back) keeps the call free of adaptation and boxing
+        final long before = (long)VALUE.getAndAdd(values, (long)counter.ordinal() * Long.BYTES, delta);
     }
 
     /**
@@ -35,7 +74,7 @@ public final class Counters
      */
     public long get(final SoftCounter counter)
     {
-        return values.get(counter.ordinal());
+        return (long)VALUE.getVolatile(values, (long)counter.ordinal() * Long.BYTES);
     }
 
     /**
@@ -46,7 +85,7 @@ public final class Counters
         final Map<String, Long> map = new LinkedHashMap<>();
         for (final SoftCounter counter : SoftCounter.values())
         {
-            map.put(counter.counterName(), values.get(counter.ordinal()));
+            map.put(counter.counterName(), get(counter));
         }
         return map;
     }

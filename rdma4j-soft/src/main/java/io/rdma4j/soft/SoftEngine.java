@@ -4,6 +4,7 @@ import io.rdma4j.soft.link.DatagramInfo;
 import io.rdma4j.soft.link.Ipv4;
 import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.mcast.McastGroupTable;
+import io.rdma4j.soft.stat.StatFile;
 import io.rdma4j.soft.transport.TransportFactory;
 import io.rdma4j.soft.transport.Transports;
 import io.rdma4j.soft.wire.OpcodeMask;
@@ -22,6 +23,7 @@ import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.Map;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -59,7 +61,9 @@ public final class SoftEngine implements AutoCloseable
     private final int localIpv4;
     private final MrTable mrTable;
     private final McastGroupTable<SoftQp> mcast;
-    private final Counters counters = new Counters();
+    /** The counters file another process reads ({@code rdma4j stat}); null where it could not be made. */
+    private final StatFile statFile;
+    private final Counters counters;
     private final Gid[] groupGidCache = new Gid[64];
     private final GsiPort gsi = new GsiPort(this);
     private final ReceivePath receivePath;
@@ -93,6 +97,8 @@ public final class SoftEngine implements AutoCloseable
     {
         this.device = device;
         this.clock = clock;
+        this.statFile = StatPublisher.openFile(device.name(), link.localAddress().getHostAddress(), logger);
+        this.counters = statFile != null ? statFile.counters() : new Counters();
         this.errorLog = new ProgressErrorLog(device.name(), counters, logger, clock);
         this.pollsInline = pollsInline;
         this.link = link;
@@ -112,6 +118,47 @@ public final class SoftEngine implements AutoCloseable
         {
             progressThread.start();
         }
+        if (statFile != null)
+        {
+            StatPublisher.add(this);
+        }
+    }
+
+    /**
+     * @return the counters file, or null.
+     */
+    StatFile statFile()
+    {
+        return statFile;
+    }
+
+    /**
+     * @return what the device holds now, for the stat file: a line per QP and per multicast group.
+     *         Allocates; the stat publisher calls it about once a second, never the data path.
+     */
+    String describe()
+    {
+        final StringBuilder text = new StringBuilder();
+        for (final SoftQp qp : qpTable.snapshot())
+        {
+            if (qp != null)
+            {
+                final Map<String, Long> qpCounters = qp.counters();
+                text.append(String.format("qp 0x%06x %s %s", qp.qpNum(), qp.type(), qp.state()));
+                qpCounters.forEach((name, value) ->
+                {
+                    if (value != 0)
+                    {
+                        text.append(' ').append(name).append(' ').append(value);
+                    }
+                });
+                text.append('\n');
+            }
+        }
+        mcast.groupSizes().forEach((group, members) ->
+            text.append("group ").append(group.toInet().getHostAddress()).append(' ').append(members).append(" QP")
+                .append(members == 1 ? "" : "s").append(" attached\n"));
+        return text.toString();
     }
 
     /**
@@ -585,5 +632,10 @@ public final class SoftEngine implements AutoCloseable
             Thread.currentThread().interrupt();
         }
         link.close();
+        if (statFile != null)
+        {
+            StatPublisher.remove(this);
+            statFile.close();
+        }
     }
 }

@@ -210,7 +210,7 @@ public final class SoftProvider implements RdmaProvider
             "' is neither 'thread' (a progress thread receives, the default) nor 'polling' (polling a CQ receives)");
     }
 
-    private static String setting(final String property, final String environment)
+    static String setting(final String property, final String environment)
     {
         final String value = System.getProperty(property);
         if (value != null && !value.isBlank())

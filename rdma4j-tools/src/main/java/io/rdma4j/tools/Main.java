@@ -27,7 +27,7 @@ import picocli.CommandLine.Spec;
     subcommands = {
         DevicesCommand.class, DevinfoCommand.class, McKeyCommand.class, DemoCommand.class,
         RcPingPongCommand.class, UcPingPongCommand.class, UdPingPongCommand.class, SrqPingPongCommand.class,
-        RpingCommand.class, UdaddyCommand.class, SoakCommand.class, PerfCommand.class, CommandLine.HelpCommand.class })
+        RpingCommand.class, UdaddyCommand.class, SoakCommand.class, StatCommand.class, PerfCommand.class, CommandLine.HelpCommand.class })
 public final class Main implements Runnable
 {
     @Spec

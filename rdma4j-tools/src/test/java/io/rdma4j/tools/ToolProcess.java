@@ -153,6 +153,14 @@ public final class ToolProcess
     }
 
     /**
+     * @return the child's process id.
+     */
+    public long pid()
+    {
+        return process.pid();
+    }
+
+    /**
      * @return true while the child runs.
      */
     public boolean isAlive()

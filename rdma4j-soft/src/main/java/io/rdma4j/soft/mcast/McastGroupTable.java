@@ -41,6 +41,16 @@ public final class McastGroupTable<Q>
     }
 
     /**
+     * @return each group's MGID and how many QPs are attached to it, for the stat tool; allocates.
+     */
+    public Map<Gid, Integer> groupSizes()
+    {
+        final Map<Gid, Integer> sizes = new java.util.TreeMap<>(java.util.Comparator.comparing(Gid::toString));
+        groups.forEach((gid, group) -> sizes.put(gid, group.members().length));
+        return sizes;
+    }
+
+    /**
      * Attach a member to a group, creating the group on first use.
      *
      * @param gid    the multicast GID (checked by the caller).

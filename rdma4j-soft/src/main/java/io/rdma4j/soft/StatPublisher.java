@@ -1,0 +1,124 @@
+package io.rdma4j.soft;
+
+import io.rdma4j.soft.stat.CountersMBean;
+import io.rdma4j.soft.stat.StatFile;
+
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Keeps the describe section of every open device's {@link StatFile} current: one daemon thread for the
+ * process, waking once a second (the counters need nothing: they live in the files). Also registers each
+ * device's counters as a JMX MBean ({@link CountersMBean}). Off by
+ * {@code rdma4j.stat=false} (or {@code RDMA4J_STAT=false}), for a process that wants no files.
+ */
+final class StatPublisher
+{
+    private static final long PERIOD_MS = 1000;
+    private static final List<SoftEngine> ENGINES = new CopyOnWriteArrayList<>();
+    private static final AtomicBoolean STARTED = new AtomicBoolean();
+    private static final AtomicBoolean WARNED = new AtomicBoolean();
+
+    private StatPublisher()
+    {
+    }
+
+    /**
+     * @return the device's stat file, or null if files are off or this one cannot be made (said once).
+     */
+    static StatFile openFile(final String deviceName, final String address, final System.Logger logger)
+    {
+        final String setting = SoftProvider.setting("rdma4j.stat", "RDMA4J_STAT");
+        if ("false".equalsIgnoreCase(setting))
+        {
+            return null;
+        }
+        try
+        {
+            return StatFile.create(deviceName, address);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            if (WARNED.compareAndSet(false, true))
+            {
+                logger.log(System.Logger.Level.WARNING, "rdma4j: no counters file for rdma4j stat in " +
+                    StatFile.directory() + ": " + ex.getMessage());
+            }
+            return null;
+        }
+    }
+
+    static void add(final SoftEngine engine)
+    {
+        ENGINES.add(engine);
+        jmx(engine, true);
+        engine.statFile().describe(engine.describe());
+        if (STARTED.compareAndSet(false, true))
+        {
+            Thread.ofPlatform().daemon().name("rdma4j-stat").start(StatPublisher::run);
+        }
+    }
+
+    static void remove(final SoftEngine engine)
+    {
+        ENGINES.remove(engine);
+        jmx(engine, false);
+    }
+
+    /** Register (or unregister) the device's counters with the platform MBean server. */
+    private static void jmx(final SoftEngine engine, final boolean register)
+    {
+        try
+        {
+            final ObjectName name = CountersMBean.objectName(engine.device().name(),
+                engine.device().address().getHostAddress());
+            final MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+            if (register)
+            {
+                server.registerMBean(new CountersMBean(engine.counters(), engine.device().name()), name);
+            }
+            else if (server.isRegistered(name))
+            {
+                server.unregisterMBean(name);
+            }
+        }
+        catch (final JMException ex)
+        {
+            // the same device name and address twice in one process (tests reopen devices): the first stays
+        }
+    }
+
+    private static void run()
+    {
+        while (true)
+        {
+            try
+            {
+                TimeUnit.MILLISECONDS.sleep(PERIOD_MS);
+            }
+            catch (final InterruptedException ex)
+            {
+                return;
+            }
+            for (final SoftEngine engine : ENGINES)
+            {
+                try
+                {
+                    engine.statFile().describe(engine.describe());
+                }
+                catch (final RuntimeException ex)
+                {
+                    // a device closing under us: the next round no longer has it
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,92 @@
+package io.rdma4j.tools;
+
+import io.rdma4j.soft.stat.StatFile;
+import io.rdma4j.soft.stat.StatReader;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+
+/**
+ * {@code rdma4j stat}: the counters of every rdma4j software device running on this machine, read
+ * live from the files the devices map ({@link StatFile}), as {@code rdma statistic} shows rxe's.
+ */
+@Command(name = "stat", mixinStandardHelpOptions = true,
+    description = "Show the counters, QPs and multicast groups of every rdma4j device on this machine, live.")
+public final class StatCommand implements Callable<Integer>
+{
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "-w", description = "watch: print again every --interval seconds until interrupted")
+    private boolean watch;
+
+    @Option(names = "--interval", paramLabel = "s", defaultValue = "1", description = "seconds between prints with -w")
+    private long intervalSeconds;
+
+    @Option(names = "--count", paramLabel = "n", defaultValue = "0",
+        description = "with -w, stop after n prints (default: never)")
+    private int count;
+
+    @Option(names = "-a", description = "all counters, zeroes included")
+    private boolean all;
+
+    @Option(names = "--dir", paramLabel = "dir", description = "where the devices' files are (default: as the devices)")
+    private Path directory;
+
+    @Parameters(arity = "0..1", paramLabel = "regex", description = "only counters whose name matches")
+    private Pattern filter;
+
+    /**
+     * @return 0, or 1 when no device is running.
+     */
+    @Override
+    public Integer call() throws IOException, InterruptedException
+    {
+        final PrintWriter out = spec.commandLine().getOut();
+        final Path dir = directory != null ? directory : StatFile.directory();
+        for (int round = 1; ; round++)
+        {
+            final List<StatReader.DeviceStat> devices = StatReader.readAll(dir);
+            print(out, dir, devices);
+            out.flush();
+            if (!watch || (count > 0 && round >= count))
+            {
+                return devices.isEmpty() ? 1 : 0;
+            }
+            TimeUnit.SECONDS.sleep(intervalSeconds);
+        }
+    }
+
+    private void print(final PrintWriter out, final Path dir, final List<StatReader.DeviceStat> devices)
+    {
+        if (devices.isEmpty())
+        {
+            out.println("no rdma4j device is running (files in " + dir + ")");
+            return;
+        }
+        for (final StatReader.DeviceStat device : devices)
+        {
+            final Duration up = Duration.ofMillis(System.currentTimeMillis() - device.started());
+            out.printf("%s %s pid %d up %ds%n", device.device(), device.address(), device.pid(), up.toSeconds());
+            device.counters().forEach((name, value) ->
+            {
+                if ((all || value != 0) && (filter == null || filter.matcher(name).find()))
+                {
+                    out.printf("    %-28s %d%n", name, value);
+                }
+            });
+            device.describe().lines().forEach(line -> out.println("    " + line));
+        }
+    }
+}
