@@ -87,7 +87,7 @@ public final class ConnectionManager
     private final PriorityQueue<CmTimer> timers = new PriorityQueue<>();
     private final AtomicLongArray counters = new AtomicLongArray(CmCounter.values().length);
     private final Map<Integer, SoftCmId> byCommId = new ConcurrentHashMap<>();
-    private final List<SoftCmId> listeners = new CopyOnWriteArrayList<>();
+    private final List<CmListener> listeners = new CopyOnWriteArrayList<>();
     /** The high half of every transaction ID we start, as the kernel's MAD agent puts its own. */
     private final long tidHigh = (RANDOM.nextInt() & 0xFFFFFFFFL) << 32;
     private final Thread thread;
@@ -426,12 +426,12 @@ public final class ConnectionManager
         byCommId.remove(connection.localCommId);
     }
 
-    void listen(final SoftCmId id)
+    void listen(final CmListener id)
     {
         listeners.add(id);
     }
 
-    void stopListening(final SoftCmId id)
+    void stopListening(final CmListener id)
     {
         listeners.remove(id);
     }
@@ -507,8 +507,8 @@ public final class ConnectionManager
         final int space = (int)(serviceId >>> 16) & 0xFFFF;
         final int port = (int)serviceId & 0xFFFF;
         final InetAddress destination = Ipv4.toAddress(dstIp);
-        SoftCmId listener = null;
-        for (final SoftCmId candidate : listeners)
+        CmListener listener = null;
+        for (final CmListener candidate : listeners)
         {
             if (candidate.listensFor(space, port, destination, engine))
             {
