@@ -4,7 +4,7 @@ import io.rdma4j.cm.CmEventType;
 import io.rdma4j.cm.ConnParam;
 import io.rdma4j.cm.UdParam;
 import io.rdma4j.soft.SoftEngine;
-import io.rdma4j.soft.cm.mad.RejectReason;
+import io.rdma4j.cm.RejectReason;
 import io.rdma4j.soft.cm.mad.SidrStatus;
 import io.rdma4j.verbs.QueuePair;
 import io.rdma4j.verbs.RdmaException;
@@ -295,7 +295,7 @@ final class CmConnection
         catch (final RdmaException ex)
         {
             // the kernel rejects the REP it cannot use and reports CONNECT_ERROR
-            send(new CmMessage.Rej(tid, localCommId, remoteCommId, CmWire.REJECTED_REP, RejectReason.NO_QP, null));
+            send(new CmMessage.Rej(tid, localCommId, remoteCommId, CmWire.REJECTED_REP, RejectReason.NO_QP.code(), null));
             ConnectionManager.errorQp(qp);
             post(CmEventType.CONNECT_ERROR, -ex.errnoCode(), null, null);
             return Phase.CLOSED;
@@ -453,9 +453,9 @@ final class CmConnection
             case ESTABLISHED, REP_SENT, MRA_REP_RCVD -> new CmMessage.Dreq(cm.newTid(localCommId), localCommId,
                 remoteCommId, remoteQpn);
             case REQ_SENT, MRA_REQ_RCVD, REP_RCVD -> new CmMessage.Rej(tid, localCommId, remoteCommId,
-                CmWire.REJECTED_OTHER, RejectReason.TIMEOUT, null);
+                CmWire.REJECTED_OTHER, RejectReason.TIMEOUT.code(), null);
             case REQ_RCVD -> new CmMessage.Rej(tid, localCommId, remoteCommId, CmWire.REJECTED_REQ,
-                RejectReason.CONSUMER_DEFINED, null);
+                RejectReason.CONSUMER_DEFINED.code(), null);
             case SIDR_REQ_RCVD -> new CmMessage.SidrRep(tid, remoteCommId, SidrStatus.REJECT, 0,
                 ((CmMessage.SidrReq)request).serviceId(), 0, null);
             default -> null;

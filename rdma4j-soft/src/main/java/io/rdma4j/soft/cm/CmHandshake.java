@@ -4,7 +4,7 @@ import io.rdma4j.cm.ConnParam;
 import io.rdma4j.cm.PortSpace;
 import io.rdma4j.cm.RdmaCm;
 import io.rdma4j.soft.SoftEngine;
-import io.rdma4j.soft.cm.mad.RejectReason;
+import io.rdma4j.cm.RejectReason;
 import io.rdma4j.soft.cm.mad.SidrStatus;
 import io.rdma4j.soft.link.Ipv4;
 import io.rdma4j.verbs.Errno;
@@ -159,7 +159,7 @@ final class CmHandshake
             final CmMessage.Req req = (CmMessage.Req)c.request;
             checkPrivateData("reject", privateData, CmWire.REJ_PRIVATE_DATA);
             answer = new CmMessage.Rej(req.tid(), c.localCommId, req.localCommId(), CmWire.REJECTED_REQ,
-                RejectReason.CONSUMER_DEFINED, privateData);
+                RejectReason.CONSUMER_DEFINED.code(), privateData);
         }
         id.binding.engine().sendMad(CmWire.encode(answer), c.peerIp);
         c.phase = CmConnection.Phase.CLOSED;

@@ -5,7 +5,7 @@ import io.rdma4j.cm.ConnParam;
 import io.rdma4j.cm.UdParam;
 import io.rdma4j.soft.SoftCounter;
 import io.rdma4j.soft.SoftEngine;
-import io.rdma4j.soft.cm.mad.RejectReason;
+import io.rdma4j.cm.RejectReason;
 import io.rdma4j.soft.cm.mad.SidrStatus;
 import io.rdma4j.soft.link.Ipv4;
 import io.rdma4j.verbs.AhAttr;
@@ -520,8 +520,8 @@ public final class ConnectionManager
         {
             return CmCounter.HANDLED;
         }
-        refuse(engine, request, sourceIpv4, listener == null ? RejectReason.INVALID_SERVICE_ID :
-            RejectReason.NO_RESOURCES);
+        refuse(engine, request, sourceIpv4, listener == null ? RejectReason.INVALID_SERVICE_ID.code() :
+            RejectReason.NO_RESOURCES.code());
         return CmCounter.REFUSED;
     }
 
@@ -532,7 +532,7 @@ public final class ConnectionManager
             case CmMessage.Req req -> new CmMessage.Rej(req.tid(), 0, req.localCommId(), CmWire.REJECTED_REQ, reason,
                 null);
             case CmMessage.SidrReq req -> new CmMessage.SidrRep(req.tid(), req.requestId(),
-                reason == RejectReason.INVALID_SERVICE_ID ? SidrStatus.UNSUPPORTED : SidrStatus.REJECT, 0,
+                reason == RejectReason.INVALID_SERVICE_ID.code() ? SidrStatus.UNSUPPORTED : SidrStatus.REJECT, 0,
                 req.serviceId(), 0, null);
             default -> null;
         };

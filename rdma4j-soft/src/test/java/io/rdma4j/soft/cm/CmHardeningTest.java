@@ -5,7 +5,7 @@ import io.rdma4j.cm.CmEventType;
 import io.rdma4j.cm.CmId;
 import io.rdma4j.cm.EventChannel;
 import io.rdma4j.cm.PortSpace;
-import io.rdma4j.soft.cm.mad.RejectReason;
+import io.rdma4j.cm.RejectReason;
 import io.rdma4j.soft.link.FaultInjector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -61,7 +61,7 @@ class CmHardeningTest
             peers.inject(client, new CmMessage.Dreq(tid, theirs + 1, ours, c.localQpn), serverIp);
             peers.inject(client, new CmMessage.Dreq(tid, theirs, ours, c.localQpn ^ 1), serverIp);
             peers.inject(client, new CmMessage.Rej(tid, theirs ^ 0x100, ours, CmWire.REJECTED_OTHER,
-                RejectReason.CONSUMER_DEFINED, null), serverIp);
+                RejectReason.CONSUMER_DEFINED.code(), null), serverIp);
             // right in every field but sent from another address
             peers.inject(client, new CmMessage.Dreq(tid, theirs, ours, c.localQpn), peers.ip(77));
             cm.awaitIdle();

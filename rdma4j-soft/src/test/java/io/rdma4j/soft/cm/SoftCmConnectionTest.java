@@ -10,7 +10,7 @@ import io.rdma4j.cm.RdmaCm;
 import io.rdma4j.cm.UdParam;
 import io.rdma4j.soft.cm.mad.CmRep;
 import io.rdma4j.soft.cm.mad.CmReq;
-import io.rdma4j.soft.cm.mad.RejectReason;
+import io.rdma4j.cm.RejectReason;
 import io.rdma4j.soft.link.FaultInjector;
 import io.rdma4j.soft.link.SentDatagram;
 import io.rdma4j.verbs.AccessFlag;
@@ -340,7 +340,7 @@ class SoftCmConnectionTest
             request.serverId().reject(bytes("go away"));
 
             final CmEvent rejected = expect(clientChannel, CmEventType.REJECTED);
-            assertEquals(RejectReason.CONSUMER_DEFINED, rejected.status(), "rdma_reject's reason: consumer defined");
+            assertEquals(RejectReason.CONSUMER_DEFINED.code(), rejected.status(), "rdma_reject's reason: consumer defined");
             assertEquals("go away", prefix(rejected.connParam().privateData(), 7));
             rejected.ack();
             assertEquals(QpState.ERR, client.qp.query().state());
@@ -351,7 +351,7 @@ class SoftCmConnectionTest
             final Side other = new Side(lost, QpType.RC);
             lost.connect(null);
             final CmEvent noListener = expect(clientChannel, CmEventType.REJECTED);
-            assertEquals(RejectReason.INVALID_SERVICE_ID, noListener.status());
+            assertEquals(RejectReason.INVALID_SERVICE_ID.code(), noListener.status());
             noListener.ack();
 
             other.close();
@@ -465,7 +465,7 @@ class SoftCmConnectionTest
 
             listener.close();
             final CmEvent rejected = expect(clientChannel, CmEventType.REJECTED);
-            assertEquals(RejectReason.CONSUMER_DEFINED, rejected.status());
+            assertEquals(RejectReason.CONSUMER_DEFINED.code(), rejected.status());
             rejected.ack();
 
             client.close();
