@@ -53,6 +53,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static io.rdma4j.soft.cm.CmTestSupport.awaitPhase;
 import static io.rdma4j.soft.cm.CmTestSupport.expect;
 import static io.rdma4j.soft.cm.CmTestSupport.expectAndAck;
+import static io.rdma4j.soft.cm.CmTestSupport.madAttribute;
 import static io.rdma4j.soft.cm.CmTestSupport.refused;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -641,13 +642,4 @@ class SoftCmConnectionTest
     }
 
     /** The MAD attribute of a QP1 datagram (BTH 12 + DETH 8 bytes, then the MAD), or -1. */
-    private static int madAttribute(final byte[] datagram)
-    {
-        final int destQp = ((datagram[5] & 0xFF) << 16) | ((datagram[6] & 0xFF) << 8) | (datagram[7] & 0xFF);
-        if (destQp != 1 || datagram.length < 20 + 24)
-        {
-            return -1;
-        }
-        return ((datagram[20 + 16] & 0xFF) << 8) | (datagram[20 + 17] & 0xFF);
-    }
 }
