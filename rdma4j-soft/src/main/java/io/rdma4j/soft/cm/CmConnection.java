@@ -295,7 +295,8 @@ final class CmConnection
         catch (final RdmaException ex)
         {
             // the kernel rejects the REP it cannot use and reports CONNECT_ERROR
-            send(new CmMessage.Rej(tid, localCommId, remoteCommId, CmWire.REJECTED_REP, RejectReason.NO_QP.code(), null));
+            send(new CmMessage.Rej(tid, localCommId, remoteCommId, CmWire.REJECTED_REP, RejectReason.NO_QP.code(),
+                null));
             ConnectionManager.errorQp(qp);
             post(CmEventType.CONNECT_ERROR, -ex.errnoCode(), null, null);
             return Phase.CLOSED;
@@ -390,6 +391,16 @@ final class CmConnection
         retriesLeft = ConnectionManager.MAX_CM_RETRIES;
         engine.sendMad(mad, peerIp);
         scheduleRetry(ConnectionManager.RESPONSE_TIMEOUT_NANOS);
+    }
+
+    /** Lock held: the state rdma_cm names its id by while this connection exists. */
+    CmState idState()
+    {
+        return switch (phase)
+        {
+            case DREQ_SENT, DREQ_RCVD, TIMEWAIT -> CmState.DISCONNECT;
+            default -> CmState.CONNECT;
+        };
     }
 
     /** Lock held: whether disconnect applies, from the REQ sent or REP sent on to a disconnect under way. */

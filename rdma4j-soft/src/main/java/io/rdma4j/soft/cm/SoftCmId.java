@@ -7,7 +7,6 @@ import io.rdma4j.cm.EventChannel;
 import io.rdma4j.cm.JoinFlags;
 import io.rdma4j.cm.PortSpace;
 import io.rdma4j.cm.RdmaCm;
-import io.rdma4j.cm.UdParam;
 import io.rdma4j.soft.SoftDevice;
 import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.Errno;
@@ -21,8 +20,7 @@ import io.rdma4j.verbs.RdmaException;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * A connection-manager id of the soft device ({@code struct rdma_cm_id}): the rdma_cm API over the
@@ -125,19 +123,13 @@ public final class SoftCmId implements CmId
     @Override
     public void bindAddr(final InetSocketAddress address)
     {
-        channel.lock.lock();
-        try
+        underLock("bindAddr", () ->
         {
-            checkAlive("bindAddr");
             RdmaException.check(state == CmState.IDLE, Errno.EINVAL,
                 "bindAddr: the id is " + state + ", already bound; bind works only on an IDLE id");
             binding.bind("bindAddr", address);
             state = CmState.ADDR_BOUND;
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+        });
     }
 
     /**
@@ -154,10 +146,8 @@ public final class SoftCmId implements CmId
     @Override
     public void resolveAddr(final InetSocketAddress source, final InetSocketAddress destination, final int timeoutMs)
     {
-        channel.lock.lock();
-        try
+        underLock("resolveAddr", () ->
         {
-            checkAlive("resolveAddr");
             RdmaException.check(destination != null && destination.getAddress() != null, Errno.EINVAL,
                 "resolveAddr: the destination is null or unresolved");
             RdmaException.check(state == CmState.IDLE || state == CmState.ADDR_BOUND, Errno.EINVAL,
@@ -166,11 +156,7 @@ public final class SoftCmId implements CmId
             state = CmState.ADDR_QUERY;
             channel.later(() -> complete(CmState.ADDR_QUERY, status,
                 CmEventType.ADDR_RESOLVED, CmState.ADDR_RESOLVED, CmEventType.ADDR_ERROR));
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+        });
     }
 
     /**
@@ -183,20 +169,14 @@ public final class SoftCmId implements CmId
     @Override
     public void resolveRoute(final int timeoutMs)
     {
-        channel.lock.lock();
-        try
+        underLock("resolveRoute", () ->
         {
-            checkAlive("resolveRoute");
             RdmaException.check(state == CmState.ADDR_RESOLVED, Errno.EINVAL,
                 "resolveRoute: the id is " + state + "; resolve the address first (ADDR_RESOLVED)");
             state = CmState.ROUTE_QUERY;
             channel.later(() -> complete(CmState.ROUTE_QUERY, 0,
                 CmEventType.ROUTE_RESOLVED, CmState.ROUTE_RESOLVED, CmEventType.ROUTE_ERROR));
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+        });
     }
 
     /**
@@ -210,10 +190,8 @@ public final class SoftCmId implements CmId
     @Override
     public void listen(final int requestedBacklog)
     {
-        channel.lock.lock();
-        try
+        underLock("listen", () ->
         {
-            checkAlive("listen");
             if (state == CmState.IDLE)
             {
                 binding.bind("listen", new InetSocketAddress(InetAddress.ofLiteral("0.0.0.0"), 0));
@@ -229,11 +207,7 @@ public final class SoftCmId implements CmId
             listener = listening;
             state = CmState.LISTEN;
             cm.listen(listening);
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+        });
     }
 
     /**
@@ -250,10 +224,8 @@ public final class SoftCmId implements CmId
     @Override
     public QueuePair createQp(final ProtectionDomain pd, final QpInitAttr initAttr)
     {
-        channel.lock.lock();
-        try
+        return underLockReturning("createQp", () ->
         {
-            checkAlive("createQp");
             RdmaException.check(initAttr != null, Errno.EINVAL, "createQp: the init attributes are null");
             final Context verbs = binding.verbs();
             RdmaException.check(verbs != null, Errno.EINVAL,
@@ -268,11 +240,7 @@ public final class SoftCmId implements CmId
             final QueuePair created = CmQpSetup.create(verbs, pd == null ? ownPd : pd, initAttr);
             qp = created;
             return created;
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+        });
     }
 
     /**
@@ -285,20 +253,14 @@ public final class SoftCmId implements CmId
     @Override
     public void destroyQp()
     {
-        channel.lock.lock();
-        try
+        underLock("destroyQp", () ->
         {
-            checkAlive("destroyQp");
             final QueuePair current = qp;
             RdmaException.check(current != null, Errno.EINVAL, "destroyQp: the id has no QP");
             joins.forgetQp(current);
             qp = null;
             current.close();
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+        });
     }
 
     /**
@@ -315,19 +277,13 @@ public final class SoftCmId implements CmId
     @Override
     public void connect(final ConnParam param)
     {
-        channel.lock.lock();
-        try
+        underLock("connect", () ->
         {
-            checkAlive("connect");
             RdmaException.check(state == CmState.ROUTE_RESOLVED, Errno.EINVAL,
                 "connect: the id is " + state + "; resolve the address and the route first (ROUTE_RESOLVED)");
             connection = CmHandshake.connect(this, qp, param == null ? ConnParam.defaults() : param);
             state = CmState.CONNECT;
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+        });
     }
 
     /**
@@ -342,16 +298,10 @@ public final class SoftCmId implements CmId
     @Override
     public void accept(final ConnParam param)
     {
-        channel.lock.lock();
-        try
+        underLock("accept", () ->
         {
-            checkAlive("accept");
             CmHandshake.accept(this, qp, unansweredRequest("accept"), param == null ? ConnParam.defaults() : param);
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+        });
     }
 
     /**
@@ -365,16 +315,10 @@ public final class SoftCmId implements CmId
     @Override
     public void reject(final byte[] privateData)
     {
-        channel.lock.lock();
-        try
+        underLock("reject", () ->
         {
-            checkAlive("reject");
             CmHandshake.reject(this, unansweredRequest("reject"), privateData);
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+        });
     }
 
     /**
@@ -389,20 +333,14 @@ public final class SoftCmId implements CmId
     @Override
     public void disconnect()
     {
-        channel.lock.lock();
-        try
+        underLock("disconnect", () ->
         {
-            checkAlive("disconnect");
             final CmConnection c = connection;
             RdmaException.check(c != null && c.connected(), Errno.EINVAL,
                 "disconnect: the id is not connected (" + (c == null ? state : c.phase) + ")");
             ConnectionManager.errorQp(qp);
             c.disconnectByApplication();
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+        });
     }
 
     /**
@@ -418,10 +356,8 @@ public final class SoftCmId implements CmId
     @Override
     public QpAttr initQpAttr(final QpState qpState)
     {
-        channel.lock.lock();
-        try
+        return underLockReturning("initQpAttr", () ->
         {
-            checkAlive("initQpAttr");
             RdmaException.check(qpState == QpState.INIT || qpState == QpState.RTR || qpState == QpState.RTS,
                 Errno.EINVAL, "initQpAttr: " + qpState + " is not a state rdma_cm sets up; ask for INIT, RTR or RTS");
             RdmaException.check(binding.verbs() != null, Errno.EINVAL, "initQpAttr: the id is on no device (" +
@@ -429,11 +365,7 @@ public final class SoftCmId implements CmId
             final QpType type = qp != null ? qp.type() : portSpace == PortSpace.UDP ? QpType.UD : QpType.RC;
             return qpState == QpState.INIT ? CmQpSetup.initAttr(type) :
                 CmHandshake.qpAttr(this, connection, type, qpState);
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+        });
     }
 
     /**
@@ -446,20 +378,14 @@ public final class SoftCmId implements CmId
     @Override
     public void establish()
     {
-        channel.lock.lock();
-        try
+        underLock("establish", () ->
         {
-            checkAlive("establish");
             final CmConnection c = connection;
             RdmaException.check(c != null && c.phase == CmConnection.Phase.REP_RCVD, Errno.EINVAL,
                 "establish: the id has no connect response to complete (" + (c == null ? stateLocked() : c.phase) +
                 "); it follows CONNECT_RESPONSE, for a connect without a QP on the id");
             c.establish();
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+        });
     }
 
     @Override
@@ -482,10 +408,8 @@ public final class SoftCmId implements CmId
     @Override
     public void joinMulticast(final InetSocketAddress group, final JoinFlags flags, final Object joinContext)
     {
-        channel.lock.lock();
-        try
+        underLock("joinMulticast", () ->
         {
-            checkAlive("joinMulticast");
             RdmaException.check(state == CmState.ADDR_BOUND || state == CmState.ADDR_RESOLVED, Errno.EINVAL,
                 "joinMulticast: the id is " + state + "; it must be bound (bindAddr) or address-resolved " +
                 "(resolveAddr, then ADDR_RESOLVED) to join");
@@ -494,11 +418,7 @@ public final class SoftCmId implements CmId
             RdmaException.check(binding.device() != null, Errno.EINVAL,
                 "joinMulticast: the id is bound to the wildcard address and so to no device");
             joins.join(binding.engine(), group, flags, joinContext);
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+        });
     }
 
     /**
@@ -512,16 +432,10 @@ public final class SoftCmId implements CmId
     @Override
     public void leaveMulticast(final InetSocketAddress group)
     {
-        channel.lock.lock();
-        try
+        underLock("leaveMulticast", () ->
         {
-            checkAlive("leaveMulticast");
             joins.leave(binding, group);
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+        });
     }
 
     /**
@@ -537,9 +451,7 @@ public final class SoftCmId implements CmId
     @Override
     public void close()
     {
-        final SoftDevice releasedDevice;
-        final ProtectionDomain releasedPd;
-        final List<SoftDevice> alsoReleased = new ArrayList<>();
+        final CmIdRelease release = new CmIdRelease();
         RdmaException interrupted = null;
         channel.lock.lock();
         try
@@ -551,7 +463,7 @@ public final class SoftCmId implements CmId
             if (listener != null)
             {
                 cm.stopListening(listener);
-                alsoReleased.addAll(listener.takeDevices());
+                release.devices(listener.takeDevices());
             }
             if (connection != null)
             {
@@ -565,12 +477,12 @@ public final class SoftCmId implements CmId
                 {
                     // a connection request the application never saw: its id goes with the
                     // listener, and the peer is rejected, as when the kernel destroys a listener
-                    alsoReleased.add(((SoftCmId)unseen.id()).discardUnseen());
+                    release.device(((SoftCmId)unseen.id()).discardUnseen());
                 }
             }
             binding.releasePort();
-            releasedDevice = binding.device();
-            releasedPd = ownPd;
+            release.device(binding.device());
+            release.pd(ownPd);
             try
             {
                 channel.awaitAcks(() -> acked >= reported, "close", this, event -> event.softId() == this);
@@ -589,26 +501,7 @@ public final class SoftCmId implements CmId
         {
             channel.lock.unlock();
         }
-        // outside the lock: closing the last context stops the device's engine, which takes a while
-        if (releasedPd != null)
-        {
-            try
-            {
-                releasedPd.close();
-            }
-            catch (final RdmaException ex)
-            {
-                // EBUSY: the application still has a QP or MR in it (rdma_destroy_qp was not called)
-            }
-        }
-        if (releasedDevice != null)
-        {
-            cm.devices.release(releasedDevice);
-        }
-        for (final SoftDevice listened : alsoReleased)
-        {
-            cm.devices.release(listened);
-        }
+        release.run(cm.devices);
         if (interrupted != null)
         {
             throw interrupted;
@@ -662,12 +555,46 @@ public final class SoftCmId implements CmId
         }
     }
 
+    /** Run a verb under the channel's lock, on an id not destroyed. */
+    private void underLock(final String verb, final Runnable action)
+    {
+        underLockReturning(verb, () ->
+        {
+            action.run();
+            return null;
+        });
+    }
+
+    /** @return what a verb run under the channel's lock, on an id not destroyed, returns. */
+    private <T> T underLockReturning(final String verb, final Supplier<T> action)
+    {
+        return withLock(() ->
+        {
+            checkAlive(verb);
+            return action.get();
+        });
+    }
+
+    /** @return what the action returns, run under the channel's lock. */
+    private <T> T withLock(final Supplier<T> action)
+    {
+        channel.lock.lock();
+        try
+        {
+            return action.get();
+        }
+        finally
+        {
+            channel.lock.unlock();
+        }
+    }
+
     private void checkAlive(final String verb)
     {
         RdmaException.check(state != CmState.DESTROYING, Errno.EINVAL, verb + ": the id is destroyed");
     }
 
-    // ---- for the rest of the package, with the channel's lock held ----
+    // ---- for the rest of the package: the connection manager, the channel and tests ----
 
     QueuePair qpLocked()
     {
@@ -698,17 +625,12 @@ public final class SoftCmId implements CmId
      */
     CmCounter onMessage(final CmMessage message, final int peerIp)
     {
-        channel.lock.lock();
-        try
+        return withLock(() ->
         {
             final CmConnection c = connection;
             return c == null || state == CmState.DESTROYING ? CmCounter.DROP_UNKNOWN_COMM_ID :
                 c.onMessage(message, peerIp);
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+        });
     }
 
     /**
@@ -717,16 +639,11 @@ public final class SoftCmId implements CmId
      */
     boolean answersDuplicate(final CmMessage request, final int peerIp, final int remoteCommId)
     {
-        channel.lock.lock();
-        try
+        return withLock(() ->
         {
             final CmConnection c = connection;
             return c != null && c.answersDuplicate(request, peerIp, remoteCommId);
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+        });
     }
 
     /**
@@ -748,29 +665,13 @@ public final class SoftCmId implements CmId
     /** @return the id's connection, or null; for tests that read its ids and counters. */
     CmConnection connectionForTest()
     {
-        channel.lock.lock();
-        try
-        {
-            return connection;
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+        return withLock(() -> connection);
     }
 
     /** @return the phase of the id's connection, or null; for tests that wait for the protocol. */
     CmConnection.Phase connectionPhase()
     {
-        channel.lock.lock();
-        try
-        {
-            return connection == null ? null : connection.phase;
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+        return withLock(() -> connection == null ? null : connection.phase);
     }
 
     /**
@@ -779,14 +680,6 @@ public final class SoftCmId implements CmId
      */
     CmState stateLocked()
     {
-        if (state != CmState.CONNECT || connection == null)
-        {
-            return state;
-        }
-        return switch (connection.phase)
-        {
-            case DREQ_SENT, DREQ_RCVD, TIMEWAIT -> CmState.DISCONNECT;
-            default -> CmState.CONNECT;
-        };
+        return state != CmState.CONNECT || connection == null ? state : connection.idState();
     }
 }
