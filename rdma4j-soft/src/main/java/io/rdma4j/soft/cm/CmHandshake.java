@@ -83,7 +83,7 @@ final class CmHandshake
                 .srq(p.srq())
                 .localAckTimeout(ConnectionManager.LOCAL_ACK_TIMEOUT)
                 .flowLabel(flowLabel(local.getPort(), peer.getPort()))
-                .hopLimit(ConnectionManager.HOP_LIMIT)
+                .hopLimit(Ipv4.DEFAULT_HOP_LIMIT)
                 .srcIp(localIp)
                 .dstIp(peerIp)
                 .srcPort(local.getPort())

@@ -5,6 +5,7 @@ import io.rdma4j.cm.JoinFlags;
 import io.rdma4j.cm.RdmaCm;
 import io.rdma4j.cm.UdParam;
 import io.rdma4j.soft.SoftEngine;
+import io.rdma4j.soft.link.Ipv4;
 import io.rdma4j.verbs.AhAttr;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.Gid;
@@ -29,9 +30,6 @@ import java.util.List;
  */
 final class CmMulticastJoins
 {
-    /** The hop limit rdma_cm puts in a RoCEv2 group's address vector (IPV6_DEFAULT_HOPLIMIT). */
-    static final int MULTICAST_HOP_LIMIT = 64;
-
     private final SoftCmId id;
     private final List<MulticastJoin> joins = new ArrayList<>();
 
@@ -76,7 +74,7 @@ final class CmMulticastJoins
         }
         joins.add(join);
         final UdParam ud = new UdParam(null,
-            new AhAttr(new GlobalRoute(join.mgid, 0, 0, MULTICAST_HOP_LIMIT, 0), 0, 0, 0, 0, 1),
+            new AhAttr(new GlobalRoute(join.mgid, 0, 0, Ipv4.DEFAULT_HOP_LIMIT, 0), 0, 0, 0, 0, 1),
             RdmaCm.MULTICAST_QPN, RdmaCm.UDP_QKEY);
         final SoftCmEvent event = new SoftCmEvent(id.channel, CmEventType.MULTICAST_JOIN, id, 0, ud, join);
         id.channel.later(() -> postIfActive(join, event));

@@ -55,8 +55,6 @@ public final class ConnectionManager
     static final int MAX_CM_RETRIES = 15;
     /** The QP ack timeout rdma_cm computes for RoCE: packet life 18 plus ack delay 15 gives 19. */
     static final int LOCAL_ACK_TIMEOUT = 19;
-    /** The path's hop limit on RoCE, as the kernel resolves a route. */
-    static final int HOP_LIMIT = 64;
     /** RNR retries and transport retries when the application leaves them to rdma_cm. */
     static final int DEFAULT_RETRY = 7;
     /** Negative errno of a request that got no answer. */
@@ -565,7 +563,7 @@ public final class ConnectionManager
      */
     static AhAttr pathTo(final int peerIp)
     {
-        return new AhAttr(new GlobalRoute(Gid.fromIpv4(peerIp), 0, 0, HOP_LIMIT, 0), 0, 0, 0, 0, 1);
+        return new AhAttr(new GlobalRoute(Gid.fromIpv4(peerIp), 0, 0, Ipv4.DEFAULT_HOP_LIMIT, 0), 0, 0, 0, 0, 1);
     }
 
     static UdParam udParam(final byte[] privateData, final int peerIp, final int qpn, final int qkey)

@@ -341,7 +341,8 @@ class SoftCmConnectionTest
             request.serverId().reject(bytes("go away"));
 
             final CmEvent rejected = expect(clientChannel, CmEventType.REJECTED);
-            assertEquals(RejectReason.CONSUMER_DEFINED.code(), rejected.status(), "rdma_reject's reason: consumer defined");
+            assertEquals(RejectReason.CONSUMER_DEFINED.code(), rejected.status(),
+                "rdma_reject's reason: consumer defined");
             assertEquals("go away", prefix(rejected.connParam().privateData(), 7));
             rejected.ack();
             assertEquals(QpState.ERR, client.qp.query().state());
