@@ -19,8 +19,6 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class GsiPort
 {
-    /** The IP TTL of MADs (the kernel's CM sends with the route's hop limit, 64 on a host route). */
-    private static final int HOP_LIMIT = 64;
 
     private final SoftEngine engine;
     private final ReentrantLock sendLock = new ReentrantLock();
@@ -86,7 +84,7 @@ final class GsiPort
             final int length = builder.build(txSpec, SoftEngine.MAD_LENGTH, txSegment, 0);
             txBuffer.clear().limit(length);
             engine.counters().increment(SoftCounter.GSI_SENT_MADS);
-            return engine.send(txBuffer, Ipv4.toAddress(destinationIpv4), HOP_LIMIT);
+            return engine.send(txBuffer, Ipv4.toAddress(destinationIpv4), Ipv4.DEFAULT_HOP_LIMIT);
         }
         finally
         {

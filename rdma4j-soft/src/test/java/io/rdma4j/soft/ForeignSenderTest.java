@@ -76,29 +76,29 @@ class ForeignSenderTest
         final RcEndpoint[] pair = connect(type);
         final RcEndpoint victim = pair[0];
         final RcEndpoint peer = pair[1];
-        final byte[] before = RcTransportTest.bytes(victim.buffer, 0, LENGTH);
+        final byte[] before = RcFixtures.bytes(victim.buffer, 0, LENGTH);
 
         final PacketInfo spec = forged(writeOnly(type), victim).va(victim.mr.address())
             .rkey(victim.mr.rkey()).dmaLength(LENGTH);
         send(spec, LENGTH);
         awaitAddressDrop(victim, 1);
 
-        assertArrayEquals(before, RcTransportTest.bytes(victim.buffer, 0, LENGTH), "the attacker's bytes landed");
+        assertArrayEquals(before, RcFixtures.bytes(victim.buffer, 0, LENGTH), "the attacker's bytes landed");
         assertEquals(0, victim.counter(SoftCounter.DROP_ICRC), "the forged packet's ICRC was valid");
         assertEquals(1, victim.qp.counters().get("drop_addr_mismatch"));
 
         // the real peer still writes, with the PSN the forged packet tried to take
-        RcTransportTest.fill(peer.buffer, 0, LENGTH, 7);
+        RcFixtures.fill(peer.buffer, 0, LENGTH, 7);
         peer.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
             .sge(peer.mr, 0, LENGTH).rdma(victim.mr.address(), victim.mr.rkey()));
-        assertEquals(WcStatus.SUCCESS, RcTransportTest.one(peer.pollSend(1, 10_000), "peer's write").status());
+        assertEquals(WcStatus.SUCCESS, RcFixtures.one(peer.pollSend(1, 10_000), "peer's write").status());
         if (type == QpType.UC)
         {
             // UC has no ACK: a SEND after the write, received, proves the write was placed first
             sendAndReceive(peer, victim, 1024);
         }
-        assertArrayEquals(RcTransportTest.bytes(peer.buffer, 0, LENGTH),
-            RcTransportTest.bytes(victim.buffer, 0, LENGTH));
+        assertArrayEquals(RcFixtures.bytes(peer.buffer, 0, LENGTH),
+            RcFixtures.bytes(victim.buffer, 0, LENGTH));
     }
 
     @ParameterizedTest
@@ -114,14 +114,14 @@ class ForeignSenderTest
         awaitAddressDrop(victim, 1);
 
         // the receive WQE is still there for the peer's message, which alone completes it
-        RcTransportTest.fill(peer.buffer, 0, 200, 11);
+        RcFixtures.fill(peer.buffer, 0, 200, 11);
         peer.qp.postSend(new SendWr().wrId(2).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
             .sge(peer.mr, 0, 200));
-        final WorkCompletion wc = RcTransportTest.one(victim.pollRecv(1, 10_000), "victim's receive");
+        final WorkCompletion wc = RcFixtures.one(victim.pollRecv(1, 10_000), "victim's receive");
         assertEquals(WcStatus.SUCCESS, wc.status());
         assertEquals(9, wc.wrId());
         assertEquals(200, wc.byteLen());
-        assertArrayEquals(RcTransportTest.bytes(peer.buffer, 0, 200), RcTransportTest.bytes(victim.buffer, 4096, 200));
+        assertArrayEquals(RcFixtures.bytes(peer.buffer, 0, 200), RcFixtures.bytes(victim.buffer, 4096, 200));
     }
 
     @Test
@@ -130,7 +130,7 @@ class ForeignSenderTest
         final RcEndpoint[] pair = connect(QpType.RC);
         final RcEndpoint victim = pair[0];
         final RcEndpoint peer = pair[1];
-        RcTransportTest.fill(victim.buffer, 0, LENGTH, 3);
+        RcFixtures.fill(victim.buffer, 0, LENGTH, 3);
         final long sentBefore = victim.counter(SoftCounter.SENT_PKTS);
 
         send(forged(Opcode.RC_RDMA_READ_REQUEST, victim).va(victim.mr.address()).rkey(victim.mr.rkey())
@@ -143,11 +143,11 @@ class ForeignSenderTest
         // the peer's READ still gets the victim's bytes
         peer.qp.postSend(new SendWr().wrId(3).opcode(WrOpcode.RDMA_READ).sendFlags(SendFlags.SIGNALED)
             .sge(peer.mr, 0, LENGTH).rdma(victim.mr.address(), victim.mr.rkey()));
-        final WorkCompletion wc = RcTransportTest.one(peer.pollSend(1, 10_000), "peer's read");
+        final WorkCompletion wc = RcFixtures.one(peer.pollSend(1, 10_000), "peer's read");
         assertEquals(WcStatus.SUCCESS, wc.status());
         assertEquals(WcOpcode.RDMA_READ, wc.opcode());
-        assertArrayEquals(RcTransportTest.bytes(victim.buffer, 0, LENGTH),
-            RcTransportTest.bytes(peer.buffer, 0, LENGTH));
+        assertArrayEquals(RcFixtures.bytes(victim.buffer, 0, LENGTH),
+            RcFixtures.bytes(peer.buffer, 0, LENGTH));
     }
 
     @ParameterizedTest
@@ -157,14 +157,14 @@ class ForeignSenderTest
         final RcEndpoint[] pair = connect(type);
         final RcEndpoint victim = pair[0];
         final RcEndpoint peer = pair[1];
-        final byte[] before = RcTransportTest.bytes(victim.buffer, 0, LENGTH);
+        final byte[] before = RcFixtures.bytes(victim.buffer, 0, LENGTH);
         for (int i = 0; i < 32; i++)
         {
             send(forged(writeOnly(type), victim).psn((PEER_PSN + i * 0x9E37) & 0xFFFFFF)
                 .va(victim.mr.address()).rkey(victim.mr.rkey()).dmaLength(LENGTH), LENGTH);
         }
         awaitAddressDrop(victim, 32);
-        assertArrayEquals(before, RcTransportTest.bytes(victim.buffer, 0, LENGTH));
+        assertArrayEquals(before, RcFixtures.bytes(victim.buffer, 0, LENGTH));
         sendAndReceive(peer, victim, 2048);
     }
 
@@ -223,13 +223,13 @@ class ForeignSenderTest
     private static void sendAndReceive(final RcEndpoint from, final RcEndpoint to, final long offset)
     {
         to.qp.postRecv(new RecvWr().wrId(50).sge(to.mr, offset, 256));
-        RcTransportTest.fill(from.buffer, offset, 100, 5);
+        RcFixtures.fill(from.buffer, offset, 100, 5);
         from.qp.postSend(new SendWr().wrId(51).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
             .sge(from.mr, offset, 100));
-        final WorkCompletion wc = RcTransportTest.one(to.pollRecv(1, 10_000), "receive after the attack");
+        final WorkCompletion wc = RcFixtures.one(to.pollRecv(1, 10_000), "receive after the attack");
         assertEquals(WcStatus.SUCCESS, wc.status());
-        assertTrue(Arrays.equals(RcTransportTest.bytes(from.buffer, offset, 100),
-            RcTransportTest.bytes(to.buffer, offset, 100)));
+        assertTrue(Arrays.equals(RcFixtures.bytes(from.buffer, offset, 100),
+            RcFixtures.bytes(to.buffer, offset, 100)));
     }
 
     private static Opcode writeOnly(final QpType type)

@@ -106,16 +106,16 @@ class KeysAndQpnsTest
     {
         try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY))
         {
-            final RcEndpoint[] pair = RcTransportTest.pair(fabric, QpType.RC, Mtu.MTU_1024);
+            final RcEndpoint[] pair = RcFixtures.pair(fabric, QpType.RC, Mtu.MTU_1024);
             final RcEndpoint a = pair[0];
             final RcEndpoint b = pair[1];
-            final byte[] before = RcTransportTest.bytes(b.buffer, 0, 64);
-            RcTransportTest.fill(a.buffer, 0, 64, 1);
+            final byte[] before = RcFixtures.bytes(b.buffer, 0, 64);
+            RcFixtures.fill(a.buffer, 0, 64, 1);
             final int guessed = b.mr.rkey() ^ 0x5A;
             a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
                 .sge(a.mr, 0, 64).rdma(b.mr.address(), guessed));
-            assertEquals(WcStatus.REM_ACCESS_ERR, RcTransportTest.one(a.pollSend(1, 10_000), "write").status());
-            assertArrayEquals(before, RcTransportTest.bytes(b.buffer, 0, 64));
+            assertEquals(WcStatus.REM_ACCESS_ERR, RcFixtures.one(a.pollSend(1, 10_000), "write").status());
+            assertArrayEquals(before, RcFixtures.bytes(b.buffer, 0, 64));
             assertEquals(1, b.counter(SoftCounter.MR_KEY_MISMATCH));
         }
     }

@@ -61,16 +61,6 @@ final class RcEndpoint
         this.mr = pd.regMr(buffer, EnumSet.allOf(AccessFlag.class));
     }
 
-    /**
-     * Take both QPs through INIT, RTR and RTS to each other.
-     */
-    static void connect(final RcEndpoint a, final RcEndpoint b, final Mtu mtu, final int timeout, final int retryCnt,
-        final int rnrRetry, final int minRnrTimer, final int psnA, final int psnB)
-    {
-        a.toRts(b, mtu, timeout, retryCnt, rnrRetry, minRnrTimer, psnA, psnB);
-        b.toRts(a, mtu, timeout, retryCnt, rnrRetry, minRnrTimer, psnB, psnA);
-    }
-
     void toRts(final RcEndpoint peer, final Mtu mtu, final int timeout, final int retryCnt, final int rnrRetry,
         final int minRnrTimer, final int ownPsn, final int peerPsn)
     {

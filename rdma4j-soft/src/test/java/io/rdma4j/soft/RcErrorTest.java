@@ -39,7 +39,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(30)
 class RcErrorTest
 {
-    private static final long HALF = RcTransportTest.HALF;
+    private static final long HALF = RcFixtures.HALF;
 
     /** The pair every case starts from: rdma-core's ping-pong settings, PSNs 100 and 200. */
     private static final RcConnectSettings SETTINGS = RcConnectSettings.defaults().psns(100, 200);
@@ -206,7 +206,7 @@ class RcErrorTest
             final RcEndpoint[] p = pair(fabric, SETTINGS.minRnrTimer(12));
             final RcEndpoint a = p[0];
             final RcEndpoint b = p[1];
-            RcTransportTest.fill(a.buffer, 0, 5000, 3);
+            RcFixtures.fill(a.buffer, 0, 5000, 3);
             a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
                 .sge(a.mr, 0, 5000));
             TestVerbs.awaitAtLeast(() -> a.qp.counters().get("rcvd_rnr_err"), 2);
@@ -214,8 +214,8 @@ class RcErrorTest
             assertEquals(WcStatus.SUCCESS, one(a, true).status());
             final WorkCompletion got = one(b, false);
             assertEquals(5000, got.byteLen());
-            assertEquals(java.util.Arrays.toString(RcTransportTest.bytes(a.buffer, 0, 5000)),
-                java.util.Arrays.toString(RcTransportTest.bytes(b.buffer, HALF, 5000)));
+            assertEquals(java.util.Arrays.toString(RcFixtures.bytes(a.buffer, 0, 5000)),
+                java.util.Arrays.toString(RcFixtures.bytes(b.buffer, HALF, 5000)));
         }
     }
 

@@ -106,7 +106,7 @@ class RcLossTest
             {
                 final int i = posted++;
                 final int slot = i % SLOTS;
-                RcTransportTest.fill(a.buffer, (long)slot * SLOT, size[i], seed * 1_000_003L + i);
+                RcFixtures.fill(a.buffer, (long)slot * SLOT, size[i], seed * 1_000_003L + i);
                 switch (kind[i])
                 {
                     case 0 -> a.qp.postSend(wr.wrId(i).opcode(WrOpcode.SEND_WITH_IMM).immData(i)
@@ -136,8 +136,8 @@ class RcLossTest
                 final int slot = i % SLOTS;
                 if (kind[i] == 1)
                 {
-                    assertArrayEquals(RcTransportTest.bytes(a.buffer, (long)slot * SLOT, size[i]),
-                        RcTransportTest.bytes(a.buffer, READBACK + (long)slot * SLOT, size[i]),
+                    assertArrayEquals(RcFixtures.bytes(a.buffer, (long)slot * SLOT, size[i]),
+                        RcFixtures.bytes(a.buffer, READBACK + (long)slot * SLOT, size[i]),
                         where + ": READ after WRITE of op " + i);
                 }
                 else if (kind[i] == 2)
@@ -159,7 +159,7 @@ class RcLossTest
                 assertEquals(size[i], wc.byteLen(), where + ": length of op " + i);
                 final byte[] expected = new byte[size[i]];
                 new java.util.Random(seed * 1_000_003L + i).nextBytes(expected);
-                assertArrayEquals(expected, RcTransportTest.bytes(b.buffer, (wc.wrId() % SLOTS) * SLOT, size[i]),
+                assertArrayEquals(expected, RcFixtures.bytes(b.buffer, (wc.wrId() % SLOTS) * SLOT, size[i]),
                     where + ": bytes of op " + i);
                 received++;
                 if (recvPosted < sendCount)

@@ -54,6 +54,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(60)
 class ReadResponseSliceTest
 {
+    /** MTU 1024, no ACK timeout (infinite), 7 retries, 7 RNR retries, minimum RNR timer 1. */
+    private static final RcConnectSettings SLICE_SETTINGS = RcConnectSettings.defaults().mtu(Mtu.MTU_1024).timeout(0)
+        .retryCount(7).rnrRetry(7).minRnrTimer(1);
+
     private static final int MTU = 1024;
     private static final int BIG = 8 << 20;
 
@@ -171,9 +175,9 @@ class ReadResponseSliceTest
             final RcEndpoint sender = new RcEndpoint(requesterDevice, QpType.RC, 65536, 16);
             final RcEndpoint readTarget = new RcEndpoint(responderDevice, QpType.RC, BIG, 16);
             final RcEndpoint receiver = new RcEndpoint(responderDevice, QpType.RC, 65536, 16);
-            RcEndpoint.connect(reader, readTarget, Mtu.MTU_1024, 0, 7, 7, 1, 100, 200);
-            RcEndpoint.connect(sender, receiver, Mtu.MTU_1024, 0, 7, 7, 1, 300, 400);
-            RcTransportTest.fill(readTarget.buffer, 0, BIG, 5);
+            SLICE_SETTINGS.psns(100, 200).connect(reader, readTarget);
+            SLICE_SETTINGS.psns(300, 400).connect(sender, receiver);
+            RcFixtures.fill(readTarget.buffer, 0, BIG, 5);
 
             final InetAddress responderAddress = receiver.engine().link().localAddress();
             final Sent sent = new Sent();
@@ -196,7 +200,7 @@ class ReadResponseSliceTest
             reader.qp.postSend(read(reader, readTarget, BIG));
             sender.qp.postSend(new SendWr().wrId(2).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
                 .sge(sender.mr, 0, 16));
-            UdTransportTest.awaitAtLeast(() -> gate[0].queued(), 2);
+            TestVerbs.awaitAtLeast(() -> gate[0].queued(), 2);
             gate[0].open();
 
             one(sender.pollSend(1, 30_000));
@@ -211,8 +215,8 @@ class ReadResponseSliceTest
                 ackToSender + " READ responses, more than two slices");
             assertTrue(sent.count(Opcode.RC_RDMA_READ_RESPONSE_FIRST.wire(), lastOpcode) >= BIG / MTU,
                 "every READ response sent");
-            assertArrayEquals(RcTransportTest.bytes(readTarget.buffer, BIG - 4096, 4096),
-                RcTransportTest.bytes(reader.buffer, BIG - 4096, 4096));
+            assertArrayEquals(RcFixtures.bytes(readTarget.buffer, BIG - 4096, 4096),
+                RcFixtures.bytes(reader.buffer, BIG - 4096, 4096));
         }
     }
 
@@ -227,7 +231,7 @@ class ReadResponseSliceTest
             fabric.linkWrapper(UnaryOperator.identity());
             final RcEndpoint reader = new RcEndpoint(requesterDevice, QpType.RC, BIG, 16);
             final RcEndpoint target = new RcEndpoint(responderDevice, QpType.RC, BIG, 16);
-            RcEndpoint.connect(reader, target, Mtu.MTU_1024, 0, 7, 7, 1, 100, 200);
+            SLICE_SETTINGS.psns(100, 200).connect(reader, target);
             final InetAddress responderAddress = target.engine().link().localAddress();
             final Sent sent = new Sent();
             fabric.network().tap(d ->
@@ -248,7 +252,7 @@ class ReadResponseSliceTest
             reader.qp.postSend(new SendWr().wrId(3).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD)
                 .sendFlags(SendFlags.SIGNALED).sge(reader.mr, BIG / 2 + 64, 8)
                 .rdma(target.mr.segment().address() + BIG / 2, target.mr.rkey()).atomic(5, 0));
-            UdTransportTest.awaitAtLeast(() -> gate[0].queued(), 3);
+            TestVerbs.awaitAtLeast(() -> gate[0].queued(), 3);
             gate[0].open();
 
             final List<WorkCompletion> wcs = reader.pollSend(3, 30_000);
@@ -308,13 +312,13 @@ class ReadResponseSliceTest
                 builder.build(spec, 0, MemorySegment.ofArray(packet), 0);
                 fabric.network().inject(peer, responderAddress, ByteBuffer.wrap(packet));
             }
-            UdTransportTest.awaitAtLeast(() -> gate[0].queued(), reads);
+            TestVerbs.awaitAtLeast(() -> gate[0].queued(), reads);
             gate[0].open();
 
             // the last two READs are answered in full; the older ones gave up their ring entries
             final int last = Opcode.RC_RDMA_READ_RESPONSE_LAST.wire();
             final int lastPsn = firstPsn + reads * packets - 1;
-            UdTransportTest.awaitAtLeast(() -> sent.sentPsn(last, lastPsn) ? 1 : 0, 1);
+            TestVerbs.awaitAtLeast(() -> sent.sentPsn(last, lastPsn) ? 1 : 0, 1);
             assertTrue(sent.sentPsn(last, lastPsn - packets), "the READ before the last answered in full");
             assertFalse(sent.sentPsn(last, firstPsn + packets - 1), "the first READ's entry was given up");
             final int responses = sent.count(Opcode.RC_RDMA_READ_RESPONSE_FIRST.wire(), last);
@@ -340,8 +344,8 @@ class ReadResponseSliceTest
             final RcEndpoint reader = new RcEndpoint(requesterDevice, QpType.RC, length, 16);
             final RcEndpoint readTarget = new RcEndpoint(responderDevice, QpType.RC, length, 16);
             // timeout 0: the requester never retries by itself, so every duplicate is one of ours
-            RcEndpoint.connect(reader, readTarget, Mtu.MTU_1024, 0, 7, 7, 1, 100, 200);
-            RcTransportTest.fill(readTarget.buffer, 0, length, 9);
+            SLICE_SETTINGS.psns(100, 200).connect(reader, readTarget);
+            RcFixtures.fill(readTarget.buffer, 0, length, 9);
 
             final InetAddress requesterAddress = reader.engine().link().localAddress();
             final InetAddress responderAddress = readTarget.engine().link().localAddress();
@@ -361,17 +365,17 @@ class ReadResponseSliceTest
             });
 
             reader.qp.postSend(read(reader, readTarget, length));
-            UdTransportTest.awaitAtLeast(() -> gate[0].queued(), 1);
+            TestVerbs.awaitAtLeast(() -> gate[0].queued(), 1);
             assertNotNull(request.get());
             for (int i = 0; i < duplicates; i++)
             {
                 fabric.network().inject(request.get());
             }
-            UdTransportTest.awaitAtLeast(() -> gate[0].queued(), 1 + duplicates);
+            TestVerbs.awaitAtLeast(() -> gate[0].queued(), 1 + duplicates);
             gate[0].open();
 
             one(reader.pollSend(1, 30_000));
-            UdTransportTest.awaitAtLeast(
+            TestVerbs.awaitAtLeast(
                 () -> readTarget.qp.counters().get(SoftCounter.DUPLICATE_REQUEST.counterName()), duplicates);
             final int responses = sent.count(Opcode.RC_RDMA_READ_RESPONSE_FIRST.wire(),
                 Opcode.RC_RDMA_READ_RESPONSE_ONLY.wire());
@@ -379,8 +383,8 @@ class ReadResponseSliceTest
             final int bound = packets + duplicates * Transports.RESPONSE_PACKETS_PER_TURN;
             assertTrue(responses >= packets && responses <= bound, responses + " READ responses for " + packets +
                 "-packet READ and " + duplicates + " duplicates; the bound is " + bound);
-            assertArrayEquals(RcTransportTest.bytes(readTarget.buffer, 0, length),
-                RcTransportTest.bytes(reader.buffer, 0, length));
+            assertArrayEquals(RcFixtures.bytes(readTarget.buffer, 0, length),
+                RcFixtures.bytes(reader.buffer, 0, length));
         }
     }
 }

@@ -87,7 +87,7 @@ class RegisteredMemoryTest
             arena.close();
 
             sender.send(sender.ahTo(receiver.gid()), receiver.qp.qpNum(), UdEndpoint.QKEY, "into freed memory", 1);
-            final WorkCompletion wc = RcTransportTest.one(receiver.poll(1, 10_000), "receive");
+            final WorkCompletion wc = RcFixtures.one(receiver.poll(1, 10_000), "receive");
             assertEquals(42, wc.wrId());
             assertEquals(WcStatus.LOC_PROT_ERR, wc.status());
             assertEquals(0, receiver.counter(SoftCounter.PROGRESS_ERRORS));
@@ -107,7 +107,7 @@ class RegisteredMemoryTest
 
             sender.qp.postSend(new SendWr().wrId(7).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
                 .sge(mr, 0, 100).ud(sender.ahTo(receiver.gid()), receiver.qp.qpNum(), UdEndpoint.QKEY));
-            final WorkCompletion wc = RcTransportTest.one(sender.poll(1, 10_000), "send");
+            final WorkCompletion wc = RcFixtures.one(sender.poll(1, 10_000), "send");
             assertEquals(7, wc.wrId());
             assertEquals(WcStatus.LOC_PROT_ERR, wc.status());
         }
@@ -118,7 +118,7 @@ class RegisteredMemoryTest
     {
         try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY))
         {
-            final RcEndpoint[] pair = RcTransportTest.pair(fabric, QpType.RC, Mtu.MTU_1024);
+            final RcEndpoint[] pair = RcFixtures.pair(fabric, QpType.RC, Mtu.MTU_1024);
             final RcEndpoint a = pair[0];
             final RcEndpoint b = pair[1];
             final Arena arena = Arena.ofShared();
@@ -128,7 +128,7 @@ class RegisteredMemoryTest
 
             a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
                 .sge(a.mr, 0, 64).rdma(address, target.rkey()));
-            assertEquals(WcStatus.REM_ACCESS_ERR, RcTransportTest.one(a.pollSend(1, 10_000), "write").status());
+            assertEquals(WcStatus.REM_ACCESS_ERR, RcFixtures.one(a.pollSend(1, 10_000), "write").status());
             assertEquals(0, b.counter(SoftCounter.PROGRESS_ERRORS));
         }
     }

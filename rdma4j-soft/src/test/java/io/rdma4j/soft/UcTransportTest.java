@@ -39,7 +39,7 @@ class UcTransportTest
     {
         try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY))
         {
-            final RcEndpoint[] p = RcTransportTest.pair(fabric, QpType.UC, Mtu.MTU_256);
+            final RcEndpoint[] p = RcFixtures.pair(fabric, QpType.UC, Mtu.MTU_256);
             final RcEndpoint a = p[0];
             final RcEndpoint b = p[1];
             // lose the first SEND_MIDDLE on the wire: message 0 of three
@@ -78,7 +78,7 @@ class UcTransportTest
             fabric.network().tap(seen::add);
             for (final QpType type : new QpType[] {QpType.RC, QpType.UC})
             {
-                final RcEndpoint[] p = RcTransportTest.pair(fabric, type, Mtu.MTU_256);
+                final RcEndpoint[] p = RcFixtures.pair(fabric, type, Mtu.MTU_256);
                 final RcEndpoint a = p[0];
                 final RcEndpoint b = p[1];
                 final long remote = b.mr.segment().address();
@@ -106,7 +106,7 @@ class UcTransportTest
                 }
                 for (int i = 0; i < wrs.size(); i++)
                 {
-                    b.qp.postRecv(new RecvWr().wrId(i).sge(b.mr, RcTransportTest.HALF, 4096));
+                    b.qp.postRecv(new RecvWr().wrId(i).sge(b.mr, RcFixtures.HALF, 4096));
                     a.qp.postSend(wrs.get(i).wrId(i).sendFlags(SendFlags.SIGNALED));
                     final List<WorkCompletion> wc = a.pollSend(1, 5000);
                     assertEquals(1, wc.size());

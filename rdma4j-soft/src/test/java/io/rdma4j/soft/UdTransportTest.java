@@ -20,12 +20,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(30)
 class UdTransportTest
 {
-    /** Kept while branches in flight still call it here; {@link TestVerbs#awaitAtLeast} is the one. */
-    static void awaitAtLeast(final java.util.function.LongSupplier value, final long target)
-    {
-        TestVerbs.awaitAtLeast(value, target);
-    }
-
     @ParameterizedTest
     @EnumSource(Fabric.Kind.class)
     void shouldDeliverUnicastWithGrhImmediateAndSourceQp(final Fabric.Kind kind)

@@ -1,8 +1,10 @@
 package io.rdma4j.soft.cm;
 
 import io.rdma4j.cm.CmEventType;
+import io.rdma4j.cm.ConnParam;
+import io.rdma4j.cm.UdParam;
 import io.rdma4j.soft.SoftEngine;
-import io.rdma4j.soft.cm.mad.RejectReason;
+import io.rdma4j.cm.RejectReason;
 import io.rdma4j.soft.cm.mad.SidrStatus;
 import io.rdma4j.verbs.QueuePair;
 import io.rdma4j.verbs.RdmaException;
@@ -80,7 +82,7 @@ final class CmConnection
     CmTimer retry;
     CmTimer timewait;
     /** The listener whose backlog this passive connection holds until accepted or rejected. */
-    SoftCmId listener;
+    CmListener listener;
     /** Set by a phase function that drops a message for a reason of its own. */
     private CmCounter verdict;
 
@@ -226,7 +228,7 @@ final class CmConnection
             case CmMessage.Drep drep ->
             {
                 cancelRetry();
-                owner.post(CmEventType.DISCONNECTED, 0, null, null);
+                post(CmEventType.DISCONNECTED, 0, null, null);
                 yield enterTimewait(Phase.TIMEWAIT);
             }
             case CmMessage.Dreq dreq ->
@@ -259,11 +261,11 @@ final class CmConnection
         cancelRetry();
         if (rep.status() == SidrStatus.SUCCESS)
         {
-            owner.post(CmEventType.ESTABLISHED, 0, null,
+            post(CmEventType.ESTABLISHED, 0, null,
                 ConnectionManager.udParam(rep.privateData(), peerIp, rep.qpn(), rep.qkey()));
             return Phase.ESTABLISHED;
         }
-        owner.post(CmEventType.UNREACHABLE, rep.status(), null,
+        post(CmEventType.UNREACHABLE, rep.status(), null,
             ConnectionManager.udParam(rep.privateData(), peerIp, 0, 0));
         return Phase.CLOSED;
     }
@@ -280,7 +282,7 @@ final class CmConnection
         if (qp == null)
         {
             // the application made its QP itself: it moves it (initQpAttr) and calls establish
-            owner.post(CmEventType.CONNECT_RESPONSE, 0, ConnectionManager.connParam(rep), null);
+            post(CmEventType.CONNECT_RESPONSE, 0, ConnectionManager.connParam(rep), null);
             return Phase.REP_RCVD;
         }
         try
@@ -293,13 +295,14 @@ final class CmConnection
         catch (final RdmaException ex)
         {
             // the kernel rejects the REP it cannot use and reports CONNECT_ERROR
-            send(new CmMessage.Rej(tid, localCommId, remoteCommId, CmWire.REJECTED_REP, RejectReason.NO_QP, null));
+            send(new CmMessage.Rej(tid, localCommId, remoteCommId, CmWire.REJECTED_REP, RejectReason.NO_QP.code(),
+                null));
             ConnectionManager.errorQp(qp);
-            owner.post(CmEventType.CONNECT_ERROR, -ex.errnoCode(), null, null);
+            post(CmEventType.CONNECT_ERROR, -ex.errnoCode(), null, null);
             return Phase.CLOSED;
         }
         send(new CmMessage.Rtu(tid, localCommId, remoteCommId));
-        owner.post(CmEventType.ESTABLISHED, 0, ConnectionManager.connParam(rep), null);
+        post(CmEventType.ESTABLISHED, 0, ConnectionManager.connParam(rep), null);
         return Phase.ESTABLISHED;
     }
 
@@ -326,7 +329,7 @@ final class CmConnection
     private Phase onRtu()
     {
         cancelRetry();
-        owner.post(CmEventType.ESTABLISHED, 0, null, null);
+        post(CmEventType.ESTABLISHED, 0, null, null);
         return Phase.ESTABLISHED;
     }
 
@@ -334,7 +337,7 @@ final class CmConnection
     {
         cancelRetry();
         ConnectionManager.errorQp(owner.qpLocked());
-        owner.post(CmEventType.REJECTED, rej.reason(), ConnectionManager.connParam(rej), null);
+        post(CmEventType.REJECTED, rej.reason(), ConnectionManager.connParam(rej), null);
         return Phase.CLOSED;
     }
 
@@ -343,7 +346,7 @@ final class CmConnection
         cancelRetry();
         ConnectionManager.errorQp(owner.qpLocked());
         send(drep(dreq));
-        owner.post(CmEventType.DISCONNECTED, 0, null, null);
+        post(CmEventType.DISCONNECTED, 0, null, null);
         return enterTimewait(Phase.DREQ_RCVD);
     }
 
@@ -358,7 +361,7 @@ final class CmConnection
      */
     private Phase enterTimewait(final Phase next)
     {
-        timewait = cm.schedule(owner.locked(this::exitTimewait), ConnectionManager.TIMEWAIT_NANOS);
+        timewait = cm.schedule(locked(this::exitTimewait), ConnectionManager.TIMEWAIT_NANOS);
         return next;
     }
 
@@ -372,7 +375,10 @@ final class CmConnection
         }
         phase = Phase.CLOSED;
         cm.forget(this);
-        owner.postUnlessDestroyed(CmEventType.TIMEWAIT_EXIT);
+        if (!owner.destroyingLocked())
+        {
+            post(CmEventType.TIMEWAIT_EXIT, 0, null, null);
+        }
     }
 
     // ---- what the application's calls do to the machine ----
@@ -385,6 +391,45 @@ final class CmConnection
         retriesLeft = ConnectionManager.MAX_CM_RETRIES;
         engine.sendMad(mad, peerIp);
         scheduleRetry(ConnectionManager.RESPONSE_TIMEOUT_NANOS);
+    }
+
+    /** Lock held: the state rdma_cm names its id by while this connection exists. */
+    CmState idState()
+    {
+        return switch (phase)
+        {
+            case DREQ_SENT, DREQ_RCVD, TIMEWAIT -> CmState.DISCONNECT;
+            default -> CmState.CONNECT;
+        };
+    }
+
+    /** Lock held: whether disconnect applies, from the REQ sent or REP sent on to a disconnect under way. */
+    boolean connected()
+    {
+        return switch (phase)
+        {
+            case REQ_SENT, MRA_REQ_RCVD, REP_RCVD, REP_SENT, MRA_REP_RCVD, ESTABLISHED, DREQ_SENT, DREQ_RCVD -> true;
+            default -> false;
+        };
+    }
+
+    /**
+     * Lock held: the application disconnects (its QP is in ERR already). A disconnect under way
+     * only confirms; a connection still connecting is abandoned (the kernel turns it into a REJ of
+     * our own request); an established one sends a DREQ.
+     */
+    void disconnectByApplication()
+    {
+        if (phase == Phase.DREQ_RCVD || phase == Phase.DREQ_SENT)
+        {
+            return;
+        }
+        if (phase == Phase.REQ_SENT || phase == Phase.MRA_REQ_RCVD || phase == Phase.REP_RCVD)
+        {
+            abandon();
+            return;
+        }
+        disconnect();
     }
 
     /** Lock held: the application disconnects an established connection. */
@@ -419,9 +464,9 @@ final class CmConnection
             case ESTABLISHED, REP_SENT, MRA_REP_RCVD -> new CmMessage.Dreq(cm.newTid(localCommId), localCommId,
                 remoteCommId, remoteQpn);
             case REQ_SENT, MRA_REQ_RCVD, REP_RCVD -> new CmMessage.Rej(tid, localCommId, remoteCommId,
-                CmWire.REJECTED_OTHER, RejectReason.TIMEOUT, null);
+                CmWire.REJECTED_OTHER, RejectReason.TIMEOUT.code(), null);
             case REQ_RCVD -> new CmMessage.Rej(tid, localCommId, remoteCommId, CmWire.REJECTED_REQ,
-                RejectReason.CONSUMER_DEFINED, null);
+                RejectReason.CONSUMER_DEFINED.code(), null);
             case SIDR_REQ_RCVD -> new CmMessage.SidrRep(tid, remoteCommId, SidrStatus.REJECT, 0,
                 ((CmMessage.SidrReq)request).serviceId(), 0, null);
             default -> null;
@@ -464,7 +509,7 @@ final class CmConnection
     /** Lock held: a passive connection was answered and no longer counts against the backlog. */
     void releaseBacklog()
     {
-        final SoftCmId held = listener;
+        final CmListener held = listener;
         listener = null;
         if (held != null)
         {
@@ -490,7 +535,7 @@ final class CmConnection
     private void scheduleRetry(final long delayNanos)
     {
         final byte[] mad = pending;
-        retry = cm.schedule(owner.locked(() -> onRetryTimer(mad)), delayNanos);
+        retry = cm.schedule(locked(() -> onRetryTimer(mad)), delayNanos);
     }
 
     /** Lock held: no answer in time. */
@@ -510,13 +555,13 @@ final class CmConnection
         retry = null;
         if (phase == Phase.DREQ_SENT)
         {
-            owner.post(CmEventType.DISCONNECTED, ConnectionManager.ETIMEDOUT, null, null);
+            post(CmEventType.DISCONNECTED, ConnectionManager.ETIMEDOUT, null, null);
             phase = enterTimewait(Phase.TIMEWAIT);
             return;
         }
         phase = Phase.CLOSED;
         ConnectionManager.errorQp(owner.qpLocked());
-        owner.post(CmEventType.UNREACHABLE, ConnectionManager.ETIMEDOUT, null, null);
+        post(CmEventType.UNREACHABLE, ConnectionManager.ETIMEDOUT, null, null);
     }
 
     private void send(final CmMessage message)
@@ -528,5 +573,28 @@ final class CmConnection
     public String toString()
     {
         return "connection " + Integer.toHexString(localCommId) + " (" + phase + ")";
+    }
+
+    /** Lock held: queue an event of the owner id. */
+    private void post(final CmEventType type, final int status, final ConnParam param, final UdParam ud)
+    {
+        ConnectionManager.post(owner, type, status, param, ud, null);
+    }
+
+    /** @return the task wrapped so that it runs under the channel's lock, as the timers must. */
+    private Runnable locked(final Runnable task)
+    {
+        return () ->
+        {
+            owner.channel.lock.lock();
+            try
+            {
+                task.run();
+            }
+            finally
+            {
+                owner.channel.lock.unlock();
+            }
+        };
     }
 }

@@ -1,5 +1,6 @@
 package io.rdma4j.soft.cm;
 
+import io.rdma4j.cm.ConnParam;
 import io.rdma4j.cm.PortSpace;
 import io.rdma4j.soft.cm.mad.CmDrep;
 import io.rdma4j.soft.cm.mad.CmDreq;
@@ -20,18 +21,23 @@ import java.util.Arrays;
  * Turns {@link CmMessage}s into the MADs the kernel's CM sends on RoCE and back, filling what
  * rdma_cm fills: the rdma_cm header in front of a REQ's and a SIDR_REQ's private data, the path
  * of a RoCE route (IPv4-mapped GIDs, LIDs 0xFFFF beyond one hop), CM timeouts 20, 15 CM
- * retries, target ACK delay 15. Reject reasons and SIDR statuses are {@link io.rdma4j.soft.cm.mad.RejectReason}'s
+ * retries, target ACK delay 15. Reject reasons and SIDR statuses are {@link io.rdma4j.cm.RejectReason}'s
  * and {@link io.rdma4j.soft.cm.mad.SidrStatus}'s.
  */
 final class CmWire
 {
+    /*
+     * The private data each message carries for the application: the API's limits, which are the
+     * MADs' private-data fields less the rdma_cm header in front of a REQ's and a SIDR_REQ's
+     * (CmWireLimitsTest holds the two to each other).
+     */
     /** User private data a REQ carries after the 36-byte rdma_cm header. */
-    static final int REQ_USER_DATA = CmReq.PRIVATE_DATA_LENGTH - CmaHeader.LENGTH;
+    static final int REQ_USER_DATA = ConnParam.MAX_CONNECT_PRIVATE_DATA;
     /** User private data a SIDR_REQ carries after the rdma_cm header. */
-    static final int SIDR_REQ_USER_DATA = SidrReq.PRIVATE_DATA_LENGTH - CmaHeader.LENGTH;
-    static final int REP_PRIVATE_DATA = CmRep.PRIVATE_DATA_LENGTH;
-    static final int REJ_PRIVATE_DATA = CmRej.PRIVATE_DATA_LENGTH;
-    static final int SIDR_REP_PRIVATE_DATA = SidrRep.PRIVATE_DATA_LENGTH;
+    static final int SIDR_REQ_USER_DATA = ConnParam.MAX_UD_CONNECT_PRIVATE_DATA;
+    static final int REP_PRIVATE_DATA = ConnParam.MAX_ACCEPT_PRIVATE_DATA;
+    static final int REJ_PRIVATE_DATA = ConnParam.MAX_REJECT_PRIVATE_DATA;
+    static final int SIDR_REP_PRIVATE_DATA = ConnParam.MAX_UD_ACCEPT_PRIVATE_DATA;
 
     static final int REJECTED_REQ = 0;
     static final int REJECTED_REP = 1;

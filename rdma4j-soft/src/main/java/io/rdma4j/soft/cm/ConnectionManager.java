@@ -5,7 +5,7 @@ import io.rdma4j.cm.ConnParam;
 import io.rdma4j.cm.UdParam;
 import io.rdma4j.soft.SoftCounter;
 import io.rdma4j.soft.SoftEngine;
-import io.rdma4j.soft.cm.mad.RejectReason;
+import io.rdma4j.cm.RejectReason;
 import io.rdma4j.soft.cm.mad.SidrStatus;
 import io.rdma4j.soft.link.Ipv4;
 import io.rdma4j.verbs.AhAttr;
@@ -55,8 +55,6 @@ public final class ConnectionManager
     static final int MAX_CM_RETRIES = 15;
     /** The QP ack timeout rdma_cm computes for RoCE: packet life 18 plus ack delay 15 gives 19. */
     static final int LOCAL_ACK_TIMEOUT = 19;
-    /** The path's hop limit on RoCE, as the kernel resolves a route. */
-    static final int HOP_LIMIT = 64;
     /** RNR retries and transport retries when the application leaves them to rdma_cm. */
     static final int DEFAULT_RETRY = 7;
     /** Negative errno of a request that got no answer. */
@@ -87,7 +85,7 @@ public final class ConnectionManager
     private final PriorityQueue<CmTimer> timers = new PriorityQueue<>();
     private final AtomicLongArray counters = new AtomicLongArray(CmCounter.values().length);
     private final Map<Integer, SoftCmId> byCommId = new ConcurrentHashMap<>();
-    private final List<SoftCmId> listeners = new CopyOnWriteArrayList<>();
+    private final List<CmListener> listeners = new CopyOnWriteArrayList<>();
     /** The high half of every transaction ID we start, as the kernel's MAD agent puts its own. */
     private final long tidHigh = (RANDOM.nextInt() & 0xFFFFFFFFL) << 32;
     private final Thread thread;
@@ -426,12 +424,12 @@ public final class ConnectionManager
         byCommId.remove(connection.localCommId);
     }
 
-    void listen(final SoftCmId id)
+    void listen(final CmListener id)
     {
         listeners.add(id);
     }
 
-    void stopListening(final SoftCmId id)
+    void stopListening(final CmListener id)
     {
         listeners.remove(id);
     }
@@ -507,8 +505,8 @@ public final class ConnectionManager
         final int space = (int)(serviceId >>> 16) & 0xFFFF;
         final int port = (int)serviceId & 0xFFFF;
         final InetAddress destination = Ipv4.toAddress(dstIp);
-        SoftCmId listener = null;
-        for (final SoftCmId candidate : listeners)
+        CmListener listener = null;
+        for (final CmListener candidate : listeners)
         {
             if (candidate.listensFor(space, port, destination, engine))
             {
@@ -520,8 +518,8 @@ public final class ConnectionManager
         {
             return CmCounter.HANDLED;
         }
-        refuse(engine, request, sourceIpv4, listener == null ? RejectReason.INVALID_SERVICE_ID :
-            RejectReason.NO_RESOURCES);
+        refuse(engine, request, sourceIpv4, listener == null ? RejectReason.INVALID_SERVICE_ID.code() :
+            RejectReason.NO_RESOURCES.code());
         return CmCounter.REFUSED;
     }
 
@@ -532,7 +530,7 @@ public final class ConnectionManager
             case CmMessage.Req req -> new CmMessage.Rej(req.tid(), 0, req.localCommId(), CmWire.REJECTED_REQ, reason,
                 null);
             case CmMessage.SidrReq req -> new CmMessage.SidrRep(req.tid(), req.requestId(),
-                reason == RejectReason.INVALID_SERVICE_ID ? SidrStatus.UNSUPPORTED : SidrStatus.REJECT, 0,
+                reason == RejectReason.INVALID_SERVICE_ID.code() ? SidrStatus.UNSUPPORTED : SidrStatus.REJECT, 0,
                 req.serviceId(), 0, null);
             default -> null;
         };
@@ -565,7 +563,7 @@ public final class ConnectionManager
      */
     static AhAttr pathTo(final int peerIp)
     {
-        return new AhAttr(new GlobalRoute(Gid.fromIpv4(peerIp), 0, 0, HOP_LIMIT, 0), 0, 0, 0, 0, 1);
+        return new AhAttr(new GlobalRoute(Gid.fromIpv4(peerIp), 0, 0, Ipv4.DEFAULT_HOP_LIMIT, 0), 0, 0, 0, 0, 1);
     }
 
     static UdParam udParam(final byte[] privateData, final int peerIp, final int qpn, final int qkey)

@@ -7,19 +7,9 @@ import io.rdma4j.cm.EventChannel;
 import io.rdma4j.cm.JoinFlags;
 import io.rdma4j.cm.PortSpace;
 import io.rdma4j.cm.RdmaCm;
-import io.rdma4j.cm.UdParam;
-import io.rdma4j.soft.SoftContext;
 import io.rdma4j.soft.SoftDevice;
-import io.rdma4j.soft.SoftEngine;
-import io.rdma4j.soft.cm.mad.RejectReason;
-import io.rdma4j.soft.cm.mad.SidrStatus;
-import io.rdma4j.soft.link.Ipv4;
-import io.rdma4j.verbs.AccessFlag;
-import io.rdma4j.verbs.AhAttr;
 import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.Errno;
-import io.rdma4j.verbs.Gid;
-import io.rdma4j.verbs.GlobalRoute;
 import io.rdma4j.verbs.ProtectionDomain;
 import io.rdma4j.verbs.QpAttr;
 import io.rdma4j.verbs.QpInitAttr;
@@ -28,48 +18,37 @@ import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.QueuePair;
 import io.rdma4j.verbs.RdmaException;
 
-import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.function.Supplier;
 
 /**
- * A connection-manager id of the soft device ({@code struct rdma_cm_id}): binding, address and
- * route resolution, QP creation as rdma_cm does it, and multicast joins over RoCEv2.
+ * A connection-manager id of the soft device ({@code struct rdma_cm_id}): the rdma_cm API over the
+ * parts that do the work. Each verb takes the channel's lock, checks the id's state, and hands on
+ * to {@link CmBinding} (addresses, device, port), {@link CmListener} (listen and its backlog),
+ * {@link CmQpSetup} (the QP rdma_cm creates), {@link CmHandshake} and {@link CmConnection} (the IB
+ * CM messages over QP1 that connect RC and UC, and UD through SIDR) or {@link CmMulticastJoins}.
  * <p>
- * RoCE has no subnet administrator, so a join completes locally: a full member's device joins the
- * IP group at once (the kernel's IGMP join) and MULTICAST_JOIN follows from the
- * connection-manager thread. Connections (RC and UC through REQ, REP, RTU, UD through SIDR) are
- * made by the IB CM messages over QP1 that {@link ConnectionManager} sends and receives.
+ * Verbs run on the application's threads; the connection manager's thread calls in through the
+ * package-private methods at the end, always under the channel's lock.
  */
 public final class SoftCmId implements CmId
 {
-    /** The hop limit rdma_cm puts in a RoCEv2 group's address vector (IPV6_DEFAULT_HOPLIMIT). */
-    static final int MULTICAST_HOP_LIMIT = 64;
-
     final SoftEventChannel channel;
     /** The connection manager of the channel: its thread, timers and devices. */
     final ConnectionManager cm;
+    /** The id's device, port and addresses. */
+    final CmBinding binding;
     private final PortSpace portSpace;
-    private final List<MulticastJoin> joins = new ArrayList<>();
+    private final CmMulticastJoins joins = new CmMulticastJoins(this);
     private volatile Object context;
-    private volatile Context verbs;
     private volatile QueuePair qp;
-    private volatile InetSocketAddress localAddress;
-    private volatile InetSocketAddress peerAddress;
     private CmState state = CmState.IDLE;
-    private SoftDevice device;
-    private InetAddress reservedAddress;
-    private int reservedPort = -1;
     private ProtectionDomain ownPd;
     /** The connection (or SIDR exchange) this id takes part in; guarded by the channel's lock. */
     private CmConnection connection;
-    /** A listener's backlog and the connection requests that hold a place in it. */
-    private int backlog;
-    private int backlogUsed;
-    /** Devices a wildcard listener opened to hear requests on. */
-    private final List<SoftDevice> listenDevices = new ArrayList<>();
+    /** The listening side, from listen on; guarded by the channel's lock. */
+    private CmListener listener;
     /** Events of this id retrieved from the channel; guarded by the channel's lock. */
     long reported;
     /** Events of this id acknowledged; guarded by the channel's lock. */
@@ -79,6 +58,7 @@ public final class SoftCmId implements CmId
     {
         this.channel = channel;
         this.cm = channel.cm;
+        this.binding = new CmBinding(channel.cm, portSpace);
         this.context = context;
         this.portSpace = portSpace;
     }
@@ -110,7 +90,7 @@ public final class SoftCmId implements CmId
     @Override
     public Context verbs()
     {
-        return verbs;
+        return binding.verbs();
     }
 
     @Override
@@ -122,13 +102,13 @@ public final class SoftCmId implements CmId
     @Override
     public InetSocketAddress localAddress()
     {
-        return localAddress;
+        return binding.localAddress();
     }
 
     @Override
     public InetSocketAddress peerAddress()
     {
-        return peerAddress;
+        return binding.peerAddress();
     }
 
     /**
@@ -143,18 +123,13 @@ public final class SoftCmId implements CmId
     @Override
     public void bindAddr(final InetSocketAddress address)
     {
-        channel.lock.lock();
-        try
+        underLock("bindAddr", () ->
         {
-            checkAlive("bindAddr");
             RdmaException.check(state == CmState.IDLE, Errno.EINVAL,
                 "bindAddr: the id is " + state + ", already bound; bind works only on an IDLE id");
-            bindLocked("bindAddr", address);
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+            binding.bind("bindAddr", address);
+            state = CmState.ADDR_BOUND;
+        });
     }
 
     /**
@@ -171,49 +146,17 @@ public final class SoftCmId implements CmId
     @Override
     public void resolveAddr(final InetSocketAddress source, final InetSocketAddress destination, final int timeoutMs)
     {
-        channel.lock.lock();
-        try
+        underLock("resolveAddr", () ->
         {
-            checkAlive("resolveAddr");
             RdmaException.check(destination != null && destination.getAddress() != null, Errno.EINVAL,
                 "resolveAddr: the destination is null or unresolved");
             RdmaException.check(state == CmState.IDLE || state == CmState.ADDR_BOUND, Errno.EINVAL,
                 "resolveAddr: the id is " + state + "; addresses resolve only from IDLE or ADDR_BOUND");
-            if (source != null)
-            {
-                RdmaException.check(source.getAddress() != null &&
-                    (source.getAddress() instanceof Inet6Address) == (destination.getAddress() instanceof Inet6Address),
-                    Errno.EINVAL, "resolveAddr: source " + source + " and destination " + destination +
-                    " are not of one address family");
-                if (state == CmState.IDLE)
-                {
-                    bindLocked("resolveAddr", source);
-                }
-                else
-                {
-                    RdmaException.check(source.getAddress().equals(reservedAddress), Errno.EINVAL,
-                        "resolveAddr: the id is bound to " + localAddress + ", not to the source " + source);
-                }
-            }
-            int status = 0;
-            if (destination.getAddress() instanceof Inet6Address)
-            {
-                status = -Errno.ENETUNREACH.code();
-            }
-            else if (device == null)
-            {
-                status = pickDevice(destination.getAddress());
-            }
-            peerAddress = destination;
+            final int status = binding.resolve(source, destination, state == CmState.ADDR_BOUND);
             state = CmState.ADDR_QUERY;
-            final int finalStatus = status;
-            channel.later(() -> complete(CmState.ADDR_QUERY, finalStatus,
+            channel.later(() -> complete(CmState.ADDR_QUERY, status,
                 CmEventType.ADDR_RESOLVED, CmState.ADDR_RESOLVED, CmEventType.ADDR_ERROR));
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+        });
     }
 
     /**
@@ -226,20 +169,14 @@ public final class SoftCmId implements CmId
     @Override
     public void resolveRoute(final int timeoutMs)
     {
-        channel.lock.lock();
-        try
+        underLock("resolveRoute", () ->
         {
-            checkAlive("resolveRoute");
             RdmaException.check(state == CmState.ADDR_RESOLVED, Errno.EINVAL,
                 "resolveRoute: the id is " + state + "; resolve the address first (ADDR_RESOLVED)");
             state = CmState.ROUTE_QUERY;
             channel.later(() -> complete(CmState.ROUTE_QUERY, 0,
                 CmEventType.ROUTE_RESOLVED, CmState.ROUTE_RESOLVED, CmEventType.ROUTE_ERROR));
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+        });
     }
 
     /**
@@ -253,30 +190,24 @@ public final class SoftCmId implements CmId
     @Override
     public void listen(final int requestedBacklog)
     {
-        channel.lock.lock();
-        try
+        underLock("listen", () ->
         {
-            checkAlive("listen");
             if (state == CmState.IDLE)
             {
-                bindLocked("listen", new InetSocketAddress(InetAddress.ofLiteral("0.0.0.0"), 0));
+                binding.bind("listen", new InetSocketAddress(InetAddress.ofLiteral("0.0.0.0"), 0));
+                state = CmState.ADDR_BOUND;
             }
             RdmaException.check(state == CmState.ADDR_BOUND, Errno.EINVAL,
                 "listen: the id is " + state + "; only a bound (ADDR_BOUND) id listens");
-            if (device == null)
+            final CmListener listening = new CmListener(this, requestedBacklog);
+            if (binding.device() == null)
             {
-                final SoftDevice chosen = CmDevices.defaultDevice();
-                cm.devices.acquire(chosen);
-                listenDevices.add(chosen);
+                listening.openDefaultDevice();
             }
-            backlog = requestedBacklog <= 0 ? 128 : requestedBacklog;
+            listener = listening;
             state = CmState.LISTEN;
-            cm.listen(this);
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+            cm.listen(listening);
+        });
     }
 
     /**
@@ -293,44 +224,23 @@ public final class SoftCmId implements CmId
     @Override
     public QueuePair createQp(final ProtectionDomain pd, final QpInitAttr initAttr)
     {
-        channel.lock.lock();
-        try
+        return underLockReturning("createQp", () ->
         {
-            checkAlive("createQp");
             RdmaException.check(initAttr != null, Errno.EINVAL, "createQp: the init attributes are null");
+            final Context verbs = binding.verbs();
             RdmaException.check(verbs != null, Errno.EINVAL,
                 "createQp: the id is on no device (" + state + "); bind it to a local address or resolve one first");
             RdmaException.check(qp == null, Errno.EINVAL, "createQp: the id already has QP " +
                 Integer.toHexString(qp == null ? 0 : qp.qpNum()) + "; destroy it first");
-            checkQpType(initAttr.type());
-            ProtectionDomain usePd = pd;
-            if (usePd == null)
+            CmQpSetup.checkType(portSpace, initAttr.type());
+            if (pd == null && ownPd == null)
             {
-                if (ownPd == null)
-                {
-                    ownPd = verbs.allocPd();
-                }
-                usePd = ownPd;
+                ownPd = verbs.allocPd();
             }
-            RdmaException.check(usePd.context().device() == verbs.device(), Errno.EINVAL,
-                "createQp: the PD is on " + usePd.context().device().name() + ", the id on " + verbs.device().name());
-            final QueuePair created = usePd.createQp(initAttr);
-            try
-            {
-                moveToInitialState(created);
-            }
-            catch (final RuntimeException ex)
-            {
-                created.close();
-                throw ex;
-            }
+            final QueuePair created = CmQpSetup.create(verbs, pd == null ? ownPd : pd, initAttr);
             qp = created;
             return created;
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+        });
     }
 
     /**
@@ -343,26 +253,14 @@ public final class SoftCmId implements CmId
     @Override
     public void destroyQp()
     {
-        channel.lock.lock();
-        try
+        underLock("destroyQp", () ->
         {
-            checkAlive("destroyQp");
             final QueuePair current = qp;
             RdmaException.check(current != null, Errno.EINVAL, "destroyQp: the id has no QP");
-            for (final MulticastJoin join : joins)
-            {
-                if (join.attachedQp == current)
-                {
-                    join.attachedQp = null;
-                }
-            }
+            joins.forgetQp(current);
             qp = null;
             current.close();
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+        });
     }
 
     /**
@@ -379,69 +277,13 @@ public final class SoftCmId implements CmId
     @Override
     public void connect(final ConnParam param)
     {
-        channel.lock.lock();
-        try
+        underLock("connect", () ->
         {
-            checkAlive("connect");
             RdmaException.check(state == CmState.ROUTE_RESOLVED, Errno.EINVAL,
                 "connect: the id is " + state + "; resolve the address and the route first (ROUTE_RESOLVED)");
-            final ConnParam p = param == null ? ConnParam.defaults() : param;
-            final boolean datagram = portSpace == PortSpace.UDP || portSpace == PortSpace.IPOIB;
-            RdmaException.check(qp != null || !datagram && p.qpNum() != 0, Errno.EINVAL,
-                "connect: the id has no QP; create one with createQp, or name the RC QP you made in ConnParam.qpNum");
-            final int limit = datagram ? CmWire.SIDR_REQ_USER_DATA : CmWire.REQ_USER_DATA;
-            checkPrivateData("connect", p.privateData(), limit);
-            final int peerIp = Ipv4.toInt(peerAddress.getAddress());
-            final CmConnection c = new CmConnection(cm, this, engine(), cm.newCommId(this), peerIp, true,
-                datagram ? CmConnection.Phase.SIDR_REQ_SENT : CmConnection.Phase.REQ_SENT);
-            c.tid = cm.newTid(c.localCommId);
-            final long serviceId = CmWire.serviceId(portSpace, peerAddress.getPort());
-            final int localIp = Ipv4.toInt(localAddress.getAddress());
-            final byte[] mad;
-            if (datagram)
-            {
-                mad = CmWire.encode(new CmMessage.SidrReq(c.tid, c.localCommId, serviceId, localIp, peerIp,
-                    localAddress.getPort(), p.privateData()));
-            }
-            else
-            {
-                c.startingPsn = ConnectionManager.randomPsn();
-                c.localQpn = qp != null ? qp.qpNum() : p.qpNum();
-                final CmMessage.Req req = CmMessage.Req.builder()
-                    .tid(c.tid)
-                    .localCommId(c.localCommId)
-                    .serviceId(serviceId)
-                    .caGuid(device.guid())
-                    .qpn(c.localQpn)
-                    .responderResources(
-                        ConnectionManager.clamp(p.responderResources(), engine().limits().maxQpRdAtom()))
-                    .initiatorDepth(ConnectionManager.clamp(p.initiatorDepth(), engine().limits().maxQpInitRdAtom()))
-                    .transportType(qp != null && qp.type() == QpType.UC ? 1 : 0)
-                    .flowControl(p.flowControl() != 0)
-                    .startingPsn(c.startingPsn)
-                    .retryCount(ConnectionManager.retry(p.retryCount()))
-                    .rnrRetryCount(ConnectionManager.retry(p.rnrRetryCount()))
-                    .pathMtu(engine().activeMtu().value())
-                    .srq(p.srq())
-                    .localAckTimeout(ConnectionManager.LOCAL_ACK_TIMEOUT)
-                    .flowLabel(flowLabel(localAddress.getPort(), peerAddress.getPort()))
-                    .hopLimit(ConnectionManager.HOP_LIMIT)
-                    .srcIp(localIp)
-                    .dstIp(peerIp)
-                    .srcPort(localAddress.getPort())
-                    .userData(p.privateData())
-                    .build();
-                mad = CmWire.encode(req);
-                c.request = req;
-            }
-            connection = c;
+            connection = CmHandshake.connect(this, qp, param == null ? ConnParam.defaults() : param);
             state = CmState.CONNECT;
-            c.sendWithRetries(mad);
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+        });
     }
 
     /**
@@ -456,53 +298,10 @@ public final class SoftCmId implements CmId
     @Override
     public void accept(final ConnParam param)
     {
-        channel.lock.lock();
-        try
+        underLock("accept", () ->
         {
-            checkAlive("accept");
-            final CmConnection c = connection;
-            RdmaException.check(c != null && (c.phase == CmConnection.Phase.REQ_RCVD ||
-                c.phase == CmConnection.Phase.SIDR_REQ_RCVD), Errno.EINVAL,
-                "accept: the id has no connection request to answer" + (c == null ? "" : " (" + c.phase + ")"));
-            final ConnParam p = param == null ? ConnParam.defaults() : param;
-            RdmaException.check(qp != null || c.request instanceof CmMessage.Req && p.qpNum() != 0, Errno.EINVAL,
-                "accept: the id has no QP; create one with createQp, or name the QP you made in ConnParam.qpNum");
-            if (c.request instanceof CmMessage.SidrReq req)
-            {
-                checkPrivateData("accept", p.privateData(), CmWire.SIDR_REP_PRIVATE_DATA);
-                engine().sendMad(CmWire.encode(new CmMessage.SidrRep(req.tid(), req.requestId(), SidrStatus.SUCCESS,
-                    qp.qpNum(), req.serviceId(), RdmaCm.UDP_QKEY, p.privateData())), c.peerIp);
-                c.pending = null;
-                c.phase = CmConnection.Phase.ESTABLISHED;
-                c.releaseBacklog();
-                return;
-            }
-            final CmMessage.Req req = (CmMessage.Req)c.request;
-            checkPrivateData("accept", p.privateData(), CmWire.REP_PRIVATE_DATA);
-            final int responderResources = Math.min(ConnectionManager.clamp(p.responderResources(),
-                engine().limits().maxQpRdAtom()), req.initiatorDepth());
-            final int initiatorDepth = Math.min(ConnectionManager.clamp(p.initiatorDepth(),
-                engine().limits().maxQpInitRdAtom()), req.responderResources());
-            if (qp != null)
-            {
-                // a side receives from the PSN it announced and sends from the PSN its peer announced
-                ConnectionManager.connectQp(qp, engine(), c.peerIp, req.qpn(), c.startingPsn, req.startingPsn(),
-                    req.pathMtu(), responderResources, initiatorDepth, req.retryCount(), req.rnrRetryCount());
-            }
-            // else the application moved the QP it made itself, with initQpAttr
-            c.localQpn = qp != null ? qp.qpNum() : p.qpNum();
-            final byte[] mad = CmWire.encode(new CmMessage.Rep(req.tid(), c.localCommId, req.localCommId(),
-                c.localQpn, c.startingPsn, responderResources, initiatorDepth, p.flowControl() != 0,
-                ConnectionManager.retry(p.rnrRetryCount()), p.srq() || qp != null && qp.srq() != null, device.guid(),
-                p.privateData()));
-            c.phase = CmConnection.Phase.REP_SENT;
-            c.releaseBacklog();
-            c.sendWithRetries(mad);
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+            CmHandshake.accept(this, qp, unansweredRequest("accept"), param == null ? ConnParam.defaults() : param);
+        });
     }
 
     /**
@@ -516,36 +315,10 @@ public final class SoftCmId implements CmId
     @Override
     public void reject(final byte[] privateData)
     {
-        channel.lock.lock();
-        try
+        underLock("reject", () ->
         {
-            checkAlive("reject");
-            final CmConnection c = connection;
-            RdmaException.check(c != null && (c.phase == CmConnection.Phase.REQ_RCVD ||
-                c.phase == CmConnection.Phase.SIDR_REQ_RCVD), Errno.EINVAL,
-                "reject: the id has no connection request to answer" + (c == null ? "" : " (" + c.phase + ")"));
-            final CmMessage answer;
-            if (c.request instanceof CmMessage.SidrReq req)
-            {
-                checkPrivateData("reject", privateData, CmWire.SIDR_REP_PRIVATE_DATA);
-                answer = new CmMessage.SidrRep(req.tid(), req.requestId(), SidrStatus.REJECT, 0, req.serviceId(), 0,
-                    privateData);
-            }
-            else
-            {
-                final CmMessage.Req req = (CmMessage.Req)c.request;
-                checkPrivateData("reject", privateData, CmWire.REJ_PRIVATE_DATA);
-                answer = new CmMessage.Rej(req.tid(), c.localCommId, req.localCommId(), CmWire.REJECTED_REQ,
-                    RejectReason.CONSUMER_DEFINED, privateData);
-            }
-            engine().sendMad(CmWire.encode(answer), c.peerIp);
-            c.phase = CmConnection.Phase.CLOSED;
-            c.releaseBacklog();
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+            CmHandshake.reject(this, unansweredRequest("reject"), privateData);
+        });
     }
 
     /**
@@ -560,37 +333,14 @@ public final class SoftCmId implements CmId
     @Override
     public void disconnect()
     {
-        channel.lock.lock();
-        try
+        underLock("disconnect", () ->
         {
-            checkAlive("disconnect");
             final CmConnection c = connection;
-            final boolean connected = c != null && switch (c.phase)
-            {
-                case REQ_SENT, MRA_REQ_RCVD, REP_RCVD, REP_SENT, MRA_REP_RCVD, ESTABLISHED, DREQ_SENT,
-                     DREQ_RCVD -> true;
-                default -> false;
-            };
-            RdmaException.check(connected, Errno.EINVAL,
+            RdmaException.check(c != null && c.connected(), Errno.EINVAL,
                 "disconnect: the id is not connected (" + (c == null ? state : c.phase) + ")");
             ConnectionManager.errorQp(qp);
-            if (c.phase == CmConnection.Phase.DREQ_RCVD || c.phase == CmConnection.Phase.DREQ_SENT)
-            {
-                return;
-            }
-            if (c.phase == CmConnection.Phase.REQ_SENT || c.phase == CmConnection.Phase.MRA_REQ_RCVD ||
-                c.phase == CmConnection.Phase.REP_RCVD)
-            {
-                // still connecting: the kernel turns this into a REJ of our own request
-                c.abandon();
-                return;
-            }
-            c.disconnect();
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+            c.disconnectByApplication();
+        });
     }
 
     /**
@@ -606,48 +356,16 @@ public final class SoftCmId implements CmId
     @Override
     public QpAttr initQpAttr(final QpState qpState)
     {
-        channel.lock.lock();
-        try
+        return underLockReturning("initQpAttr", () ->
         {
-            checkAlive("initQpAttr");
             RdmaException.check(qpState == QpState.INIT || qpState == QpState.RTR || qpState == QpState.RTS,
                 Errno.EINVAL, "initQpAttr: " + qpState + " is not a state rdma_cm sets up; ask for INIT, RTR or RTS");
-            RdmaException.check(verbs != null, Errno.EINVAL, "initQpAttr: the id is on no device (" + stateLocked() +
-                "); bind it or resolve an address first");
+            RdmaException.check(binding.verbs() != null, Errno.EINVAL, "initQpAttr: the id is on no device (" +
+                stateLocked() + "); bind it or resolve an address first");
             final QpType type = qp != null ? qp.type() : portSpace == PortSpace.UDP ? QpType.UD : QpType.RC;
-            if (qpState == QpState.INIT)
-            {
-                return initAttr(type);
-            }
-            final CmConnection c = connection;
-            final CmMessage.Req req = c != null && c.request instanceof CmMessage.Req r ? r : null;
-            final boolean known = req != null && (c.active ? c.reply != null :
-                c.phase == CmConnection.Phase.REQ_RCVD || c.phase == CmConnection.Phase.REP_SENT ||
-                c.phase == CmConnection.Phase.MRA_REP_RCVD || c.phase == CmConnection.Phase.ESTABLISHED);
-            RdmaException.check(known, Errno.EINVAL, "initQpAttr: the id has no connection parameters for " + qpState +
-                " yet (" + (c == null ? stateLocked() : c.phase) + "); wait for CONNECT_RESPONSE or CONNECT_REQUEST");
-            final SoftEngine engine = engine();
-            if (c.active)
-            {
-                final CmMessage.Rep rep = c.reply;
-                return qpState == QpState.RTR ?
-                    ConnectionManager.rtrAttr(type, engine, c.peerIp, rep.qpn(), c.startingPsn, req.pathMtu(),
-                        Math.min(req.responderResources(), rep.initiatorDepth())) :
-                    ConnectionManager.rtsAttr(type, rep.startingPsn(),
-                        Math.min(req.initiatorDepth(), rep.responderResources()), req.retryCount(),
-                        rep.rnrRetryCount());
-            }
-            return qpState == QpState.RTR ?
-                ConnectionManager.rtrAttr(type, engine, c.peerIp, req.qpn(), c.startingPsn, req.pathMtu(),
-                    Math.min(engine.limits().maxQpRdAtom(), req.initiatorDepth())) :
-                ConnectionManager.rtsAttr(type, req.startingPsn(),
-                    Math.min(engine.limits().maxQpInitRdAtom(), req.responderResources()), req.retryCount(),
-                    req.rnrRetryCount());
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+            return qpState == QpState.INIT ? CmQpSetup.initAttr(type) :
+                CmHandshake.qpAttr(this, connection, type, qpState);
+        });
     }
 
     /**
@@ -660,20 +378,14 @@ public final class SoftCmId implements CmId
     @Override
     public void establish()
     {
-        channel.lock.lock();
-        try
+        underLock("establish", () ->
         {
-            checkAlive("establish");
             final CmConnection c = connection;
             RdmaException.check(c != null && c.phase == CmConnection.Phase.REP_RCVD, Errno.EINVAL,
                 "establish: the id has no connect response to complete (" + (c == null ? stateLocked() : c.phase) +
                 "); it follows CONNECT_RESPONSE, for a connect without a QP on the id");
             c.establish();
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+        });
     }
 
     @Override
@@ -696,56 +408,17 @@ public final class SoftCmId implements CmId
     @Override
     public void joinMulticast(final InetSocketAddress group, final JoinFlags flags, final Object joinContext)
     {
-        channel.lock.lock();
-        try
+        underLock("joinMulticast", () ->
         {
-            checkAlive("joinMulticast");
-            RdmaException.check(group != null && group.getAddress() != null, Errno.EINVAL,
-                "joinMulticast: the group address is null or unresolved");
-            RdmaException.check(flags != null, Errno.EINVAL, "joinMulticast: the join flags are null");
             RdmaException.check(state == CmState.ADDR_BOUND || state == CmState.ADDR_RESOLVED, Errno.EINVAL,
                 "joinMulticast: the id is " + state + "; it must be bound (bindAddr) or address-resolved " +
                 "(resolveAddr, then ADDR_RESOLVED) to join");
             RdmaException.check(portSpace == PortSpace.UDP, Errno.EINVAL,
                 "joinMulticast: only ids of the UDP port space (UD QPs) join groups; this id is " + portSpace);
-            RdmaException.check(device != null, Errno.EINVAL,
+            RdmaException.check(binding.device() != null, Errno.EINVAL,
                 "joinMulticast: the id is bound to the wildcard address and so to no device");
-            final InetAddress ip = group.getAddress();
-            RdmaException.check(!ip.isAnyLocalAddress(), Errno.EINVAL,
-                "joinMulticast: " + ip.getHostAddress() + " is the wildcard address, not a group");
-            RdmaException.check(!(ip instanceof Inet6Address), Errno.ENOTSUPP,
-                "joinMulticast: rdma_cm refuses IPv6 multicast on RoCEv2 (" + ip.getHostAddress() + ")");
-            RdmaException.check(ip.isMulticastAddress(), Errno.EINVAL,
-                "joinMulticast: " + ip.getHostAddress() + " is not a multicast address (224.0.0.0/4)");
-            for (final MulticastJoin join : joins)
-            {
-                RdmaException.check(!join.address.equals(group), Errno.EADDRINUSE,
-                    "joinMulticast: the id has joined " + group + " already");
-            }
-            final MulticastJoin join = new MulticastJoin(group, flags, joinContext, Gid.fromInet(ip));
-            if (!join.sendOnly())
-            {
-                try
-                {
-                    engine().link().joinGroup(ip);
-                }
-                catch (final RuntimeException ex)
-                {
-                    throw new RdmaException(Errno.ENODEV, "joinMulticast: " + device.name() + " cannot join " +
-                        ip.getHostAddress() + ": " + ex.getMessage(), ex);
-                }
-            }
-            joins.add(join);
-            final UdParam ud = new UdParam(null,
-                new AhAttr(new GlobalRoute(join.mgid, 0, 0, MULTICAST_HOP_LIMIT, 0), 0, 0, 0, 0, 1),
-                RdmaCm.MULTICAST_QPN, RdmaCm.UDP_QKEY);
-            final SoftCmEvent event = new SoftCmEvent(channel, CmEventType.MULTICAST_JOIN, this, 0, ud, join);
-            channel.later(() -> postIfActive(join, event));
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+            joins.join(binding.engine(), group, flags, joinContext);
+        });
     }
 
     /**
@@ -759,33 +432,10 @@ public final class SoftCmId implements CmId
     @Override
     public void leaveMulticast(final InetSocketAddress group)
     {
-        channel.lock.lock();
-        try
+        underLock("leaveMulticast", () ->
         {
-            checkAlive("leaveMulticast");
-            MulticastJoin found = null;
-            for (final MulticastJoin join : joins)
-            {
-                if (join.address.equals(group))
-                {
-                    found = join;
-                    break;
-                }
-            }
-            if (found == null)
-            {
-                throw new RdmaException(Errno.EADDRNOTAVAIL, "leaveMulticast: the id has not joined " + group);
-            }
-            joins.remove(found);
-            undo(found);
-            final MulticastJoin left = found;
-            channel.awaitAcks(() -> left.acked >= left.reported, "leaveMulticast",
-                this + " from " + left.address, event -> event.join() == left);
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+            joins.leave(binding, group);
+        });
     }
 
     /**
@@ -801,9 +451,7 @@ public final class SoftCmId implements CmId
     @Override
     public void close()
     {
-        final SoftDevice releasedDevice;
-        final ProtectionDomain releasedPd;
-        final List<SoftDevice> alsoReleased = new ArrayList<>();
+        final CmIdRelease release = new CmIdRelease();
         RdmaException interrupted = null;
         channel.lock.lock();
         try
@@ -812,38 +460,29 @@ public final class SoftCmId implements CmId
             {
                 return;
             }
-            if (state == CmState.LISTEN)
+            if (listener != null)
             {
-                cm.stopListening(this);
+                cm.stopListening(listener);
+                release.devices(listener.takeDevices());
             }
             if (connection != null)
             {
                 connection.abandon();
             }
             state = CmState.DESTROYING;
-            for (final MulticastJoin join : joins)
-            {
-                undo(join);
-            }
-            joins.clear();
+            joins.leaveAll(binding);
             for (final SoftCmEvent unseen : channel.takeQueued(event -> event.softId() == this))
             {
                 if (unseen.id() != this)
                 {
                     // a connection request the application never saw: its id goes with the
                     // listener, and the peer is rejected, as when the kernel destroys a listener
-                    alsoReleased.add(((SoftCmId)unseen.id()).discardUnseen());
+                    release.device(((SoftCmId)unseen.id()).discardUnseen());
                 }
             }
-            if (reservedPort >= 0)
-            {
-                PortTable.release(portSpace, reservedAddress, reservedPort);
-                reservedPort = -1;
-            }
-            releasedDevice = device;
-            releasedPd = ownPd;
-            alsoReleased.addAll(listenDevices);
-            listenDevices.clear();
+            binding.releasePort();
+            release.device(binding.device());
+            release.pd(ownPd);
             try
             {
                 channel.awaitAcks(() -> acked >= reported, "close", this, event -> event.softId() == this);
@@ -862,26 +501,7 @@ public final class SoftCmId implements CmId
         {
             channel.lock.unlock();
         }
-        // outside the lock: closing the last context stops the device's engine, which takes a while
-        if (releasedPd != null)
-        {
-            try
-            {
-                releasedPd.close();
-            }
-            catch (final RdmaException ex)
-            {
-                // EBUSY: the application still has a QP or MR in it (rdma_destroy_qp was not called)
-            }
-        }
-        if (releasedDevice != null)
-        {
-            cm.devices.release(releasedDevice);
-        }
-        for (final SoftDevice listened : alsoReleased)
-        {
-            cm.devices.release(listened);
-        }
+        release.run(cm.devices);
         if (interrupted != null)
         {
             throw interrupted;
@@ -891,84 +511,20 @@ public final class SoftCmId implements CmId
     @Override
     public String toString()
     {
-        return "cm id " + portSpace + " " + localAddress + " (" + stateLocked() + ")";
+        return "cm id " + portSpace + " " + binding.localAddress() + " (" + stateLocked() + ")";
     }
 
-    /** For the channel, with its lock held. */
-    QueuePair qpLocked()
+    /** Lock held: the connection of a CONNECT_REQUEST's id, if the request is not answered yet. */
+    private CmConnection unansweredRequest(final String verb)
     {
-        return qp;
+        final CmConnection c = connection;
+        RdmaException.check(c != null && (c.phase == CmConnection.Phase.REQ_RCVD ||
+            c.phase == CmConnection.Phase.SIDR_REQ_RCVD), Errno.EINVAL,
+            verb + ": the id has no connection request to answer" + (c == null ? "" : " (" + c.phase + ")"));
+        return c;
     }
 
-    private void bindLocked(final String verb, final InetSocketAddress address)
-    {
-        RdmaException.check(address != null && address.getAddress() != null, Errno.EINVAL,
-            verb + ": the address is null or unresolved");
-        final InetAddress ip = address.getAddress();
-        RdmaException.check(!ip.isMulticastAddress(), Errno.EADDRNOTAVAIL,
-            verb + ": " + ip.getHostAddress() + " is a multicast address; bind to a local unicast one");
-        final SoftDevice bound = ip.isAnyLocalAddress() ? null : CmDevices.deviceOn(ip);
-        final int port = PortTable.reserve(portSpace, ip, address.getPort());
-        try
-        {
-            if (bound != null)
-            {
-                verbs = cm.devices.acquire(bound);
-            }
-        }
-        catch (final RuntimeException ex)
-        {
-            PortTable.release(portSpace, ip, port);
-            throw ex;
-        }
-        device = bound;
-        reservedAddress = ip;
-        reservedPort = port;
-        localAddress = new InetSocketAddress(ip, port);
-        state = CmState.ADDR_BOUND;
-    }
-
-    /**
-     * Choose and open a device for a destination when the id has none.
-     *
-     * @return 0, or the negative errno ADDR_ERROR will carry.
-     */
-    private int pickDevice(final InetAddress destination)
-    {
-        try
-        {
-            SoftDevice chosen = CmDevices.registered(destination);
-            if (chosen == null)
-            {
-                chosen = CmDevices.defaultDevice();
-            }
-            final Context opened = cm.devices.acquire(chosen);
-            if (state == CmState.IDLE)
-            {
-                try
-                {
-                    reservedPort = PortTable.reserve(portSpace, chosen.address(), 0);
-                    reservedAddress = chosen.address();
-                }
-                catch (final RuntimeException ex)
-                {
-                    cm.devices.release(chosen);
-                    throw ex;
-                }
-            }
-            device = chosen;
-            verbs = opened;
-            // an id bound to the wildcard keeps its port but now speaks from the device's address
-            localAddress = new InetSocketAddress(chosen.address(), reservedPort);
-            return 0;
-        }
-        catch (final RdmaException ex)
-        {
-            return -ex.errnoCode();
-        }
-    }
-
-    /** Runs on the connection-manager thread. */
+    /** Runs on the connection-manager thread: the end of address or route resolution. */
     private void complete(
         final CmState expected, final int status, final CmEventType success, final CmState next,
         final CmEventType failure)
@@ -989,7 +545,7 @@ public final class SoftCmId implements CmId
             else
             {
                 state = expected == CmState.ADDR_QUERY ?
-                    (reservedPort >= 0 ? CmState.ADDR_BOUND : CmState.IDLE) : CmState.ADDR_RESOLVED;
+                    (binding.holdsPort() ? CmState.ADDR_BOUND : CmState.IDLE) : CmState.ADDR_RESOLVED;
                 channel.post(new SoftCmEvent(channel, failure, this, status, null, null));
             }
         }
@@ -999,83 +555,37 @@ public final class SoftCmId implements CmId
         }
     }
 
-    /** Runs on the connection-manager thread. */
-    private void postIfActive(final MulticastJoin join, final SoftCmEvent event)
+    /** Run a verb under the channel's lock, on an id not destroyed. */
+    private void underLock(final String verb, final Runnable action)
+    {
+        underLockReturning(verb, () ->
+        {
+            action.run();
+            return null;
+        });
+    }
+
+    /** @return what a verb run under the channel's lock, on an id not destroyed, returns. */
+    private <T> T underLockReturning(final String verb, final Supplier<T> action)
+    {
+        return withLock(() ->
+        {
+            checkAlive(verb);
+            return action.get();
+        });
+    }
+
+    /** @return what the action returns, run under the channel's lock. */
+    private <T> T withLock(final Supplier<T> action)
     {
         channel.lock.lock();
         try
         {
-            if (join.active && state != CmState.DESTROYING)
-            {
-                channel.post(event);
-            }
+            return action.get();
         }
         finally
         {
             channel.lock.unlock();
-        }
-    }
-
-    /** Undo a join: detach (unless send-only), leave the IP group (unless send-only). Lock held. */
-    private void undo(final MulticastJoin join)
-    {
-        join.active = false;
-        channel.removeQueued(event -> event.join() == join);
-        if (join.attachedQp != null)
-        {
-            try
-            {
-                join.attachedQp.detachMulticast(join.mgid, 0);
-            }
-            catch (final RdmaException ex)
-            {
-                // the application destroyed or detached the QP itself: nothing left to undo
-            }
-            join.attachedQp = null;
-        }
-        if (!join.sendOnly())
-        {
-            engine().link().leaveGroup(join.address.getAddress());
-        }
-    }
-
-    private io.rdma4j.soft.SoftEngine engine()
-    {
-        return ((SoftContext)verbs).engine();
-    }
-
-    private void checkQpType(final QpType type)
-    {
-        final boolean fits = switch (portSpace)
-        {
-            case UDP, IPOIB -> type == QpType.UD;
-            case TCP -> type == QpType.RC || type == QpType.UC;
-            case IB -> true;
-        };
-        RdmaException.check(fits, Errno.EINVAL, "createQp: a " + type + " QP does not fit the " + portSpace +
-            " port space (UDP: UD; TCP: RC or UC; IB: any)");
-    }
-
-    /** The INIT attributes rdma_cm gives a QP of a type: port 1, P_Key index 0, and a Q_Key or access flags. */
-    private static QpAttr initAttr(final QpType type)
-    {
-        final QpAttr init = new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1);
-        return switch (type)
-        {
-            case UD -> init.qkey(RdmaCm.UDP_QKEY);
-            case RC -> init.accessFlags(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ);
-            // UC has no RDMA READ, so rdma_cm grants it remote write only
-            default -> init.accessFlags(AccessFlag.REMOTE_WRITE);
-        };
-    }
-
-    private static void moveToInitialState(final QueuePair created)
-    {
-        created.modify(initAttr(created.type()));
-        if (created.type() == QpType.UD)
-        {
-            created.modify(new QpAttr().state(QpState.RTR));
-            created.modify(new QpAttr().state(QpState.RTS).sqPsn(0));
         }
     }
 
@@ -1084,108 +594,43 @@ public final class SoftCmId implements CmId
         RdmaException.check(state != CmState.DESTROYING, Errno.EINVAL, verb + ": the id is destroyed");
     }
 
-    private static void checkPrivateData(final String verb, final byte[] data, final int limit)
+    // ---- for the rest of the package: the connection manager, the channel and tests ----
+
+    QueuePair qpLocked()
     {
-        RdmaException.check(data == null || data.length <= limit, Errno.EINVAL,
-            verb + ": " + (data == null ? 0 : data.length) + " bytes of private data exceed the " + limit +
-            " the message carries");
+        return qp;
     }
 
-    /** rdma_cm's RoCE flow label: (source port × 31 + destination port), 20 bits. */
-    private static int flowLabel(final int sourcePort, final int destinationPort)
+    boolean destroyingLocked()
     {
-        return (sourcePort * 31 + destinationPort) & 0xFFFFF;
+        return state == CmState.DESTROYING;
     }
 
-    // ---- the IB CM's side: called on the connection manager's thread ----
-
-    /**
-     * @return true if this listener takes requests for the port space and port on the
-     * destination address, arriving on that device.
-     */
-    boolean listensFor(final int space, final int port, final InetAddress destination, final SoftEngine engine)
+    boolean listeningLocked()
     {
-        channel.lock.lock();
-        try
-        {
-            if (state != CmState.LISTEN || CmWire.portSpaceCode(portSpace) != space || localAddress.getPort() != port)
-            {
-                return false;
-            }
-            if (device != null)
-            {
-                return device == engine.device() && localAddress.getAddress().equals(destination);
-            }
-            return engine.device().address().equals(destination);
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+        return state == CmState.LISTEN;
+    }
+
+    /** A new id made from a connection request takes its connection. */
+    void adoptLocked(final CmConnection c)
+    {
+        connection = c;
+        state = CmState.CONNECT;
     }
 
     /**
-     * Report a request to this listener on a new id, if the backlog has room.
+     * A reply or a disconnect for this id's connection, from the connection-manager thread.
      *
-     * @return false when it has none.
+     * @return HANDLED, or why it was dropped.
      */
-    boolean offer(final SoftEngine engine, final CmMessage request, final int peerIp)
+    CmCounter onMessage(final CmMessage message, final int peerIp)
     {
-        channel.lock.lock();
-        try
+        return withLock(() ->
         {
-            if (state != CmState.LISTEN || backlogUsed >= backlog)
-            {
-                return false;
-            }
-            final SoftCmId id = new SoftCmId(channel, context, portSpace);
-            final boolean datagram = request instanceof CmMessage.SidrReq;
-            final CmConnection c = new CmConnection(cm, id, engine, cm.newCommId(id), peerIp, false,
-                datagram ? CmConnection.Phase.SIDR_REQ_RCVD : CmConnection.Phase.REQ_RCVD);
-            c.request = request;
-            c.tid = request.tid();
-            c.listener = this;
-            final int peerPort;
-            final byte[] userData;
-            if (request instanceof CmMessage.Req req)
-            {
-                c.remoteCommId = req.localCommId();
-                c.remoteQpn = req.qpn();
-                c.startingPsn = ConnectionManager.randomPsn();
-                peerPort = req.srcPort();
-                userData = req.userData();
-            }
-            else
-            {
-                final CmMessage.SidrReq req = (CmMessage.SidrReq)request;
-                c.remoteCommId = req.requestId();
-                peerPort = req.srcPort();
-                userData = req.userData();
-            }
-            id.device = engine.device();
-            id.verbs = cm.devices.acquire(engine.device());
-            id.localAddress = new InetSocketAddress(engine.device().address(), localAddress.getPort());
-            id.peerAddress = new InetSocketAddress(Ipv4.toAddress(peerIp), peerPort);
-            id.connection = c;
-            id.state = CmState.CONNECT;
-            channel.adopt(id);
-            backlogUsed++;
-            if (datagram)
-            {
-                ConnectionManager.post(id, CmEventType.CONNECT_REQUEST, 0, null,
-                    ConnectionManager.udParam(userData, peerIp, 0, 0), this);
-            }
-            else
-            {
-                ConnectionManager.post(id, CmEventType.CONNECT_REQUEST, 0, ConnectionManager.connParam(request), null,
-                    this);
-            }
-            return true;
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+            final CmConnection c = connection;
+            return c == null || state == CmState.DESTROYING ? CmCounter.DROP_UNKNOWN_COMM_ID :
+                c.onMessage(message, peerIp);
+        });
     }
 
     /**
@@ -1194,78 +639,15 @@ public final class SoftCmId implements CmId
      */
     boolean answersDuplicate(final CmMessage request, final int peerIp, final int remoteCommId)
     {
-        channel.lock.lock();
-        try
+        return withLock(() ->
         {
             final CmConnection c = connection;
             return c != null && c.answersDuplicate(request, peerIp, remoteCommId);
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+        });
     }
 
     /**
-     * A reply or a disconnect for this id's connection.
-     *
-     * @return HANDLED, or why it was dropped.
-     */
-    CmCounter onMessage(final CmMessage message, final int peerIp)
-    {
-        channel.lock.lock();
-        try
-        {
-            final CmConnection c = connection;
-            if (c == null || state == CmState.DESTROYING)
-            {
-                return CmCounter.DROP_UNKNOWN_COMM_ID;
-            }
-            return c.onMessage(message, peerIp);
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
-    }
-
-    /** Lock held: queue an event of this id's connection. */
-    void post(final CmEventType type, final int status, final ConnParam param, final UdParam ud)
-    {
-        ConnectionManager.post(this, type, status, param, ud, null);
-    }
-
-    /** Lock held: queue an event unless the id is being destroyed. */
-    void postUnlessDestroyed(final CmEventType type)
-    {
-        if (state != CmState.DESTROYING)
-        {
-            post(type, 0, null, null);
-        }
-    }
-
-    /**
-     * @return the task wrapped so that it runs under this id's lock, as the connection's timers must.
-     */
-    Runnable locked(final Runnable task)
-    {
-        return () ->
-        {
-            channel.lock.lock();
-            try
-            {
-                task.run();
-            }
-            finally
-            {
-                channel.lock.unlock();
-            }
-        };
-    }
-
-    /**
-     * Lock held (the listener's, which is this id's channel's): destroy an id whose
-     * CONNECT_REQUEST was never retrieved.
+     * The listener is destroyed before the application retrieved this id's CONNECT_REQUEST.
      *
      * @return its device, to release once the lock is let go.
      */
@@ -1277,53 +659,19 @@ public final class SoftCmId implements CmId
         }
         state = CmState.DESTROYING;
         channel.forget(this);
-        return device;
+        return binding.device();
     }
 
-    /** A connection request this listener held was answered and no longer counts against the backlog. */
-    void releaseBacklogPlace()
-    {
-        channel.lock.lock();
-        try
-        {
-            backlogUsed--;
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
-    }
-
-    /**
-     * @return the id's connection, or null; for tests that read its ids and counters.
-     */
+    /** @return the id's connection, or null; for tests that read its ids and counters. */
     CmConnection connectionForTest()
     {
-        channel.lock.lock();
-        try
-        {
-            return connection;
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+        return withLock(() -> connection);
     }
 
-    /**
-     * @return the phase of the id's connection, or null; for tests that wait for the protocol.
-     */
+    /** @return the phase of the id's connection, or null; for tests that wait for the protocol. */
     CmConnection.Phase connectionPhase()
     {
-        channel.lock.lock();
-        try
-        {
-            return connection == null ? null : connection.phase;
-        }
-        finally
-        {
-            channel.lock.unlock();
-        }
+        return withLock(() -> connection == null ? null : connection.phase);
     }
 
     /**
@@ -1332,14 +680,6 @@ public final class SoftCmId implements CmId
      */
     CmState stateLocked()
     {
-        if (state != CmState.CONNECT || connection == null)
-        {
-            return state;
-        }
-        return switch (connection.phase)
-        {
-            case DREQ_SENT, DREQ_RCVD, TIMEWAIT -> CmState.DISCONNECT;
-            default -> CmState.CONNECT;
-        };
+        return state != CmState.CONNECT || connection == null ? state : connection.idState();
     }
 }

@@ -2,13 +2,11 @@ package io.rdma4j.soft.cm;
 
 import io.rdma4j.spi.Counted;
 import io.rdma4j.cm.CmEvent;
-import io.rdma4j.cm.CmEventType;
 import io.rdma4j.cm.CmId;
 import io.rdma4j.cm.EventChannel;
 import io.rdma4j.cm.PortSpace;
 import io.rdma4j.soft.SoftProvider;
 import io.rdma4j.verbs.Errno;
-import io.rdma4j.verbs.QueuePair;
 import io.rdma4j.verbs.RdmaException;
 
 import java.util.ArrayDeque;
@@ -353,19 +351,6 @@ public final class SoftEventChannel implements EventChannel
             return;
         }
         join.reported++;
-        final QueuePair qp = id.qpLocked();
-        if (event.typeLocked() == CmEventType.MULTICAST_JOIN && !join.sendOnly() && qp != null &&
-            join.attachedQp == null)
-        {
-            try
-            {
-                qp.attachMulticast(join.mgid, 0);
-                join.attachedQp = qp;
-            }
-            catch (final RdmaException ex)
-            {
-                event.fail(CmEventType.MULTICAST_ERROR, -ex.errnoCode());
-            }
-        }
+        CmMulticastJoins.attachOnRetrieve(event, join, id.qpLocked());
     }
 }

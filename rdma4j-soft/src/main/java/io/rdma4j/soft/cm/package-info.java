@@ -7,7 +7,11 @@
  * injected clock: the comm-id and listener tables, one bounded MAD queue and one thread;
  * {@link io.rdma4j.soft.cm.CmConnection}, the protocol of one connection as a single
  * (phase, message) to phase state machine (REQ/REP/RTU, MRA, DREQ/DREP, REJ, timewait, SIDR for UD);
- * the multicast joins; and {@code mad}, the MAD codecs.
+ * behind the thin {@code SoftCmId}: {@link io.rdma4j.soft.cm.CmBinding} (device, port, addresses),
+ * {@link io.rdma4j.soft.cm.CmListener} (backlog, requests), {@link io.rdma4j.soft.cm.CmHandshake} (the
+ * messages connect, accept and reject send), {@link io.rdma4j.soft.cm.CmQpSetup} (the QP rdma_cm
+ * creates), {@link io.rdma4j.soft.cm.CmMulticastJoins} (joins over RoCEv2) and
+ * {@link io.rdma4j.soft.cm.CmIdRelease} (what a destroyed id gives back); and {@code mad}, the MAD codecs.
  * <p>
  * <b>Arrows.</b> Implements {@code io.rdma4j.cm}; uses the devices only through the verbs API and the
  * device's QP1 hook ({@link io.rdma4j.soft.GsiHandler}), and {@code mad} for the wire. A message is

@@ -11,6 +11,12 @@ import java.net.InetAddress;
  */
 public final class Ipv4
 {
+    /**
+     * The hop limit (TTL) of a host route, IPV6_DEFAULT_HOPLIMIT: what rdma_cm puts in a RoCE path
+     * and a group's address vector, and the TTL the CM's MADs go with.
+     */
+    public static final int DEFAULT_HOP_LIMIT = 64;
+
     private Ipv4()
     {
     }

@@ -213,8 +213,8 @@ final class Responder
                 // receive WQE the message holds, and whether the QP goes to ERR
                 case ERR_PSN_SEQUENCE ->
                 {
-                    nak(AethFlyweight.NAK_PSN_SEQUENCE_ERROR, psn);
                     qp.count(SoftCounter.SENT_NAKS);
+                    nak(AethFlyweight.NAK_PSN_SEQUENCE_ERROR, psn);
                     s = RespState.DROP;
                 }
                 case ERR_RNR ->
@@ -226,9 +226,10 @@ final class Responder
                     }
                     else
                     {
+                        // counted before the NAK goes: the requester's completion must not overtake the count
+                        qp.count(SoftCounter.SEND_RNR_ERR);
                         nak(AethFlyweight.TYPE_RNR_NAK | (qp.minRnrTimer() & AethFlyweight.VALUE_MASK),
                             packet.psn());
-                        qp.count(SoftCounter.SEND_RNR_ERR);
                         s = RespState.DROP;
                     }
                 }
@@ -652,8 +653,8 @@ final class Responder
         final WcStatus recvStatus)
     {
         abandonResponses();
-        sendAck(syndrome, packet.psn());
         qp.count(SoftCounter.SENT_NAKS);
+        sendAck(syndrome, packet.psn());
         if (haveRecv)
         {
             haveRecv = false;

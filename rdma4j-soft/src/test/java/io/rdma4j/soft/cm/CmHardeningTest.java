@@ -5,7 +5,7 @@ import io.rdma4j.cm.CmEventType;
 import io.rdma4j.cm.CmId;
 import io.rdma4j.cm.EventChannel;
 import io.rdma4j.cm.PortSpace;
-import io.rdma4j.soft.cm.mad.RejectReason;
+import io.rdma4j.cm.RejectReason;
 import io.rdma4j.soft.link.FaultInjector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -23,6 +23,7 @@ import static io.rdma4j.soft.cm.CmPeers.connection;
 import static io.rdma4j.soft.cm.CmTestSupport.awaitPhase;
 import static io.rdma4j.soft.cm.CmTestSupport.expect;
 import static io.rdma4j.soft.cm.CmTestSupport.expectAndAck;
+import static io.rdma4j.soft.cm.CmTestSupport.madAttribute;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -61,7 +62,7 @@ class CmHardeningTest
             peers.inject(client, new CmMessage.Dreq(tid, theirs + 1, ours, c.localQpn), serverIp);
             peers.inject(client, new CmMessage.Dreq(tid, theirs, ours, c.localQpn ^ 1), serverIp);
             peers.inject(client, new CmMessage.Rej(tid, theirs ^ 0x100, ours, CmWire.REJECTED_OTHER,
-                RejectReason.CONSUMER_DEFINED, null), serverIp);
+                RejectReason.CONSUMER_DEFINED.code(), null), serverIp);
             // right in every field but sent from another address
             peers.inject(client, new CmMessage.Dreq(tid, theirs, ours, c.localQpn), peers.ip(77));
             cm.awaitIdle();
@@ -233,13 +234,4 @@ class CmHardeningTest
     }
 
     /** The MAD attribute of a QP1 datagram (BTH 12 + DETH 8 bytes, then the MAD), or -1. */
-    static int madAttribute(final byte[] datagram)
-    {
-        final int destQp = ((datagram[5] & 0xFF) << 16) | ((datagram[6] & 0xFF) << 8) | (datagram[7] & 0xFF);
-        if (destQp != 1 || datagram.length < 20 + 24)
-        {
-            return -1;
-        }
-        return ((datagram[20 + 16] & 0xFF) << 8) | (datagram[20 + 17] & 0xFF);
-    }
 }

@@ -79,4 +79,15 @@ final class CmTestSupport
             Thread.onSpinWait();
         }
     }
+
+    /** @return the attribute of a CM MAD in a RoCEv2 datagram to QP1 (BTH, DETH, then the MAD), or -1. */
+    static int madAttribute(final byte[] datagram)
+    {
+        final int destQp = ((datagram[5] & 0xFF) << 16) | ((datagram[6] & 0xFF) << 8) | (datagram[7] & 0xFF);
+        if (destQp != 1 || datagram.length < 20 + 24)
+        {
+            return -1;
+        }
+        return ((datagram[20 + 16] & 0xFF) << 8) | (datagram[20 + 17] & 0xFF);
+    }
 }

@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import static io.rdma4j.soft.cm.CmHardeningTest.madAttribute;
+import static io.rdma4j.soft.cm.CmTestSupport.madAttribute;
 import static io.rdma4j.soft.cm.CmTestSupport.expect;
 import static io.rdma4j.soft.cm.CmTestSupport.expectAndAck;
 import static org.junit.jupiter.api.Assertions.assertEquals;

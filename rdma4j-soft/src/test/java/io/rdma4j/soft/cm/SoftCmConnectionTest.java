@@ -10,7 +10,7 @@ import io.rdma4j.cm.RdmaCm;
 import io.rdma4j.cm.UdParam;
 import io.rdma4j.soft.cm.mad.CmRep;
 import io.rdma4j.soft.cm.mad.CmReq;
-import io.rdma4j.soft.cm.mad.RejectReason;
+import io.rdma4j.cm.RejectReason;
 import io.rdma4j.soft.link.FaultInjector;
 import io.rdma4j.soft.link.SentDatagram;
 import io.rdma4j.verbs.AccessFlag;
@@ -53,6 +53,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static io.rdma4j.soft.cm.CmTestSupport.awaitPhase;
 import static io.rdma4j.soft.cm.CmTestSupport.expect;
 import static io.rdma4j.soft.cm.CmTestSupport.expectAndAck;
+import static io.rdma4j.soft.cm.CmTestSupport.madAttribute;
 import static io.rdma4j.soft.cm.CmTestSupport.refused;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -340,7 +341,8 @@ class SoftCmConnectionTest
             request.serverId().reject(bytes("go away"));
 
             final CmEvent rejected = expect(clientChannel, CmEventType.REJECTED);
-            assertEquals(RejectReason.CONSUMER_DEFINED, rejected.status(), "rdma_reject's reason: consumer defined");
+            assertEquals(RejectReason.CONSUMER_DEFINED.code(), rejected.status(),
+                "rdma_reject's reason: consumer defined");
             assertEquals("go away", prefix(rejected.connParam().privateData(), 7));
             rejected.ack();
             assertEquals(QpState.ERR, client.qp.query().state());
@@ -351,7 +353,7 @@ class SoftCmConnectionTest
             final Side other = new Side(lost, QpType.RC);
             lost.connect(null);
             final CmEvent noListener = expect(clientChannel, CmEventType.REJECTED);
-            assertEquals(RejectReason.INVALID_SERVICE_ID, noListener.status());
+            assertEquals(RejectReason.INVALID_SERVICE_ID.code(), noListener.status());
             noListener.ack();
 
             other.close();
@@ -465,7 +467,7 @@ class SoftCmConnectionTest
 
             listener.close();
             final CmEvent rejected = expect(clientChannel, CmEventType.REJECTED);
-            assertEquals(RejectReason.CONSUMER_DEFINED, rejected.status());
+            assertEquals(RejectReason.CONSUMER_DEFINED.code(), rejected.status());
             rejected.ack();
 
             client.close();
@@ -641,13 +643,4 @@ class SoftCmConnectionTest
     }
 
     /** The MAD attribute of a QP1 datagram (BTH 12 + DETH 8 bytes, then the MAD), or -1. */
-    private static int madAttribute(final byte[] datagram)
-    {
-        final int destQp = ((datagram[5] & 0xFF) << 16) | ((datagram[6] & 0xFF) << 8) | (datagram[7] & 0xFF);
-        if (destQp != 1 || datagram.length < 20 + 24)
-        {
-            return -1;
-        }
-        return ((datagram[20 + 16] & 0xFF) << 8) | (datagram[20 + 17] & 0xFF);
-    }
 }

@@ -152,7 +152,7 @@ public final class CmRej
         return this;
     }
 
-    /** @return the Reason, 16 bits; see {@link RejectReason}. */
+    /** @return the Reason, 16 bits; see {@link io.rdma4j.cm.RejectReason}. */
     public int reason()
     {
         return MadFields.u16(segment, body + REASON_OFFSET);

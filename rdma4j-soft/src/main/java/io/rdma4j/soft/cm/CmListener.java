@@ -1,0 +1,156 @@
+package io.rdma4j.soft.cm;
+
+import io.rdma4j.cm.CmEventType;
+import io.rdma4j.soft.SoftDevice;
+import io.rdma4j.soft.SoftEngine;
+import io.rdma4j.soft.link.Ipv4;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The listening side of one id ({@code rdma_listen}): which requests it hears, its backlog and the
+ * requests holding a place in it, the devices a wildcard listener opened, and the new id each
+ * accepted request is reported on.
+ * <p>
+ * Made by listen on the application thread; {@link #listensFor} and {@link #offer} run on the
+ * connection-manager thread, {@link #releaseBacklogPlace} on whichever thread answers a request.
+ * All of it under the channel's lock.
+ */
+final class CmListener
+{
+    /** The backlog rdma_listen uses for a backlog of 0 or less. */
+    static final int DEFAULT_BACKLOG = 128;
+
+    private final SoftCmId id;
+    private final int backlog;
+    private int backlogUsed;
+    /** Devices a wildcard listener opened to hear requests on. */
+    private final List<SoftDevice> listenDevices = new ArrayList<>();
+
+    CmListener(final SoftCmId id, final int requestedBacklog)
+    {
+        this.id = id;
+        this.backlog = requestedBacklog <= 0 ? DEFAULT_BACKLOG : requestedBacklog;
+    }
+
+    /** A wildcard listener opens the process's default device to hear requests on. */
+    void openDefaultDevice()
+    {
+        final SoftDevice chosen = CmDevices.defaultDevice();
+        id.cm.devices.acquire(chosen);
+        listenDevices.add(chosen);
+    }
+
+    /** @return the devices opened for listening, forgotten here; the caller releases them. */
+    List<SoftDevice> takeDevices()
+    {
+        final List<SoftDevice> taken = new ArrayList<>(listenDevices);
+        listenDevices.clear();
+        return taken;
+    }
+
+    /**
+     * @return true if this listener takes requests for the port space and port on the
+     * destination address, arriving on that device.
+     */
+    boolean listensFor(final int space, final int port, final InetAddress destination, final SoftEngine engine)
+    {
+        id.channel.lock.lock();
+        try
+        {
+            final InetSocketAddress local = id.localAddress();
+            if (!id.listeningLocked() || CmWire.portSpaceCode(id.portSpace()) != space || local.getPort() != port)
+            {
+                return false;
+            }
+            final SoftDevice device = id.binding.device();
+            if (device != null)
+            {
+                return device == engine.device() && local.getAddress().equals(destination);
+            }
+            return engine.device().address().equals(destination);
+        }
+        finally
+        {
+            id.channel.lock.unlock();
+        }
+    }
+
+    /**
+     * Report a request to this listener on a new id, if the backlog has room.
+     *
+     * @return false when it has none.
+     */
+    boolean offer(final SoftEngine engine, final CmMessage request, final int peerIp)
+    {
+        id.channel.lock.lock();
+        try
+        {
+            if (!id.listeningLocked() || backlogUsed >= backlog)
+            {
+                return false;
+            }
+            final SoftCmId requested = new SoftCmId(id.channel, id.context(), id.portSpace());
+            final boolean datagram = request instanceof CmMessage.SidrReq;
+            final CmConnection c = new CmConnection(id.cm, requested, engine, id.cm.newCommId(requested), peerIp,
+                false, datagram ? CmConnection.Phase.SIDR_REQ_RCVD : CmConnection.Phase.REQ_RCVD);
+            c.request = request;
+            c.tid = request.tid();
+            c.listener = this;
+            final int peerPort;
+            final byte[] userData;
+            if (request instanceof CmMessage.Req req)
+            {
+                c.remoteCommId = req.localCommId();
+                c.remoteQpn = req.qpn();
+                c.startingPsn = ConnectionManager.randomPsn();
+                peerPort = req.srcPort();
+                userData = req.userData();
+            }
+            else
+            {
+                final CmMessage.SidrReq req = (CmMessage.SidrReq)request;
+                c.remoteCommId = req.requestId();
+                peerPort = req.srcPort();
+                userData = req.userData();
+            }
+            requested.binding.adopt(engine, id.localAddress().getPort(),
+                new InetSocketAddress(Ipv4.toAddress(peerIp), peerPort));
+            requested.adoptLocked(c);
+            id.channel.adopt(requested);
+            backlogUsed++;
+            if (datagram)
+            {
+                ConnectionManager.post(requested, CmEventType.CONNECT_REQUEST, 0, null,
+                    ConnectionManager.udParam(userData, peerIp, 0, 0), id);
+            }
+            else
+            {
+                ConnectionManager.post(requested, CmEventType.CONNECT_REQUEST, 0, ConnectionManager.connParam(request),
+                    null, id);
+            }
+            return true;
+        }
+        finally
+        {
+            id.channel.lock.unlock();
+        }
+    }
+
+    /** A connection request this listener held was answered and no longer counts against the backlog. */
+    void releaseBacklogPlace()
+    {
+        id.channel.lock.lock();
+        try
+        {
+            backlogUsed--;
+        }
+        finally
+        {
+            id.channel.lock.unlock();
+        }
+    }
+}
