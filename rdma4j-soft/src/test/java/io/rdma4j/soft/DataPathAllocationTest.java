@@ -31,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class DataPathAllocationTest
 {
     private static final int ROUNDS = 5_000;
-    private static final Gid GROUP = Gid.parse("239.255.77.9");
+    private static final Gid GROUP = TestVerbs.group(9);
     private static final int MULTICAST_QPN = 0xFFFFFF;
 
     @ParameterizedTest(name = "multicast {0}, polling mode {1}")

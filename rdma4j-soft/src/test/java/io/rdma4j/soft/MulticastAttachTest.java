@@ -32,8 +32,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(60)
 class MulticastAttachTest
 {
-    private static final Gid GROUP = Gid.parse("239.255.77.1");
-    private static final Gid OTHER_GROUP = Gid.parse("239.255.77.2");
+    private static final Gid GROUP = TestVerbs.group(1);
+    private static final Gid OTHER_GROUP = TestVerbs.group(2);
     private static final int MCAST_QPN = 0xFFFFFF;
 
     /** SPEC: attach makes the QP receive a copy of every group message arriving at the port. */
@@ -231,13 +231,13 @@ class MulticastAttachTest
             assertEquals(Errno.ENOMEM, total.errno());
             assertTrue(total.getMessage().contains("max_total_mcast_qp_attach is 3"), total.getMessage());
             final RdmaException groups = assertThrows(RdmaException.class,
-                () -> c.qp.attachMulticast(Gid.parse("239.255.77.3"), 0));
+                () -> c.qp.attachMulticast(TestVerbs.group(3), 0));
             assertEquals(Errno.ENOMEM, groups.errno());
             assertTrue(groups.getMessage().contains("max_mcast_grp is 2"), groups.getMessage());
             final SoftEngine engine = engine(a);
             assertEquals(2, engine.mcast().groupCount());
             assertEquals(3, engine.mcast().totalAttachments());
-            assertTrue(!engine.mcast().hasGroup(Gid.parse("239.255.77.3")));
+            assertTrue(!engine.mcast().hasGroup(TestVerbs.group(3)));
         }
     }
 

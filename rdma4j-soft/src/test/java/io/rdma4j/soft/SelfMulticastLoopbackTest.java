@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(60)
 class SelfMulticastLoopbackTest
 {
-    private static final Gid GROUP = Gid.parse("239.255.44.100");
+    private static final Gid GROUP = TestVerbs.group(100);
     private static final int MCAST_QPN = 0xFFFFFF;
 
     /** Who got the group message, each endpoint's receive completions in arrival order. */

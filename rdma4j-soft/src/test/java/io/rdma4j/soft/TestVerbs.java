@@ -1,6 +1,7 @@
 package io.rdma4j.soft;
 
 import io.rdma4j.verbs.CompletionQueue;
+import io.rdma4j.verbs.Gid;
 import io.rdma4j.verbs.WorkCompletion;
 
 import java.util.ArrayList;
@@ -61,5 +62,17 @@ final class TestVerbs
             }
             Thread.onSpinWait();
         }
+    }
+
+    /**
+     * A multicast group of this test JVM's own: 239.P.77.n with P from the process id, so that two test
+     * runs on one machine (two builds) never hear each other's groups over the UDP link.
+     *
+     * @param n 1..254, which of this JVM's groups.
+     * @return the group's GID.
+     */
+    static Gid group(final int n)
+    {
+        return Gid.parse("239." + (20 + ProcessHandle.current().pid() % 200) + ".77." + n);
     }
 }
