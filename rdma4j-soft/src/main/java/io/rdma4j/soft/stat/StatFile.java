@@ -111,7 +111,9 @@ public final class StatFile implements AutoCloseable
         final Path dir = directory();
         Files.createDirectories(dir);
         final long pid = ProcessHandle.current().pid();
-        final Path path = dir.resolve(pid + "-" + deviceName + SUFFIX);
+        // the address too: two devices of one process may share a name (the connection manager opens
+        // one per address), never an address
+        final Path path = dir.resolve(pid + "-" + deviceName + "-" + address.replace(':', '_') + SUFFIX);
         // an automatic arena: the mapping lives as long as the counters are reachable, so a late bump
         // (or a read of a closed device's counters) never meets unmapped memory; close() only unlinks
         final Arena arena = Arena.ofAuto();
