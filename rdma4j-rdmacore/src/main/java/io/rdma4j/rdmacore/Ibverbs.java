@@ -2,16 +2,8 @@ package io.rdma4j.rdmacore;
 
 import io.rdma4j.verbs.RdmaException;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.StructLayout;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.VarHandle;
-import java.util.HashMap;
-import java.util.Map;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
@@ -24,8 +16,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * each bound once with {@code errno} captured. The data path does not come through here: it calls the
  * provider's functions from the context's ops table ({@link OpsTable}), as verbs.h's inline functions do.
  * <p>
- * Control calls go through {@link MethodHandle#invokeWithArguments}, which boxes: they are not on the hot
- * path, and one generic call keeps this table to one line per function.
+ * The calls themselves, and their errno, go through {@link ErrnoFunctions}, as librdmacm's do.
  */
 public final class Ibverbs
 {
@@ -33,11 +24,7 @@ public final class Ibverbs
     public static final NativeLibrary LIBRARY = NativeLibrary.load(NativeLibrary.IBVERBS_PROPERTY,
         NativeLibrary.DEFAULT_IBVERBS);
 
-    private static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
-    private static final VarHandle ERRNO = CAPTURE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
-    private static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
-
-    private static final Map<String, MethodHandle> FUNCTIONS = new HashMap<>();
+    private static final ErrnoFunctions CALLS = new ErrnoFunctions(LIBRARY, Ibverbs::unavailableReason);
     private static final String BIND_FAILURE = bindAll();
 
     private Ibverbs()
@@ -102,12 +89,12 @@ public final class Ibverbs
 
     private static void bind(final String name, final MemoryLayout result, final MemoryLayout... arguments)
     {
-        FUNCTIONS.put(name, LIBRARY.downcall(name, FunctionDescriptor.of(result, arguments), CAPTURE_ERRNO));
+        CALLS.bind(name, result, arguments);
     }
 
     private static void bindVoid(final String name, final MemoryLayout... arguments)
     {
-        FUNCTIONS.put(name, LIBRARY.downcall(name, FunctionDescriptor.ofVoid(arguments), CAPTURE_ERRNO));
+        CALLS.bindVoid(name, arguments);
     }
 
     /**
@@ -121,17 +108,7 @@ public final class Ibverbs
      */
     public static MemorySegment pointer(final String what, final String function, final Object... arguments)
     {
-        try (Arena arena = Arena.ofConfined())
-        {
-            final MemorySegment capture = arena.allocate(CAPTURE);
-            final MemorySegment result = (MemorySegment)invoke(function, capture, arguments);
-            if (result.equals(MemorySegment.NULL))
-            {
-                final int errno = (int)ERRNO.get(capture, 0L);
-                throw NativeErrors.exception(errno == 0 ? io.rdma4j.verbs.Errno.EIO.code() : errno, what);
-            }
-            return result;
-        }
+        return CALLS.pointer(what, function, arguments);
     }
 
     /**
@@ -144,11 +121,7 @@ public final class Ibverbs
      */
     public static void check(final String what, final String function, final Object... arguments)
     {
-        final int errno = errno(function, arguments);
-        if (errno != 0)
-        {
-            throw NativeErrors.exception(errno, what);
-        }
+        CALLS.check(what, function, arguments);
     }
 
     /**
@@ -160,12 +133,7 @@ public final class Ibverbs
      */
     public static int errno(final String function, final Object... arguments)
     {
-        try (Arena arena = Arena.ofConfined())
-        {
-            final MemorySegment capture = arena.allocate(CAPTURE);
-            final int rc = (int)invoke(function, capture, arguments);
-            return NativeErrors.errnoOf(rc, (int)ERRNO.get(capture, 0L));
-        }
+        return CALLS.errno(function, arguments);
     }
 
     /**
@@ -177,33 +145,6 @@ public final class Ibverbs
      */
     public static Object call(final String function, final Object... arguments)
     {
-        try (Arena arena = Arena.ofConfined())
-        {
-            return invoke(function, arena.allocate(CAPTURE), arguments);
-        }
-    }
-
-    private static Object invoke(final String function, final MemorySegment capture, final Object... arguments)
-    {
-        final MethodHandle handle = FUNCTIONS.get(function);
-        if (handle == null)
-        {
-            throw new IllegalStateException(function + " is not bound: " + unavailableReason());
-        }
-        final Object[] all = new Object[arguments.length + 1];
-        all[0] = capture;
-        System.arraycopy(arguments, 0, all, 1, arguments.length);
-        try
-        {
-            return handle.invokeWithArguments(all);
-        }
-        catch (final RuntimeException | Error ex)
-        {
-            throw ex;
-        }
-        catch (final Throwable ex)
-        {
-            throw new IllegalStateException(function + " threw " + ex, ex);
-        }
+        return CALLS.call(function, arguments);
     }
 }

@@ -1,19 +1,9 @@
 package io.rdma4j.rdmacore.cm;
 
-import io.rdma4j.rdmacore.NativeErrors;
 import io.rdma4j.rdmacore.NativeLibrary;
-import io.rdma4j.verbs.Errno;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.StructLayout;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.VarHandle;
-import java.util.HashMap;
-import java.util.Map;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
@@ -30,11 +20,7 @@ final class Rdmacm
     static final NativeLibrary LIBRARY = NativeLibrary.load(NativeLibrary.RDMACM_PROPERTY,
         NativeLibrary.DEFAULT_RDMACM);
 
-    private static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
-    private static final VarHandle ERRNO = CAPTURE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
-    private static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
-
-    private static final Map<String, MethodHandle> FUNCTIONS = new HashMap<>();
+    private static final ErrnoFunctions CALLS = new ErrnoFunctions(LIBRARY, Rdmacm::unavailableReason);
     private static final String BIND_FAILURE = bindAll();
 
     private Rdmacm()
@@ -85,12 +71,12 @@ final class Rdmacm
 
     private static void bind(final String name, final MemoryLayout result, final MemoryLayout... arguments)
     {
-        FUNCTIONS.put(name, LIBRARY.downcall(name, FunctionDescriptor.of(result, arguments), CAPTURE_ERRNO));
+        CALLS.bind(name, result, arguments);
     }
 
     private static void bindVoid(final String name, final MemoryLayout... arguments)
     {
-        FUNCTIONS.put(name, LIBRARY.downcall(name, FunctionDescriptor.ofVoid(arguments), CAPTURE_ERRNO));
+        CALLS.bindVoid(name, arguments);
     }
 
     /**
@@ -103,11 +89,7 @@ final class Rdmacm
      */
     static void check(final String what, final String function, final Object... arguments)
     {
-        final int errno = errno(function, arguments);
-        if (errno != 0)
-        {
-            throw NativeErrors.exception(errno, what);
-        }
+        CALLS.check(what, function, arguments);
     }
 
     /**
@@ -117,12 +99,7 @@ final class Rdmacm
      */
     static int errno(final String function, final Object... arguments)
     {
-        try (Arena arena = Arena.ofConfined())
-        {
-            final MemorySegment capture = arena.allocate(CAPTURE);
-            final int rc = (int)invoke(function, capture, arguments);
-            return NativeErrors.errnoOf(rc, (int)ERRNO.get(capture, 0L));
-        }
+        return CALLS.errno(function, arguments);
     }
 
     /**
@@ -135,17 +112,7 @@ final class Rdmacm
      */
     static MemorySegment pointer(final String what, final String function, final Object... arguments)
     {
-        try (Arena arena = Arena.ofConfined())
-        {
-            final MemorySegment capture = arena.allocate(CAPTURE);
-            final MemorySegment result = (MemorySegment)invoke(function, capture, arguments);
-            if (result.equals(MemorySegment.NULL))
-            {
-                final int errno = (int)ERRNO.get(capture, 0L);
-                throw NativeErrors.exception(errno == 0 ? Errno.EIO.code() : errno, what);
-            }
-            return result;
-        }
+        return CALLS.pointer(what, function, arguments);
     }
 
     /**
@@ -156,33 +123,6 @@ final class Rdmacm
      */
     static void call(final String function, final Object... arguments)
     {
-        try (Arena arena = Arena.ofConfined())
-        {
-            invoke(function, arena.allocate(CAPTURE), arguments);
-        }
-    }
-
-    private static Object invoke(final String function, final MemorySegment capture, final Object... arguments)
-    {
-        final MethodHandle handle = FUNCTIONS.get(function);
-        if (handle == null)
-        {
-            throw new IllegalStateException(function + " is not bound: " + unavailableReason());
-        }
-        final Object[] all = new Object[arguments.length + 1];
-        all[0] = capture;
-        System.arraycopy(arguments, 0, all, 1, arguments.length);
-        try
-        {
-            return handle.invokeWithArguments(all);
-        }
-        catch (final RuntimeException | Error ex)
-        {
-            throw ex;
-        }
-        catch (final Throwable ex)
-        {
-            throw new IllegalStateException(function + " threw " + ex, ex);
-        }
+        CALLS.call(function, arguments);
     }
 }
