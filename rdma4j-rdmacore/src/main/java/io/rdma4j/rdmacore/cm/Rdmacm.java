@@ -1,5 +1,6 @@
 package io.rdma4j.rdmacore.cm;
 
+import io.rdma4j.rdmacore.ErrnoFunctions;
 import io.rdma4j.rdmacore.NativeLibrary;
 
 import java.lang.foreign.MemoryLayout;
