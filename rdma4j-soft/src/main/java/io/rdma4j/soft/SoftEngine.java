@@ -7,6 +7,7 @@ import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.mcast.McastGroupTable;
 import io.rdma4j.soft.stat.StatFile;
 import io.rdma4j.soft.transport.TransportFactory;
+import io.rdma4j.spi.Counted;
 import io.rdma4j.soft.transport.Transports;
 import io.rdma4j.soft.wire.OpcodeMask;
 import io.rdma4j.soft.wire.PacketInfo;
@@ -157,8 +158,8 @@ public final class SoftEngine implements AutoCloseable
             }
         }
         mcast.groupSizes().forEach((group, members) ->
-            text.append("group ").append(group.toInet().getHostAddress()).append(' ').append(members).append(" QP")
-                .append(members == 1 ? "" : "s").append(" attached\n"));
+            text.append("group ").append(group.toInet().getHostAddress()).append(' ')
+                .append(Counted.of(members, "QP")).append(" attached\n"));
         return text.toString();
     }
 
