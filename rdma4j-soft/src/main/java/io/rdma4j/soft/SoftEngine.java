@@ -163,17 +163,11 @@ public final class SoftEngine implements AutoCloseable
         return text.toString();
     }
 
-    /**
-     * @return the device.
-     */
     public SoftDevice device()
     {
         return device;
     }
 
-    /**
-     * @return the link.
-     */
     public Link link()
     {
         return link;
@@ -235,9 +229,6 @@ public final class SoftEngine implements AutoCloseable
         return counters;
     }
 
-    /**
-     * @return the transport factory.
-     */
     public TransportFactory transportFactory()
     {
         return transportFactory;

@@ -210,9 +210,6 @@ public final class SoftQp implements QueuePair
         return sendLock;
     }
 
-    /**
-     * @return the transport.
-     */
     public QpTransport transport()
     {
         return transport;
