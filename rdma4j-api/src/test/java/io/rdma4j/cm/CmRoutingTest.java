@@ -95,7 +95,7 @@ class CmRoutingTest
         final FakeEngine.FakeId engineListener = nativeChannel.ids.getFirst();
 
         final FakeEngine.FakeId request = nativeChannel.createId("server", PortSpace.TCP);
-        nativeChannel.events.add(new FakeEngine.FakeEvent(CmEventType.CONNECT_REQUEST, request, engineListener));
+        nativeChannel.events.add(new FakeCmEvent(CmEventType.CONNECT_REQUEST, request, engineListener));
         final CmEvent event = channel.getEvent(WAIT_SECONDS, TimeUnit.SECONDS);
         assertEquals(CmEventType.CONNECT_REQUEST, event.type());
         assertSame(listener, event.listenId());
@@ -103,7 +103,7 @@ class CmRoutingTest
         event.id().accept(null);
         assertEquals(List.of("accept"), request.calls, "the request's id answers on the engine it came from");
 
-        soft.channels.getFirst().events.add(new FakeEngine.FakeEvent(CmEventType.ADDR_RESOLVED,
+        soft.channels.getFirst().events.add(new FakeCmEvent(CmEventType.ADDR_RESOLVED,
             soft.channels.getFirst().ids.getFirst(), null));
         assertSame(other, channel.getEvent(WAIT_SECONDS, TimeUnit.SECONDS).id(),
             "the second engine's events are waited for too");

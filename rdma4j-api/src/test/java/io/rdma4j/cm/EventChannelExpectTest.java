@@ -3,7 +3,6 @@ package io.rdma4j.cm;
 import io.rdma4j.verbs.Errno;
 import org.junit.jupiter.api.Test;
 
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -28,12 +27,12 @@ class EventChannelExpectTest
     void shouldReturnTheExpectedEventWithoutAcknowledgingIt() throws Exception
     {
         final QueuedChannel channel = new QueuedChannel();
-        final QueuedEvent established = channel.add(CmEventType.ESTABLISHED, 0, null);
+        final FakeCmEvent established = channel.add(CmEventType.ESTABLISHED, 0, null);
 
         final CmEvent event = channel.expect(CmEventType.ESTABLISHED, 1, TimeUnit.SECONDS);
 
         assertSame(established, event);
-        assertFalse(established.acked, "the caller acknowledges the event it asked for");
+        assertFalse(established.acked(), "the caller acknowledges the event it asked for");
     }
 
     @Test
@@ -41,12 +40,12 @@ class EventChannelExpectTest
     {
         final QueuedChannel channel = new QueuedChannel();
         final byte[] why = "busy".getBytes(StandardCharsets.US_ASCII);
-        final QueuedEvent rejected = channel.add(CmEventType.REJECTED, RejectReason.CONSUMER_DEFINED.code(), why);
+        final FakeCmEvent rejected = channel.add(CmEventType.REJECTED, RejectReason.CONSUMER_DEFINED.code(), why);
 
         final CmEventException ex = assertThrows(CmEventException.class,
             () -> channel.expect(CmEventType.ESTABLISHED, 1, TimeUnit.SECONDS));
 
-        assertTrue(rejected.acked, "an event the caller never sees must not block a later destroy");
+        assertTrue(rejected.acked(), "an event the caller never sees must not block a later destroy");
         assertEquals(Errno.ECONNREFUSED, ex.errno());
         assertEquals(CmEventType.ESTABLISHED, ex.expected());
         assertEquals(CmEventType.REJECTED, ex.received());
@@ -86,7 +85,7 @@ class EventChannelExpectTest
     void shouldDescribeStatusesAsLibrdmacmUsersReadThem()
     {
         assertEquals("INVALID_SERVICE_ID (8): invalid service ID: nobody listens on that port",
-            new QueuedEvent(CmEventType.REJECTED, 8, null).statusDescription());
+            new FakeCmEvent(CmEventType.REJECTED, null, null, 8, null).statusDescription());
         assertEquals("ok", CmStatus.describe(CmEventType.ESTABLISHED, 0));
         assertEquals("INVALID_SERVICE_ID (8): invalid service ID: nobody listens on that port",
             CmStatus.describe(CmEventType.REJECTED, 8));
@@ -98,11 +97,11 @@ class EventChannelExpectTest
     /** Events queued by the test; {@code getEvent} takes them in order and returns null when none is left. */
     private static final class QueuedChannel implements EventChannel
     {
-        private final Deque<QueuedEvent> events = new ArrayDeque<>();
+        private final Deque<FakeCmEvent> events = new ArrayDeque<>();
 
-        QueuedEvent add(final CmEventType type, final int status, final byte[] privateData)
+        FakeCmEvent add(final CmEventType type, final int status, final byte[] privateData)
         {
-            final QueuedEvent event = new QueuedEvent(type, status,
+            final FakeCmEvent event = new FakeCmEvent(type, null, null, status,
                 privateData == null ? null : ConnParam.withPrivateData(privateData));
             events.add(event);
             return event;
@@ -123,82 +122,6 @@ class EventChannelExpectTest
         @Override
         public void close()
         {
-        }
-    }
-
-    /** An event that records whether it was acknowledged. */
-    private static final class QueuedEvent implements CmEvent
-    {
-        private final CmEventType type;
-        private final int status;
-        private final ConnParam connParam;
-        private boolean acked;
-
-        QueuedEvent(final CmEventType type, final int status, final ConnParam connParam)
-        {
-            this.type = type;
-            this.status = status;
-            this.connParam = connParam;
-        }
-
-        @Override
-        public CmEventType type()
-        {
-            return type;
-        }
-
-        @Override
-        public CmId id()
-        {
-            return null;
-        }
-
-        @Override
-        public CmId listenId()
-        {
-            return null;
-        }
-
-        @Override
-        public int status()
-        {
-            return status;
-        }
-
-        @Override
-        public ConnParam connParam()
-        {
-            return connParam;
-        }
-
-        @Override
-        public UdParam udParam()
-        {
-            return null;
-        }
-
-        @Override
-        public Object joinContext()
-        {
-            return null;
-        }
-
-        @Override
-        public InetSocketAddress multicastAddress()
-        {
-            return null;
-        }
-
-        @Override
-        public void ack()
-        {
-            acked = true;
-        }
-
-        /** Acknowledge unless acknowledged (try-with-resources). */
-        public void close()
-        {
-            acked = true;
         }
     }
 }

@@ -251,45 +251,4 @@ final class FakeEngine implements RdmaProvider
             closed = true;
         }
     }
-
-    /**
-     * An event as an engine would hand it out.
-     */
-    record FakeEvent(CmEventType type, CmId id, CmId listenId) implements CmEvent
-    {
-        @Override
-        public int status()
-        {
-            return 0;
-        }
-
-        @Override
-        public ConnParam connParam()
-        {
-            return null;
-        }
-
-        @Override
-        public UdParam udParam()
-        {
-            return null;
-        }
-
-        @Override
-        public Object joinContext()
-        {
-            return null;
-        }
-
-        @Override
-        public InetSocketAddress multicastAddress()
-        {
-            return null;
-        }
-
-        @Override
-        public void ack()
-        {
-        }
-    }
 }
