@@ -1,5 +1,6 @@
 package io.rdma4j.examples;
 
+import io.rdma4j.testing.TestNet;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -12,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Every example runs as a user runs it, a JVM per program on loopback, and does what its description
- * says. Addresses 127.0.0.191 to 127.0.0.203 are these tests' own.
+ * says. Addresses are the test JVM's own ({@link io.rdma4j.testing.TestNet}).
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ExamplesTest
@@ -20,11 +21,12 @@ class ExamplesTest
     @Test
     void shouldExchangeGreetingsAsTheTutorialsServerAndClientDo() throws Exception
     {
-        try (ExampleProcess server = ExampleProcess.start(RdmaServer.class, "127.0.0.191", "1"))
+        try (ExampleProcess server = ExampleProcess.start(RdmaServer.class, TestNet.host(191), "1"))
         {
             final String listening = server.awaitLine(l -> l.startsWith("listening on port "), 60, TimeUnit.SECONDS);
             final String port = listening.replaceAll("\\D", "");
-            try (ExampleProcess client = ExampleProcess.start(RdmaClient.class, "127.0.0.191", port, "127.0.0.192"))
+            try (ExampleProcess client =
+                ExampleProcess.start(RdmaClient.class, TestNet.host(191), port, TestNet.host(192)))
             {
                 assertEquals(0, client.awaitExit(60, TimeUnit.SECONDS), "client: " + client.lines());
                 assertTrue(client.lines().contains("received message: message from passive/server side with pid " +
@@ -46,16 +48,17 @@ class ExamplesTest
     @Test
     void shouldDeliverEveryPublishedMessageToEverySubscriber() throws Exception
     {
-        try (ExampleProcess first = ExampleProcess.start(MulticastSubscriber.class, "127.0.0.193", "239.77.1.93", "5");
-             ExampleProcess second = ExampleProcess.start(MulticastSubscriber.class, "127.0.0.194", "239.77.1.93", "5"))
+        final String group = TestNet.group(1, 93);
+        try (ExampleProcess first = ExampleProcess.start(MulticastSubscriber.class, TestNet.host(193), group, "5");
+             ExampleProcess second = ExampleProcess.start(MulticastSubscriber.class, TestNet.host(194), group, "5"))
         {
-            first.awaitLine(l -> l.equals("joined 239.77.1.93"), 60, TimeUnit.SECONDS);
-            second.awaitLine(l -> l.equals("joined 239.77.1.93"), 60, TimeUnit.SECONDS);
-            try (ExampleProcess publisher = ExampleProcess.start(MulticastPublisher.class, "127.0.0.195",
-                "239.77.1.93", "5"))
+            first.awaitLine(l -> l.equals("joined " + group), 60, TimeUnit.SECONDS);
+            second.awaitLine(l -> l.equals("joined " + group), 60, TimeUnit.SECONDS);
+            try (ExampleProcess publisher = ExampleProcess.start(MulticastPublisher.class, TestNet.host(195),
+                group, "5"))
             {
                 assertEquals(0, publisher.awaitExit(60, TimeUnit.SECONDS), "publisher: " + publisher.lines());
-                assertTrue(publisher.lines().contains("sent 5 messages to 239.77.1.93"), publisher.lines().toString());
+                assertTrue(publisher.lines().contains("sent 5 messages to " + group), publisher.lines().toString());
             }
             final List<String> expected = List.of("received: message 0", "received: message 1", "received: message 2",
                 "received: message 3", "received: message 4");
@@ -70,10 +73,10 @@ class ExamplesTest
     @Test
     void shouldWriteAndReadBackAMebibyteWithTheKeyFromPrivateData() throws Exception
     {
-        try (ExampleProcess server = ExampleProcess.start(RdmaWriteServer.class, "127.0.0.196"))
+        try (ExampleProcess server = ExampleProcess.start(RdmaWriteServer.class, TestNet.host(196)))
         {
-            try (ExampleProcess client = ExampleProcess.start(RdmaWriteClient.class, "127.0.0.196", port(server),
-                "127.0.0.197"))
+            try (ExampleProcess client = ExampleProcess.start(RdmaWriteClient.class, TestNet.host(196), port(server),
+                TestNet.host(197)))
             {
                 assertEquals(0, client.awaitExit(60, TimeUnit.SECONDS), "client: " + client.lines());
                 final String wrote = client.awaitLine(l -> l.startsWith("wrote and read back "), 1, TimeUnit.SECONDS);
@@ -89,10 +92,10 @@ class ExamplesTest
     @Test
     void shouldAnswerEveryUdRequestToTheAddressItCameFrom() throws Exception
     {
-        try (ExampleProcess server = ExampleProcess.start(UdServer.class, "127.0.0.198", "3"))
+        try (ExampleProcess server = ExampleProcess.start(UdServer.class, TestNet.host(198), "3"))
         {
-            try (ExampleProcess client = ExampleProcess.start(UdClient.class, "127.0.0.198", port(server),
-                "127.0.0.199", "3"))
+            try (ExampleProcess client = ExampleProcess.start(UdClient.class, TestNet.host(198), port(server),
+                TestNet.host(199), "3"))
             {
                 assertEquals(0, client.awaitExit(60, TimeUnit.SECONDS), "client: " + client.lines());
                 assertEquals(List.of("response: response 0", "response: response 1", "response: response 2"),
@@ -107,7 +110,7 @@ class ExamplesTest
     @Test
     void shouldServeManyClientsFromOneSharedReceiveQueue() throws Exception
     {
-        try (ExampleProcess server = ExampleProcess.start(SrqServer.class, "127.0.0.200", "3", "40"))
+        try (ExampleProcess server = ExampleProcess.start(SrqServer.class, TestNet.host(200), "3", "40"))
         {
             final String port = port(server);
             final List<ExampleProcess> clients = new ArrayList<>();
@@ -115,7 +118,7 @@ class ExamplesTest
             {
                 for (int i = 0; i < 3; i++)
                 {
-                    clients.add(ExampleProcess.start(SrqClient.class, "127.0.0.200", port, "127.0.0." + (201 + i),
+                    clients.add(ExampleProcess.start(SrqClient.class, TestNet.host(200), port, TestNet.host(201 + i),
                         "40"));
                 }
                 for (final ExampleProcess client : clients)

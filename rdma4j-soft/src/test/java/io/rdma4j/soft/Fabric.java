@@ -2,6 +2,7 @@ package io.rdma4j.soft;
 
 import io.rdma4j.soft.link.MemoryNetwork;
 import io.rdma4j.soft.link.UdpLink;
+import io.rdma4j.testing.TestNet;
 import io.rdma4j.verbs.Context;
 
 import java.net.InetAddress;
@@ -20,7 +21,6 @@ public final class Fabric implements AutoCloseable
         MEMORY, UDP
     }
 
-    private static int nextHost = 40 + (int)(ProcessHandle.current().pid() % 150);
 
     private final Kind kind;
     private final MemoryNetwork network = new MemoryNetwork(8192);
@@ -46,11 +46,8 @@ public final class Fabric implements AutoCloseable
     public Fabric(final Kind kind)
     {
         this.kind = kind;
-        synchronized (Fabric.class)
-        {
-            // each fabric takes its own 127.0.N.0/24 so tests never share a UDP address
-            subnet = nextHost++ % 250 + 1;
-        }
+        // each fabric takes a /24 of this JVM's own, so neither tests nor concurrent builds share a UDP address
+        subnet = TestNet.nextSubnet();
     }
 
     /**
@@ -121,18 +118,11 @@ public final class Fabric implements AutoCloseable
 
     /**
      * @param n host number.
-     * @return 127.&lt;this fabric's subnet&gt;.0.n (loopback).
+     * @return 127.&lt;this JVM's slot&gt;.&lt;this fabric's subnet&gt;.n (loopback, see {@link TestNet}).
      */
     public InetAddress address(final int n)
     {
-        try
-        {
-            return InetAddress.getByAddress(new byte[] {127, (byte)subnet, 0, (byte)n});
-        }
-        catch (final java.net.UnknownHostException ex)
-        {
-            throw new IllegalStateException(ex);
-        }
+        return TestNet.address(subnet, n);
     }
 
     @Override

@@ -4,6 +4,7 @@ import io.rdma4j.soft.link.Ipv4;
 import io.rdma4j.soft.wire.Opcode;
 import io.rdma4j.soft.wire.PacketBuilder;
 import io.rdma4j.soft.wire.PacketInfo;
+import io.rdma4j.testing.TestNet;
 import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.RecvWr;
 import io.rdma4j.verbs.SendFlags;
@@ -42,6 +43,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(60)
 class ForeignSenderTest
 {
+    private static final int SUBNET = TestNet.nextSubnet();
     private static final int VICTIM_PSN = 0x123456;
     private static final int PEER_PSN = 0x654321;
     private static final int LENGTH = 64;
@@ -244,13 +246,6 @@ class ForeignSenderTest
 
     private static InetAddress address(final int host)
     {
-        try
-        {
-            return InetAddress.getByAddress(new byte[] {127, 0, 77, (byte)host});
-        }
-        catch (final java.net.UnknownHostException ex)
-        {
-            throw new IllegalStateException(ex);
-        }
+        return TestNet.address(SUBNET, host);
     }
 }

@@ -1,5 +1,6 @@
 package io.rdma4j.soft;
 
+import io.rdma4j.testing.TestNet;
 import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.Device;
@@ -34,7 +35,7 @@ class InjectedLossTest
     @BeforeAll
     static void configure()
     {
-        System.setProperty("rdma4j.soft.address", "127.0.0.61,127.0.0.62");
+        System.setProperty("rdma4j.soft.address", TestNet.host(61) + "," + TestNet.host(62));
         System.setProperty("rdma4j.soft.loss", Double.toString(LOSS));
         System.setProperty("rdma4j.soft.loss.seed", Long.toString(SEED));
     }
@@ -85,7 +86,7 @@ class InjectedLossTest
     @Test
     void shouldRefuseALossThatIsNotAFraction() throws Exception
     {
-        final InetAddress address = InetAddress.ofLiteral("127.0.0.63");
+        final InetAddress address = TestNet.hostAddress(63);
         System.setProperty("rdma4j.soft.loss", "1.5");
         try
         {

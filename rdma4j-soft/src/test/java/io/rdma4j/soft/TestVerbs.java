@@ -1,5 +1,6 @@
 package io.rdma4j.soft;
 
+import io.rdma4j.testing.TestNet;
 import io.rdma4j.verbs.CompletionQueue;
 import io.rdma4j.verbs.Gid;
 import io.rdma4j.verbs.WorkCompletion;
@@ -65,14 +66,14 @@ final class TestVerbs
     }
 
     /**
-     * A multicast group of this test JVM's own: 239.P.77.n with P from the process id, so that two test
-     * runs on one machine (two builds) never hear each other's groups over the UDP link.
+     * A multicast group of this test JVM's own (see {@link TestNet}), so that two test runs on one machine
+     * (two builds) never hear each other's groups over the UDP link.
      *
      * @param n 1..254, which of this JVM's groups.
      * @return the group's GID.
      */
     static Gid group(final int n)
     {
-        return Gid.parse("239." + (20 + ProcessHandle.current().pid() % 200) + ".77." + n);
+        return Gid.parse(TestNet.group(n));
     }
 }

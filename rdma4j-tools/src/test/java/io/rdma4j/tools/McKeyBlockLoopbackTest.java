@@ -1,5 +1,6 @@
 package io.rdma4j.tools;
 
+import io.rdma4j.testing.TestNet;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -21,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class McKeyBlockLoopbackTest
 {
     private static final int COUNT = 20;
-    private static final String GROUP = "239.255.44.30";
+    private static final String GROUP = TestNet.group(44, 30);
 
     private final List<RoleProcess> children = new ArrayList<>();
 
@@ -45,10 +46,10 @@ class McKeyBlockLoopbackTest
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void shouldSendAndReceiveWithoutLoopback() throws Exception
     {
-        final RoleProcess receiver = start("receiver", "127.44.3.1");
+        final RoleProcess receiver = start("receiver", TestNet.host(3, 1));
         assertTrue(receiver.joined().get(60, TimeUnit.SECONDS), "the receiver joined: " + receiver.lines());
 
-        final RoleProcess sender = start("sender", "127.44.3.2", "-s");
+        final RoleProcess sender = start("sender", TestNet.host(3, 2), "-s");
 
         assertEquals(0, sender.await(60, TimeUnit.SECONDS), "sender status; output: " + sender.lines());
         assertEquals(0, receiver.await(60, TimeUnit.SECONDS), "receiver status; output: " + receiver.lines());

@@ -1,5 +1,6 @@
 package io.rdma4j.tools;
 
+import io.rdma4j.testing.TestNet;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramLogReader;
 import org.junit.jupiter.api.AfterEach;
@@ -25,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 class McKeyHistogramTest
 {
     private static final int COUNT = 25;
-    private static final String GROUP = "239.255.44.40";
+    private static final String GROUP = TestNet.group(44, 40);
 
     private final List<RoleProcess> children = new ArrayList<>();
 
@@ -50,9 +51,9 @@ class McKeyHistogramTest
     void shouldWriteTheReceiversLatenciesAsAnHdrHistogramLog(@TempDir final Path dir) throws Exception
     {
         final Path log = dir.resolve("mckey.hlog");
-        final RoleProcess receiver = start("receiver", "127.44.4.1", "--histogram", log.toString());
+        final RoleProcess receiver = start("receiver", TestNet.host(4, 1), "--histogram", log.toString());
         receiver.joined().get(60, TimeUnit.SECONDS);
-        final RoleProcess sender = start("sender", "127.44.4.2", "-s");
+        final RoleProcess sender = start("sender", TestNet.host(4, 2), "-s");
         assertEquals(0, sender.await(60, TimeUnit.SECONDS), "sender status; output: " + sender.lines());
         assertEquals(0, receiver.await(60, TimeUnit.SECONDS), "receiver status; output: " + receiver.lines());
 

@@ -1,5 +1,6 @@
 package io.rdma4j.tools;
 
+import io.rdma4j.testing.TestNet;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -52,17 +53,17 @@ class McKeyPlainSenderTest
 
         String receiverAddress()
         {
-            return "127.44.1." + (10 + 2 * ordinal());
+            return TestNet.host(1, 10 + 2 * ordinal());
         }
 
         String senderAddress()
         {
-            return "127.44.1." + (11 + 2 * ordinal());
+            return TestNet.host(1, 11 + 2 * ordinal());
         }
 
         String group()
         {
-            return "239.255.44." + (10 + ordinal());
+            return TestNet.group(44, 10 + ordinal());
         }
     }
 

@@ -1,5 +1,6 @@
 package io.rdma4j.tools;
 
+import io.rdma4j.testing.TestNet;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramLogReader;
 import org.junit.jupiter.api.AfterEach;
@@ -42,7 +43,7 @@ class MulticastEndToEndTest
 
     private static List<String> mckey(final String address, final String... extra)
     {
-        final List<String> args = new ArrayList<>(List.of("mckey", "-m", "239.255.7.1", "-b", address,
+        final List<String> args = new ArrayList<>(List.of("mckey", "-m", TestNet.group(7, 1), "-b", address,
             "-C", Integer.toString(COUNT), "--delay-ms", "0", "--timeout", "30"));
         args.addAll(List.of(extra));
         return args;
@@ -55,17 +56,18 @@ class MulticastEndToEndTest
         final List<RoleProcess> receivers = new ArrayList<>();
         for (int i = 1; i <= 3; i++)
         {
-            receivers.add(start("receiver-" + i, "127.0.0.2" + i, mckey("127.0.0.2" + i)));
+            receivers.add(start("receiver-" + i, TestNet.host(20 + i), mckey(TestNet.host(20 + i))));
         }
-        final RoleProcess member = start("send-only", "127.0.0.24",
-            mckey("127.0.0.24", "-o", "--expect", "0", "--stop-on-stdin"));
+        final RoleProcess member = start("send-only", TestNet.host(24),
+            mckey(TestNet.host(24), "-o", "--expect", "0", "--stop-on-stdin"));
         final List<CompletableFuture<Boolean>> joins = new ArrayList<>();
         receivers.forEach(r -> joins.add(r.joined()));
         joins.add(member.joined());
         CompletableFuture.allOf(joins.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
         joins.forEach(j -> assertTrue(j.join(), "every member prints 'joined' before the sender starts"));
 
-        final RoleProcess sender = start("sender", "127.0.0.20", mckey("127.0.0.20", "-s", "--interval-us", "20"));
+        final RoleProcess sender =
+            start("sender", TestNet.host(20), mckey(TestNet.host(20), "-s", "--interval-us", "20"));
 
         assertEquals(0, sender.await(60, TimeUnit.SECONDS), "sender exit status");
         assertTrue(sender.lines().contains("initiating data transfers"));
@@ -88,8 +90,10 @@ class MulticastEndToEndTest
     void shouldRunTheWholeDemoInOneCommand() throws Exception
     {
         final Path histograms = Files.createTempDirectory("demo-histograms");
-        final RoleProcess demo = start("demo", "-", List.of("demo", "-C", Integer.toString(COUNT), "-m", "239.255.7.2",
-            "--sender", "127.0.0.30", "--receivers", "127.0.0.31,127.0.0.32,127.0.0.33", "--member", "127.0.0.34",
+        final String receivers = TestNet.host(31) + "," + TestNet.host(32) + "," + TestNet.host(33);
+        final RoleProcess demo = start("demo", "-", List.of("demo", "-C", Integer.toString(COUNT),
+            "-m", TestNet.group(7, 2), "--sender", TestNet.host(30), "--receivers", receivers,
+            "--member", TestNet.host(34),
             "--timeout", "30", "--histogram", histograms.resolve("demo").toString()));
 
         assertEquals(0, demo.await(150, TimeUnit.SECONDS), "demo exit status");
@@ -107,7 +111,8 @@ class MulticastEndToEndTest
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void shouldRefuseAMessageLargerThanTheActiveMtu() throws Exception
     {
-        final RoleProcess mckey = start("big", "127.0.0.40", List.of("mckey", "-m", "239.255.7.3", "-b", "127.0.0.40",
+        final RoleProcess mckey = start("big", TestNet.host(40), List.of("mckey", "-m", TestNet.group(7, 3),
+            "-b", TestNet.host(40),
             "-S", "5000", "-C", "1", "--delay-ms", "0", "--timeout", "10"));
 
         assertEquals(256 - 22, mckey.await(30, TimeUnit.SECONDS), "mckey returns -EINVAL from main");
@@ -118,8 +123,8 @@ class MulticastEndToEndTest
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void shouldTimeOutAReceiverThatGetsNothing() throws Exception
     {
-        final RoleProcess mckey = start("lonely", "127.0.0.42", List.of("mckey", "-m", "239.255.7.5", "-b",
-            "127.0.0.42", "-C", "5", "--delay-ms", "0", "--timeout", "2"));
+        final RoleProcess mckey = start("lonely", TestNet.host(42), List.of("mckey", "-m", TestNet.group(7, 5), "-b",
+            TestNet.host(42), "-C", "5", "--delay-ms", "0", "--timeout", "2"));
 
         assertEquals(256 - 110, mckey.await(45, TimeUnit.SECONDS), "mckey returns -ETIMEDOUT from main");
         assertEquals(5, mckey.summaryValue("missing"));

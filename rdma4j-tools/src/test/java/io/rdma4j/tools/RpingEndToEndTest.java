@@ -1,5 +1,6 @@
 package io.rdma4j.tools;
 
+import io.rdma4j.testing.TestNet;
 import io.rdma4j.tools.rping.PingPattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -22,7 +23,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * address, connected through the connection manager (REQ/REP/RTU, DREQ/DREP). The server runs
  * with -d, whose trace says when it listens; only then does a client start. As with rping, the
  * server's -S must be at least the client's: it READs the client's whole buffer into its own.
- * Addresses 127.0.0.15x and ports 1717x keep these clear of the other end-to-end tests.
+ * Addresses of the test JVM's own ({@link TestNet}) and ports 1717x keep these clear of the other end-to-end
+ * tests and of concurrent builds.
  */
 class RpingEndToEndTest
 {
@@ -72,9 +74,9 @@ class RpingEndToEndTest
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
     void shouldPingValidateAndDisconnect() throws Exception
     {
-        final ToolProcess server = listeningServer("-v", "-S", "100", "-a", "127.0.0.151", "-p", "17171");
+        final ToolProcess server = listeningServer("-v", "-S", "100", "-a", TestNet.host(151), "-p", "17171");
         final ToolProcess client = start("client", List.of("rping", "-c", "-v", "-V", "-C", "10", "-S", "100",
-            "-a", "127.0.0.151", "-I", "127.0.0.152", "-p", "17171"));
+            "-a", TestNet.host(151), "-I", TestNet.host(152), "-p", "17171"));
 
         assertEquals(0, client.await(120, TimeUnit.SECONDS), "client exit status; its output: " + client.lines());
         assertEquals(0, server.await(60, TimeUnit.SECONDS), "server exit status; its output: " + server.lines());
@@ -96,9 +98,9 @@ class RpingEndToEndTest
         throws Exception
     {
         // -q: ibv_create_qp, then rdma_init_qp_attr for INIT/RTR/RTS, and rdma_establish on the client
-        final List<String> serverArgs = new ArrayList<>(List.of("-v", "-a", "127.0.0.157", "-p", "17174"));
+        final List<String> serverArgs = new ArrayList<>(List.of("-v", "-a", TestNet.host(157), "-p", "17174"));
         final List<String> clientArgs = new ArrayList<>(List.of("rping", "-c", "-v", "-V", "-C", "5",
-            "-a", "127.0.0.157", "-I", "127.0.0.158", "-p", "17174"));
+            "-a", TestNet.host(157), "-I", TestNet.host(158), "-p", "17174"));
         if (serverSelf)
         {
             serverArgs.add("-q");
@@ -122,9 +124,9 @@ class RpingEndToEndTest
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
     void shouldPingTheLargestSizeQuietly() throws Exception
     {
-        final ToolProcess server = listeningServer("-S", "65535", "-a", "127.0.0.153", "-p", "17172");
+        final ToolProcess server = listeningServer("-S", "65535", "-a", TestNet.host(153), "-p", "17172");
         final ToolProcess client = start("client", List.of("rping", "-c", "-V", "-C", "3", "-S", "65535",
-            "-a", "127.0.0.153", "-I", "127.0.0.154", "-p", "17172"));
+            "-a", TestNet.host(153), "-I", TestNet.host(154), "-p", "17172"));
 
         assertEquals(0, client.await(120, TimeUnit.SECONDS), "client exit status; its output: " + client.lines());
         assertEquals(0, server.await(60, TimeUnit.SECONDS), "server exit status; its output: " + server.lines());
@@ -137,16 +139,16 @@ class RpingEndToEndTest
     void shouldServeClientAfterClientWhenPersistent() throws Exception
     {
         // the server's default -S (64) holds the clients' 40-byte pings
-        final ToolProcess server = listeningServer("-P", "-a", "127.0.0.155", "-p", "17173");
+        final ToolProcess server = listeningServer("-P", "-a", TestNet.host(155), "-p", "17173");
 
         final ToolProcess first = start("client-1", List.of("rping", "-c", "-V", "-v", "-C", "5", "-S", "40",
-            "-a", "127.0.0.155", "-I", "127.0.0.156", "-p", "17173"));
+            "-a", TestNet.host(155), "-I", TestNet.host(156), "-p", "17173"));
         assertEquals(0, first.await(120, TimeUnit.SECONDS), "first client; its output: " + first.lines());
         assertTrue(server.awaitLines(SERVER_DISCONNECT, 1, 30, TimeUnit.SECONDS), "first disconnect seen");
 
         // no -I: the client takes a free 127.0.0.x by itself, as the pingpong tools do
         final ToolProcess second = start("client-2", List.of("rping", "-c", "-V", "-v", "-C", "5", "-S", "40",
-            "-a", "127.0.0.155", "-p", "17173"));
+            "-a", TestNet.host(155), "-p", "17173"));
         assertEquals(0, second.await(120, TimeUnit.SECONDS), "second client; its output: " + second.lines());
         assertTrue(server.awaitLines(SERVER_DISCONNECT, 2, 30, TimeUnit.SECONDS), "second disconnect seen");
 

@@ -1,5 +1,6 @@
 package io.rdma4j.tools;
 
+import io.rdma4j.testing.TestNet;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -54,9 +55,9 @@ class RpingFailureTest
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void shouldFailTheClientWhenTheServerGoesAwayMidRun() throws Exception
     {
-        final ToolProcess server = listeningServer("-a", "127.44.2.1", "-p", "17441");
+        final ToolProcess server = listeningServer("-a", TestNet.host(2, 1), "-p", "17441");
         final ToolProcess client = start("client", "rping", "-c", "-v", "-C", "0",
-            "-a", "127.44.2.1", "-I", "127.44.2.2", "-p", "17441");
+            "-a", TestNet.host(2, 1), "-I", TestNet.host(2, 2), "-p", "17441");
         assertTrue(client.awaitLines(CLIENT_PING, 3, 60, TimeUnit.SECONDS), "pings before: " + client.lines());
 
         server.terminate();
@@ -70,9 +71,9 @@ class RpingFailureTest
     void shouldFailBothEndsWhenTheServerCannotTakeThePing() throws Exception
     {
         // the server READs the client's whole 100-byte buffer into its own 40 bytes: its READ fails
-        final ToolProcess server = listeningServer("-S", "40", "-a", "127.44.2.3", "-p", "17442");
+        final ToolProcess server = listeningServer("-S", "40", "-a", TestNet.host(2, 3), "-p", "17442");
         final ToolProcess client = start("client", "rping", "-c", "-C", "5", "-S", "100",
-            "-a", "127.44.2.3", "-I", "127.44.2.4", "-p", "17442");
+            "-a", TestNet.host(2, 3), "-I", TestNet.host(2, 4), "-p", "17442");
 
         assertEquals(RPING_FAILED, client.await(60, TimeUnit.SECONDS), "client status; output: " + client.lines());
         assertTrue(client.lines().contains("rping client failed: -1"), client.lines().toString());
@@ -86,9 +87,9 @@ class RpingFailureTest
     void shouldFailAClientWhoseConnectionIsRejected() throws Exception
     {
         // a device on the address, but nothing listening on the port the client asks for
-        listeningServer("-a", "127.44.2.5", "-p", "17443");
+        listeningServer("-a", TestNet.host(2, 5), "-p", "17443");
         final ToolProcess client = start("client", "rping", "-c", "-C", "1",
-            "-a", "127.44.2.5", "-I", "127.44.2.6", "-p", "17444");
+            "-a", TestNet.host(2, 5), "-I", TestNet.host(2, 6), "-p", "17444");
 
         assertEquals(RPING_FAILED, client.await(60, TimeUnit.SECONDS), "client status; output: " + client.lines());
         assertTrue(client.lines().contains("rping client failed: -1"), client.lines().toString());

@@ -1,5 +1,6 @@
 package io.rdma4j.tools;
 
+import io.rdma4j.testing.TestNet;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -53,22 +54,22 @@ class StatCommandTest
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void shouldShowAnotherProcesssDeviceLiveAndForgetItOnceKilled(@TempDir final Path dir) throws Exception
     {
-        receiver = ToolProcess.start("receiver", List.of("mckey", "-m", "239.255.44.50", "-b", "127.44.5.1",
+        receiver = ToolProcess.start("receiver", List.of("mckey", "-m", TestNet.group(44, 50), "-b", TestNet.host(5, 1),
             "-C", "5", "--delay-ms", "0", "--timeout", "60"), line -> line.startsWith("mckey: joined"),
             Map.of("RDMA4J_STAT_DIR", dir.toString()));
         assertTrue(receiver.ready().get(60, TimeUnit.SECONDS), "the receiver joined: " + receiver.lines());
 
         // the describe section is written when the device opens and then once a second: wait for the group
         String shown = stat(dir, "-a");
-        for (int i = 0; i < 100 && !shown.contains("group 239.255.44.50 1 QP attached"); i++)
+        for (int i = 0; i < 100 && !shown.contains("group " + TestNet.group(44, 50) + " 1 QP attached"); i++)
         {
             TimeUnit.MILLISECONDS.sleep(100);
             shown = stat(dir, "-a");
         }
-        assertTrue(shown.contains(" 127.44.5.1 pid " + receiver.pid() + " up "), shown);
+        assertTrue(shown.contains(" " + TestNet.host(5, 1) + " pid " + receiver.pid() + " up "), shown);
         assertTrue(shown.matches("(?s).*\\n    rcvd_pkts +\\d+\\n.*"), "every counter with -a: " + shown);
         assertTrue(shown.matches("(?s).*\\n    qp 0x[0-9a-f]{6} UD RTS.*"), "its UD QP: " + shown);
-        assertTrue(shown.contains("group 239.255.44.50 1 QP attached"), shown);
+        assertTrue(shown.contains("group " + TestNet.group(44, 50) + " 1 QP attached"), shown);
 
         receiver.destroy();
         final String after = stat(dir);

@@ -1,5 +1,6 @@
 package io.rdma4j.tools;
 
+import io.rdma4j.testing.TestNet;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -78,14 +79,14 @@ class UdaddyEndToEndTest
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
     void shouldExchangeTheDefaultTenMessages() throws Exception
     {
-        exchange("127.0.0.161", "127.0.0.162");
+        exchange(TestNet.host(161), TestNet.host(162));
     }
 
     @Test
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
     void shouldExchangeOnSeveralPathsAtOnce() throws Exception
     {
-        exchange("127.0.0.163", "127.0.0.164", "-c", "3", "-C", "50", "-S", "1000");
+        exchange(TestNet.host(163), TestNet.host(164), "-c", "3", "-C", "50", "-S", "1000");
     }
 
     @Test
@@ -93,7 +94,8 @@ class UdaddyEndToEndTest
     void shouldRefuseAMessageLargerThanTheActiveMtu() throws Exception
     {
         // the client checks the size once the route is resolved, before any connection request
-        final ToolProcess client = start("client", udaddy("-s", "127.0.0.165", "-b", "127.0.0.166", "-S", "5000"));
+        final ToolProcess client =
+            start("client", udaddy("-s", TestNet.host(165), "-b", TestNet.host(166), "-S", "5000"));
 
         assertEquals(-22 & 0xFF, client.await(60, TimeUnit.SECONDS), "exit status; output: " + client.lines());
         assertEquals(List.of("udaddy: starting client", "udaddy: connecting",

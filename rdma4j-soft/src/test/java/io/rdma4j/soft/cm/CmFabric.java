@@ -8,6 +8,7 @@ import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.link.MemoryLink;
 import io.rdma4j.soft.link.MemoryNetwork;
 import io.rdma4j.soft.link.UdpLink;
+import io.rdma4j.testing.TestNet;
 import io.rdma4j.verbs.Context;
 
 import java.net.InetAddress;
@@ -15,13 +16,13 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Soft devices registered with the provider so the connection manager finds them by address:
  * either on one in-memory network (addresses 10.201.N.x, which the host does not own, so only
- * registration makes them bindable) or over UDP on private loopback addresses 127.P.N.x, where P
- * comes from the process id so that concurrent test runs on one host do not collide.
+ * registration makes them bindable) or over UDP on loopback addresses of this JVM's own (see {@link TestNet}),
+ * so that concurrent test runs on one host do not collide.
  */
 final class CmFabric implements AutoCloseable
 {
@@ -31,8 +32,8 @@ final class CmFabric implements AutoCloseable
         MEMORY, UDP
     }
 
-    private static final int PID_BYTE = 150 + (int)(ProcessHandle.current().pid() % 100);
-    private static int nextSubnet = (int)(ProcessHandle.current().pid() % 200);
+    private static final int GROUP_SUBNET = TestNet.nextSubnet();
+    private static final AtomicInteger NEXT_GROUP = new AtomicInteger();
 
     private final Kind kind;
     private final MemoryNetwork network = new MemoryNetwork();
@@ -42,10 +43,7 @@ final class CmFabric implements AutoCloseable
     CmFabric(final Kind kind)
     {
         this.kind = kind;
-        synchronized (CmFabric.class)
-        {
-            subnet = nextSubnet++ % 250 + 1;
-        }
+        subnet = TestNet.nextSubnet();
     }
 
     Kind kind()
@@ -63,12 +61,13 @@ final class CmFabric implements AutoCloseable
 
     InetAddress address(final int host)
     {
-        final byte[] raw = kind == Kind.MEMORY ?
-            new byte[] {10, (byte)201, (byte)subnet, (byte)host} :
-            new byte[] {127, (byte)PID_BYTE, (byte)subnet, (byte)host};
+        if (kind == Kind.UDP)
+        {
+            return TestNet.address(subnet, host);
+        }
         try
         {
-            return InetAddress.getByAddress(raw);
+            return InetAddress.getByAddress(new byte[] {10, (byte)201, (byte)subnet, (byte)host});
         }
         catch (final UnknownHostException ex)
         {
@@ -107,20 +106,11 @@ final class CmFabric implements AutoCloseable
     }
 
     /**
-     * @return a fresh group address, 239.P.x.y, unlikely to be used by another process.
+     * @return a group of this JVM's own that no earlier call returned (until 254 calls wrap around).
      */
     static InetSocketAddress group()
     {
-        final ThreadLocalRandom random = ThreadLocalRandom.current();
-        try
-        {
-            return new InetSocketAddress(InetAddress.getByAddress(new byte[] {(byte)239, (byte)PID_BYTE,
-                (byte)random.nextInt(1, 255), (byte)random.nextInt(1, 255)}), 0);
-        }
-        catch (final UnknownHostException ex)
-        {
-            throw new IllegalStateException(ex);
-        }
+        return new InetSocketAddress(TestNet.groupAddress(GROUP_SUBNET, NEXT_GROUP.getAndIncrement() % 254 + 1), 0);
     }
 
     /**

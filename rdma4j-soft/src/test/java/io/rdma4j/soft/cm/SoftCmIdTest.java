@@ -8,6 +8,7 @@ import io.rdma4j.cm.PortSpace;
 import io.rdma4j.cm.RdmaCm;
 import io.rdma4j.soft.SoftDevice;
 import io.rdma4j.soft.SoftProvider;
+import io.rdma4j.testing.TestNet;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.CompletionQueue;
 import io.rdma4j.verbs.Errno;
@@ -234,9 +235,7 @@ class SoftCmIdTest
     @Test
     void shouldMakeAUdpDeviceOnDemandForAnUnregisteredLoopbackAddress() throws Exception
     {
-        final long pid = ProcessHandle.current().pid();
-        final InetAddress address = InetAddress.getByAddress(
-            new byte[] {127, (byte)(150 + pid % 100), (byte)252, (byte)(1 + pid % 250)});
+        final InetAddress address = TestNet.address(TestNet.nextSubnet(), 1);
         assertNull(CmDevices.registered(address));
         SoftDevice made = null;
         try (EventChannel channel = SoftEventChannel.create())

@@ -1,5 +1,6 @@
 package io.rdma4j.soft.link;
 
+import io.rdma4j.testing.TestNet;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -9,13 +10,16 @@ import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Helpers shared by the link tests.
  */
 final class LinkTesting
 {
+    private static final int GROUP_SUBNET = TestNet.nextSubnet();
+    private static final AtomicInteger NEXT_GROUP = new AtomicInteger();
+
     private LinkTesting()
     {
     }
@@ -50,12 +54,12 @@ final class LinkTesting
     }
 
     /**
-     * An administratively scoped group (239.255.0.0/16) unlikely to be used by a parallel run.
+     * A group of this JVM's own (see {@link TestNet}) that no earlier call returned, so neither another test
+     * nor a concurrent build hears it.
      */
     static InetAddress randomGroup()
     {
-        final ThreadLocalRandom random = ThreadLocalRandom.current();
-        return address("239.255." + random.nextInt(1, 255) + "." + random.nextInt(1, 255));
+        return TestNet.groupAddress(GROUP_SUBNET, NEXT_GROUP.getAndIncrement() % 254 + 1);
     }
 
     static ByteBuffer datagram(final String text)

@@ -9,6 +9,7 @@ import static io.rdma4j.soft.link.LinkTesting.text;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.rdma4j.testing.TestNet;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.InetAddress;
@@ -32,12 +33,12 @@ class UdpLinkProcessTest
     {
         final int port = freePort();
         final InetAddress group = randomGroup();
-        final InetAddress senderAddress = address("127.0.0.2");
-        final InetAddress localMemberAddress = address("127.0.0.3");
+        final InetAddress senderAddress = TestNet.hostAddress(2);
+        final InetAddress localMemberAddress = TestNet.hostAddress(3);
         final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         final Process peer = new ProcessBuilder(
             java, "-cp", System.getProperty("java.class.path"), UdpLinkPeer.class.getName(),
-            "127.0.0.6", Integer.toString(port), group.getHostAddress())
+            TestNet.host(6), Integer.toString(port), group.getHostAddress())
             .redirectError(ProcessBuilder.Redirect.INHERIT)
             .start();
 
@@ -55,7 +56,8 @@ class UdpLinkProcessTest
             final DatagramInfo info = new DatagramInfo();
             assertTrue(receiveWithin(localMember, buffer, info, 5_000));
             assertEquals("to-both", text(buffer));
-            assertEquals("to-both from 127.0.0.2 to " + group.getHostAddress(), lines.readLine());
+            assertEquals("to-both from " + senderAddress.getHostAddress() + " to " + group.getHostAddress(),
+                lines.readLine());
         }
         finally
         {

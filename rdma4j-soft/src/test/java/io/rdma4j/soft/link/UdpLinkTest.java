@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.rdma4j.testing.TestNet;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -32,9 +33,9 @@ class UdpLinkTest
 {
     private static final long WAIT_MILLIS = 5_000;
 
-    private final InetAddress addressA = address("127.0.0.2");
-    private final InetAddress addressB = address("127.0.0.3");
-    private final InetAddress addressC = address("127.0.0.4");
+    private final InetAddress addressA = TestNet.hostAddress(2);
+    private final InetAddress addressB = TestNet.hostAddress(3);
+    private final InetAddress addressC = TestNet.hostAddress(4);
     private final ByteBuffer buffer = ByteBuffer.allocateDirect(2048);
     private final DatagramInfo info = new DatagramInfo();
     private int port;
@@ -225,13 +226,14 @@ class UdpLinkTest
     @Test
     void shouldNameAddressAndPortWhenThePortIsInUse() throws IOException
     {
-        final InetAddress taken = address("127.0.0.5");
+        final InetAddress taken = TestNet.hostAddress(5);
         try (DatagramChannel other = DatagramChannel.open(StandardProtocolFamily.INET))
         {
             other.bind(new InetSocketAddress(taken, port));
 
             final IllegalStateException ex = assertThrows(IllegalStateException.class, () -> new UdpLink(taken, port));
-            assertTrue(ex.getMessage().startsWith("127.0.0.5:" + port + " is already in use by another process"),
+            assertTrue(ex.getMessage().startsWith(
+                taken.getHostAddress() + ":" + port + " is already in use by another process"),
                 ex.getMessage());
             assertTrue(ex.getMessage().contains("each process needs its own address (127.x.y.z"), ex.getMessage());
         }

@@ -1,5 +1,6 @@
 package io.rdma4j.tools.perf;
 
+import io.rdma4j.testing.TestNet;
 import io.rdma4j.tools.ToolProcess;
 import org.HdrHistogram.EncodableHistogram;
 import org.HdrHistogram.Histogram;
@@ -55,7 +56,7 @@ class PerfEndToEndTest
      */
     private List<List<String>> run(final int host, final List<String> args) throws Exception
     {
-        final String serverAddress = "127.0.0." + host;
+        final String serverAddress = TestNet.host(host);
         final String port = String.valueOf(18900 + host - 200);
         final List<String> server = new ArrayList<>(List.of("perf"));
         server.addAll(args);
@@ -64,7 +65,7 @@ class PerfEndToEndTest
         assertTrue(s.ready().get(60, TimeUnit.SECONDS), "the server never said it was listening");
         final List<String> client = new ArrayList<>(List.of("perf"));
         client.addAll(args);
-        client.addAll(List.of("--address", "127.0.0." + (host + 1), "-p", port, serverAddress));
+        client.addAll(List.of("--address", TestNet.host(host + 1), "-p", port, serverAddress));
         final ToolProcess c = start("client", client, line -> false);
         assertEquals(0, c.await(180, TimeUnit.SECONDS), "client exit status");
         assertEquals(0, s.await(60, TimeUnit.SECONDS), "server exit status");
@@ -208,7 +209,7 @@ class PerfEndToEndTest
     {
         final List<String> argv = new ArrayList<>(Arrays.asList(args.trim().split(" +")));
         argv.addAll(List.of("-M", "2", "--group", group, "-p", String.valueOf(18900 + host - 200)));
-        final String sender = "127.0.0." + host;
+        final String sender = TestNet.host(host);
         final List<String> server = new ArrayList<>(List.of("perf"));
         server.addAll(argv);
         server.addAll(List.of("--address", sender));
@@ -219,7 +220,7 @@ class PerfEndToEndTest
         {
             final List<String> client = new ArrayList<>(List.of("perf"));
             client.addAll(argv);
-            client.addAll(List.of("--address", "127.0.0." + (host + i), sender));
+            client.addAll(List.of("--address", TestNet.host(host + i), sender));
             receivers.add(start("receiver" + i, client, line -> false));
         }
         for (final ToolProcess r : receivers)

@@ -1,5 +1,6 @@
 package io.rdma4j.tools.pingpong;
 
+import io.rdma4j.testing.TestNet;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -20,16 +21,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Each pingpong tool as two processes on one machine ({@link PingPongPair}), each with its own soft
  * device on its own loopback address; the lines each prints are pinned to rdma-core's.
  * <p>
- * Addresses 127.0.0.1xx and TCP ports 186xx keep these clear of the other end-to-end tests; the
- * default-command-line test runs rdma4j's literal default command lines, so it needs 127.0.0.1,
- * 127.0.0.2 and TCP 18515 free.
+ * Addresses of the test JVM's own ({@link TestNet}) and TCP ports 186xx keep these clear of the other
+ * end-to-end tests and of concurrent builds; the default-command-line test runs rdma4j's literal default
+ * command lines, so it needs 127.0.0.1, 127.0.0.2 and TCP 18515, and takes them under
+ * {@link TestNet#lockDefaultAddresses()}.
  */
 class PingPongEndToEndTest
 {
     private static final String LOCAL = "  local address:  LID 0x0000, QPN 0x[0-9a-f]{6}, PSN 0x[0-9a-f]{6}%s GID " +
-        "::ffff:127\\.0\\.0\\.\\d+";
+        "::ffff:127\\.\\d+\\.\\d+\\.\\d+";
     private static final Pattern REMOTE = Pattern.compile(
-        "  remote address: LID 0x0000, QPN 0x[0-9a-f]{6}, PSN 0x[0-9a-f]{6}, GID ::ffff:127\\.0\\.0\\.\\d+");
+        "  remote address: LID 0x0000, QPN 0x[0-9a-f]{6}, PSN 0x[0-9a-f]{6}, GID ::ffff:127\\.\\d+\\.\\d+\\.\\d+");
     private static final Pattern BYTES = Pattern.compile("\\d+ bytes in \\d+\\.\\d\\d seconds = [\\d.]+ Mbit/sec");
     private static final Pattern INJECTED_LOSS = Pattern.compile(
         "injected loss: (\\d+) of \\d+ datagrams sent were dropped; retransmitted_pkts (\\d+), .*");
@@ -61,13 +63,13 @@ class PingPongEndToEndTest
         final List<String> options;
 
         /**
-         * @param serverHost the server's last octet in 127.0.0.x; the client takes the next.
+         * @param serverHost the server's host number in {@link TestNet#host(int)}; the client takes the next.
          */
         Run(final String tool, final int serverHost, final int tcpPort, final long bytes, final String... options)
         {
             this.tool = tool;
-            this.serverAddress = "127.0.0." + serverHost;
-            this.clientAddress = "127.0.0." + (serverHost + 1);
+            this.serverAddress = TestNet.host(serverHost);
+            this.clientAddress = TestNet.host(serverHost + 1);
             this.tcpPort = tcpPort;
             this.bytes = bytes;
             this.options = List.of(options);
@@ -148,8 +150,12 @@ class PingPongEndToEndTest
     {
         // Exactly `rdma4j rc_pingpong -n 1000 -s 65536` and `rdma4j rc_pingpong -n 1000 -s 65536 127.0.0.1`:
         // the server takes 127.0.0.1, the client moves itself to a free 127.0.0.x.
-        final List<String> client = pair.run(List.of("rc_pingpong", "-n", "1000", "-s", "65536"),
-            List.of("rc_pingpong", "-n", "1000", "-s", "65536", "127.0.0.1")).client();
+        final List<String> client;
+        try (AutoCloseable defaults = TestNet.lockDefaultAddresses())
+        {
+            client = pair.run(List.of("rc_pingpong", "-n", "1000", "-s", "65536"),
+                List.of("rc_pingpong", "-n", "1000", "-s", "65536", "127.0.0.1")).client();
+        }
 
         checkReport(client, 1, ",");
         assertTrue(!client.getFirst().endsWith("GID ::ffff:127.0.0.1"), client.getFirst());
@@ -163,11 +169,13 @@ class PingPongEndToEndTest
     {
         // each process's device drops a tenth of what it sends; RC recovers, and -c checks the data
         final List<String> options = List.of("-n", "200", "-s", "4096", "-m", "1024", "-c");
-        final List<String> server = new ArrayList<>(List.of("rc_pingpong", "--address", "127.0.0.113", "-p", "18607"));
+        final List<String> server =
+            new ArrayList<>(List.of("rc_pingpong", "--address", TestNet.host(113), "-p", "18607"));
         server.addAll(options);
-        final List<String> client = new ArrayList<>(List.of("rc_pingpong", "--address", "127.0.0.114", "-p", "18607"));
+        final List<String> client =
+            new ArrayList<>(List.of("rc_pingpong", "--address", TestNet.host(114), "-p", "18607"));
         client.addAll(options);
-        client.add("127.0.0.113");
+        client.add(TestNet.host(113));
         final PingPongPair.Outputs outputs;
         try (PingPongPair lossy = PingPongPair.withEnvironment(Map.of("RDMA4J_SOFT_LOSS", "0.1")))
         {

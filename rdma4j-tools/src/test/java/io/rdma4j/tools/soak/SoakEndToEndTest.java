@@ -1,5 +1,6 @@
 package io.rdma4j.tools.soak;
 
+import io.rdma4j.testing.TestNet;
 import io.rdma4j.tools.ToolProcess;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -21,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * file descriptors and threads it started with and, for attach, a live heap that has not grown by
  * anything near an object per cycle. A socket, selector, thread or table entry left per attach, join or
  * connection fails them. The long runs (10^6 and 10^5 cycles) are the same commands with a larger
- * {@code -n}, outside the suite. Addresses 127.0.0.17x are these tests' own.
+ * {@code -n}, outside the suite. Addresses are the test JVM's own ({@link TestNet}).
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class SoakEndToEndTest
@@ -42,7 +43,7 @@ class SoakEndToEndTest
     private ToolProcess start(final String role, final List<String> args, final String readyPrefix) throws IOException
     {
         final ToolProcess child = ToolProcess.start(role, args, line -> line.startsWith(readyPrefix),
-            Map.of("RDMA4J_SOFT_ADDRESS", "127.0.0.171"));
+            Map.of("RDMA4J_SOFT_ADDRESS", TestNet.host(171)));
         children.add(child);
         return child;
     }
@@ -77,19 +78,19 @@ class SoakEndToEndTest
     @Test
     void shouldLeaveNothingBehindAfterJoinAndLeave() throws Exception
     {
-        final ToolProcess soak = start("join", List.of("soak", "join", "-n", "3000", "-b", "127.0.0.172",
-            "-m", "239.77.0.172"), "soak join: start");
+        final ToolProcess soak = start("join", List.of("soak", "join", "-n", "3000", "-b", TestNet.host(172),
+            "-m", TestNet.group(0, 172)), "soak join: start");
         assertFlat(soak, "join", false);
     }
 
     @Test
     void shouldLeaveNothingBehindAfterConnectAndDisconnect() throws Exception
     {
-        final ToolProcess server = start("server", List.of("soak", "server", "-n", "300", "-b", "127.0.0.173",
+        final ToolProcess server = start("server", List.of("soak", "server", "-n", "300", "-b", TestNet.host(173),
             "-p", "7473"), "soak server: listening on");
         assertTrue(server.ready().get(60, TimeUnit.SECONDS), "the server never listened: " + server.lines());
-        final ToolProcess client = start("connect", List.of("soak", "connect", "-n", "300", "-s", "127.0.0.173",
-            "-b", "127.0.0.174", "-p", "7473"), "soak connect: start");
+        final ToolProcess client = start("connect", List.of("soak", "connect", "-n", "300", "-s", TestNet.host(173),
+            "-b", TestNet.host(174), "-p", "7473"), "soak connect: start");
         assertFlat(client, "connect", false);
         assertFlat(server, "server", false);
     }
