@@ -33,9 +33,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The artifacts as JPMS modules, from outside: the tools, the API and both engines resolved from the built jars
  * (or the reactor's class directories) on a module path, as a modular application sees them. The tests run on
  * the class path themselves (docs/decisions.md, "JPMS modules"), so every check here goes through a module
- * layer, a compiler or a JVM of its own.
+ * layer, a compiler or a JVM of its own. Addresses 127.0.77.10 to 127.0.77.14 and 127.0.77.201, and group
+ * 239.255.77.9, are this class's own.
  */
-@Timeout(value = 120, unit = TimeUnit.SECONDS)
+@Timeout(value = 240, unit = TimeUnit.SECONDS)
 class ModulePathTest
 {
     private static final String PROVIDER = "io.rdma4j.spi.RdmaProvider";
@@ -186,10 +187,10 @@ class ModulePathTest
         final Path err = dir.resolve("err.txt");
         final Process process = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile())
             .start();
-        if (!process.waitFor(60, TimeUnit.SECONDS))
+        if (!process.waitFor(150, TimeUnit.SECONDS))
         {
             process.destroyForcibly();
-            throw new AssertionError("still running after 60 s: " + command);
+            throw new AssertionError("still running after 150 s: " + command);
         }
         final Run run = new Run(process.exitValue(), Files.readString(out), Files.readString(err));
         System.out.printf("%s%nstatus %d%n%s%s", command, run.status(), run.out(), run.err());
@@ -218,6 +219,18 @@ class ModulePathTest
         assertEquals(0, run.status(), run.err());
         assertTrue(run.out().lines().anyMatch(l -> l.trim().startsWith("soft") && l.trim().endsWith("soft")), run.out());
         assertFalse(run.err().contains("WARNING"), run.err());
+    }
+
+    @Test
+    void shouldStartTheDemosChildrenOnTheModulePathToo(@TempDir final Path dir) throws Exception
+    {
+        // five child JVMs, started by ChildJvm as this one runs: with -p and -m, there being no class path
+        final Run run = java(dir, plus(modular("--enable-native-access=io.rdma4j.rdmacore"), "demo", "-C", "20",
+            "-m", "239.255.77.9", "--sender", "127.0.77.10", "--receivers", "127.0.77.11,127.0.77.12,127.0.77.13",
+            "--member", "127.0.77.14", "--timeout", "30"));
+
+        assertEquals(0, run.status(), run.out() + run.err());
+        assertTrue(run.out().lines().anyMatch(l -> l.startsWith("demo: PASS")), run.out());
     }
 
     @Test
