@@ -52,7 +52,8 @@ class ModulePathTest
         {
             final Path p = Path.of(entry);
             final String name = p.getFileName().toString();
-            final boolean moduleOutput = name.equals("classes") && p.getParent().getFileName().toString().equals("target");
+            final boolean moduleOutput = name.equals("classes") &&
+                p.getParent().getFileName().toString().equals("target");
             final boolean moduleJar = name.endsWith(".jar") && (name.startsWith("rdma4j-") ||
                 name.startsWith("picocli-") || name.startsWith("HdrHistogram-"));
             if (moduleOutput || moduleJar)
@@ -133,7 +134,8 @@ class ModulePathTest
     void shouldNotLetAConsumerModuleCompileAgainstTheSoftDevicesInternals(@TempDir final Path dir) throws IOException
     {
         final String internal = "import io.rdma4j.soft.wire.BthFlyweight;\n" +
-            "public final class App { public static void main(String[] a) { System.out.println(BthFlyweight.class); } }\n";
+            "public final class App { public static void main(String[] a) { System.out.println(BthFlyweight.class); }" +
+            " }\n";
         final String api = "import io.rdma4j.verbs.Verbs;\n" +
             "public final class App { public static void main(String[] a) { Verbs.getDeviceList(); } }\n";
 
@@ -217,7 +219,8 @@ class ModulePathTest
             "-Drdma4j.soft.address=127.0.77.201"), "devices"));
 
         assertEquals(0, run.status(), run.err());
-        assertTrue(run.out().lines().anyMatch(l -> l.trim().startsWith("soft") && l.trim().endsWith("soft")), run.out());
+        assertTrue(run.out().lines().anyMatch(l -> l.trim().startsWith("soft") && l.trim().endsWith("soft")),
+            run.out());
         assertFalse(run.err().contains("WARNING"), run.err());
     }
 

@@ -42,8 +42,8 @@ class CmStatTest
     /**
      * @return the device's describe lines once one matches, read anew from the file until then (30 s at most).
      */
-    private static List<String> awaitLines(final Path dir, final InetAddress device, final Predicate<List<String>> wanted)
-        throws IOException
+    private static List<String> awaitLines(final Path dir, final InetAddress device,
+        final Predicate<List<String>> wanted) throws IOException
     {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         List<String> lines = List.of();
