@@ -4,10 +4,11 @@ import io.rdma4j.soft.SoftDevice;
 import io.rdma4j.soft.stat.StatSections;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.WeakHashMap;
 
 /**
  * The connection manager's ids in {@code rdma4j stat}: each live id is a line in the stat file of the device it
@@ -18,7 +19,8 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class CmStat
 {
-    private static final Set<SoftCmId> IDS = ConcurrentHashMap.newKeySet();
+    /** Weak: an id its application dropped without destroying it is not kept alive for the stat file's sake. */
+    private static final Set<SoftCmId> IDS = Collections.newSetFromMap(new WeakHashMap<>());
 
     static
     {
@@ -31,18 +33,28 @@ final class CmStat
 
     static void track(final SoftCmId id)
     {
-        IDS.add(id);
+        synchronized (IDS)
+        {
+            IDS.add(id);
+        }
     }
 
     static void untrack(final SoftCmId id)
     {
-        IDS.remove(id);
+        synchronized (IDS)
+        {
+            IDS.remove(id);
+        }
     }
 
     /** On the stat thread, holding no lock: each id takes its channel's lock in turn. */
     private static void describe(final SoftDevice device, final StringBuilder text)
     {
-        final List<SoftCmId> ids = new ArrayList<>(IDS);
+        final List<SoftCmId> ids;
+        synchronized (IDS)
+        {
+            ids = new ArrayList<>(IDS);
+        }
         ids.sort(Comparator.comparingLong(SoftCmId::number));
         for (final SoftCmId id : ids)
         {
