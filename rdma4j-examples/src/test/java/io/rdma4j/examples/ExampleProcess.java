@@ -1,6 +1,7 @@
 package io.rdma4j.examples;
 
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -33,6 +34,34 @@ final class ExampleProcess implements AutoCloseable
         final List<String> command = new ArrayList<>(List.of(
             Path.of(System.getProperty("java.home"), "bin", "java").toString(),
             "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), example.getName()));
+        command.addAll(List.of(args));
+        return new ExampleProcess(example.getSimpleName(),
+            new ProcessBuilder(command).redirectErrorStream(true).start());
+    }
+
+    /**
+     * Start an example as a modular application runs it: {@code java -p ... -m io.rdma4j.examples/CLASS}, with
+     * the examples' module, the API and the software device on the module path and nothing on the class path.
+     * The examples do not require the device's module: it is bound through the API's {@code uses}.
+     */
+    static ExampleProcess startOnModulePath(final Class<?> example, final String... args) throws IOException
+    {
+        final List<String> modulePath = new ArrayList<>();
+        for (final String entry : System.getProperty("java.class.path").split(File.pathSeparator))
+        {
+            final Path path = Path.of(entry);
+            final String name = path.getFileName().toString();
+            // this module's classes (not its test-classes) and the rdma4j jars it runs with
+            if ((name.equals("classes") && path.getParent().getFileName().toString().equals("target")) ||
+                (name.startsWith("rdma4j-") && name.endsWith(".jar")))
+            {
+                modulePath.add(entry);
+            }
+        }
+        final List<String> command = new ArrayList<>(List.of(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-p", String.join(File.pathSeparator, modulePath),
+            "-m", "io.rdma4j.examples/" + example.getName()));
         command.addAll(List.of(args));
         return new ExampleProcess(example.getSimpleName(),
             new ProcessBuilder(command).redirectErrorStream(true).start());

@@ -56,11 +56,27 @@ public final class NativeLibrary
         {
             return new NativeLibrary(name, SymbolLookup.libraryLookup(name, Arena.global()), null);
         }
-        catch (final IllegalArgumentException | IllegalCallerException ex)
+        catch (final IllegalCallerException ex)
+        {
+            // --illegal-native-access=deny without this module enabled: the library may well be installed
+            return new NativeLibrary(name, null, name + " was not loaded: native access is not enabled for " +
+                nativeAccessName() + "; run java with --enable-native-access=" + nativeAccessName());
+        }
+        catch (final IllegalArgumentException ex)
         {
             return new NativeLibrary(name, null, name + " could not be loaded (" + ex.getMessage() +
                 "): install rdma-core's user-space library (Debian: libibverbs1 librdmacm1)");
         }
+    }
+
+    /**
+     * @return what {@code --enable-native-access} must name for this provider: its module on the module path,
+     * {@code ALL-UNNAMED} on the class path.
+     */
+    public static String nativeAccessName()
+    {
+        final Module module = NativeLibrary.class.getModule();
+        return module.isNamed() ? module.getName() : "ALL-UNNAMED";
     }
 
     /**

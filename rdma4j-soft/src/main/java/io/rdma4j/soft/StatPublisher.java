@@ -2,6 +2,7 @@ package io.rdma4j.soft;
 
 import io.rdma4j.soft.stat.CountersMBean;
 import io.rdma4j.soft.stat.StatFile;
+import io.rdma4j.soft.stat.StatSections;
 
 import javax.management.JMException;
 import javax.management.MBeanServer;
@@ -15,10 +16,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Keeps the describe section of every open device's {@link StatFile} current: one daemon thread for the
- * process, waking once a second (the counters need nothing: they live in the files). Also registers each
- * device's counters as a JMX MBean ({@link CountersMBean}). Off by
- * {@code rdma4j.stat=false} (or {@code RDMA4J_STAT=false}), for a process that wants no files.
+ * Keeps the describe section of every open device's {@link StatFile} current (its QPs, its groups and the
+ * {@link StatSections}' lines): one daemon thread for the process, waking once a second (the counters need
+ * nothing: they live in the files). Also registers each device's counters as a JMX MBean
+ * ({@link CountersMBean}). Off by {@code rdma4j.stat=false} (or {@code RDMA4J_STAT=false}), for a process that
+ * wants no files.
  */
 final class StatPublisher
 {
@@ -60,6 +62,8 @@ final class StatPublisher
     {
         ENGINES.add(engine);
         jmx(engine, true);
+        // the device's own part only: the opening thread may hold a connection manager's lock, which a section
+        // takes, and a device just opened has no ids on it yet
         engine.statFile().describe(engine.describe());
         if (STARTED.compareAndSet(false, true))
         {
@@ -96,6 +100,14 @@ final class StatPublisher
         }
     }
 
+    /** The device's QPs and groups, then what the {@link StatSections} add (the connection manager's ids). */
+    private static String describeWithSections(final SoftEngine engine)
+    {
+        final StringBuilder text = new StringBuilder(engine.describe());
+        StatSections.describe(engine.device(), text);
+        return text.toString();
+    }
+
     private static void run()
     {
         while (true)
@@ -112,7 +124,7 @@ final class StatPublisher
             {
                 try
                 {
-                    engine.statFile().describe(engine.describe());
+                    engine.statFile().describe(describeWithSections(engine));
                 }
                 catch (final RuntimeException ex)
                 {

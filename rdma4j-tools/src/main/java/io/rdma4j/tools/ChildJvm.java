@@ -5,11 +5,14 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Command lines that run {@link Main} in a new JVM: the same Java, the same class path, and the
- * {@code rdma4j.*} system properties of this one, so a child sees the same devices and settings.
+ * Command lines that run {@link Main} in a new JVM: the same Java, the same class path (or module path, when
+ * this JVM runs the tools as a module), and the {@code rdma4j.*} system properties of this one, so a child sees
+ * the same devices and settings.
  */
 public final class ChildJvm
 {
+    private static final String NATIVE_MODULE = "io.rdma4j.rdmacore";
+
     private ChildJvm()
     {
     }
@@ -22,7 +25,10 @@ public final class ChildJvm
     {
         final List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("--enable-native-access=ALL-UNNAMED");
+        final Module tools = Main.class.getModule();
+        // the native provider's module where this JVM runs from the module path and has it there
+        final boolean nativeModule = ModuleLayer.boot().findModule(NATIVE_MODULE).isPresent();
+        command.add("--enable-native-access=" + (nativeModule ? NATIVE_MODULE : "ALL-UNNAMED"));
         // Small heaps: five JVMs may share two cores and little memory.
         command.add("-Xmx256m");
         command.add("-XX:+UseSerialGC");
@@ -34,9 +40,23 @@ public final class ChildJvm
                 command.add("-D" + name + "=" + System.getProperty(name));
             }
         }
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(Main.class.getName());
+        final String classPath = System.getProperty("java.class.path", "");
+        if (!classPath.isEmpty())
+        {
+            command.add("-cp");
+            command.add(classPath);
+        }
+        if (tools.isNamed())
+        {
+            command.add("-p");
+            command.add(System.getProperty("jdk.module.path"));
+            command.add("-m");
+            command.add(tools.getName() + "/" + Main.class.getName());
+        }
+        else
+        {
+            command.add(Main.class.getName());
+        }
         command.addAll(args);
         return new ProcessBuilder(command).redirectErrorStream(true);
     }

@@ -1,6 +1,16 @@
 package io.rdma4j.tools;
 
+import io.rdma4j.cm.CmEvent;
+import io.rdma4j.cm.CmEventType;
+import io.rdma4j.cm.CmId;
+import io.rdma4j.cm.EventChannel;
+import io.rdma4j.cm.PortSpace;
+import io.rdma4j.cm.RdmaCm;
 import io.rdma4j.testing.TestNet;
+import io.rdma4j.verbs.CompletionQueue;
+import io.rdma4j.verbs.QpCap;
+import io.rdma4j.verbs.QpInitAttr;
+import io.rdma4j.verbs.QpType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -8,24 +18,30 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * rdma4j stat reads, from another process, the counters a running device keeps in its mapped file, with
- * its QPs and groups; a file left by a process that was killed is removed. Address 127.44.5.1 and group
- * 239.255.44.50 are this class's own.
+ * its QPs, groups and connection manager ids; a file left by a process that was killed is removed. Addresses
+ * Addresses and groups are the test JVM's own ({@link TestNet}); port 17445 is this class's.
  */
 class StatCommandTest
 {
     private ToolProcess receiver;
+    private ToolProcess server;
 
     @AfterEach
     void killLeftovers()
@@ -33,6 +49,10 @@ class StatCommandTest
         if (receiver != null)
         {
             receiver.destroy();
+        }
+        if (server != null)
+        {
+            server.destroy();
         }
     }
 
@@ -77,6 +97,88 @@ class StatCommandTest
         try (var files = Files.list(dir))
         {
             assertFalse(files.findAny().isPresent(), "the killed process's file is removed");
+        }
+    }
+
+    /**
+     * @return what {@code rdma4j stat} shows once a line matches, asked again until then (60 s at most): the
+     * describe section is rewritten once a second.
+     */
+    private static String awaitStat(final Path dir, final Pattern line)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        String shown = stat(dir);
+        while (!shown.lines().anyMatch(l -> line.matcher(l.trim()).matches()))
+        {
+            if (System.nanoTime() > deadline)
+            {
+                throw new AssertionError("rdma4j stat never showed " + line + "; last:\n" + shown);
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+            shown = stat(dir);
+        }
+        return shown;
+    }
+
+    private static void expectAndAck(final EventChannel channel, final CmEventType type) throws InterruptedException
+    {
+        final CmEvent event = channel.getEvent(30, TimeUnit.SECONDS);
+        assertNotNull(event, "no " + type + " within 30 s");
+        assertEquals(type, event.type(), () -> "status " + event.status());
+        event.ack();
+    }
+
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void shouldShowAnotherProcesssCmIdsAsTheyConnectAndGo(@TempDir final Path dir) throws Exception
+    {
+        // a persistent rping server: its listener stays while connections come and go
+        server = ToolProcess.start("server",
+            List.of("rping", "-s", "-P", "-d", "-a", TestNet.host(5, 11), "-p", "17445"),
+            line -> line.startsWith("listening on "), Map.of("RDMA4J_STAT_DIR", dir.toString()));
+        assertTrue(server.ready().get(60, TimeUnit.SECONDS), "the server listened: " + server.lines());
+        final String serverAddress = Pattern.quote(TestNet.host(5, 11));
+        final Pattern listener =
+            Pattern.compile("cm id \\d+ TCP LISTEN local " + serverAddress + ":17445 backlog 0/\\d+");
+        awaitStat(dir, listener);
+
+        // this process connects and holds the connection while the server's file is read
+        try (EventChannel channel = RdmaCm.createEventChannel())
+        {
+            final CmId client = channel.createId(null, PortSpace.TCP);
+            client.resolveAddr(new InetSocketAddress(InetAddress.getByName(TestNet.host(5, 12)), 0),
+                new InetSocketAddress(InetAddress.getByName(TestNet.host(5, 11)), 17445), 5000);
+            expectAndAck(channel, CmEventType.ADDR_RESOLVED);
+            client.resolveRoute(5000);
+            expectAndAck(channel, CmEventType.ROUTE_RESOLVED);
+            final CompletionQueue cq = client.verbs().createCq(16, null, 0);
+            client.createQp(null, QpInitAttr.of(QpType.RC, cq, QpCap.of(8, 8)));
+            client.connect(null);
+            expectAndAck(channel, CmEventType.ESTABLISHED);
+            final int clientPort = client.localAddress().getPort();
+
+            final Pattern connected = Pattern.compile("cm id \\d+ TCP CONNECT \\(ESTABLISHED\\) local " +
+                serverAddress + ":17445 remote " + Pattern.quote(TestNet.host(5, 12)) + ":" + clientPort +
+                " qp 0x[0-9a-f]{6}");
+            final String established = awaitStat(dir, connected);
+            assertTrue(established.lines().anyMatch(l -> listener.matcher(l.trim()).matches()), established);
+
+            client.disconnect();
+            expectAndAck(channel, CmEventType.DISCONNECTED);
+            // the server destroys the connection's id on DISCONNECTED; its listener stays
+            final String after = awaitStat(dir, listener);
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            String shown = after;
+            while (shown.contains("remote " + TestNet.host(5, 12) + ":" + clientPort))
+            {
+                assertTrue(System.nanoTime() < deadline, "the connection's id never went: " + shown);
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+                shown = stat(dir);
+            }
+            assertTrue(shown.lines().anyMatch(l -> listener.matcher(l.trim()).matches()), shown);
+            client.destroyQp();
+            cq.close();
+            client.close();
         }
     }
 }

@@ -140,6 +140,18 @@ final class CmListener
         }
     }
 
+    /** Lock held: true if this listener hears requests on the device (a wildcard listener's default device). */
+    boolean hearsOnLocked(final SoftDevice device)
+    {
+        return listenDevices.contains(device);
+    }
+
+    /** Lock held: the requests held against the backlog, and the backlog, as {@code rdma4j stat} shows them. */
+    String backlogLocked()
+    {
+        return backlogUsed + "/" + backlog;
+    }
+
     /** A connection request this listener held was answered and no longer counts against the backlog. */
     void releaseBacklogPlace()
     {

@@ -141,6 +141,21 @@ final class CmMulticastJoins
         }
     }
 
+    /** Lock held: the groups joined, comma-separated, a send-only join marked so; empty when none. */
+    String describeLocked()
+    {
+        final StringBuilder text = new StringBuilder();
+        for (final MulticastJoin join : joins)
+        {
+            if (join.active)
+            {
+                text.append(text.isEmpty() ? "" : ",").append(join.address.getAddress().getHostAddress())
+                    .append(join.sendOnly() ? "(send-only)" : "");
+            }
+        }
+        return text.toString();
+    }
+
     private MulticastJoin find(final InetSocketAddress group)
     {
         for (final MulticastJoin join : joins)

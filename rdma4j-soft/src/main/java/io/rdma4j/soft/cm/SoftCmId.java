@@ -20,6 +20,7 @@ import io.rdma4j.verbs.RdmaException;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
@@ -34,12 +35,16 @@ import java.util.function.Supplier;
  */
 public final class SoftCmId implements CmId
 {
+    private static final AtomicLong NEXT_NUMBER = new AtomicLong();
+
     final SoftEventChannel channel;
     /** The connection manager of the channel: its thread, timers and devices. */
     final ConnectionManager cm;
     /** The id's device, port and addresses. */
     final CmBinding binding;
     private final PortSpace portSpace;
+    /** The id's number in {@code rdma4j stat}: in creation order, unique in the process. */
+    private final long number = NEXT_NUMBER.incrementAndGet();
     private final CmMulticastJoins joins = new CmMulticastJoins(this);
     private volatile Object context;
     private volatile QueuePair qp;
@@ -660,6 +665,62 @@ public final class SoftCmId implements CmId
         state = CmState.DESTROYING;
         channel.forget(this);
         return binding.device();
+    }
+
+    long number()
+    {
+        return number;
+    }
+
+    /**
+     * Append the id's line to a device's describe section if the id is on that device: number, port space,
+     * state (and the connection's phase), addresses, QP, a listener's backlog, the groups joined.
+     */
+    void describeOn(final SoftDevice device, final StringBuilder text)
+    {
+        withLock(() ->
+        {
+            final CmListener l = listener;
+            final boolean on = binding.device() == device || (state == CmState.LISTEN && l != null &&
+                l.hearsOnLocked(device));
+            if (state == CmState.DESTROYING || !on)
+            {
+                return null;
+            }
+            text.append("cm id ").append(number).append(' ').append(portSpace).append(' ').append(stateLocked());
+            final CmConnection c = connection;
+            if (c != null)
+            {
+                text.append(" (").append(c.phase).append(')');
+            }
+            appendAddress(text, "local", binding.localAddress());
+            appendAddress(text, "remote", binding.peerAddress());
+            final QueuePair q = qp;
+            if (q != null)
+            {
+                text.append(String.format(" qp 0x%06x", q.qpNum()));
+            }
+            if (state == CmState.LISTEN && l != null)
+            {
+                text.append(" backlog ").append(l.backlogLocked());
+            }
+            final String groups = joins.describeLocked();
+            if (!groups.isEmpty())
+            {
+                text.append(" groups ").append(groups);
+            }
+            text.append('\n');
+            return null;
+        });
+    }
+
+    private static void appendAddress(final StringBuilder text, final String label, final InetSocketAddress address)
+    {
+        if (address != null)
+        {
+            text.append(' ').append(label).append(' ').append(address.getAddress().getHostAddress()).append(':')
+                .append(address.getPort());
+        }
     }
 
     /** @return the id's connection, or null; for tests that read its ids and counters. */

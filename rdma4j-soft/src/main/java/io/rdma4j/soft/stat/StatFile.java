@@ -18,7 +18,7 @@ import java.nio.file.StandardOpenOption;
  * them while the device runs, as Aeron's tools read its media driver's counters. The device's
  * {@link Counters} live in the file itself: bumping one is the same atomic add as in heap memory,
  * with no copy and no publishing thread. A text section, rewritten about once a second, describes
- * what changes rarely: the QPs, the multicast groups.
+ * what changes rarely: the QPs, the multicast groups, the connection manager's ids on the device.
  * <p>
  * Layout (little-endian, as the JVM writes it on every platform rdma4j runs on):
  * <pre>

@@ -1,0 +1,64 @@
+package io.rdma4j.soft.cm;
+
+import io.rdma4j.soft.SoftDevice;
+import io.rdma4j.soft.stat.StatSections;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.WeakHashMap;
+
+/**
+ * The connection manager's ids in {@code rdma4j stat}: each live id is a line in the stat file of the device it
+ * is on (bound, resolved, or hearing requests for a wildcard listener). The connection managers belong to the
+ * provider, not to a device, but every id that has an address or a connection has a device, and that is where a
+ * reader looks for it. An id with no device yet (created, nothing bound) has nothing on the wire and is not
+ * shown. Ids of every connection manager of the process are kept here, from creation to destruction.
+ */
+final class CmStat
+{
+    /** Weak: an id its application dropped without destroying it is not kept alive for the stat file's sake. */
+    private static final Set<SoftCmId> IDS = Collections.newSetFromMap(new WeakHashMap<>());
+
+    static
+    {
+        StatSections.add(CmStat::describe);
+    }
+
+    private CmStat()
+    {
+    }
+
+    static void track(final SoftCmId id)
+    {
+        synchronized (IDS)
+        {
+            IDS.add(id);
+        }
+    }
+
+    static void untrack(final SoftCmId id)
+    {
+        synchronized (IDS)
+        {
+            IDS.remove(id);
+        }
+    }
+
+    /** On the stat thread, holding no lock: each id takes its channel's lock in turn. */
+    private static void describe(final SoftDevice device, final StringBuilder text)
+    {
+        final List<SoftCmId> ids;
+        synchronized (IDS)
+        {
+            ids = new ArrayList<>(IDS);
+        }
+        ids.sort(Comparator.comparingLong(SoftCmId::number));
+        for (final SoftCmId id : ids)
+        {
+            id.describeOn(device, text);
+        }
+    }
+}

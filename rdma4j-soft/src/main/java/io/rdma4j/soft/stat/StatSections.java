@@ -1,0 +1,64 @@
+package io.rdma4j.soft.stat;
+
+import io.rdma4j.soft.SoftDevice;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * Lines that parts of the software device other than the device itself add to a device's describe section
+ * (the connection manager's ids, which belong to the provider, not to a device). The stat thread asks every
+ * section once a second, holding no lock, so a section may take its own.
+ */
+public final class StatSections
+{
+    /**
+     * What a section adds for one device.
+     */
+    @FunctionalInterface
+    public interface Section
+    {
+        /**
+         * @param device the device whose file is being written.
+         * @param text   where to append whole lines, each ending with a newline.
+         */
+        void describe(SoftDevice device, StringBuilder text);
+    }
+
+    private static final List<Section> SECTIONS = new CopyOnWriteArrayList<>();
+
+    private StatSections()
+    {
+    }
+
+    /**
+     * @param section a section to ask from now on, for every device.
+     */
+    public static void add(final Section section)
+    {
+        SECTIONS.add(section);
+    }
+
+    /**
+     * Append every section's lines for the device.
+     *
+     * @param device the device.
+     * @param text   where to append.
+     */
+    public static void describe(final SoftDevice device, final StringBuilder text)
+    {
+        for (final Section section : SECTIONS)
+        {
+            final int mark = text.length();
+            try
+            {
+                section.describe(device, text);
+            }
+            catch (final RuntimeException ex)
+            {
+                // what changed under the section (an id destroyed meanwhile) costs its lines this round, not the file
+                text.setLength(mark);
+            }
+        }
+    }
+}

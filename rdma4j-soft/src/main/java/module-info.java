@@ -1,0 +1,17 @@
+/**
+ * The software RoCEv2 device, an engine for {@code io.rdma4j.api}: found through {@code provides}, it
+ * exports nothing to applications, which use the API and configure the device with the {@code rdma4j.soft.*}
+ * system properties. The stat file's format is shared with {@code rdma4j stat} alone.
+ */
+module io.rdma4j.soft
+{
+    requires io.rdma4j.api;
+    // the device's counters as an MBean
+    requires java.management;
+    // IP_DONTFRAGMENT on the UDP socket, which the ICRC's IP identification relies on
+    requires jdk.net;
+
+    exports io.rdma4j.soft.stat to io.rdma4j.tools;
+
+    provides io.rdma4j.spi.RdmaProvider with io.rdma4j.soft.SoftProvider;
+}

@@ -1,0 +1,25 @@
+/**
+ * The {@code rdma4j} command line ({@code io.rdma4j.tools.Main}): an application of {@code io.rdma4j.api}
+ * that also reads the software device's stat files. Both engines are bound through the API's {@code uses}
+ * when they are on the module path.
+ */
+module io.rdma4j.tools
+{
+    requires io.rdma4j.api;
+    // the stat file's reader, exported to this module alone
+    requires io.rdma4j.soft;
+    requires info.picocli;
+    // an automatic module: HdrHistogram's jar has neither a descriptor nor an Automatic-Module-Name
+    requires HdrHistogram;
+    // soak's footprint: memory and buffer pool MXBeans, and the DiagnosticCommand MBean of jdk.management
+    requires java.management;
+    requires jdk.management;
+
+    // picocli builds each command from its annotated fields and constructor by reflection
+    opens io.rdma4j.tools to info.picocli;
+    opens io.rdma4j.tools.perf to info.picocli;
+    opens io.rdma4j.tools.pingpong to info.picocli;
+    opens io.rdma4j.tools.rping to info.picocli;
+    opens io.rdma4j.tools.soak to info.picocli;
+    opens io.rdma4j.tools.udaddy to info.picocli;
+}
