@@ -29,7 +29,9 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 import java.util.Map;
+import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -37,6 +39,11 @@ import java.util.concurrent.TimeUnit;
  * Java: listen, and for each connection build a QP, pre-post a receive, accept, send a greeting once
  * established, print what arrives, and tear down on disconnect. One PD, completion channel and CQ
  * (with a thread pulling completions) serve every connection.
+ * <p>
+ * One change from the C code: a connection is torn down by the thread that pulls completions, after it has
+ * drained the CQ. The peer's message completes before its disconnect request arrives, but the CM thread may
+ * see the disconnect before the CQ thread sees that completion; freeing the connection at once would leave
+ * the completion pointing at nothing.
  * <p>
  * Usage: {@code RdmaServer [ADDRESS [CONNECTIONS]]}; it listens on a free port of ADDRESS (default
  * 127.0.0.1) and stops after CONNECTIONS connections (default: never).
@@ -47,6 +54,8 @@ public final class RdmaServer
 
     /** Connections by the wr_id of their work requests, as the C code passes the connection in wr_id. */
     private final Map<Long, Connection> byWrId = new ConcurrentHashMap<>();
+    /** Disconnected ids, torn down by the CQ thread once it has drained what they completed. */
+    private final Queue<CmId> disconnected = new ConcurrentLinkedQueue<>();
     private long nextWrId;
     private ProtectionDomain pd;
     private CompletionChannel compChannel;
@@ -75,8 +84,8 @@ public final class RdmaServer
             listener.listen(10);
             System.out.printf("listening on port %d.%n", listener.localAddress().getPort());
 
-            int disconnected = 0;
-            while (disconnected < connections)
+            int disconnects = 0;
+            while (disconnects < connections)
             {
                 // copy what the handlers need, then acknowledge: destroying an id waits for its acks
                 final CmEvent event = channel.getEvent(-1, TimeUnit.SECONDS);
@@ -90,7 +99,7 @@ public final class RdmaServer
                     case DISCONNECTED ->
                     {
                         onDisconnect(id);
-                        disconnected++;
+                        disconnects++;
                     }
                     default -> throw new IllegalStateException("on_event: unknown event " + type);
                 }
@@ -98,6 +107,7 @@ public final class RdmaServer
             listener.close();
             poller.interrupt();   // it waits on the channel: stop it before destroying what it waits on
             poller.join();
+            drainAndTearDown();   // what the poller had not reached yet
             cq.close();
             compChannel.close();
             pd.close();
@@ -142,22 +152,42 @@ public final class RdmaServer
         {
             while (true)
             {
-                final CompletionQueue ready = compChannel.getCqEvent(-1, TimeUnit.SECONDS);
-                ready.ackEvents(1);
-                ready.requestNotify(false);   // re-arm before draining, so nothing slips between
-                int n;
-                while ((n = ready.poll(wcs)) > 0)
+                // a bounded wait, so a disconnect with no completion after it is still torn down soon
+                final CompletionQueue ready = compChannel.getCqEvent(100, TimeUnit.MILLISECONDS);
+                if (ready != null)
                 {
-                    for (int i = 0; i < n; i++)
-                    {
-                        onCompletion(wcs[i]);
-                    }
+                    ready.ackEvents(1);
+                    ready.requestNotify(false);   // re-arm before draining, so nothing slips between
                 }
+                drainAndTearDown(wcs);
             }
         }
         catch (final InterruptedException ex)
         {
             // the server is shutting down
+        }
+    }
+
+    private void drainAndTearDown()
+    {
+        drainAndTearDown(WorkCompletion.array(8));
+    }
+
+    /** Handle every completion in the CQ, then tear down the connections disconnected before it was read. */
+    private void drainAndTearDown(final WorkCompletion[] wcs)
+    {
+        final int pending = disconnected.size();
+        int n;
+        while ((n = cq.poll(wcs)) > 0)
+        {
+            for (int i = 0; i < n; i++)
+            {
+                onCompletion(wcs[i]);
+            }
+        }
+        for (int i = 0; i < pending; i++)
+        {
+            tearDown(disconnected.remove());
         }
     }
 
@@ -190,6 +220,11 @@ public final class RdmaServer
     private void onDisconnect(final CmId id)
     {
         System.out.println("peer disconnected.");
+        disconnected.add(id);
+    }
+
+    private void tearDown(final CmId id)
+    {
         final Connection conn = (Connection)id.context();
         byWrId.remove(conn.wrId());
         id.destroyQp();
