@@ -42,13 +42,8 @@ final class PacketOut
      */
     PacketInfo begin(final Opcode opcode, final int psn)
     {
-        final Link link = engine.link();
-        return spec.clear()
-            .opcode(opcode)
-            .destQp(qp.destQpNum())
-            .psn(psn & Psn.MASK)
-            .network(engine.localIpv4(), link.localPort(), qp.destinationIpv4(), Link.ROCE_V2_PORT,
-                link.ipIdentification());
+        return engine.network(spec.clear().opcode(opcode).destQp(qp.destQpNum()).psn(psn & Psn.MASK),
+            qp.destinationGid());
     }
 
     /**
