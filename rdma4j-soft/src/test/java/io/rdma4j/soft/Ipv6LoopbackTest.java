@@ -165,6 +165,38 @@ class Ipv6LoopbackTest
     }
 
     @Test
+    void shouldDeliverToAttachedQpsOfAnIpv6GroupAndNotBackToABlockingSender()
+    {
+        final Gid group = Gid.parse("ff0e::77:" + Integer.toHexString(Ipv6Loopback.port(0)));
+        final UdEndpoint sender = new UdEndpoint(context, io.rdma4j.verbs.QpCreateFlag.BLOCK_SELF_MCAST_LB);
+        final UdEndpoint member = new UdEndpoint(context);
+        final UdEndpoint detached = new UdEndpoint(context);
+        sender.qp.attachMulticast(group, 0);
+        member.qp.attachMulticast(group, 0);
+        detached.qp.attachMulticast(group, 0);
+        detached.qp.detachMulticast(group, 0);
+        sender.postRecvs(1);
+        member.postRecvs(1);
+        detached.postRecvs(1);
+
+        sender.send(sender.ahTo(group), 0xFFFFFF, UdEndpoint.QKEY, "to the IPv6 group", 4);
+        assertEquals(WcStatus.SUCCESS, one(sender.poll(1, 5000), "group send").status());
+        final WorkCompletion wc = one(member.poll(1, 5000), "member");
+        assertEquals("to the IPv6 group", member.text(wc));
+        final MemorySegment grh = member.buffer.asSlice((wc.wrId() % 1000) * UdEndpoint.SLOT, 40);
+        assertEquals(group, Gid.of(grh.asSlice(24, 16).toArray(ValueLayout.JAVA_BYTE)), "GRH destination");
+        assertEquals(LOOPBACK, Gid.of(grh.asSlice(8, 16).toArray(ValueLayout.JAVA_BYTE)), "GRH source");
+        final RdmaException noReply = assertThrows(RdmaException.class,
+            () -> ReplyAddress.of(context, 1, wc, grh), "no GID to reply from a group");
+        assertEquals(Errno.EINVAL, noReply.errno());
+
+        // the blocking sender and the detached QP get nothing: their counters show why
+        TestVerbs.awaitAtLeast(() -> sender.qp.counters().get("mcast_self_blocked"), 1);
+        assertEquals(0, sender.poll(1, 0).size());
+        assertEquals(0, detached.poll(1, 0).size());
+    }
+
+    @Test
     void shouldRefuseAnIpv4AddressHandleOnAnIpv6Device()
     {
         final UdEndpoint a = new UdEndpoint(context);
