@@ -570,12 +570,12 @@ public final class SoftEngine implements AutoCloseable
      * any thread.
      *
      * @param mad             the 256 bytes.
-     * @param destinationIpv4 the peer's IPv4 address as a big-endian int.
+     * @param destination the peer's GID, of this device's IP family.
      * @return true if handed to the link.
      */
-    public boolean sendMad(final byte[] mad, final int destinationIpv4)
+    public boolean sendMad(final byte[] mad, final Gid destination)
     {
-        return gsi.sendMad(mad, destinationIpv4);
+        return gsi.sendMad(mad, destination);
     }
 
     /**

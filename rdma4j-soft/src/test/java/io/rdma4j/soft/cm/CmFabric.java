@@ -28,7 +28,9 @@ final class CmFabric implements AutoCloseable
     /** Which link the devices use. */
     enum Kind
     {
-        MEMORY, UDP
+        MEMORY, UDP,
+        /** In memory, on IPv6 addresses fd77:201:N::x: the whole CM over IPv6 (its header, MAD GIDs, AVs). */
+        MEMORY6
     }
 
     private static final int PID_BYTE = 150 + (int)(ProcessHandle.current().pid() % 100);
@@ -63,9 +65,12 @@ final class CmFabric implements AutoCloseable
 
     InetAddress address(final int host)
     {
-        final byte[] raw = kind == Kind.MEMORY ?
-            new byte[] {10, (byte)201, (byte)subnet, (byte)host} :
-            new byte[] {127, (byte)PID_BYTE, (byte)subnet, (byte)host};
+        final byte[] raw = switch (kind)
+        {
+            case MEMORY -> new byte[] {10, (byte)201, (byte)subnet, (byte)host};
+            case UDP -> new byte[] {127, (byte)PID_BYTE, (byte)subnet, (byte)host};
+            case MEMORY6 -> new byte[] {(byte)0xfd, 0x77, 2, 1, 0, (byte)subnet, 0, 0, 0, 0, 0, 0, 0, 0, 0, (byte)host};
+        };
         try
         {
             return InetAddress.getByAddress(raw);
@@ -92,7 +97,7 @@ final class CmFabric implements AutoCloseable
     SoftDevice device(final int host, final DeviceLimits limits)
     {
         final SoftDevice.Builder builder = SoftDevice.builder("cm" + subnet + "_" + host, address(host)).limits(limits);
-        if (kind == Kind.MEMORY)
+        if (kind != Kind.UDP)
         {
             builder.link(network::attach);
         }
