@@ -8,7 +8,6 @@ import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.Gid;
 import io.rdma4j.verbs.Mtu;
 import io.rdma4j.verbs.QpType;
-import io.rdma4j.verbs.RecvWr;
 import io.rdma4j.verbs.SendFlags;
 import io.rdma4j.verbs.SendWr;
 import io.rdma4j.verbs.WcStatus;

@@ -3,7 +3,6 @@ package io.rdma4j.soft.transport;
 import io.rdma4j.soft.SoftCounter;
 import io.rdma4j.soft.SoftEngine;
 import io.rdma4j.soft.SoftQp;
-import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.wire.Opcode;
 import io.rdma4j.soft.wire.PacketBuilder;
 import io.rdma4j.soft.wire.PacketInfo;
