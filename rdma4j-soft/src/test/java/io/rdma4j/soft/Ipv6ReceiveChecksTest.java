@@ -1,6 +1,7 @@
 package io.rdma4j.soft;
 
 import io.rdma4j.soft.link.MemoryNetwork;
+import io.rdma4j.soft.wire.Icrc;
 import io.rdma4j.soft.wire.Opcode;
 import io.rdma4j.soft.wire.OpcodeMask;
 import io.rdma4j.soft.wire.PacketBuilder;
@@ -39,12 +40,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * rkey the victim expects and a valid ICRC for its own addresses, so only the check under test can
  * refuse it.
  */
-@Timeout(30)
+@Timeout(60)
 class Ipv6ReceiveChecksTest
 {
     private static final int VICTIM_PSN = 0x100;
     private static final int PEER_PSN = 0x200;
     private static final int LENGTH = 64;
+    private static final int BATCH = 200;
     private static final InetAddress VICTIM = InetAddress.ofLiteral("fd77::1");
     private static final InetAddress PEER = InetAddress.ofLiteral("fd77::2");
     private static final InetAddress STRANGER = InetAddress.ofLiteral("fd77::3");
@@ -122,6 +124,72 @@ class Ipv6ReceiveChecksTest
         assertEquals(WcStatus.SUCCESS, RcFixtures.one(peer.pollSend(1, 10_000), "write").status());
         assertArrayEquals(RcFixtures.bytes(peer.buffer, 0, 5000), RcFixtures.bytes(victim.buffer, 0, 5000));
         assertEquals(Gid.fromInet(PEER), peer.context.queryGid(1, 0));
+    }
+
+    @Test
+    void shouldCountEveryHostileIpv6DatagramOnceWithoutProgressErrors()
+    {
+        final RcEndpoint[] pair = connect(QpType.RC);
+        final RcEndpoint victim = pair[0];
+        final SoftEngine engine = victim.engine();
+        final long seed = System.nanoTime();
+        final java.util.Random random = new java.util.Random(seed);
+        final InetAddress[] sources = {PEER, STRANGER, VICTIM, InetAddress.ofLiteral("::ffff:10.0.0.1")};
+
+        final Icrc icrc = new Icrc();
+        final long before = verdicts(engine);
+        final int count = 2000;
+        for (int i = 0; i < count; i++)
+        {
+            final InetAddress source = sources[random.nextInt(sources.length)];
+            final InetAddress destination = VICTIM;
+            final ByteBuffer datagram = write(QpType.RC, victim, source, destination);
+            final byte[] bytes = Arrays.copyOf(datagram.array(), random.nextInt(4) == 0 ?
+                random.nextInt(datagram.limit() + 8) : datagram.limit());
+            for (int flips = random.nextInt(4); flips > 0 && bytes.length > 0; flips--)
+            {
+                bytes[random.nextInt(bytes.length)] = (byte)random.nextInt(256);
+            }
+            if (bytes.length >= Icrc.MIN_LENGTH && random.nextBoolean())
+            {
+                // a valid ICRC for what the mutation left, so the checks before it are what refuses
+                final Gid from = Gid.fromInet(source);
+                final Gid to = Gid.fromInet(destination);
+                icrc.generateIpv6(MemorySegment.ofArray(bytes), 0, bytes.length, from.high(), from.low(), to.high(),
+                    to.low(), 4791, 4791);
+            }
+            inject(source, destination, ByteBuffer.wrap(bytes));
+            if (i % BATCH == BATCH - 1)
+            {
+                // within the network's queue: a full queue would drop datagrams before the device saw them
+                awaitVerdicts(engine, before + i + 1);
+            }
+        }
+        awaitVerdicts(engine, before + count);
+        final String report = "seed " + seed + ": " + engine.counters().snapshot();
+        assertEquals(count, verdicts(engine) - before, report);
+        assertEquals(0, engine.counters().get(SoftCounter.PROGRESS_ERRORS), report);
+        assertTrue(engine.counters().get(SoftCounter.DROP_ADDR_MISMATCH) > 0, report);
+        assertTrue(engine.counters().get(SoftCounter.DROP_ICRC) > 0, report);
+    }
+
+    private static void awaitVerdicts(final SoftEngine engine, final long target)
+    {
+        final long deadline = System.nanoTime() + 10_000_000_000L;
+        while (verdicts(engine) < target && System.nanoTime() < deadline)
+        {
+            Thread.onSpinWait();
+        }
+    }
+
+    private static long verdicts(final SoftEngine engine)
+    {
+        long total = 0;
+        for (final SoftCounter counter : SoftCounter.receiveVerdicts())
+        {
+            total += engine.counters().get(counter);
+        }
+        return total;
     }
 
     @Test
