@@ -61,6 +61,7 @@ public final class SoftEngine implements AutoCloseable
     private final Mtu activeMtu;
     private final Gid gid;
     private final int localIpv4;
+    private final boolean ipv6;
     private final MrTable mrTable;
     private final McastGroupTable<SoftQp> mcast;
     /** The counters file another process reads ({@code rdma4j stat}); null where it could not be made. */
@@ -108,6 +109,7 @@ public final class SoftEngine implements AutoCloseable
         this.activeMtu = Mtu.forEthernet(limits.ethernetMtu());
         this.gid = Gid.fromInet(link.localAddress());
         this.localIpv4 = Ipv4.toInt(link.localAddress());
+        this.ipv6 = !gid.isIpv4Mapped();
         this.mrTable = new MrTable(limits.maxMr(), counters);
         this.qpTable = new QpTable(limits.maxQp());
         this.mcast = new McastGroupTable<>(limits.maxMcastGrp(), limits.maxMcastQpAttach(),
@@ -198,11 +200,42 @@ public final class SoftEngine implements AutoCloseable
     }
 
     /**
-     * @return the device's IPv4 address as an int.
+     * @return the device's IPv4 address as an int, 0 on an IPv6 device.
      */
     public int localIpv4()
     {
         return localIpv4;
+    }
+
+    /**
+     * @return true if the device's address is IPv6: every datagram it sends and receives is IPv6, and its
+     * addresses are {@link #gid()}'s halves, not {@link #localIpv4()}.
+     */
+    public boolean ipv6()
+    {
+        return ipv6;
+    }
+
+    /**
+     * Set the addressing of a packet this device sends: from its address and port to {@code destination} on the
+     * same port (the link's, {@link Link#ROCE_V2_PORT} outside tests), in the device's IP family (IPv4 with the
+     * link's identification and DF).
+     *
+     * @param spec        the packet's description.
+     * @param destination the destination's GID, of the device's family (checked where it was configured); null
+     *                    stands for the zero GID.
+     * @return {@code spec}.
+     */
+    public PacketInfo network(final PacketInfo spec, final Gid destination)
+    {
+        final Gid to = destination != null ? destination : Gid.ZERO;
+        // a link sends to its own port on the destination (4791 but in tests), and the ICRC covers that port
+        final int port = link.localPort();
+        if (ipv6)
+        {
+            return spec.networkIpv6(gid.high(), gid.low(), port, to.high(), to.low(), port);
+        }
+        return spec.network(localIpv4, port, to.isIpv4Mapped() ? to.ipv4() : 0, port, link.ipIdentification());
     }
 
     /**
@@ -537,12 +570,12 @@ public final class SoftEngine implements AutoCloseable
      * any thread.
      *
      * @param mad             the 256 bytes.
-     * @param destinationIpv4 the peer's IPv4 address as a big-endian int.
+     * @param destination the peer's GID, of this device's IP family.
      * @return true if handed to the link.
      */
-    public boolean sendMad(final byte[] mad, final int destinationIpv4)
+    public boolean sendMad(final byte[] mad, final Gid destination)
     {
-        return gsi.sendMad(mad, destinationIpv4);
+        return gsi.sendMad(mad, destination);
     }
 
     /**
@@ -553,9 +586,24 @@ public final class SoftEngine implements AutoCloseable
     {
         final int slot = groupIpv4 & (groupGidCache.length - 1);
         Gid gid = groupGidCache[slot];
-        if (gid == null || gid.ipv4() != groupIpv4)
+        if (gid == null || gid.ipv4() != groupIpv4 || !gid.isIpv4Mapped())
         {
             gid = Gid.fromIpv4(groupIpv4);
+            groupGidCache[slot] = gid;
+        }
+        return gid;
+    }
+
+    /**
+     * The MGID of an IPv6 group, from the same cache as {@link #groupGid(int)}. Only the progress thread calls it.
+     */
+    Gid groupGid(final long groupHigh, final long groupLow)
+    {
+        final int slot = (int)groupLow & (groupGidCache.length - 1);
+        Gid gid = groupGidCache[slot];
+        if (gid == null || gid.high() != groupHigh || gid.low() != groupLow)
+        {
+            gid = new Gid(groupHigh, groupLow);
             groupGidCache[slot] = gid;
         }
         return gid;

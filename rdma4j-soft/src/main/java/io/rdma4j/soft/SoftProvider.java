@@ -8,17 +8,17 @@ import io.rdma4j.verbs.Device;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.RdmaException;
 
-import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The software device provider. Its devices, one per IPv4 address, come from the system
+ * The software device provider. Its devices, one per IPv4 or IPv6 address, come from the system
  * property {@code rdma4j.soft.address} or the environment variable {@code RDMA4J_SOFT_ADDRESS}
  * (comma-separated; default 127.0.0.1), and the connection manager adds one on demand for any
  * local address an id is bound or resolved to. One process owns UDP 4791 on one address, so
- * processes on one machine each take their own: 127.0.0.2, 127.0.0.3, ... on loopback.
+ * processes on one machine each take their own: 127.0.0.2, 127.0.0.3, ... on loopback. An IPv6
+ * address ({@code ::1}, say) makes an IPv6 device: its GID is that address, not an IPv4-mapped one.
  * <p>
  * {@code rdma4j.soft.loss} (or {@code RDMA4J_SOFT_LOSS}), a fraction in [0, 1), makes every
  * device of the process drop that share of the datagrams it sends, chosen by a random generator
@@ -86,7 +86,7 @@ public final class SoftProvider implements RdmaProvider
     /**
      * The device on an address, made (and listed) on first use.
      *
-     * @param address a local IPv4 address.
+     * @param address a local IPv4 or IPv6 address.
      * @return its device.
      */
     public static SoftDevice deviceFor(final InetAddress address)
@@ -100,11 +100,6 @@ public final class SoftProvider implements RdmaProvider
                 {
                     return device;
                 }
-            }
-            if (!(address instanceof Inet4Address))
-            {
-                throw new RdmaException(Errno.EOPNOTSUPP, "the software device speaks IPv4 only, not " +
-                    address.getHostAddress());
             }
             final SoftDevice device = newDevice(address);
             DEVICES.add(device);

@@ -96,6 +96,8 @@ public final class UdpLink implements Link
     private int nextEndpointIndex;
     private InetSocketAddress lastSender;
     private int lastSenderIpv4;
+    private long lastSenderIpv6High;
+    private long lastSenderIpv6Low;
     private long receiveFailures;
 
     /**
@@ -312,13 +314,20 @@ public final class UdpLink implements Link
                 if (source != lastSender)
                 {
                     lastSender = source;
-                    lastSenderIpv4 = Ipv4.toInt(source.getAddress());
+                    final InetAddress sourceAddress = source.getAddress();
+                    lastSenderIpv4 = Ipv4.toInt(sourceAddress);
+                    lastSenderIpv6High = Ipv6.high(sourceAddress);
+                    lastSenderIpv6Low = Ipv6.low(sourceAddress);
                 }
                 info.source = source.getAddress();
                 info.sourceIpv4 = lastSenderIpv4;
+                info.sourceIpv6High = lastSenderIpv6High;
+                info.sourceIpv6Low = lastSenderIpv6Low;
                 info.sourcePort = source.getPort();
                 info.destination = endpoint.destination;
                 info.destinationIpv4 = endpoint.destinationIpv4;
+                info.destinationIpv6High = endpoint.destinationIpv6High;
+                info.destinationIpv6Low = endpoint.destinationIpv6Low;
                 info.destinationPort = port;
                 info.ttl = -1;
                 info.ipIdentification = -1;
@@ -681,6 +690,8 @@ public final class UdpLink implements Link
         private final DatagramChannel channel;
         private final InetAddress destination;
         private final int destinationIpv4;
+        private final long destinationIpv6High;
+        private final long destinationIpv6Low;
         private final MembershipKey membership;
         private int joins = 1;
 
@@ -689,6 +700,8 @@ public final class UdpLink implements Link
             this.channel = channel;
             this.destination = destination;
             this.destinationIpv4 = Ipv4.toInt(destination);
+            this.destinationIpv6High = Ipv6.high(destination);
+            this.destinationIpv6Low = Ipv6.low(destination);
             this.membership = membership;
         }
 

@@ -3,7 +3,6 @@ package io.rdma4j.soft.transport;
 import io.rdma4j.soft.SoftCounter;
 import io.rdma4j.soft.SoftEngine;
 import io.rdma4j.soft.SoftQp;
-import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.wire.Opcode;
 import io.rdma4j.soft.wire.PacketBuilder;
 import io.rdma4j.soft.wire.PacketInfo;
@@ -42,13 +41,8 @@ final class PacketOut
      */
     PacketInfo begin(final Opcode opcode, final int psn)
     {
-        final Link link = engine.link();
-        return spec.clear()
-            .opcode(opcode)
-            .destQp(qp.destQpNum())
-            .psn(psn & Psn.MASK)
-            .network(engine.localIpv4(), link.localPort(), qp.destinationIpv4(), Link.ROCE_V2_PORT,
-                link.ipIdentification());
+        return engine.network(spec.clear().opcode(opcode).destQp(qp.destQpNum()).psn(psn & Psn.MASK),
+            qp.destinationGid());
     }
 
     /**

@@ -217,16 +217,7 @@ public final class PacketBuilder
             destination.set(WireLayouts.U8, padOffset + i, (byte)0);
         }
         final int length = length(opcode, payloadLength);
-        icrc.generate(
-            destination,
-            offset,
-            length,
-            spec.sourceAddress(),
-            spec.destinationAddress(),
-            spec.sourcePort(),
-            spec.destinationPort(),
-            spec.ipIdentification(),
-            spec.dontFragment());
+        icrc.generate(destination, offset, length, spec);
         return length;
     }
 }

@@ -29,7 +29,9 @@ final class CmFabric implements AutoCloseable
     /** Which link the devices use. */
     enum Kind
     {
-        MEMORY, UDP
+        MEMORY, UDP,
+        /** In memory, on IPv6 addresses fd77:201:N::x: the whole CM over IPv6 (its header, MAD GIDs, AVs). */
+        MEMORY6
     }
 
     private static final int GROUP_SUBNET = TestNet.nextSubnet();
@@ -65,9 +67,12 @@ final class CmFabric implements AutoCloseable
         {
             return TestNet.address(subnet, host);
         }
+        final byte[] raw = kind == Kind.MEMORY ?
+            new byte[] {10, (byte)201, (byte)subnet, (byte)host} :
+            new byte[] {(byte)0xfd, 0x77, 2, 1, 0, (byte)subnet, 0, 0, 0, 0, 0, 0, 0, 0, 0, (byte)host};
         try
         {
-            return InetAddress.getByAddress(new byte[] {10, (byte)201, (byte)subnet, (byte)host});
+            return InetAddress.getByAddress(raw);
         }
         catch (final UnknownHostException ex)
         {
@@ -91,7 +96,7 @@ final class CmFabric implements AutoCloseable
     SoftDevice device(final int host, final DeviceLimits limits)
     {
         final SoftDevice.Builder builder = SoftDevice.builder("cm" + subnet + "_" + host, address(host)).limits(limits);
-        if (kind == Kind.MEMORY)
+        if (kind != Kind.UDP)
         {
             builder.link(network::attach);
         }
