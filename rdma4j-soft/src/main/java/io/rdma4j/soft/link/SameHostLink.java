@@ -150,6 +150,14 @@ public final class SameHostLink extends ForwardingLink
         return own != null && own.isParked();
     }
 
+    /**
+     * @return the UDP link under the same-host path.
+     */
+    public UdpLink udp()
+    {
+        return udp;
+    }
+
     @Override
     public void bindCounters(final Counters deviceCounters)
     {
@@ -381,7 +389,6 @@ public final class SameHostLink extends ForwardingLink
      */
     private void replaceInbox(final ShmInbox own, final String why)
     {
-        counters.increment(SoftCounter.SHM_INBOX_CORRUPT);
         own.markClosed();
         stalledHead = -1;
         ShmInbox fresh = null;
@@ -397,6 +404,8 @@ public final class SameHostLink extends ForwardingLink
         logger.log(System.Logger.Level.WARNING, "rdma4j: the same-host inbox " + own.path() + " held " + why +
             "; replaced");
         inbox = fresh;
+        // counted once the fresh inbox is in place, so whoever sees the count finds it
+        counters.increment(SoftCounter.SHM_INBOX_CORRUPT);
     }
 
     private Peer peer(final InetAddress destination)
