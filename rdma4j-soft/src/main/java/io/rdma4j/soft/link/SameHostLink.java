@@ -118,6 +118,7 @@ public final class SameHostLink extends ForwardingLink
         try
         {
             final ShmDirectory dir = directory == null ? ShmDirectory.open() : ShmDirectory.open(directory);
+            dir.removeDeadInboxes();
             return new SameHostLink(udp, dir, logger);
         }
         catch (final IOException | RuntimeException ex)

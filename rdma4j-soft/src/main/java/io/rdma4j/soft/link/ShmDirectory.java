@@ -103,6 +103,31 @@ public final class ShmDirectory
     }
 
     /**
+     * Delete the inboxes whose processes died without closing them (each holds its ring's memory).
+     *
+     * @return how many were deleted.
+     */
+    int removeDeadInboxes()
+    {
+        int removed = 0;
+        try (java.nio.file.DirectoryStream<Path> files = Files.newDirectoryStream(path, "*.inbox"))
+        {
+            for (final Path file : files)
+            {
+                if (ShmInbox.leftByTheDead(file))
+                {
+                    removed += Files.deleteIfExists(file) ? 1 : 0;
+                }
+            }
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            // a file that went while we looked, or a directory we cannot list: left for the next device
+        }
+        return removed;
+    }
+
+    /**
      * @param address an IPv4 address, as text.
      * @param port    a UDP port.
      * @return the file of the inbox of the device on that address and port in this network namespace.

@@ -330,6 +330,37 @@ final class ShmInbox
         }
     }
 
+    /**
+     * @param path a file of the inbox directory.
+     * @return true if it is an inbox whose owning process no longer runs: a file left by a crash, which
+     *         nobody else would remove. Allocates; for a device that starts.
+     */
+    static boolean leftByTheDead(final Path path)
+    {
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS))
+        {
+            final java.nio.ByteBuffer header = java.nio.ByteBuffer.allocate(START_AT + Long.BYTES)
+                .order(java.nio.ByteOrder.nativeOrder());
+            while (header.hasRemaining() && channel.read(header) > 0)
+            {
+                // read the fixed header
+            }
+            if (header.hasRemaining() ||
+                !java.util.Arrays.equals(header.array(), 0, MAGIC.length, MAGIC, 0, MAGIC.length))
+            {
+                return false;
+            }
+            final long pid = header.getLong(PID_AT);
+            final long start = header.getLong(START_AT);
+            return ProcessHandle.of(pid).filter(ProcessHandle::isAlive).map(ShmInbox::processStart)
+                .map(s -> s != start).orElse(true);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            return false;
+        }
+    }
+
     private static boolean hasMagic(final MemorySegment file)
     {
         return MemorySegment.mismatch(file, 0, MAGIC.length, MemorySegment.ofArray(MAGIC), 0, MAGIC.length) == -1;
