@@ -44,6 +44,8 @@ final class ShmRing
     static final int CONTROL_BYTES = 256;
 
     private static final int ALIGNMENT = 8;
+    /** Claims tried before an offer gives up as if the ring were full. */
+    private static final int MAX_CLAIM_ATTEMPTS = 10_000;
     private static final int TYPE_DATA = 1;
     private static final int TYPE_PADDING = 2;
     private static final int LENGTH_AT = 0;
@@ -130,10 +132,22 @@ final class ShmRing
         long tail;
         int index;
         int padding;
-        do
+        int attempts = 0;
+        while (true)
         {
-            final long currentHead = (long)LONG.getVolatile(control, (long)HEAD_OFFSET);
+            if (++attempts > MAX_CLAIM_ATTEMPTS)
+            {
+                // other producers keep winning (or a hostile one keeps moving the tail): a lost datagram
+                return FULL;
+            }
             tail = (long)LONG.getVolatile(control, (long)TAIL_OFFSET);
+            final long currentHead = (long)LONG.getVolatile(control, (long)HEAD_OFFSET);
+            if ((long)LONG.getVolatile(control, (long)TAIL_OFFSET) != tail)
+            {
+                // a producer claimed between the reads: the head read may be older than the tail, look again
+                continue;
+            }
+            // the tail held still across the head's read, so head <= tail <= head + capacity unless corrupt
             final long used = tail - currentHead;
             if (used < 0 || used > capacity || (tail & (ALIGNMENT - 1)) != 0)
             {
@@ -147,8 +161,11 @@ final class ShmRing
             {
                 return FULL;
             }
+            if (LONG.compareAndSet(control, (long)TAIL_OFFSET, tail, tail + required + padding))
+            {
+                break;
+            }
         }
-        while (!LONG.compareAndSet(control, (long)TAIL_OFFSET, tail, tail + required + padding));
 
         if (padding != 0)
         {
