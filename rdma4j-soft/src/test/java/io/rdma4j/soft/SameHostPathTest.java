@@ -265,10 +265,14 @@ class SameHostPathTest
             final InetAddress garbage = fabric.address(202);
             final InetAddress link = fabric.address(203);
             final InetAddress dead = fabric.address(204);
+            final InetAddress foreign = fabric.address(205);
             final Path badModePath = directory.inbox(badMode.getHostAddress(), Link.ROCE_V2_PORT);
             final Path garbagePath = directory.inbox(garbage.getHostAddress(), Link.ROCE_V2_PORT);
             final Path linkPath = directory.inbox(link.getHostAddress(), Link.ROCE_V2_PORT);
             final Path deadPath = directory.inbox(dead.getHostAddress(), Link.ROCE_V2_PORT);
+            final Path foreignPath = directory.inbox(foreign.getHostAddress(), Link.ROCE_V2_PORT);
+            // only root can give a file to another user: elsewhere the link above stands for that case
+            final boolean root = (Integer)Files.getAttribute(Path.of("/proc/self"), "unix:uid") == 0;
             final Path template = ((SameHostLink)((SoftContext)a.context).engine().link()).inboxPath();
             try
             {
@@ -286,22 +290,31 @@ class SameHostPathTest
                 Files.copy(template, deadPath);
                 Files.setPosixFilePermissions(deadPath, PosixFilePermissions.fromString("rw-------"));
                 forgeInbox(deadPath, dead, Long.MAX_VALUE / 2);
+                if (root)
+                {
+                    // a real inbox for its address, of another user
+                    Files.copy(template, foreignPath);
+                    Files.setPosixFilePermissions(foreignPath, PosixFilePermissions.fromString("rw-------"));
+                    forgeInbox(foreignPath, foreign, ProcessHandle.current().pid());
+                    Files.setAttribute(foreignPath, "unix:uid", 65534);
+                }
 
-                for (final InetAddress destination : new InetAddress[] {badMode, garbage, link, dead})
+                for (final InetAddress destination : root ? new InetAddress[] {badMode, garbage, link, dead, foreign} :
+                    new InetAddress[] {badMode, garbage, link, dead})
                 {
                     a.send(a.ahTo(io.rdma4j.verbs.Gid.fromInet(destination)), 0x123, UdEndpoint.QKEY, "hello", 1);
                     assertEquals(1, a.poll(1, 5000).size());
                 }
                 assertEquals(1, a.counter(SoftCounter.SHM_REFUSED_MODE));
                 assertEquals(1, a.counter(SoftCounter.SHM_REFUSED_FORMAT));
-                assertEquals(1, a.counter(SoftCounter.SHM_REFUSED_OWNER));
+                assertEquals(root ? 2 : 1, a.counter(SoftCounter.SHM_REFUSED_OWNER));
                 assertEquals(1, a.counter(SoftCounter.SHM_REFUSED_DEAD));
                 assertEquals(0, a.counter(SoftCounter.SHM_SENT_PKTS));
-                assertEquals(4, a.counter(SoftCounter.UDP_SENT_PKTS));
+                assertEquals(root ? 5 : 4, a.counter(SoftCounter.UDP_SENT_PKTS));
             }
             finally
             {
-                for (final Path path : new Path[] {badModePath, garbagePath, linkPath, deadPath})
+                for (final Path path : new Path[] {badModePath, garbagePath, linkPath, deadPath, foreignPath})
                 {
                     Files.deleteIfExists(path);
                 }

@@ -49,7 +49,10 @@ public final class SameHostLink extends ForwardingLink
 {
     /** The setting that turns the path off ({@code off}) or on when possible ({@code auto}, the default). */
     public static final String SETTING = "rdma4j.soft.shm";
-    /** Bytes of each inbox's ring: what the UDP socket gets where net.core.rmem_max allows (4 MiB), so a burst that fits one fits the other. */
+    /**
+     * Bytes of each inbox's ring: what the UDP socket gets where net.core.rmem_max allows (4 MiB), so a burst
+     * that fits one fits the other.
+     */
     static final int RING_BYTES = 4 << 20;
     /** A heartbeat older than this makes a sender ask whether the receiver's process still runs. */
     static final long STALE_MS = 500;
