@@ -39,7 +39,8 @@ import java.util.EnumSet;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One UD message from one software device to another over UDP on loopback, posted and polled
+ * One UD message from one software device to another over UDP on loopback (or, with {@code sameHost},
+ * through the receiver's shared-memory inbox), posted and polled
  * on the benchmark thread: the send (build, ICRC, sendto), the receive (ICRC check, scatter,
  * CQE) on the receiver's progress thread or, in polling mode, on the polling thread itself, and
  * both polls. Compare with {@link UdpBaselineBenchmark},
@@ -60,6 +61,10 @@ public class UdRoundTripBenchmark
     @Param({"false", "true"})
     boolean pollsInline;
 
+    /** true: the devices exchange the datagram through each other's shared-memory inbox; false: UDP only. */
+    @Param({"false", "true"})
+    boolean sameHost;
+
     private Context senderContext;
     private Context receiverContext;
     private QueuePair sender;
@@ -74,9 +79,9 @@ public class UdRoundTripBenchmark
     public void setUp() throws Exception
     {
         senderContext = SoftDevice.builder("bench0", InetAddress.getByName("127.0.9.1")).pollsInline(pollsInline)
-            .build().open();
+            .sameHost(sameHost).build().open();
         receiverContext = SoftDevice.builder("bench1", InetAddress.getByName("127.0.9.2")).pollsInline(pollsInline)
-            .build().open();
+            .sameHost(sameHost).build().open();
         final ProtectionDomain spd = senderContext.allocPd();
         final ProtectionDomain rpd = receiverContext.allocPd();
         senderCq = senderContext.createCq(64, null, 0);

@@ -54,6 +54,11 @@ public final class SoftEngine implements AutoCloseable
     private static final int RECEIVE_BATCH = 64;
     /** Datagrams a poller handles per empty poll, so one poll stays short. */
     private static final int INLINE_BATCH = 16;
+    /**
+     * In polling mode, a poll this recent means a thread is polling: the progress thread then waits at most
+     * this long and without asking same-host senders for a wake-up, since the poller reads their datagrams.
+     */
+    private static final long POLLER_ACTIVE_NS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final SoftDevice device;
     private final Link link;
@@ -89,6 +94,8 @@ public final class SoftEngine implements AutoCloseable
     private final ProgressErrorLog errorLog;
     private volatile boolean running = true;
     private volatile long timerHint = Long.MAX_VALUE;
+    /** When a thread last polled in polling mode ({@link #progressInline}), in {@link #nanoTime()}'s clock. */
+    private volatile long lastInlinePollNs = Long.MIN_VALUE / 2;
     /** Set by {@link #wakeup}: the next duty cycle runs the timers whether one is due or not. */
     private volatile boolean timersRequested;
     /** The earliest timer deadline the last run of the timers reported; the progress thread's. */
@@ -105,6 +112,7 @@ public final class SoftEngine implements AutoCloseable
         this.errorLog = new ProgressErrorLog(device.name(), counters, logger, clock);
         this.pollsInline = pollsInline;
         this.link = link;
+        link.bindCounters(counters);
         this.limits = limits;
         this.activeMtu = Mtu.forEthernet(limits.ethernetMtu());
         this.gid = Gid.fromInet(link.localAddress());
@@ -452,9 +460,17 @@ public final class SoftEngine implements AutoCloseable
             return;
         }
         final long next = Math.min(nextTimer, timerHint);
-        final long wait = next == Long.MAX_VALUE ? IDLE_WAIT_NS :
-            Math.min(TIMER_WAIT_NS, Math.max(0, next - nanoTime()));
-        link.awaitReadable(wait);
+        final long now = nanoTime();
+        final long wait = next == Long.MAX_VALUE ? IDLE_WAIT_NS : Math.min(TIMER_WAIT_NS, Math.max(0, next - now));
+        if (pollsInline && now - lastInlinePollNs < POLLER_ACTIVE_NS)
+        {
+            // a thread polls and receives: no sender need wake this one; back soon in case it stops
+            link.awaitReadableWhilePolled(Math.min(wait, POLLER_ACTIVE_NS));
+        }
+        else
+        {
+            link.awaitReadable(wait);
+        }
     }
 
     /**
@@ -507,7 +523,12 @@ public final class SoftEngine implements AutoCloseable
      */
     public int progressInline()
     {
-        if (!pollsInline || !receiveLock.tryLock())
+        if (!pollsInline)
+        {
+            return 0;
+        }
+        lastInlinePollNs = nanoTime();
+        if (!receiveLock.tryLock())
         {
             return 0;
         }

@@ -2,7 +2,6 @@ package io.rdma4j.soft;
 
 import io.rdma4j.cm.EventChannel;
 import io.rdma4j.soft.link.LossyLink;
-import io.rdma4j.soft.link.UdpLink;
 import io.rdma4j.spi.RdmaProvider;
 import io.rdma4j.verbs.Device;
 import io.rdma4j.verbs.Errno;
@@ -31,6 +30,10 @@ import java.util.List;
  * polling mode: a thread that polls an empty CQ receives from the network itself, for the lowest
  * latency when the application busy-polls; {@code thread}, the default, leaves receiving to each
  * device's progress thread.
+ * <p>
+ * {@code rdma4j.soft.shm} ({@code RDMA4J_SOFT_SHM}) {@code off} keeps every datagram on UDP; {@code auto},
+ * the default, sends unicast datagrams to the devices of other rdma4j processes of this user on this host
+ * through their shared-memory inboxes ({@link io.rdma4j.soft.link.SameHostLink}).
  */
 public final class SoftProvider implements RdmaProvider
 {
@@ -181,7 +184,10 @@ public final class SoftProvider implements RdmaProvider
             System.getLogger(SoftProvider.class.getName()).log(System.Logger.Level.WARNING,
                 "{0} on {1} drops {2} of the datagrams it sends (rdma4j.soft.loss, seed {3})", name,
                 address.getHostAddress(), loss, Long.toString(seed));
-            builder.link(a -> new LossyLink(new UdpLink(a), seed, probability));
+            final boolean sameHost = sameHostPath();
+            final System.Logger logger = System.getLogger(SoftEngine.class.getName());
+            // the loss outermost: it takes its share of what goes through an inbox too
+            builder.link(a -> new LossyLink(SoftDevice.udpLink(a, sameHost, logger), seed, probability));
         }
         return builder.build();
     }
@@ -203,6 +209,25 @@ public final class SoftProvider implements RdmaProvider
         }
         throw new RdmaException(Errno.EINVAL, "rdma4j.soft.progress '" + progress +
             "' is neither 'thread' (a progress thread receives, the default) nor 'polling' (polling a CQ receives)");
+    }
+
+    /**
+     * @return false if {@code rdma4j.soft.shm} (or {@code RDMA4J_SOFT_SHM}) is {@code off}, true if it is
+     * {@code auto} or not given: devices on one host then exchange unicast datagrams through shared memory.
+     */
+    static boolean sameHostPath()
+    {
+        final String shm = setting(io.rdma4j.soft.link.SameHostLink.SETTING, "RDMA4J_SOFT_SHM");
+        if (shm == null || shm.equals("auto"))
+        {
+            return true;
+        }
+        if (shm.equals("off"))
+        {
+            return false;
+        }
+        throw new RdmaException(Errno.EINVAL, "rdma4j.soft.shm '" + shm + "' is neither 'auto' (devices of one " +
+            "host exchange datagrams through shared memory, the default) nor 'off' (UDP only)");
     }
 
     static String setting(final String property, final String environment)

@@ -1,6 +1,7 @@
 package io.rdma4j.soft;
 
 import io.rdma4j.soft.link.MemoryNetwork;
+import io.rdma4j.soft.link.SameHostLink;
 import io.rdma4j.soft.link.UdpLink;
 import io.rdma4j.testing.TestNet;
 import io.rdma4j.verbs.Context;
@@ -18,7 +19,11 @@ public final class Fabric implements AutoCloseable
     /** Which link the devices use. */
     public enum Kind
     {
-        MEMORY, UDP
+        MEMORY,
+        /** UDP only: the same-host path off, as between two hosts. */
+        UDP,
+        /** UDP links with the same-host path: unicast between the fabric's devices goes through their inboxes. */
+        SHM
     }
 
 
@@ -96,6 +101,11 @@ public final class Fabric implements AutoCloseable
         if (kind == Kind.MEMORY)
         {
             builder.link(a -> linkWrapper.apply(network.attach(a)));
+        }
+        else if (kind == Kind.SHM)
+        {
+            builder.link(a -> linkWrapper.apply(
+                SameHostLink.over(new UdpLink(a), null, System.getLogger(Fabric.class.getName()))));
         }
         else
         {

@@ -1,5 +1,7 @@
 package io.rdma4j.soft.link;
 
+import io.rdma4j.soft.Counters;
+
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 
@@ -54,6 +56,18 @@ public abstract class ForwardingLink implements Link
     public void awaitReadable(final long timeoutNanos)
     {
         inner.awaitReadable(timeoutNanos);
+    }
+
+    @Override
+    public void awaitReadableWhilePolled(final long timeoutNanos)
+    {
+        inner.awaitReadableWhilePolled(timeoutNanos);
+    }
+
+    @Override
+    public void bindCounters(final Counters counters)
+    {
+        inner.bindCounters(counters);
     }
 
     @Override

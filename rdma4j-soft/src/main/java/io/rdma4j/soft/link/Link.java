@@ -1,5 +1,7 @@
 package io.rdma4j.soft.link;
 
+import io.rdma4j.soft.Counters;
+
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 
@@ -76,6 +78,28 @@ public interface Link extends AutoCloseable
 
     /** Undo one {@link #joinGroup}. Leaving a group not joined is ignored. */
     void leaveGroup(InetAddress group);
+
+    /**
+     * Wait as {@link #awaitReadable}, when a thread polling the device receives meanwhile (polling mode): a
+     * link that would otherwise ask its senders for a wake-up ({@link SameHostLink}) need not, since the
+     * poller sees their datagrams.
+     *
+     * @param timeoutNanos the longest wait; 0 returns at once.
+     */
+    default void awaitReadableWhilePolled(final long timeoutNanos)
+    {
+        awaitReadable(timeoutNanos);
+    }
+
+    /**
+     * Count in the device's counters what the link does: the path each datagram takes, the files it
+     * refuses. The engine calls it once, before any traffic; a link that counts nothing ignores it.
+     *
+     * @param counters the device's counters.
+     */
+    default void bindCounters(final Counters counters)
+    {
+    }
 
     /**
      * @return datagrams this link dropped on purpose to simulate loss ({@link LossyLink}); 0 for a

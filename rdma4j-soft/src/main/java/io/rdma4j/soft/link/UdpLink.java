@@ -1,5 +1,8 @@
 package io.rdma4j.soft.link;
 
+import io.rdma4j.soft.Counters;
+import io.rdma4j.soft.SoftCounter;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.BindException;
@@ -77,6 +80,7 @@ public final class UdpLink implements Link
 
     private static final int MAX_CACHED_DESTINATIONS = 4096;
     private static final int UNSET_TTL = -1;
+    private static final ByteBuffer EMPTY = ByteBuffer.allocateDirect(0);
 
     private final InetAddress localAddress;
     private final int port;
@@ -91,6 +95,8 @@ public final class UdpLink implements Link
     private final Map<InetAddress, Endpoint> groupEndpoints = new HashMap<>();
     private final AtomicLong sendFailures = new AtomicLong();
     private volatile Endpoint[] endpoints;
+    /** The device's, once bound; until then counts nobody reads. */
+    private volatile Counters counters = new Counters();
     private volatile boolean closed;
     private int multicastTtl = UNSET_TTL;
     private int nextEndpointIndex;
@@ -252,6 +258,7 @@ public final class UdpLink implements Link
                 sendMulticast(datagram, target, hopLimit) : unicast.send(datagram, target);
             if (sent > 0)
             {
+                counters.increment(SoftCounter.UDP_SENT_PKTS);
                 return true;
             }
         }
@@ -267,6 +274,41 @@ public final class UdpLink implements Link
 
         sendFailures.incrementAndGet();
         return false;
+    }
+
+    /**
+     * Send an empty datagram to {@code destination} on this link's port: a same-host device waiting in its
+     * selector wakes on it ({@link SameHostLink}). It is no RoCEv2 packet, so it is not counted as one.
+     *
+     * @param destination a unicast address of this host.
+     * @return true if the kernel took it.
+     */
+    public boolean sendWakeup(final InetAddress destination)
+    {
+        if (closed)
+        {
+            return false;
+        }
+        try
+        {
+            // an empty buffer's position never moves, so every thread may send the one buffer
+            unicast.send(EMPTY, socketAddress(destination));
+            return true;
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            sendFailures.incrementAndGet();
+            return false;
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    @Override
+    public void bindCounters(final Counters deviceCounters)
+    {
+        counters = deviceCounters;
     }
 
     /**
@@ -332,6 +374,10 @@ public final class UdpLink implements Link
                 info.ttl = -1;
                 info.ipIdentification = -1;
                 nextEndpointIndex = index + 1;
+                if (buffer.limit() > 0)
+                {
+                    counters.increment(SoftCounter.UDP_RCVD_PKTS);
+                }
                 return true;
             }
         }

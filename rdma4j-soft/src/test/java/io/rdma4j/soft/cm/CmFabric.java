@@ -128,6 +128,10 @@ final class CmFabric implements AutoCloseable
         {
             return udp.joinCount(group);
         }
+        if (link instanceof io.rdma4j.soft.link.SameHostLink sameHost)
+        {
+            return sameHost.udp().joinCount(group);
+        }
         return ((MemoryLink)link).joinCount(group);
     }
 
