@@ -1,7 +1,7 @@
 package io.rdma4j.soft;
 
 import io.rdma4j.soft.link.Link;
-import io.rdma4j.soft.link.UdpLink;
+import io.rdma4j.soft.link.UdpLinks;
 import io.rdma4j.soft.transport.TransportFactory;
 import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.Device;
@@ -50,7 +50,7 @@ public final class SoftDevice implements Device
     /**
      * @param name    the device name.
      * @param address its IPv4 address.
-     * @return a builder; by default the device uses a {@link UdpLink} and rxe's limits.
+     * @return a builder; by default the device uses the IP link {@link UdpLinks#open} chooses and rxe's limits.
      */
     public static Builder builder(final String name, final InetAddress address)
     {
@@ -168,7 +168,7 @@ public final class SoftDevice implements Device
     {
         private final String name;
         private final InetAddress address;
-        private Function<InetAddress, Link> linkFactory = UdpLink::new;
+        private Function<InetAddress, Link> linkFactory = UdpLinks::open;
         private DeviceLimits limits;
         private TransportFactory transportFactory;
         private boolean pollsInline;

@@ -2,7 +2,7 @@ package io.rdma4j.soft;
 
 import io.rdma4j.cm.EventChannel;
 import io.rdma4j.soft.link.LossyLink;
-import io.rdma4j.soft.link.UdpLink;
+import io.rdma4j.soft.link.UdpLinks;
 import io.rdma4j.spi.RdmaProvider;
 import io.rdma4j.verbs.Device;
 import io.rdma4j.verbs.Errno;
@@ -186,7 +186,7 @@ public final class SoftProvider implements RdmaProvider
             System.getLogger(SoftProvider.class.getName()).log(System.Logger.Level.WARNING,
                 "{0} on {1} drops {2} of the datagrams it sends (rdma4j.soft.loss, seed {3})", name,
                 address.getHostAddress(), loss, Long.toString(seed));
-            builder.link(a -> new LossyLink(new UdpLink(a), seed, probability));
+            builder.link(a -> new LossyLink(UdpLinks.open(a), seed, probability));
         }
         return builder.build();
     }

@@ -1,7 +1,7 @@
 package io.rdma4j.soft;
 
 import io.rdma4j.soft.link.MemoryNetwork;
-import io.rdma4j.soft.link.UdpLink;
+import io.rdma4j.soft.link.UdpLinks;
 import io.rdma4j.verbs.Context;
 
 import java.net.InetAddress;
@@ -29,6 +29,17 @@ public final class Fabric implements AutoCloseable
     private int host;
     private java.util.function.UnaryOperator<io.rdma4j.soft.link.Link> linkWrapper = java.util.function.UnaryOperator.identity();
     private boolean pollsInline;
+    private UdpLinks.Socket socket;
+
+    /**
+     * @param udpSocket the socket UDP devices opened from now on use, whatever rdma4j.soft.socket says.
+     * @return this.
+     */
+    public Fabric socket(final UdpLinks.Socket udpSocket)
+    {
+        this.socket = udpSocket;
+        return this;
+    }
 
     /**
      * @param wrapper wraps the link of every device opened from now on (e.g. to drop datagrams).
@@ -102,7 +113,8 @@ public final class Fabric implements AutoCloseable
         }
         else
         {
-            builder.link(a -> linkWrapper.apply(new UdpLink(a)));
+            builder.link(a -> linkWrapper.apply(null == socket ? UdpLinks.open(a) :
+                UdpLinks.open(socket, a, io.rdma4j.soft.link.Link.ROCE_V2_PORT)));
         }
         final Context context = builder.build().open();
         contexts.add(context);

@@ -45,6 +45,18 @@ public abstract class ForwardingLink implements Link
     }
 
     @Override
+    public boolean queue(final ByteBuffer datagram, final InetAddress destination, final int hopLimit)
+    {
+        return inner.queue(datagram, destination, hopLimit);
+    }
+
+    @Override
+    public void flush()
+    {
+        inner.flush();
+    }
+
+    @Override
     public boolean receive(final ByteBuffer buffer, final DatagramInfo info)
     {
         return inner.receive(buffer, info);

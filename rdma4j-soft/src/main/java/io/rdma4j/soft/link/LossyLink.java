@@ -43,6 +43,25 @@ public final class LossyLink extends ForwardingLink
     @Override
     public boolean send(final ByteBuffer datagram, final InetAddress destination, final int hopLimit)
     {
+        if (drops(datagram))
+        {
+            return true;
+        }
+        return inner.send(datagram, destination, hopLimit);
+    }
+
+    @Override
+    public boolean queue(final ByteBuffer datagram, final InetAddress destination, final int hopLimit)
+    {
+        if (drops(datagram))
+        {
+            return true;
+        }
+        return inner.queue(datagram, destination, hopLimit);
+    }
+
+    private boolean drops(final ByteBuffer datagram)
+    {
         final boolean drop;
         synchronized (random)
         {
@@ -52,8 +71,7 @@ public final class LossyLink extends ForwardingLink
         {
             dropped.incrementAndGet();
             datagram.position(datagram.limit());
-            return true;
         }
-        return inner.send(datagram, destination, hopLimit);
+        return drop;
     }
 }

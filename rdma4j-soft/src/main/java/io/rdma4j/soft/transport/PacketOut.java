@@ -68,7 +68,8 @@ final class PacketOut
     }
 
     /**
-     * Finish the begun packet (payload already placed at {@link #payloadOffset()}) and send it.
+     * Finish the begun packet (payload already placed at {@link #payloadOffset()}) and queue it on the link:
+     * whoever drives the transport (a {@code postSend}, the progress loop's cycle) flushes at its end.
      *
      * @param payloadLength payload bytes.
      * @return true if the link took it.
@@ -77,7 +78,7 @@ final class PacketOut
     {
         final int length = builder.build(spec, payloadLength, segment, 0);
         buffer.clear().limit(length);
-        if (engine.send(buffer, qp.destination(), qp.hopLimit()))
+        if (engine.queue(buffer, qp.destination(), qp.hopLimit()))
         {
             qp.qpCounters().increment(SoftCounter.SENT_PKTS);
             return true;

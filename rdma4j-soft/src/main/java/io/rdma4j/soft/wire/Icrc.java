@@ -358,6 +358,22 @@ public final class Icrc
      * Find the identification whose contribution to the CRC is {@code difference}, the received ICRC XOR the one
      * computed with identification 0, in a packet of {@code length} UDP payload bytes.
      */
+    /**
+     * How a packet's ICRC changes when the IPv4 identification it covers goes from 0 to {@code ipId}: the
+     * ICRC is an affine function of its input, so the change depends on the identification and the length
+     * only. A sender whose datagrams the kernel numbers after it built them (UDP segmentation offload numbers
+     * the segments of one send 0, 1, 2 ...) XORs this into each stored ICRC.
+     *
+     * @param length the UDP payload's length, ICRC included.
+     * @param ipId   the identification the packet will carry, 0..65535.
+     * @return the value to XOR into the ICRC as {@link #read} returns it (and as it is stored).
+     */
+    public static int identificationChange(final int length, final int ipId)
+    {
+        final long inputLength = HEADER_LENGTH + (long)length - BthFlyweight.LENGTH - LENGTH;
+        return IpIdSolver.change(ipId & 0xFFFF, inputLength - IP_ID_OFFSET - 2);
+    }
+
     private static int solveIpId(final int length, final int difference)
     {
         final long inputLength = HEADER_LENGTH + (long)length - BthFlyweight.LENGTH - LENGTH;

@@ -184,4 +184,20 @@ class IcrcTest
         return icrc.check(packet, 0, length, d.sourceAddress(), d.destinationAddress(), d.sourcePort(),
             d.destinationPort(), ipId, d.dontFragment());
     }
+
+    @Test
+    void shouldMoveAnIcrcFromIdentificationZeroToAnyOther()
+    {
+        for (final int ipId : new int[] {1, 2, 3, 0x80, 0x100, 0x1234, 0xFFFF})
+        {
+            final MemorySegment atZero = MemorySegment.ofArray(EXAMPLE_1.clone());
+            final MemorySegment atId = MemorySegment.ofArray(EXAMPLE_1.clone());
+            final int zero = icrc.generate(
+                atZero, 0, EXAMPLE_1.length, EXAMPLE_1_ADDRESS, EXAMPLE_1_ADDRESS, 49152, 4791, 0, true);
+            final int other = icrc.generate(
+                atId, 0, EXAMPLE_1.length, EXAMPLE_1_ADDRESS, EXAMPLE_1_ADDRESS, 49152, 4791, ipId, true);
+            assertEquals(other, zero ^ Icrc.identificationChange(EXAMPLE_1.length, ipId), "identification " + ipId);
+        }
+        assertEquals(0, Icrc.identificationChange(EXAMPLE_1.length, 0));
+    }
 }
