@@ -1,6 +1,8 @@
 package io.rdma4j.bench;
 
 import io.rdma4j.soft.SoftDevice;
+import io.rdma4j.soft.link.Link;
+import io.rdma4j.soft.link.UdpLinks;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.AhAttr;
@@ -36,6 +38,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.util.EnumSet;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -50,7 +53,7 @@ import java.util.concurrent.TimeUnit;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(1)
+@Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
 public class UdRoundTripBenchmark
 {
     @Param({"64", "1024"})
@@ -59,6 +62,10 @@ public class UdRoundTripBenchmark
     /** false: the receiver's progress thread receives; true: polling mode, the polling thread does. */
     @Param({"false", "true"})
     boolean pollsInline;
+
+    /** The socket under both devices' links: NIO, or Linux through FFM (batched system calls). */
+    @Param({"nio", "linux"})
+    String socket;
 
     private Context senderContext;
     private Context receiverContext;
@@ -73,10 +80,11 @@ public class UdRoundTripBenchmark
     @Setup
     public void setUp() throws Exception
     {
+        final UdpLinks.Socket chosen = UdpLinks.Socket.valueOf(socket.toUpperCase(Locale.ROOT));
         senderContext = SoftDevice.builder("bench0", InetAddress.getByName("127.0.9.1")).pollsInline(pollsInline)
-            .build().open();
+            .link(a -> UdpLinks.open(chosen, a, Link.ROCE_V2_PORT)).build().open();
         receiverContext = SoftDevice.builder("bench1", InetAddress.getByName("127.0.9.2")).pollsInline(pollsInline)
-            .build().open();
+            .link(a -> UdpLinks.open(chosen, a, Link.ROCE_V2_PORT)).build().open();
         final ProtectionDomain spd = senderContext.allocPd();
         final ProtectionDomain rpd = receiverContext.allocPd();
         senderCq = senderContext.createCq(64, null, 0);

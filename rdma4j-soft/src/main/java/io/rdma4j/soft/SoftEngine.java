@@ -295,6 +295,24 @@ public final class SoftEngine implements AutoCloseable
     }
 
     /**
+     * Queue a datagram whose payload the link reads in place (see {@link Link#queueGathered}), counting it.
+     *
+     * @return true if the link took it.
+     */
+    public boolean queueGathered(
+        final ByteBuffer head, final MemorySegment payload, final long payloadOffset, final int payloadLength,
+        final ByteBuffer tail, final InetAddress destination, final int hopLimit)
+    {
+        if (link.queueGathered(head, payload, payloadOffset, payloadLength, tail, destination, hopLimit))
+        {
+            counters.increment(SoftCounter.SENT_PKTS);
+            return true;
+        }
+        counters.increment(SoftCounter.DROP_LINK_SEND);
+        return false;
+    }
+
+    /**
      * Hand what was queued to the network: one system call for a burst on a batching link.
      */
     public void flushSends()

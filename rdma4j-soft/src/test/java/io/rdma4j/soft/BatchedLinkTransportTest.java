@@ -86,6 +86,44 @@ class BatchedLinkTransportTest
         }
     }
 
+    @Test
+    void shouldSendThePayloadFromRegisteredMemoryWithoutACopyAndCopyWhatSpansSges()
+    {
+        try (Fabric fabric = new Fabric(Fabric.Kind.UDP).socket(UdpLinks.Socket.LINUX))
+        {
+            // a long timeout: a cold JVM must not make a retransmission the count below would see
+            final RcEndpoint[] p = pair(fabric, QpType.RC, Mtu.MTU_1024, 18);
+            final RcEndpoint a = p[0];
+            final RcEndpoint b = p[1];
+            final LinuxUdpLink aLink = link(a);
+            fill(a.buffer, 0, SIZE, 13);
+            final long gatheredBefore = aLink.gatheredDatagrams();
+            a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
+                .sge(a.mr, 0, SIZE).rdma(b.mr.segment().address() + HALF, b.mr.rkey()));
+            assertEquals(WcStatus.SUCCESS, one(a.pollSend(1, 10_000), "write").status());
+            assertArrayEquals(bytes(a.buffer, 0, SIZE), bytes(b.buffer, HALF, SIZE));
+            final Counters bCounters = ((SoftContext)b.context).engine().counters();
+            final Counters aCounters = ((SoftContext)a.context).engine().counters();
+            assertEquals(PACKETS, aLink.gatheredDatagrams() - gatheredBefore, "every packet's payload in place; icrc_err " +
+                bCounters.get(SoftCounter.DROP_ICRC) + " rcvd " + bCounters.get(SoftCounter.RCVD_PKTS) + " retx " +
+                aCounters.get(SoftCounter.RETRANSMITTED_PKTS) + " a " + dump(aCounters) + " b " + dump(bCounters));
+
+            // two SGEs of 1000 and 1048 bytes at MTU 1024: packet 1 spans both, so it is copied; packet 2 is not
+            fill(a.buffer, 100_000, 1000, 14);
+            fill(a.buffer, 200_000, 1048, 15);
+            final long before = aLink.gatheredDatagrams();
+            final SendWr twoSges = new SendWr(2).wrId(2).opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
+                .sge(a.mr, 100_000, 1000).rdma(b.mr.segment().address() + HALF, b.mr.rkey());
+            twoSges.sgList().get(1).set(a.mr, 200_000, 1048);
+            twoSges.sgList().numSge(2);
+            a.qp.postSend(twoSges);
+            assertEquals(WcStatus.SUCCESS, one(a.pollSend(1, 10_000), "two-SGE write").status());
+            assertArrayEquals(bytes(a.buffer, 100_000, 1000), bytes(b.buffer, HALF, 1000));
+            assertArrayEquals(bytes(a.buffer, 200_000, 1048), bytes(b.buffer, HALF + 1000, 1048));
+            assertEquals(1, aLink.gatheredDatagrams() - before, "only the packet within one SGE went in place");
+        }
+    }
+
     private static void assertBatched(
         final LinuxUdpLink aLink, final LinuxUdpLink bLink, final long sentBefore, final long sendCallsBefore,
         final long receivedBefore, final long receiveCallsBefore)
@@ -103,6 +141,19 @@ class BatchedLinkTransportTest
         {
             assertTrue(aLink.gsoMessages() > 0, "runs to the one peer went as UDP_SEGMENT messages");
         }
+    }
+
+    private static String dump(final Counters counters)
+    {
+        final StringBuilder text = new StringBuilder();
+        for (final SoftCounter counter : SoftCounter.values())
+        {
+            if (counters.get(counter) != 0)
+            {
+                text.append(counter).append('=').append(counters.get(counter)).append(' ');
+            }
+        }
+        return text.toString();
     }
 
     private static LinuxUdpLink link(final RcEndpoint endpoint)

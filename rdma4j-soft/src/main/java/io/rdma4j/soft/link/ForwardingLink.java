@@ -1,5 +1,6 @@
 package io.rdma4j.soft.link;
 
+import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 
@@ -48,6 +49,20 @@ public abstract class ForwardingLink implements Link
     public boolean queue(final ByteBuffer datagram, final InetAddress destination, final int hopLimit)
     {
         return inner.queue(datagram, destination, hopLimit);
+    }
+
+    @Override
+    public boolean gathers()
+    {
+        return inner.gathers();
+    }
+
+    @Override
+    public boolean queueGathered(
+        final ByteBuffer head, final MemorySegment payload, final long payloadOffset, final int payloadLength,
+        final ByteBuffer tail, final InetAddress destination, final int hopLimit)
+    {
+        return inner.queueGathered(head, payload, payloadOffset, payloadLength, tail, destination, hopLimit);
     }
 
     @Override

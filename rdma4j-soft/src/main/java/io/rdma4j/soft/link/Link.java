@@ -1,5 +1,6 @@
 package io.rdma4j.soft.link;
 
+import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 
@@ -68,6 +69,37 @@ public interface Link extends AutoCloseable
     default boolean queue(final ByteBuffer datagram, final InetAddress destination, final int hopLimit)
     {
         return send(datagram, destination, hopLimit);
+    }
+
+    /**
+     * @return true if {@link #queueGathered} carries a payload from native memory without copying it.
+     */
+    default boolean gathers()
+    {
+        return false;
+    }
+
+    /**
+     * Queue one datagram of three parts, for a sender that reads the payload in place (from registered
+     * memory) instead of copying it into a packet buffer: the head (headers) and tail (pad and ICRC) are
+     * taken before this returns, the payload is read when the datagram is flushed, so it must stay valid
+     * and unchanged until the next {@link #flush}, which the caller owes (as for {@link #queue}).
+     *
+     * @param head          the headers, position to limit; the position is left unchanged.
+     * @param payload       native memory holding the payload.
+     * @param payloadOffset where the payload starts in it.
+     * @param payloadLength the payload's length.
+     * @param tail          the pad and ICRC, position to limit; the position is left unchanged.
+     * @param destination   a unicast address or an IPv4 multicast group.
+     * @param hopLimit      the IP TTL, 1..255.
+     * @return true if queued, false if the link dropped it.
+     * @throws UnsupportedOperationException where {@link #gathers()} is false.
+     */
+    default boolean queueGathered(
+        final ByteBuffer head, final MemorySegment payload, final long payloadOffset, final int payloadLength,
+        final ByteBuffer tail, final InetAddress destination, final int hopLimit)
+    {
+        throw new UnsupportedOperationException(this + " does not send payloads in place");
     }
 
     /**

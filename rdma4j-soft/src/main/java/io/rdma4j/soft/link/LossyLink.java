@@ -1,5 +1,6 @@
 package io.rdma4j.soft.link;
 
+import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.util.SplittableRandom;
@@ -58,6 +59,18 @@ public final class LossyLink extends ForwardingLink
             return true;
         }
         return inner.queue(datagram, destination, hopLimit);
+    }
+
+    @Override
+    public boolean queueGathered(
+        final ByteBuffer head, final MemorySegment payload, final long payloadOffset, final int payloadLength,
+        final ByteBuffer tail, final InetAddress destination, final int hopLimit)
+    {
+        if (drops(tail))
+        {
+            return true;
+        }
+        return inner.queueGathered(head, payload, payloadOffset, payloadLength, tail, destination, hopLimit);
     }
 
     private boolean drops(final ByteBuffer datagram)

@@ -200,4 +200,24 @@ class IcrcTest
         }
         assertEquals(0, Icrc.identificationChange(EXAMPLE_1.length, 0));
     }
+
+    @Test
+    void shouldComputeTheIcrcOfAPacketHeldInTwoPlacesAsOfTheWholePacket()
+    {
+        // example 1: 12-byte BTH, 4-byte DETH... as bytes: headers 12, payload 18, pad 2, ICRC 4
+        final MemorySegment whole = MemorySegment.ofArray(EXAMPLE_1.clone());
+        final int expected = icrc.compute(
+            whole, 0, EXAMPLE_1.length, EXAMPLE_1_ADDRESS, EXAMPLE_1_ADDRESS, 49152, 4791, EXAMPLE_1_ID, true);
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment head = arena.allocate(12);
+            MemorySegment.copy(whole, 0, head, 0, 12);
+            final MemorySegment payload = arena.allocate(64);
+            MemorySegment.copy(whole, 12, payload, 20, 18);
+            final int parts = icrc.compute(head, 0, 12, payload, 20, 18, 2, EXAMPLE_1_ADDRESS, EXAMPLE_1_ADDRESS,
+                49152, 4791, EXAMPLE_1_ID, true);
+            assertEquals(expected, parts);
+            assertEquals(0xF353F378, parts);
+        }
+    }
 }

@@ -18,7 +18,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * The few C library calls a UDP socket needs, bound once through the FFM API with {@code errno} captured:
  * socket, bind, setsockopt, recvmmsg, sendmmsg, sendmsg, poll, eventfd, read, write and close. The
  * constants and structure offsets are Linux's on its 64-bit ABIs (x86_64 and aarch64 share them), so the
- * binding loads only there; {@link #unavailableReason()} says why not elsewhere.
+ * binding loads only there, and only where native access is enabled for this module (so that the JDK prints
+ * no restricted-method warning); {@link #unavailableReason()} says why not elsewhere.
  * <p>
  * The set-up calls capture {@code errno} ({@code Linker.Option.captureCallState}) into a segment the
  * caller allocated once. The data-path calls ({@code recvmmsg}, {@code sendmmsg}, {@code poll} and the
@@ -144,6 +145,12 @@ final class LinuxLibc
         else if (!arch.equals("amd64") && !arch.equals("x86_64") && !arch.equals("aarch64"))
         {
             reason = "the Linux socket's structure layouts are those of x86_64 and aarch64, this is " + arch;
+        }
+        else if (!LinuxLibc.class.getModule().isNativeAccessEnabled())
+        {
+            // binding anyway would work but print the JDK's restricted-method warning on every run
+            reason = "native access is not enabled for rdma4j-soft (java --enable-native-access=ALL-UNNAMED, " +
+                "or the module's name)";
         }
         else
         {

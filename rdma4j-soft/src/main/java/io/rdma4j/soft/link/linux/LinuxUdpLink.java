@@ -61,7 +61,9 @@ import static io.rdma4j.soft.link.linux.LinuxLibc.UDP_SEGMENT;
  *     in one {@code sendmmsg}; a run of datagrams to one unicast destination, all of one size but the
  *     last, goes as one message with {@code UDP_SEGMENT} (the kernel cuts it into datagrams, on
  *     loopback only at the receiving socket), where the kernel supports it. {@link #send} is a queue
- *     and a flush.</li>
+ *     and a flush. A datagram whose payload lies in registered memory is {@link #queueGathered}: its
+ *     headers and tail (pad, ICRC) go into the slot and the payload gets an iovec of its own pointing where
+ *     it lies, so it is read once, by the kernel, with no copy into a packet buffer.</li>
  *     <li><b>Waiting</b> is {@code poll} over the sockets and an {@code eventfd} that {@link #wakeup}
  *     writes; a wait first flushes what is queued, so nothing queued sits while the loop sleeps.</li>
  * </ul>
@@ -90,6 +92,8 @@ public final class LinuxUdpLink implements IpLink
     static final int RX_SLOT_BYTES = 65536;
     /** Datagrams one flush may carry; a full queue flushes. */
     static final int TX_SLOTS = 64;
+    /** iovecs a datagram takes: its head (or the whole of a copied one), a payload sent in place, its tail. */
+    static final int IOVECS_PER_SLOT = 3;
     /** The largest datagram that is queued; a larger one is sent on its own from a scratch slot. */
     static final int TX_SLOT_BYTES = 8192;
     /** Segments per {@code UDP_SEGMENT} message: the kernel's UDP_MAX_SEGMENTS before 6.x raised it. */
@@ -122,6 +126,7 @@ public final class LinuxUdpLink implements IpLink
     private final boolean groReceive;
     private final MemorySegment wakeValue;
     private final AtomicInteger wakers = new AtomicInteger();
+    private final AtomicInteger pollers = new AtomicInteger();
     private final Map<InetAddress, Endpoint> groupEndpoints = new HashMap<>();
     private volatile Endpoint[] endpoints;
     private volatile boolean closed;
@@ -166,7 +171,15 @@ public final class LinuxUdpLink implements IpLink
     private final MemorySegment txScratch;
     private final ByteBuffer txScratchView;
     private final MemorySegment txOption;
+    /** A datagram's whole length, as GSO runs compare them. */
     private final int[] txLengths = new int[TX_SLOTS];
+    /** Bytes at the start of a slot: a copied datagram, or a gathered one's headers. */
+    private final int[] txHeadBytes = new int[TX_SLOTS];
+    /** A gathered datagram's pad and ICRC, after its headers in the slot; 0 for a copied one. */
+    private final int[] txTailBytes = new int[TX_SLOTS];
+    /** A gathered datagram's payload: its native address and length; 0 for a copied one. */
+    private final long[] txPayloadAddress = new long[TX_SLOTS];
+    private final int[] txPayloadLength = new int[TX_SLOTS];
     private final int[] txNameLengths = new int[TX_SLOTS];
     private final Object[] txDestinations = new Object[TX_SLOTS];
     private final boolean[] txMulticast = new boolean[TX_SLOTS];
@@ -181,6 +194,7 @@ public final class LinuxUdpLink implements IpLink
     private volatile long sendSyscalls;
     private volatile long sentDatagrams;
     private volatile long gsoMessages;
+    private volatile long gatheredDatagrams;
     private volatile long sendFailures;
 
     /**
@@ -273,7 +287,7 @@ public final class LinuxUdpLink implements IpLink
 
         txData = arena.allocate((long)TX_SLOTS * TX_SLOT_BYTES, 64);
         txDataView = txData.asByteBuffer();
-        txIovecs = arena.allocate((long)TX_SLOTS * IOVEC_BYTES, 8);
+        txIovecs = arena.allocate((long)TX_SLOTS * IOVECS_PER_SLOT * IOVEC_BYTES, 8);
         txMessages = arena.allocate((long)TX_SLOTS * MMSGHDR_BYTES, 8);
         for (int i = 0; i < TX_SLOTS; i++)
         {
@@ -285,7 +299,6 @@ public final class LinuxUdpLink implements IpLink
         txScratchView = txScratch.asByteBuffer();
         for (int i = 0; i < TX_SLOTS; i++)
         {
-            txIovecs.set(ValueLayout.JAVA_LONG, (long)i * IOVEC_BYTES, txData.address() + (long)i * TX_SLOT_BYTES);
             final long control = (long)i * CMSG_SPACE_INT;
             // a UDP_SEGMENT message: cmsg_len = CMSG_LEN(sizeof(uint16_t)), SOL_UDP, UDP_SEGMENT
             txControl.set(ValueLayout.JAVA_LONG, control, CMSG_HEADER_BYTES + 2);
@@ -392,6 +405,14 @@ public final class LinuxUdpLink implements IpLink
     public long gsoMessages()
     {
         return gsoMessages;
+    }
+
+    /**
+     * @return datagrams queued with their payload in place ({@link #queueGathered}), not copied.
+     */
+    public long gatheredDatagrams()
+    {
+        return gatheredDatagrams;
     }
 
     /**
@@ -505,6 +526,46 @@ public final class LinuxUdpLink implements IpLink
         }
     }
 
+    /**
+     * true: a datagram's payload can be sent from registered memory where it lies (an iovec of its own
+     * between the slot's head and tail), without a copy into a packet buffer.
+     */
+    @Override
+    public boolean gathers()
+    {
+        return true;
+    }
+
+    @Override
+    public boolean queueGathered(
+        final ByteBuffer head, final MemorySegment payload, final long payloadOffset, final int payloadLength,
+        final ByteBuffer tail, final InetAddress destination, final int hopLimit)
+    {
+        final int headLength = head.remaining();
+        final int tailLength = tail.remaining();
+        if (closed || hopLimit < 0 || hopLimit > 255 || payloadLength < 0 || !payload.isNative() ||
+            payloadOffset < 0 || payloadOffset + payloadLength > payload.byteSize() ||
+            headLength + tailLength > TX_SLOT_BYTES || headLength + payloadLength + tailLength > MAX_GSO_BYTES)
+        {
+            countSendFailure();
+            return false;
+        }
+        txLock.lock();
+        try
+        {
+            if (closed)
+            {
+                sendFailures++;
+                return false;
+            }
+            return queueGatheredLocked(head, payload, payloadOffset, payloadLength, tail, destination, hopLimit);
+        }
+        finally
+        {
+            txLock.unlock();
+        }
+    }
+
     @Override
     public void flush()
     {
@@ -571,6 +632,7 @@ public final class LinuxUdpLink implements IpLink
     public void awaitReadable(final long timeoutNanos)
     {
         flush();
+        final Endpoint[] current;
         rxLock.lock();
         try
         {
@@ -578,28 +640,39 @@ public final class LinuxUdpLink implements IpLink
             {
                 return;
             }
-            final Endpoint[] current = endpoints;
+            current = endpoints;
             if (current != pollFdsFor)
             {
                 buildPollFds(current);
-            }
-            final int millis = timeoutNanos <= 0 ? 0 :
-                (int)Math.min(Integer.MAX_VALUE, Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNanos + 999_999)));
-            final int ready = LinuxLibc.poll(pollFds, current.length + 1L, millis);
-            if (ready < 0)
-            {
-                // a signal (EINTR): the caller's loop waits again
-                return;
-            }
-            if (ready > 0 && (pollFds.get(ValueLayout.JAVA_SHORT, 6) & POLLIN) != 0)
-            {
-                // consume the wake-ups: the eventfd counter resets to 0 on read
-                LinuxLibc.read(eventFd, drainBuffer, 8);
             }
         }
         finally
         {
             rxLock.unlock();
+        }
+        // poll runs without the receive lock, so a leave (which closes a socket under it) never waits out a
+        // wait; a descriptor closed meanwhile only makes poll return early (POLLNVAL). Close waits for pollers,
+        // so the pollfd array outlives the call.
+        pollers.incrementAndGet();
+        try
+        {
+            if (closed)
+            {
+                return;
+            }
+            final int millis = timeoutNanos <= 0 ? 0 :
+                (int)Math.min(Integer.MAX_VALUE, Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNanos + 999_999)));
+            final int ready = LinuxLibc.poll(pollFds, current.length + 1L, millis);
+            if (ready > 0 && (pollFds.get(ValueLayout.JAVA_SHORT, 6) & POLLIN) != 0)
+            {
+                // consume the wake-ups: the eventfd counter resets to 0 on read
+                LinuxLibc.read(eventFd, drainBuffer, 8);
+            }
+            // ready < 0 is a signal (EINTR): the caller's loop waits again
+        }
+        finally
+        {
+            pollers.decrementAndGet();
         }
     }
 
@@ -727,7 +800,9 @@ public final class LinuxUdpLink implements IpLink
             endpoints = new Endpoint[0];
         }
         LinuxLibc.write(eventFd, wakeValue, 8);
-        while (wakers.get() != 0)
+        // the eventfd write ends any poll at once; a waker or poller that came in before closed was set
+        // leaves soon after
+        while (wakers.get() != 0 || pollers.get() != 0)
         {
             Thread.onSpinWait();
         }
@@ -779,11 +854,61 @@ public final class LinuxUdpLink implements IpLink
     /** Send lock held: copy one datagram into the next slot, flushing first if the queue is full. */
     private boolean queueLocked(final ByteBuffer datagram, final InetAddress destination, final int hopLimit)
     {
+        final int slot = reserveSlot(destination, hopLimit);
+        if (slot < 0)
+        {
+            return false;
+        }
+        final int length = datagram.remaining();
+        txDataView.put(slot * TX_SLOT_BYTES, datagram, datagram.position(), length);
+        txHeadBytes[slot] = length;
+        txTailBytes[slot] = 0;
+        txPayloadAddress[slot] = 0;
+        txPayloadLength[slot] = 0;
+        txLengths[slot] = length;
+        setIovecs(slot);
+        txCount = slot + 1;
+        return true;
+    }
+
+    /** Send lock held: head and tail into the next slot, the payload referenced where it lies. */
+    private boolean queueGatheredLocked(
+        final ByteBuffer head, final MemorySegment payload, final long payloadOffset, final int payloadLength,
+        final ByteBuffer tail, final InetAddress destination, final int hopLimit)
+    {
+        final int slot = reserveSlot(destination, hopLimit);
+        if (slot < 0)
+        {
+            return false;
+        }
+        final int headLength = head.remaining();
+        final int tailLength = tail.remaining();
+        txDataView.put(slot * TX_SLOT_BYTES, head, head.position(), headLength);
+        txDataView.put(slot * TX_SLOT_BYTES + headLength, tail, tail.position(), tailLength);
+        txHeadBytes[slot] = headLength;
+        txTailBytes[slot] = tailLength;
+        txPayloadAddress[slot] = payload.address() + payloadOffset;
+        txPayloadLength[slot] = payloadLength;
+        txLengths[slot] = headLength + payloadLength + tailLength;
+        setIovecs(slot);
+        txCount = slot + 1;
+        gatheredDatagrams++;
+        return true;
+    }
+
+    /**
+     * Send lock held: take the next slot for a datagram to {@code destination}, flushing first if the queue is
+     * full or a multicast datagram needs another TTL; set its address.
+     *
+     * @return the slot, or -1 if the datagram cannot be sent (counted).
+     */
+    private int reserveSlot(final InetAddress destination, final int hopLimit)
+    {
         final MemorySegment sockaddr = sockaddr(destination);
         if (null == sockaddr)
         {
             sendFailures++;
-            return false;
+            return -1;
         }
         final boolean multicast = destination.isMulticastAddress();
         if (multicast && hopLimit != multicastTtl)
@@ -795,7 +920,7 @@ public final class LinuxUdpLink implements IpLink
             if (!SocketOptions.tryInt(txCapture, txOption, unicastFd, level, name, hopLimit))
             {
                 sendFailures++;
-                return false;
+                return -1;
             }
             multicastTtl = hopLimit;
         }
@@ -804,17 +929,25 @@ public final class LinuxUdpLink implements IpLink
             flushLocked();
         }
         final int slot = txCount;
-        final int length = datagram.remaining();
-        txDataView.put(slot * TX_SLOT_BYTES, datagram, datagram.position(), length);
         txIcrcChange[slot] = 0;
         MemorySegment.copy(sockaddr, 0, txNames, (long)slot * SOCKADDR_SLOT, sockaddr.byteSize());
-        txLengths[slot] = length;
         txNameLengths[slot] = (int)sockaddr.byteSize();
         txDestinations[slot] = destination;
         txMulticast[slot] = multicast;
-        txIovecs.set(ValueLayout.JAVA_LONG, (long)slot * IOVEC_BYTES + 8, length);
-        txCount = slot + 1;
-        return true;
+        return slot;
+    }
+
+    /** A slot's three iovecs: its head (or whole datagram), the payload in place, its tail. */
+    private void setIovecs(final int slot)
+    {
+        final long iovec = (long)slot * IOVECS_PER_SLOT * IOVEC_BYTES;
+        final long data = txData.address() + (long)slot * TX_SLOT_BYTES;
+        txIovecs.set(ValueLayout.JAVA_LONG, iovec, data);
+        txIovecs.set(ValueLayout.JAVA_LONG, iovec + 8, txHeadBytes[slot]);
+        txIovecs.set(ValueLayout.JAVA_LONG, iovec + 16, txPayloadAddress[slot]);
+        txIovecs.set(ValueLayout.JAVA_LONG, iovec + 24, txPayloadLength[slot]);
+        txIovecs.set(ValueLayout.JAVA_LONG, iovec + 32, 0 == txTailBytes[slot] ? 0L : data + txHeadBytes[slot]);
+        txIovecs.set(ValueLayout.JAVA_LONG, iovec + 40, txTailBytes[slot]);
     }
 
     /**
@@ -837,8 +970,9 @@ public final class LinuxUdpLink implements IpLink
             final long message = (long)m * MMSGHDR_BYTES;
             txMessages.set(ValueLayout.JAVA_LONG, message + MSG_NAME, txNames.address() + (long)first * SOCKADDR_SLOT);
             txMessages.set(ValueLayout.JAVA_INT, message + MSG_NAMELEN, txNameLengths[first]);
-            txMessages.set(ValueLayout.JAVA_LONG, message + MSG_IOV, txIovecs.address() + (long)first * IOVEC_BYTES);
-            txMessages.set(ValueLayout.JAVA_LONG, message + MSG_IOVLEN, segments);
+            txMessages.set(ValueLayout.JAVA_LONG, message + MSG_IOV,
+                txIovecs.address() + (long)first * IOVECS_PER_SLOT * IOVEC_BYTES);
+            txMessages.set(ValueLayout.JAVA_LONG, message + MSG_IOVLEN, (long)segments * IOVECS_PER_SLOT);
             if (segments > 1)
             {
                 renumberIcrcs(first, segments);
@@ -932,7 +1066,8 @@ public final class LinuxUdpLink implements IpLink
     {
         if (0 != change && txLengths[slot] >= Icrc.MIN_LENGTH)
         {
-            final long at = (long)slot * TX_SLOT_BYTES + txLengths[slot] - Icrc.LENGTH;
+            // the ICRC ends the slot's bytes: the copied datagram's, or the tail after the head
+            final long at = (long)slot * TX_SLOT_BYTES + txHeadBytes[slot] + txTailBytes[slot] - Icrc.LENGTH;
             txData.set(ICRC_LAYOUT, at, txData.get(ICRC_LAYOUT, at) ^ change);
         }
     }
@@ -957,14 +1092,18 @@ public final class LinuxUdpLink implements IpLink
         {
             final int source = from + i;
             MemorySegment.copy(txData, (long)source * TX_SLOT_BYTES, txData, (long)i * TX_SLOT_BYTES,
-                txLengths[source]);
+                txHeadBytes[source] + txTailBytes[source]);
             MemorySegment.copy(txNames, (long)source * SOCKADDR_SLOT, txNames, (long)i * SOCKADDR_SLOT, SOCKADDR_SLOT);
             txLengths[i] = txLengths[source];
             txNameLengths[i] = txNameLengths[source];
             txDestinations[i] = txDestinations[source];
             txMulticast[i] = txMulticast[source];
             txIcrcChange[i] = 0;
-            txIovecs.set(ValueLayout.JAVA_LONG, (long)i * IOVEC_BYTES + 8, txLengths[i]);
+            txHeadBytes[i] = txHeadBytes[source];
+            txTailBytes[i] = txTailBytes[source];
+            txPayloadAddress[i] = txPayloadAddress[source];
+            txPayloadLength[i] = txPayloadLength[source];
+            setIovecs(i);
         }
         txCount = left;
     }
@@ -1022,7 +1161,7 @@ public final class LinuxUdpLink implements IpLink
             }
             multicastTtl = hopLimit;
         }
-        // the last message slot and iovec slot are free: the queue was flushed before
+        // message 0 and the iovecs of slot 0 are free: the queue was flushed before
         final long message = 0;
         MemorySegment.copy(sockaddr, 0, txNames, 0, sockaddr.byteSize());
         txIovecs.set(ValueLayout.JAVA_LONG, 0, txScratch.address());
@@ -1041,7 +1180,7 @@ public final class LinuxUdpLink implements IpLink
             sendSyscalls++;
         }
         while (sent < 0 && LinuxLibc.errno(txCapture) == EINTR);
-        txIovecs.set(ValueLayout.JAVA_LONG, 0, txData.address());
+        setIovecs(0);
         if (sent < 0)
         {
             sendFailures++;

@@ -232,6 +232,46 @@ class LinuxUdpLinkTest
     }
 
     @Test
+    void shouldLeaveGroupsWhileTheReceivingThreadWaitsInALoop() throws InterruptedException
+    {
+        try (LinuxUdpLink a = new LinuxUdpLink(addressA, port))
+        {
+            final java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
+            final ByteBuffer scratch = ByteBuffer.allocateDirect(65536);
+            final DatagramInfo scratchInfo = new DatagramInfo();
+            // a progress loop's shape: receive, then wait long for more
+            final Thread loop = Thread.ofPlatform().start(() ->
+            {
+                while (running.get())
+                {
+                    while (a.receive(scratch, scratchInfo))
+                    {
+                        // drain
+                    }
+                    a.awaitReadable(TimeUnit.SECONDS.toNanos(1));
+                }
+            });
+            try
+            {
+                for (int i = 0; i < 20; i++)
+                {
+                    final InetAddress group = address("239." + (ProcessHandle.current().pid() % 200 + 20) + ".61." +
+                        (i + 1));
+                    a.joinGroup(group);
+                    a.leaveGroup(group);
+                    assertEquals(0, a.joinCount(group));
+                }
+            }
+            finally
+            {
+                running.set(false);
+                a.wakeup();
+                loop.join();
+            }
+        }
+    }
+
+    @Test
     void shouldCountADatagramToAForeignFamilyAsASendFailure()
     {
         try (LinuxUdpLink a = new LinuxUdpLink(addressA, port))
