@@ -441,6 +441,21 @@ public final class Icrc
      * Find the identification whose contribution to the CRC is {@code difference}, the received ICRC XOR the one
      * computed with identification 0, in a packet of {@code length} UDP payload bytes.
      */
+    /**
+     * {@link #identificationChange} for the identifications {@code first .. first + count - 1} of packets of
+     * one length, the length's part computed once: what a sender renumbering a run of equal segments needs.
+     *
+     * @param length the UDP payload's length, ICRC included.
+     * @param first  the first identification.
+     * @param count  how many.
+     * @param out    receives the changes, from index 0.
+     */
+    public static void identificationChanges(final int length, final int first, final int count, final int[] out)
+    {
+        final long inputLength = HEADER_LENGTH + (long)length - BthFlyweight.LENGTH - LENGTH;
+        IpIdSolver.changes(first, count, inputLength - IP_ID_OFFSET - 2, out);
+    }
+
     private static int solveIpId(final int length, final int difference)
     {
         final long inputLength = HEADER_LENGTH + (long)length - BthFlyweight.LENGTH - LENGTH;

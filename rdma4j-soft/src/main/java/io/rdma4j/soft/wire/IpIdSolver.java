@@ -57,6 +57,26 @@ final class IpIdSolver
      */
     static int change(final int ipId, final long bytesAfter)
     {
+        final int vector = contribution(ipId);
+        return 0 == vector ? 0 : Gf2Crc32.multiply(vector, Gf2Crc32.xPow8n(bytesAfter));
+    }
+
+    /**
+     * {@link #change} for identifications {@code first .. first + count - 1} of one length at once: the
+     * length's factor is computed once.
+     */
+    static void changes(final int first, final int count, final long bytesAfter, final int[] out)
+    {
+        final int factor = Gf2Crc32.xPow8n(bytesAfter);
+        for (int i = 0; i < count; i++)
+        {
+            final int vector = contribution((first + i) & 0xFFFF);
+            out[i] = 0 == vector ? 0 : Gf2Crc32.multiply(vector, factor);
+        }
+    }
+
+    private static int contribution(final int ipId)
+    {
         int vector = 0;
         for (int bit = 0; bit < ID_BITS; bit++)
         {
@@ -65,7 +85,7 @@ final class IpIdSolver
                 vector ^= BIT_CONTRIBUTION[bit];
             }
         }
-        return 0 == vector ? 0 : Gf2Crc32.multiply(vector, Gf2Crc32.xPow8n(bytesAfter));
+        return vector;
     }
 
     /**

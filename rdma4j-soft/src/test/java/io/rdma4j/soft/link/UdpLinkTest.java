@@ -250,7 +250,8 @@ class UdpLinkTest
         {
             other.bind(new InetSocketAddress(taken, port));
 
-            final IllegalStateException ex = assertThrows(IllegalStateException.class, () -> UdpLinks.open(taken, port));
+            final IllegalStateException ex =
+                assertThrows(IllegalStateException.class, () -> UdpLinks.open(taken, port));
             assertTrue(ex.getMessage().startsWith("127.0.0.5:" + port + " is already in use by another process"),
                 ex.getMessage());
             assertTrue(ex.getMessage().contains("each process needs its own address (127.x.y.z"), ex.getMessage());

@@ -199,6 +199,12 @@ class IcrcTest
             assertEquals(other, zero ^ Icrc.identificationChange(EXAMPLE_1.length, ipId), "identification " + ipId);
         }
         assertEquals(0, Icrc.identificationChange(EXAMPLE_1.length, 0));
+        final int[] changes = new int[5];
+        Icrc.identificationChanges(EXAMPLE_1.length, 0xFFFE, 5, changes);
+        for (int i = 0; i < 5; i++)
+        {
+            assertEquals(Icrc.identificationChange(EXAMPLE_1.length, (0xFFFE + i) & 0xFFFF), changes[i], "index " + i);
+        }
     }
 
     @Test

@@ -2,8 +2,6 @@ package io.rdma4j.soft.link.linux;
 
 import io.rdma4j.soft.link.DatagramInfo;
 import io.rdma4j.soft.link.IpLink;
-import io.rdma4j.soft.link.Ipv4;
-import io.rdma4j.soft.wire.Icrc;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -13,9 +11,7 @@ import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
-import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -24,24 +20,6 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import static io.rdma4j.soft.link.linux.LinuxLibc.AF_INET;
 import static io.rdma4j.soft.link.linux.LinuxLibc.AF_INET6;
-import static io.rdma4j.soft.link.linux.LinuxLibc.CMSG_HEADER_BYTES;
-import static io.rdma4j.soft.link.linux.LinuxLibc.CMSG_SPACE_INT;
-import static io.rdma4j.soft.link.linux.LinuxLibc.EINTR;
-import static io.rdma4j.soft.link.linux.LinuxLibc.EINVAL;
-import static io.rdma4j.soft.link.linux.LinuxLibc.EIO;
-import static io.rdma4j.soft.link.linux.LinuxLibc.EOPNOTSUPP;
-import static io.rdma4j.soft.link.linux.LinuxLibc.IOVEC_BYTES;
-import static io.rdma4j.soft.link.linux.LinuxLibc.MMSGHDR_BYTES;
-import static io.rdma4j.soft.link.linux.LinuxLibc.MSG_CONTROL;
-import static io.rdma4j.soft.link.linux.LinuxLibc.MSG_CONTROLLEN;
-import static io.rdma4j.soft.link.linux.LinuxLibc.MSG_DONTWAIT;
-import static io.rdma4j.soft.link.linux.LinuxLibc.MSG_FLAGS;
-import static io.rdma4j.soft.link.linux.LinuxLibc.MSG_IOV;
-import static io.rdma4j.soft.link.linux.LinuxLibc.MSG_IOVLEN;
-import static io.rdma4j.soft.link.linux.LinuxLibc.MSG_LEN;
-import static io.rdma4j.soft.link.linux.LinuxLibc.MSG_NAME;
-import static io.rdma4j.soft.link.linux.LinuxLibc.MSG_NAMELEN;
-import static io.rdma4j.soft.link.linux.LinuxLibc.MSG_TRUNC;
 import static io.rdma4j.soft.link.linux.LinuxLibc.POLLFD_BYTES;
 import static io.rdma4j.soft.link.linux.LinuxLibc.POLLIN;
 import static io.rdma4j.soft.link.linux.LinuxLibc.SOL_UDP;
@@ -52,12 +30,12 @@ import static io.rdma4j.soft.link.linux.LinuxLibc.UDP_SEGMENT;
  * An {@link IpLink} on the Linux socket API through the FFM API, past the one-datagram-per-system-call
  * wall of {@link java.nio.channels.DatagramChannel}:
  * <ul>
- *     <li><b>Receiving</b> takes up to {@value #RX_SLOTS} datagrams per {@code recvmmsg} into slots of
+ *     <li><b>Receiving</b> takes up to {@value ReceiveBatch#RX_SLOTS} datagrams per {@code recvmmsg} into slots of
  *     native memory the link allocates once, and hands them out one per {@link #receive} call, the source
  *     read from each slot's {@code sockaddr} without building an object (a small cache maps it to its
  *     {@link InetAddress}). With {@code UDP_GRO} on, a slot may hold a run of equal segments the kernel
  *     kept together, split here by the segment size its control message gives.</li>
- *     <li><b>Sending</b> {@link #queue}s datagrams into {@value #TX_SLOTS} slots and {@link #flush}es them
+ *     <li><b>Sending</b> {@link #queue}s datagrams into {@value SendBatch#TX_SLOTS} slots and {@link #flush}es them
  *     in one {@code sendmmsg}; a run of datagrams to one unicast destination, all of one size but the
  *     last, goes as one message with {@code UDP_SEGMENT} (the kernel cuts it into datagrams, on
  *     loopback only at the receiving socket), where the kernel supports it. {@link #send} is a queue
@@ -86,33 +64,8 @@ import static io.rdma4j.soft.link.linux.LinuxLibc.UDP_SEGMENT;
  */
 public final class LinuxUdpLink implements IpLink
 {
-    /** Datagrams (or GRO runs) one {@code recvmmsg} may return. */
-    static final int RX_SLOTS = 32;
-    /** A slot holds the largest UDP payload, so that neither a datagram nor a GRO run is cut. */
-    static final int RX_SLOT_BYTES = 65536;
-    /** Datagrams one flush may carry; a full queue flushes. */
-    static final int TX_SLOTS = 64;
-    /** iovecs a datagram takes: its head (or the whole of a copied one), a payload sent in place, its tail. */
-    static final int IOVECS_PER_SLOT = 3;
-    /** The largest datagram that is queued; a larger one is sent on its own from a scratch slot. */
-    static final int TX_SLOT_BYTES = 8192;
-    /** Segments per {@code UDP_SEGMENT} message: the kernel's UDP_MAX_SEGMENTS before 6.x raised it. */
-    static final int MAX_GSO_SEGMENTS = 64;
-    /** The largest UDP payload of one IPv4 datagram, and so of a GSO message. */
-    static final int MAX_GSO_BYTES = 65507;
-
-    private static final int SOCKADDR_SLOT = 32;
     private static final int RECEIVE_BUFFER_BYTES = 8 * 1024 * 1024;
     private static final int SEND_BUFFER_BYTES = 4 * 1024 * 1024;
-    private static final int MAX_CACHED_DESTINATIONS = 64;
-    private static final int SOURCE_CACHE = 256;
-    private static final ValueLayout.OfInt INT_BE =
-        ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    /** The ICRC is stored least-significant byte first. */
-    private static final ValueLayout.OfInt ICRC_LAYOUT =
-        ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfShort SHORT_BE =
-        ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     private final InetAddress localAddress;
     private final int port;
@@ -130,72 +83,20 @@ public final class LinuxUdpLink implements IpLink
     private final Map<InetAddress, Endpoint> groupEndpoints = new HashMap<>();
     private volatile Endpoint[] endpoints;
     private volatile boolean closed;
+    /** errno and option values of the set-up calls (construction, joins and leaves under the group map). */
+    private final MemorySegment controlCapture;
+    private final MemorySegment controlOption;
 
     // receiving: the receive lock's
     private final ReentrantLock rxLock = new ReentrantLock();
-    private final MemorySegment rxData;
-    private final ByteBuffer rxDataView;
-    private final MemorySegment rxMessages;
-    private final MemorySegment rxNames;
-    private final MemorySegment rxControl;
     private final MemorySegment drainBuffer;
-    private final InetAddress[] sourceCache = new InetAddress[SOURCE_CACHE];
-    private final int[] sourceCacheIpv4 = new int[SOURCE_CACHE];
-    private InetAddress lastIpv6Source;
-    private long lastIpv6High;
-    private long lastIpv6Low;
-    private int rxCount;
-    private int rxIndex;
-    private int rxOffset;
-    private Endpoint rxEndpoint;
-    private int nextEndpointIndex;
+    private final ReceiveBatch receives;
     private MemorySegment pollFds;
     private Endpoint[] pollFdsFor;
-    private ByteBuffer lastBuffer;
-    private volatile long receiveSyscalls;
-    private volatile long receivedDatagrams;
-    private volatile long receivedRuns;
-    private volatile long truncatedDrops;
 
     // sending: the send lock's
     private final ReentrantLock txLock = new ReentrantLock();
-    private final MemorySegment txCapture;
-    private final MemorySegment txData;
-    private final ByteBuffer txDataView;
-    private final MemorySegment txIovecs;
-    private final MemorySegment txMessages;
-    /** {@link #txMessages} from each message on: the arrays a partial {@code sendmmsg} resumes from. */
-    private final MemorySegment[] txMessagesFrom = new MemorySegment[TX_SLOTS];
-    private final MemorySegment txNames;
-    private final MemorySegment txControl;
-    private final MemorySegment txScratch;
-    private final ByteBuffer txScratchView;
-    private final MemorySegment txOption;
-    /** A datagram's whole length, as GSO runs compare them. */
-    private final int[] txLengths = new int[TX_SLOTS];
-    /** Bytes at the start of a slot: a copied datagram, or a gathered one's headers. */
-    private final int[] txHeadBytes = new int[TX_SLOTS];
-    /** A gathered datagram's pad and ICRC, after its headers in the slot; 0 for a copied one. */
-    private final int[] txTailBytes = new int[TX_SLOTS];
-    /** A gathered datagram's payload: its native address and length; 0 for a copied one. */
-    private final long[] txPayloadAddress = new long[TX_SLOTS];
-    private final int[] txPayloadLength = new int[TX_SLOTS];
-    private final int[] txNameLengths = new int[TX_SLOTS];
-    private final Object[] txDestinations = new Object[TX_SLOTS];
-    private final boolean[] txMulticast = new boolean[TX_SLOTS];
-    /** What was XORed into each slot's ICRC for the identification GSO gives its segment (0: nothing). */
-    private final int[] txIcrcChange = new int[TX_SLOTS];
-    private final int[] runFirst = new int[TX_SLOTS];
-    private final int[] runLength = new int[TX_SLOTS];
-    private final Map<InetAddress, MemorySegment> sockaddrByDestination = new HashMap<>();
-    private volatile int txCount;
-    private boolean gsoSend;
-    private int multicastTtl = -1;
-    private volatile long sendSyscalls;
-    private volatile long sentDatagrams;
-    private volatile long gsoMessages;
-    private volatile long gatheredDatagrams;
-    private volatile long sendFailures;
+    private final SendBatch sends;
 
     /**
      * @return null if this platform can run the link, else a sentence saying why not.
@@ -260,70 +161,31 @@ public final class LinuxUdpLink implements IpLink
         this.networkInterface = interfaceOf(localAddress);
         this.interfaceIndex = Math.max(0, networkInterface.getIndex());
 
-        txCapture = LinuxLibc.newCapture(arena);
+        controlCapture = LinuxLibc.newCapture(arena);
+        controlOption = arena.allocate(64, 8);
         wakeValue = arena.allocate(8, 8);
         wakeValue.set(ValueLayout.JAVA_LONG, 0, 1L);
         drainBuffer = arena.allocate(8, 8);
-        txOption = arena.allocate(64, 8);
-
-        rxData = arena.allocate((long)RX_SLOTS * RX_SLOT_BYTES, 64);
-        rxDataView = rxData.asByteBuffer();
-        rxMessages = arena.allocate((long)RX_SLOTS * MMSGHDR_BYTES, 8);
-        rxNames = arena.allocate((long)RX_SLOTS * SOCKADDR_SLOT, 8);
-        rxControl = arena.allocate((long)RX_SLOTS * CMSG_SPACE_INT, 8);
-        final MemorySegment rxIovecs = arena.allocate((long)RX_SLOTS * IOVEC_BYTES, 8);
-        for (int i = 0; i < RX_SLOTS; i++)
-        {
-            final long iovec = (long)i * IOVEC_BYTES;
-            rxIovecs.set(ValueLayout.JAVA_LONG, iovec, rxData.address() + (long)i * RX_SLOT_BYTES);
-            rxIovecs.set(ValueLayout.JAVA_LONG, iovec + 8, RX_SLOT_BYTES);
-            final long message = (long)i * MMSGHDR_BYTES;
-            rxMessages.set(ValueLayout.JAVA_LONG, message + MSG_NAME, rxNames.address() + (long)i * SOCKADDR_SLOT);
-            rxMessages.set(ValueLayout.JAVA_LONG, message + MSG_IOV, rxIovecs.address() + iovec);
-            rxMessages.set(ValueLayout.JAVA_LONG, message + MSG_IOVLEN, 1L);
-            rxMessages.set(ValueLayout.JAVA_LONG, message + MSG_CONTROL,
-                rxControl.address() + (long)i * CMSG_SPACE_INT);
-        }
-
-        txData = arena.allocate((long)TX_SLOTS * TX_SLOT_BYTES, 64);
-        txDataView = txData.asByteBuffer();
-        txIovecs = arena.allocate((long)TX_SLOTS * IOVECS_PER_SLOT * IOVEC_BYTES, 8);
-        txMessages = arena.allocate((long)TX_SLOTS * MMSGHDR_BYTES, 8);
-        for (int i = 0; i < TX_SLOTS; i++)
-        {
-            txMessagesFrom[i] = txMessages.asSlice((long)i * MMSGHDR_BYTES);
-        }
-        txNames = arena.allocate((long)TX_SLOTS * SOCKADDR_SLOT, 8);
-        txControl = arena.allocate((long)TX_SLOTS * CMSG_SPACE_INT, 8);
-        txScratch = arena.allocate(RX_SLOT_BYTES, 64);
-        txScratchView = txScratch.asByteBuffer();
-        for (int i = 0; i < TX_SLOTS; i++)
-        {
-            final long control = (long)i * CMSG_SPACE_INT;
-            // a UDP_SEGMENT message: cmsg_len = CMSG_LEN(sizeof(uint16_t)), SOL_UDP, UDP_SEGMENT
-            txControl.set(ValueLayout.JAVA_LONG, control, CMSG_HEADER_BYTES + 2);
-            txControl.set(ValueLayout.JAVA_INT, control + 8, SOL_UDP);
-            txControl.set(ValueLayout.JAVA_INT, control + 12, UDP_SEGMENT);
-        }
 
         int unicast = -1;
         int event = -1;
+        final boolean gso;
         try
         {
             unicast = openSocket();
             bindUnicast(unicast);
-            final boolean dontFragment = SocketOptions.dontFragment(txCapture, txOption, unicast, family);
+            final boolean dontFragment = SocketOptions.dontFragment(controlCapture, controlOption, unicast, family);
             this.ipIdentification = AF_INET6 == family || dontFragment ? 0 : -1;
-            SocketOptions.multicastInterface(txCapture, txOption, unicast, family, localAddress, interfaceIndex);
-            SocketOptions.setInt(txCapture, txOption, unicast, ipLevel(), AF_INET == family ?
+            SocketOptions.multicastInterface(controlCapture, controlOption, unicast, family, localAddress, interfaceIndex);
+            SocketOptions.setInt(controlCapture, controlOption, unicast, ipLevel(), AF_INET == family ?
                 LinuxLibc.IP_MULTICAST_LOOP : LinuxLibc.IPV6_MULTICAST_LOOP, 1, "IP_MULTICAST_LOOP");
-            this.gsoSend = segmentation && SocketOptions.tryInt(txCapture, txOption, unicast, SOL_UDP, UDP_SEGMENT, 0);
-            this.groReceive = segmentation && SocketOptions.tryInt(txCapture, txOption, unicast, SOL_UDP, UDP_GRO, 1);
-            event = LinuxLibc.eventfd(txCapture, LinuxLibc.EFD_NONBLOCK | LinuxLibc.EFD_CLOEXEC);
+            gso = segmentation && SocketOptions.tryInt(controlCapture, controlOption, unicast, SOL_UDP, UDP_SEGMENT, 0);
+            this.groReceive = segmentation && SocketOptions.tryInt(controlCapture, controlOption, unicast, SOL_UDP, UDP_GRO, 1);
+            event = LinuxLibc.eventfd(controlCapture, LinuxLibc.EFD_NONBLOCK | LinuxLibc.EFD_CLOEXEC);
             if (event < 0)
             {
                 throw new IllegalStateException("eventfd for " + addressAndPort() + " failed: errno " +
-                    LinuxLibc.errno(txCapture));
+                    LinuxLibc.errno(controlCapture));
             }
         }
         catch (final RuntimeException ex)
@@ -335,6 +197,8 @@ public final class LinuxUdpLink implements IpLink
         }
         this.unicastFd = unicast;
         this.eventFd = event;
+        this.sends = new SendBatch(arena, family, port, unicast, ipIdentification, gso);
+        this.receives = new ReceiveBatch(arena, port, groReceive);
         this.endpoints = new Endpoint[]{ new Endpoint(unicast, localAddress, null) };
     }
 
@@ -369,7 +233,7 @@ public final class LinuxUdpLink implements IpLink
     @Override
     public long sendFailures()
     {
-        return sendFailures;
+        return sends.failures();
     }
 
     /**
@@ -388,7 +252,7 @@ public final class LinuxUdpLink implements IpLink
      */
     public long sendSyscalls()
     {
-        return sendSyscalls;
+        return sends.syscalls();
     }
 
     /**
@@ -396,7 +260,7 @@ public final class LinuxUdpLink implements IpLink
      */
     public long sentDatagrams()
     {
-        return sentDatagrams;
+        return sends.datagrams();
     }
 
     /**
@@ -404,7 +268,7 @@ public final class LinuxUdpLink implements IpLink
      */
     public long gsoMessages()
     {
-        return gsoMessages;
+        return sends.gsoMessages();
     }
 
     /**
@@ -412,7 +276,7 @@ public final class LinuxUdpLink implements IpLink
      */
     public long gatheredDatagrams()
     {
-        return gatheredDatagrams;
+        return sends.gathered();
     }
 
     /**
@@ -420,7 +284,7 @@ public final class LinuxUdpLink implements IpLink
      */
     public long receiveSyscalls()
     {
-        return receiveSyscalls;
+        return receives.syscalls();
     }
 
     /**
@@ -428,7 +292,7 @@ public final class LinuxUdpLink implements IpLink
      */
     public long receivedDatagrams()
     {
-        return receivedDatagrams;
+        return receives.datagrams();
     }
 
     /**
@@ -436,7 +300,7 @@ public final class LinuxUdpLink implements IpLink
      */
     public long receivedRuns()
     {
-        return receivedRuns;
+        return receives.runs();
     }
 
     /**
@@ -444,7 +308,7 @@ public final class LinuxUdpLink implements IpLink
      */
     public long truncatedDrops()
     {
-        return truncatedDrops;
+        return receives.truncated();
     }
 
     /**
@@ -452,7 +316,7 @@ public final class LinuxUdpLink implements IpLink
      */
     public boolean segmentsSends()
     {
-        return gsoSend;
+        return sends.segments();
     }
 
     /**
@@ -476,21 +340,21 @@ public final class LinuxUdpLink implements IpLink
         {
             if (closed)
             {
-                sendFailures++;
+                sends.countFailure();
                 return false;
             }
-            flushLocked();
-            final long failuresBefore = sendFailures;
-            if (datagram.remaining() > TX_SLOT_BYTES)
+            sends.flush();
+            final long failuresBefore = sends.failures();
+            if (datagram.remaining() > SendBatch.TX_SLOT_BYTES)
             {
-                return sendLargeLocked(datagram, destination, hopLimit);
+                return sends.sendLarge(datagram, destination, hopLimit);
             }
-            if (!queueLocked(datagram, destination, hopLimit))
+            if (!sends.queue(datagram, destination, hopLimit))
             {
                 return false;
             }
-            flushLocked();
-            return sendFailures == failuresBefore;
+            sends.flush();
+            return sends.failures() == failuresBefore;
         }
         finally
         {
@@ -506,7 +370,7 @@ public final class LinuxUdpLink implements IpLink
             countSendFailure();
             return false;
         }
-        if (datagram.remaining() > TX_SLOT_BYTES)
+        if (datagram.remaining() > SendBatch.TX_SLOT_BYTES)
         {
             return send(datagram, destination, hopLimit);
         }
@@ -515,10 +379,10 @@ public final class LinuxUdpLink implements IpLink
         {
             if (closed)
             {
-                sendFailures++;
+                sends.countFailure();
                 return false;
             }
-            return queueLocked(datagram, destination, hopLimit);
+            return sends.queue(datagram, destination, hopLimit);
         }
         finally
         {
@@ -545,7 +409,8 @@ public final class LinuxUdpLink implements IpLink
         final int tailLength = tail.remaining();
         if (closed || hopLimit < 0 || hopLimit > 255 || payloadLength < 0 || !payload.isNative() ||
             payloadOffset < 0 || payloadOffset + payloadLength > payload.byteSize() ||
-            headLength + tailLength > TX_SLOT_BYTES || headLength + payloadLength + tailLength > MAX_GSO_BYTES)
+            headLength + tailLength > SendBatch.TX_SLOT_BYTES ||
+            headLength + payloadLength + tailLength > SendBatch.MAX_GSO_BYTES)
         {
             countSendFailure();
             return false;
@@ -555,10 +420,10 @@ public final class LinuxUdpLink implements IpLink
         {
             if (closed)
             {
-                sendFailures++;
+                sends.countFailure();
                 return false;
             }
-            return queueGatheredLocked(head, payload, payloadOffset, payloadLength, tail, destination, hopLimit);
+            return sends.queueGathered(head, payload, payloadOffset, payloadLength, tail, destination, hopLimit);
         }
         finally
         {
@@ -569,7 +434,7 @@ public final class LinuxUdpLink implements IpLink
     @Override
     public void flush()
     {
-        if (0 == txCount)
+        if (sends.isEmpty())
         {
             // each queueing thread flushes its own work, so a racy empty read never strands a datagram
             return;
@@ -579,7 +444,7 @@ public final class LinuxUdpLink implements IpLink
         {
             if (!closed)
             {
-                flushLocked();
+                sends.flush();
             }
         }
         finally
@@ -604,12 +469,12 @@ public final class LinuxUdpLink implements IpLink
         {
             while (true)
             {
-                if (rxIndex >= rxCount && !refill())
+                if (closed || !receives.buffered() && !receives.refill(endpoints))
                 {
                     buffer.limit(0);
                     return false;
                 }
-                if (deliver(buffer, info))
+                if (receives.deliver(buffer, info))
                 {
                     return true;
                 }
@@ -636,7 +501,7 @@ public final class LinuxUdpLink implements IpLink
         rxLock.lock();
         try
         {
-            if (closed || rxIndex < rxCount)
+            if (closed || receives.buffered())
             {
                 return;
             }
@@ -788,7 +653,7 @@ public final class LinuxUdpLink implements IpLink
             txLock.lock();
             try
             {
-                flushLocked();
+                sends.flush();
                 closed = true;
             }
             finally
@@ -829,13 +694,13 @@ public final class LinuxUdpLink implements IpLink
     public String toString()
     {
         return "LinuxUdpLink{" + addressAndPort() + " on " + networkInterface.getName() +
-            (gsoSend ? " gso" : "") + (groReceive ? " gro" : "") + "}";
+            (sends.segments() ? " gso" : "") + (groReceive ? " gro" : "") + "}";
     }
 
     private boolean acceptable(final ByteBuffer datagram, final int hopLimit)
     {
         return !closed && datagram.hasRemaining() && hopLimit >= 0 && hopLimit <= 255 &&
-            datagram.remaining() <= MAX_GSO_BYTES;
+            datagram.remaining() <= SendBatch.MAX_GSO_BYTES;
     }
 
     private void countSendFailure()
@@ -843,520 +708,12 @@ public final class LinuxUdpLink implements IpLink
         txLock.lock();
         try
         {
-            sendFailures++;
+            sends.countFailure();
         }
         finally
         {
             txLock.unlock();
         }
-    }
-
-    /** Send lock held: copy one datagram into the next slot, flushing first if the queue is full. */
-    private boolean queueLocked(final ByteBuffer datagram, final InetAddress destination, final int hopLimit)
-    {
-        final int slot = reserveSlot(destination, hopLimit);
-        if (slot < 0)
-        {
-            return false;
-        }
-        final int length = datagram.remaining();
-        txDataView.put(slot * TX_SLOT_BYTES, datagram, datagram.position(), length);
-        txHeadBytes[slot] = length;
-        txTailBytes[slot] = 0;
-        txPayloadAddress[slot] = 0;
-        txPayloadLength[slot] = 0;
-        txLengths[slot] = length;
-        setIovecs(slot);
-        txCount = slot + 1;
-        return true;
-    }
-
-    /** Send lock held: head and tail into the next slot, the payload referenced where it lies. */
-    private boolean queueGatheredLocked(
-        final ByteBuffer head, final MemorySegment payload, final long payloadOffset, final int payloadLength,
-        final ByteBuffer tail, final InetAddress destination, final int hopLimit)
-    {
-        final int slot = reserveSlot(destination, hopLimit);
-        if (slot < 0)
-        {
-            return false;
-        }
-        final int headLength = head.remaining();
-        final int tailLength = tail.remaining();
-        txDataView.put(slot * TX_SLOT_BYTES, head, head.position(), headLength);
-        txDataView.put(slot * TX_SLOT_BYTES + headLength, tail, tail.position(), tailLength);
-        txHeadBytes[slot] = headLength;
-        txTailBytes[slot] = tailLength;
-        txPayloadAddress[slot] = payload.address() + payloadOffset;
-        txPayloadLength[slot] = payloadLength;
-        txLengths[slot] = headLength + payloadLength + tailLength;
-        setIovecs(slot);
-        txCount = slot + 1;
-        gatheredDatagrams++;
-        return true;
-    }
-
-    /**
-     * Send lock held: take the next slot for a datagram to {@code destination}, flushing first if the queue is
-     * full or a multicast datagram needs another TTL; set its address.
-     *
-     * @return the slot, or -1 if the datagram cannot be sent (counted).
-     */
-    private int reserveSlot(final InetAddress destination, final int hopLimit)
-    {
-        final MemorySegment sockaddr = sockaddr(destination);
-        if (null == sockaddr)
-        {
-            sendFailures++;
-            return -1;
-        }
-        final boolean multicast = destination.isMulticastAddress();
-        if (multicast && hopLimit != multicastTtl)
-        {
-            // the TTL is the socket's: what was queued under the old one leaves first
-            flushLocked();
-            final int level = ipLevel();
-            final int name = AF_INET == family ? LinuxLibc.IP_MULTICAST_TTL : LinuxLibc.IPV6_MULTICAST_HOPS;
-            if (!SocketOptions.tryInt(txCapture, txOption, unicastFd, level, name, hopLimit))
-            {
-                sendFailures++;
-                return -1;
-            }
-            multicastTtl = hopLimit;
-        }
-        if (txCount == TX_SLOTS)
-        {
-            flushLocked();
-        }
-        final int slot = txCount;
-        txIcrcChange[slot] = 0;
-        MemorySegment.copy(sockaddr, 0, txNames, (long)slot * SOCKADDR_SLOT, sockaddr.byteSize());
-        txNameLengths[slot] = (int)sockaddr.byteSize();
-        txDestinations[slot] = destination;
-        txMulticast[slot] = multicast;
-        return slot;
-    }
-
-    /** A slot's three iovecs: its head (or whole datagram), the payload in place, its tail. */
-    private void setIovecs(final int slot)
-    {
-        final long iovec = (long)slot * IOVECS_PER_SLOT * IOVEC_BYTES;
-        final long data = txData.address() + (long)slot * TX_SLOT_BYTES;
-        txIovecs.set(ValueLayout.JAVA_LONG, iovec, data);
-        txIovecs.set(ValueLayout.JAVA_LONG, iovec + 8, txHeadBytes[slot]);
-        txIovecs.set(ValueLayout.JAVA_LONG, iovec + 16, txPayloadAddress[slot]);
-        txIovecs.set(ValueLayout.JAVA_LONG, iovec + 24, txPayloadLength[slot]);
-        txIovecs.set(ValueLayout.JAVA_LONG, iovec + 32, 0 == txTailBytes[slot] ? 0L : data + txHeadBytes[slot]);
-        txIovecs.set(ValueLayout.JAVA_LONG, iovec + 40, txTailBytes[slot]);
-    }
-
-    /**
-     * Send lock held: hand every queued datagram to the kernel. Consecutive datagrams to one unicast
-     * destination, of one size but a shorter last, become one {@code UDP_SEGMENT} message; the messages go
-     * in one {@code sendmmsg} (or more, if the kernel takes part of the array).
-     */
-    private void flushLocked()
-    {
-        final int count = txCount;
-        if (0 == count)
-        {
-            return;
-        }
-        final int messages = groupRuns(count);
-        for (int m = 0; m < messages; m++)
-        {
-            final int first = runFirst[m];
-            final int segments = runLength[m];
-            final long message = (long)m * MMSGHDR_BYTES;
-            txMessages.set(ValueLayout.JAVA_LONG, message + MSG_NAME, txNames.address() + (long)first * SOCKADDR_SLOT);
-            txMessages.set(ValueLayout.JAVA_INT, message + MSG_NAMELEN, txNameLengths[first]);
-            txMessages.set(ValueLayout.JAVA_LONG, message + MSG_IOV,
-                txIovecs.address() + (long)first * IOVECS_PER_SLOT * IOVEC_BYTES);
-            txMessages.set(ValueLayout.JAVA_LONG, message + MSG_IOVLEN, (long)segments * IOVECS_PER_SLOT);
-            if (segments > 1)
-            {
-                renumberIcrcs(first, segments);
-                final long control = (long)m * CMSG_SPACE_INT;
-                txControl.set(ValueLayout.JAVA_SHORT, control + CMSG_HEADER_BYTES, (short)txLengths[first]);
-                txMessages.set(ValueLayout.JAVA_LONG, message + MSG_CONTROL, txControl.address() + control);
-                txMessages.set(ValueLayout.JAVA_LONG, message + MSG_CONTROLLEN, CMSG_SPACE_INT);
-            }
-            else
-            {
-                txMessages.set(ValueLayout.JAVA_LONG, message + MSG_CONTROL, 0L);
-                txMessages.set(ValueLayout.JAVA_LONG, message + MSG_CONTROLLEN, 0L);
-            }
-            txMessages.set(ValueLayout.JAVA_INT, message + MSG_FLAGS, 0);
-        }
-
-        int next = 0;
-        boolean gsoRefused = false;
-        while (next < messages)
-        {
-            final int sent = LinuxLibc.sendmmsg(unicastFd, txMessagesFrom[next], messages - next, 0);
-            sendSyscalls++;
-            if (sent > 0)
-            {
-                countSent(next, next + sent);
-                next += sent;
-                continue;
-            }
-            if (runLength[next] > 1)
-            {
-                // once more alone, errno captured: is it the segmentation that is refused?
-                final long again = LinuxLibc.sendmsg(txCapture, unicastFd, txMessagesFrom[next], 0);
-                sendSyscalls++;
-                if (again >= 0)
-                {
-                    countSent(next, next + 1);
-                    next++;
-                    continue;
-                }
-                final int errno = LinuxLibc.errno(txCapture);
-                if (EINVAL == errno || EIO == errno || EOPNOTSUPP == errno)
-                {
-                    // the kernel or the route has no UDP segmentation offload: from now on one datagram a
-                    // message, starting with this run
-                    gsoSend = false;
-                    gsoRefused = true;
-                    break;
-                }
-            }
-            // a refused datagram is a counted drop, as on a wire (EAGAIN with a full buffer, EMSGSIZE ...)
-            sendFailures += runLength[next];
-            next++;
-        }
-        if (gsoRefused)
-        {
-            final int firstUnsent = runFirst[next];
-            for (int slot = firstUnsent; slot < count; slot++)
-            {
-                // each goes alone now, with identification 0 again
-                changeIcrc(slot, txIcrcChange[slot]);
-                txIcrcChange[slot] = 0;
-            }
-            compact(firstUnsent, count);
-            flushLocked();
-            return;
-        }
-        txCount = 0;
-    }
-
-    /**
-     * The kernel numbers the segments of one {@code UDP_SEGMENT} send: a run sent with identification 0 leaves
-     * as datagrams with identification 0, 1, 2 ... (seen with tcpdump behind a veth that segments in software).
-     * The ICRC covers the identification, so segment k's ICRC is moved from identification 0 to k.
-     */
-    private void renumberIcrcs(final int first, final int segments)
-    {
-        if (0 != ipIdentification || AF_INET != family)
-        {
-            return;
-        }
-        for (int k = 1; k < segments; k++)
-        {
-            final int slot = first + k;
-            final int change = Icrc.identificationChange(txLengths[slot], k);
-            changeIcrc(slot, change);
-            txIcrcChange[slot] = change;
-        }
-    }
-
-    private void changeIcrc(final int slot, final int change)
-    {
-        if (0 != change && txLengths[slot] >= Icrc.MIN_LENGTH)
-        {
-            // the ICRC ends the slot's bytes: the copied datagram's, or the tail after the head
-            final long at = (long)slot * TX_SLOT_BYTES + txHeadBytes[slot] + txTailBytes[slot] - Icrc.LENGTH;
-            txData.set(ICRC_LAYOUT, at, txData.get(ICRC_LAYOUT, at) ^ change);
-        }
-    }
-
-    private void countSent(final int fromMessage, final int toMessage)
-    {
-        for (int m = fromMessage; m < toMessage; m++)
-        {
-            sentDatagrams += runLength[m];
-            if (runLength[m] > 1)
-            {
-                gsoMessages++;
-            }
-        }
-    }
-
-    /** Move the slots from {@code from} to {@code count} to the front of the queue. */
-    private void compact(final int from, final int count)
-    {
-        final int left = count - from;
-        for (int i = 0; i < left; i++)
-        {
-            final int source = from + i;
-            MemorySegment.copy(txData, (long)source * TX_SLOT_BYTES, txData, (long)i * TX_SLOT_BYTES,
-                txHeadBytes[source] + txTailBytes[source]);
-            MemorySegment.copy(txNames, (long)source * SOCKADDR_SLOT, txNames, (long)i * SOCKADDR_SLOT, SOCKADDR_SLOT);
-            txLengths[i] = txLengths[source];
-            txNameLengths[i] = txNameLengths[source];
-            txDestinations[i] = txDestinations[source];
-            txMulticast[i] = txMulticast[source];
-            txIcrcChange[i] = 0;
-            txHeadBytes[i] = txHeadBytes[source];
-            txTailBytes[i] = txTailBytes[source];
-            txPayloadAddress[i] = txPayloadAddress[source];
-            txPayloadLength[i] = txPayloadLength[source];
-            setIovecs(i);
-        }
-        txCount = left;
-    }
-
-    /** Split the queue into messages; return how many. */
-    private int groupRuns(final int count)
-    {
-        int messages = 0;
-        int i = 0;
-        while (i < count)
-        {
-            int run = 1;
-            if (gsoSend && !txMulticast[i])
-            {
-                final int size = txLengths[i];
-                int bytes = size;
-                while (i + run < count && run < MAX_GSO_SEGMENTS && txDestinations[i + run] == txDestinations[i] &&
-                    txLengths[i + run] <= size && bytes + txLengths[i + run] <= MAX_GSO_BYTES)
-                {
-                    bytes += txLengths[i + run];
-                    run++;
-                    if (txLengths[i + run - 1] < size)
-                    {
-                        // a shorter datagram ends a run: every segment but the last is gso_size long
-                        break;
-                    }
-                }
-            }
-            runFirst[messages] = i;
-            runLength[messages] = run;
-            messages++;
-            i += run;
-        }
-        return messages;
-    }
-
-    /** Send lock held: a datagram too long for a slot, sent on its own from the scratch slot. */
-    private boolean sendLargeLocked(final ByteBuffer datagram, final InetAddress destination, final int hopLimit)
-    {
-        final MemorySegment sockaddr = sockaddr(destination);
-        if (null == sockaddr)
-        {
-            sendFailures++;
-            return false;
-        }
-        final int length = datagram.remaining();
-        txScratchView.put(0, datagram, datagram.position(), length);
-        if (destination.isMulticastAddress() && hopLimit != multicastTtl)
-        {
-            final int name = AF_INET == family ? LinuxLibc.IP_MULTICAST_TTL : LinuxLibc.IPV6_MULTICAST_HOPS;
-            if (!SocketOptions.tryInt(txCapture, txOption, unicastFd, ipLevel(), name, hopLimit))
-            {
-                sendFailures++;
-                return false;
-            }
-            multicastTtl = hopLimit;
-        }
-        // message 0 and the iovecs of slot 0 are free: the queue was flushed before
-        final long message = 0;
-        MemorySegment.copy(sockaddr, 0, txNames, 0, sockaddr.byteSize());
-        txIovecs.set(ValueLayout.JAVA_LONG, 0, txScratch.address());
-        txIovecs.set(ValueLayout.JAVA_LONG, 8, length);
-        txMessages.set(ValueLayout.JAVA_LONG, message + MSG_NAME, txNames.address());
-        txMessages.set(ValueLayout.JAVA_INT, message + MSG_NAMELEN, (int)sockaddr.byteSize());
-        txMessages.set(ValueLayout.JAVA_LONG, message + MSG_IOV, txIovecs.address());
-        txMessages.set(ValueLayout.JAVA_LONG, message + MSG_IOVLEN, 1L);
-        txMessages.set(ValueLayout.JAVA_LONG, message + MSG_CONTROL, 0L);
-        txMessages.set(ValueLayout.JAVA_LONG, message + MSG_CONTROLLEN, 0L);
-        txMessages.set(ValueLayout.JAVA_INT, message + MSG_FLAGS, 0);
-        long sent;
-        do
-        {
-            sent = LinuxLibc.sendmsg(txCapture, unicastFd, txMessages, 0);
-            sendSyscalls++;
-        }
-        while (sent < 0 && LinuxLibc.errno(txCapture) == EINTR);
-        setIovecs(0);
-        if (sent < 0)
-        {
-            sendFailures++;
-            return false;
-        }
-        sentDatagrams++;
-        return true;
-    }
-
-    /** Send lock held: the destination's socket address, cached by identity; null for a foreign family. */
-    private MemorySegment sockaddr(final InetAddress destination)
-    {
-        MemorySegment sockaddr = sockaddrByDestination.get(destination);
-        if (null != sockaddr)
-        {
-            return sockaddr;
-        }
-        if ((destination instanceof Inet4Address) != (AF_INET == family))
-        {
-            return null;
-        }
-        final Arena owner = sockaddrByDestination.size() < MAX_CACHED_DESTINATIONS ? arena : Arena.ofAuto();
-        sockaddr = SocketAddresses.encode(owner, destination, port);
-        if (owner == arena)
-        {
-            sockaddrByDestination.put(destination, sockaddr);
-        }
-        return sockaddr;
-    }
-
-    /** Receive lock held: fill the slots from the next socket that has datagrams. */
-    private boolean refill()
-    {
-        rxCount = 0;
-        rxIndex = 0;
-        rxOffset = 0;
-        if (closed)
-        {
-            return false;
-        }
-        final Endpoint[] current = endpoints;
-        final int count = current.length;
-        final int start = nextEndpointIndex < count ? nextEndpointIndex : 0;
-        for (int i = 0; i < count; i++)
-        {
-            final int index = start + i < count ? start + i : start + i - count;
-            final Endpoint endpoint = current[index];
-            for (int slot = 0; slot < RX_SLOTS; slot++)
-            {
-                final long message = (long)slot * MMSGHDR_BYTES;
-                // the kernel wrote the lengths it used: give each slot its full room again
-                rxMessages.set(ValueLayout.JAVA_INT, message + MSG_NAMELEN, SOCKADDR_SLOT);
-                rxMessages.set(ValueLayout.JAVA_LONG, message + MSG_CONTROLLEN, groReceive ? CMSG_SPACE_INT : 0L);
-            }
-            final int received = LinuxLibc.recvmmsg(endpoint.fd, rxMessages, RX_SLOTS, MSG_DONTWAIT);
-            if (received > 0)
-            {
-                receiveSyscalls++;
-                rxCount = received;
-                rxEndpoint = endpoint;
-                nextEndpointIndex = index + 1;
-                return true;
-            }
-            // -1 is EAGAIN (nothing waiting) all but always; errno is not captured on this path (see LinuxLibc)
-        }
-        return false;
-    }
-
-    /**
-     * Receive lock held: copy the next datagram of the current slot into the buffer and describe it.
-     *
-     * @return false if the slot's datagram was dropped (truncated); the caller moves on.
-     */
-    private boolean deliver(final ByteBuffer buffer, final DatagramInfo info)
-    {
-        final int slot = rxIndex;
-        final long message = (long)slot * MMSGHDR_BYTES;
-        final int length = rxMessages.get(ValueLayout.JAVA_INT, message + MSG_LEN);
-        final int flags = rxMessages.get(ValueLayout.JAVA_INT, message + MSG_FLAGS);
-        if ((flags & MSG_TRUNC) != 0)
-        {
-            truncatedDrops++;
-            rxIndex++;
-            return false;
-        }
-        final int segment = segmentSize(slot, length);
-        final int offset = rxOffset;
-        final int datagramLength = Math.min(segment, length - offset);
-        if (offset + datagramLength >= length)
-        {
-            rxIndex++;
-            rxOffset = 0;
-            if (offset > 0)
-            {
-                receivedRuns++;
-            }
-        }
-        else
-        {
-            rxOffset = offset + datagramLength;
-        }
-
-        final int copied = Math.min(datagramLength, buffer.capacity());
-        buffer.clear();
-        buffer.put(0, rxDataView, slot * RX_SLOT_BYTES + offset, copied);
-        buffer.limit(copied);
-        describeSource(slot, info);
-        final Endpoint endpoint = rxEndpoint;
-        info.destination = endpoint.destination;
-        info.destinationIpv4 = endpoint.destinationIpv4;
-        info.destinationPort = port;
-        info.ttl = -1;
-        info.ipIdentification = -1;
-        receivedDatagrams++;
-        return true;
-    }
-
-    /** The slot's GRO segment size from its control message, or its whole length without one. */
-    private int segmentSize(final int slot, final int length)
-    {
-        if (!groReceive)
-        {
-            return length;
-        }
-        final long controlLength = rxMessages.get(ValueLayout.JAVA_LONG, (long)slot * MMSGHDR_BYTES + MSG_CONTROLLEN);
-        if (controlLength < CMSG_HEADER_BYTES + 4)
-        {
-            return length;
-        }
-        final long control = (long)slot * CMSG_SPACE_INT;
-        if (rxControl.get(ValueLayout.JAVA_INT, control + 8) != SOL_UDP ||
-            rxControl.get(ValueLayout.JAVA_INT, control + 12) != UDP_GRO)
-        {
-            return length;
-        }
-        final int size = rxControl.get(ValueLayout.JAVA_INT, control + CMSG_HEADER_BYTES);
-        return size > 0 ? size : length;
-    }
-
-    private void describeSource(final int slot, final DatagramInfo info)
-    {
-        final long name = (long)slot * SOCKADDR_SLOT;
-        info.sourcePort = rxNames.get(SHORT_BE, name + 2) & 0xFFFF;
-        if (rxNames.get(ValueLayout.JAVA_SHORT, name) == AF_INET)
-        {
-            final int ipv4 = rxNames.get(INT_BE, name + 4);
-            final int index = (ipv4 ^ (ipv4 >>> 8)) & (SOURCE_CACHE - 1);
-            InetAddress source = sourceCache[index];
-            if (null == source || sourceCacheIpv4[index] != ipv4)
-            {
-                source = Ipv4.toAddress(ipv4);
-                sourceCache[index] = source;
-                sourceCacheIpv4[index] = ipv4;
-            }
-            info.source = source;
-            info.sourceIpv4 = ipv4;
-            return;
-        }
-        final long high = rxNames.get(ValueLayout.JAVA_LONG_UNALIGNED, name + 8);
-        final long low = rxNames.get(ValueLayout.JAVA_LONG_UNALIGNED, name + 16);
-        if (null == lastIpv6Source || high != lastIpv6High || low != lastIpv6Low)
-        {
-            final byte[] raw = rxNames.asSlice(name + 8, 16).toArray(ValueLayout.JAVA_BYTE);
-            try
-            {
-                lastIpv6Source = InetAddress.getByAddress(raw);
-            }
-            catch (final UnknownHostException ex)
-            {
-                throw new IllegalStateException("16 bytes are always an IPv6 address", ex);
-            }
-            lastIpv6High = high;
-            lastIpv6Low = low;
-        }
-        info.source = lastIpv6Source;
-        info.sourceIpv4 = 0;
     }
 
     /** Receive lock held: the pollfd array for the wake-up descriptor and these sockets. */
@@ -1381,12 +738,12 @@ public final class LinuxUdpLink implements IpLink
 
     private int openSocket()
     {
-        final int fd = LinuxLibc.socket(txCapture, family,
+        final int fd = LinuxLibc.socket(controlCapture, family,
             LinuxLibc.SOCK_DGRAM | LinuxLibc.SOCK_NONBLOCK | LinuxLibc.SOCK_CLOEXEC);
         if (fd < 0)
         {
             throw new IllegalStateException("cannot open a UDP socket for " + addressAndPort() + ": errno " +
-                LinuxLibc.errno(txCapture));
+                LinuxLibc.errno(controlCapture));
         }
         return fd;
     }
@@ -1395,17 +752,17 @@ public final class LinuxUdpLink implements IpLink
     {
         if (AF_INET6 == family)
         {
-            SocketOptions.setInt(txCapture, txOption, fd, LinuxLibc.IPPROTO_IPV6, LinuxLibc.IPV6_V6ONLY, 1,
+            SocketOptions.setInt(controlCapture, controlOption, fd, LinuxLibc.IPPROTO_IPV6, LinuxLibc.IPV6_V6ONLY, 1,
                 "IPV6_V6ONLY");
         }
-        SocketOptions.tryInt(txCapture, txOption, fd, LinuxLibc.SOL_SOCKET, LinuxLibc.SO_RCVBUF, RECEIVE_BUFFER_BYTES);
-        SocketOptions.tryInt(txCapture, txOption, fd, LinuxLibc.SOL_SOCKET, LinuxLibc.SO_SNDBUF, SEND_BUFFER_BYTES);
+        SocketOptions.tryInt(controlCapture, controlOption, fd, LinuxLibc.SOL_SOCKET, LinuxLibc.SO_RCVBUF, RECEIVE_BUFFER_BYTES);
+        SocketOptions.tryInt(controlCapture, controlOption, fd, LinuxLibc.SOL_SOCKET, LinuxLibc.SO_SNDBUF, SEND_BUFFER_BYTES);
         try (Arena scratch = Arena.ofConfined())
         {
             final MemorySegment sockaddr = SocketAddresses.encode(scratch, localAddress, port);
-            if (LinuxLibc.bind(txCapture, fd, sockaddr, (int)sockaddr.byteSize()) < 0)
+            if (LinuxLibc.bind(controlCapture, fd, sockaddr, (int)sockaddr.byteSize()) < 0)
             {
-                final int errno = LinuxLibc.errno(txCapture);
+                final int errno = LinuxLibc.errno(controlCapture);
                 if (LinuxLibc.EADDRINUSE == errno)
                 {
                     throw new IllegalStateException(
@@ -1472,11 +829,8 @@ public final class LinuxUdpLink implements IpLink
             // closing the socket drops the membership anyway
         }
         closeFd(endpoint.fd);
-        if (rxEndpoint == endpoint)
-        {
-            // the datagrams already in the slots arrived before the leave: they are still delivered
-            rxEndpoint = new Endpoint(-1, endpoint.destination, null);
-        }
+        // the datagrams already in the slots arrived before the leave: they are still delivered
+        receives.forget(endpoint);
     }
 
     private int ipLevel()
@@ -1560,25 +914,5 @@ public final class LinuxUdpLink implements IpLink
             }
         }
         return result;
-    }
-
-    /**
-     * A socket the link receives on, and the destination its datagrams were sent to.
-     */
-    private static final class Endpoint
-    {
-        private final int fd;
-        private final InetAddress destination;
-        private final int destinationIpv4;
-        private final InetAddress group;
-        private int joins = 1;
-
-        private Endpoint(final int fd, final InetAddress destination, final InetAddress group)
-        {
-            this.fd = fd;
-            this.destination = destination;
-            this.destinationIpv4 = Ipv4.toInt(destination);
-            this.group = group;
-        }
     }
 }

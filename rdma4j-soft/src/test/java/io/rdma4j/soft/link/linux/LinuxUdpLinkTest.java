@@ -11,6 +11,7 @@ import io.rdma4j.soft.wire.PacketInfo;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
@@ -20,6 +21,7 @@ import java.nio.channels.DatagramChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -27,6 +29,7 @@ import org.junit.jupiter.api.Timeout;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -236,7 +239,7 @@ class LinuxUdpLinkTest
     {
         try (LinuxUdpLink a = new LinuxUdpLink(addressA, port))
         {
-            final java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
+            final AtomicBoolean running = new AtomicBoolean(true);
             final ByteBuffer scratch = ByteBuffer.allocateDirect(65536);
             final DatagramInfo scratchInfo = new DatagramInfo();
             // a progress loop's shape: receive, then wait long for more
@@ -272,6 +275,25 @@ class LinuxUdpLinkTest
     }
 
     @Test
+    void shouldReceiveNothingAfterCloseEvenWithDatagramsLeftInTheSlots()
+    {
+        try (LinuxUdpLink a = new LinuxUdpLink(addressA, port, false))
+        {
+            final LinuxUdpLink b = new LinuxUdpLink(addressB, port, false);
+            for (int i = 0; i < 3; i++)
+            {
+                a.queue(packet(i, 64, a), addressB, 64);
+            }
+            a.flush();
+            assertTrue(receiveWithin(b, WAIT_MILLIS));
+            assertEquals(1, b.receivedDatagrams(), "two more wait in b's slots");
+            b.close();
+            assertFalse(b.receive(buffer, info), "the slots' memory is gone with the link");
+            assertEquals(0, buffer.limit());
+        }
+    }
+
+    @Test
     void shouldCountADatagramToAForeignFamilyAsASendFailure()
     {
         try (LinuxUdpLink a = new LinuxUdpLink(addressA, port))
@@ -303,7 +325,7 @@ class LinuxUdpLinkTest
         final MemorySegment segment = MemorySegment.ofBuffer(packet);
         for (int i = 0; i < payload; i++)
         {
-            segment.set(java.lang.foreign.ValueLayout.JAVA_BYTE, Opcode.UD_SEND_ONLY.headerLength() + i, (byte)(psn + i));
+            segment.set(ValueLayout.JAVA_BYTE, Opcode.UD_SEND_ONLY.headerLength() + i, (byte)(psn + i));
         }
         final int length = builder.build(spec, payload, segment, 0);
         return packet.limit(length);
