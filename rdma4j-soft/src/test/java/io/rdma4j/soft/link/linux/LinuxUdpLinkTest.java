@@ -235,6 +235,7 @@ class LinuxUdpLinkTest
     }
 
     @Test
+    @Timeout(value = 20, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void shouldLeaveGroupsWhileTheReceivingThreadWaitsInALoop() throws InterruptedException
     {
         try (LinuxUdpLink a = new LinuxUdpLink(addressA, port))
@@ -242,7 +243,8 @@ class LinuxUdpLinkTest
             final AtomicBoolean running = new AtomicBoolean(true);
             final ByteBuffer scratch = ByteBuffer.allocateDirect(65536);
             final DatagramInfo scratchInfo = new DatagramInfo();
-            // a progress loop's shape: receive, then wait long for more
+            // a progress loop's shape: receive, then wait for more, here for minutes: a leave that had to wait
+            // for the waiting thread to let go of the receive lock would hang past the class's timeout
             final Thread loop = Thread.ofPlatform().start(() ->
             {
                 while (running.get())
@@ -251,7 +253,7 @@ class LinuxUdpLinkTest
                     {
                         // drain
                     }
-                    a.awaitReadable(TimeUnit.SECONDS.toNanos(1));
+                    a.awaitReadable(TimeUnit.MINUTES.toNanos(10));
                 }
             });
             try
