@@ -1,8 +1,9 @@
 package io.rdma4j.soft;
 
 import io.rdma4j.soft.link.Link;
+import io.rdma4j.soft.link.IpLink;
 import io.rdma4j.soft.link.SameHostLink;
-import io.rdma4j.soft.link.UdpLink;
+import io.rdma4j.soft.link.UdpLinks;
 import io.rdma4j.soft.transport.TransportFactory;
 import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.Device;
@@ -60,8 +61,8 @@ public final class SoftDevice implements Device
     /**
      * @param name    the device name.
      * @param address its IPv4 address.
-     * @return a builder; by default the device uses a {@link UdpLink} (with the same-host path of
-     *         {@link SameHostLink} unless {@code rdma4j.soft.shm} is {@code off}) and rxe's limits.
+     * @return a builder; by default the device uses the IP link {@link UdpLinks#open} chooses (with the same-host
+     *         path of {@link SameHostLink} unless {@code rdma4j.soft.shm} is {@code off}) and rxe's limits.
      */
     public static Builder builder(final String name, final InetAddress address)
     {
@@ -78,7 +79,7 @@ public final class SoftDevice implements Device
      */
     static Link udpLink(final InetAddress address, final boolean sameHost, final System.Logger logger)
     {
-        final UdpLink udp = new UdpLink(address);
+        final IpLink udp = UdpLinks.open(address);
         return sameHost ? SameHostLink.over(udp, null, logger) : udp;
     }
 

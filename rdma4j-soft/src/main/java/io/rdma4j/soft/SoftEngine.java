@@ -316,6 +316,52 @@ public final class SoftEngine implements AutoCloseable
     }
 
     /**
+     * Queue a datagram for the link's next flush (see {@link Link#queue}), counting it. The caller owes a
+     * {@link #flushSends()} when its burst ends; the progress loop flushes at the end of every duty cycle.
+     *
+     * @param datagram    the bytes, position to limit; copied before this returns.
+     * @param destination where.
+     * @param hopLimit    the TTL.
+     * @return true if the link took it.
+     */
+    public boolean queue(final ByteBuffer datagram, final InetAddress destination, final int hopLimit)
+    {
+        if (link.queue(datagram, destination, hopLimit))
+        {
+            counters.increment(SoftCounter.SENT_PKTS);
+            return true;
+        }
+        counters.increment(SoftCounter.DROP_LINK_SEND);
+        return false;
+    }
+
+    /**
+     * Queue a datagram whose payload the link reads in place (see {@link Link#queueGathered}), counting it.
+     *
+     * @return true if the link took it.
+     */
+    public boolean queueGathered(
+        final ByteBuffer head, final MemorySegment payload, final long payloadOffset, final int payloadLength,
+        final ByteBuffer tail, final InetAddress destination, final int hopLimit)
+    {
+        if (link.queueGathered(head, payload, payloadOffset, payloadLength, tail, destination, hopLimit))
+        {
+            counters.increment(SoftCounter.SENT_PKTS);
+            return true;
+        }
+        counters.increment(SoftCounter.DROP_LINK_SEND);
+        return false;
+    }
+
+    /**
+     * Hand what was queued to the network: one system call for a burst on a batching link.
+     */
+    public void flushSends()
+    {
+        link.flush();
+    }
+
+    /**
      * A transport armed a timer: wake the progress thread if it may be waiting past the deadline,
      * so a timer armed by a posting thread fires on time without the progress thread polling.
      *
@@ -444,6 +490,8 @@ public final class SoftEngine implements AutoCloseable
         }
         finally
         {
+            // what the cycle's packets and timers queued (ACKs, responses, retransmissions) leaves in one go
+            link.flush();
             receiveLock.unlock();
         }
     }
@@ -549,6 +597,7 @@ public final class SoftEngine implements AutoCloseable
         }
         finally
         {
+            link.flush();
             receiveLock.unlock();
         }
     }

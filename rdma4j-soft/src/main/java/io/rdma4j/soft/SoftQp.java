@@ -674,6 +674,8 @@ public final class SoftQp implements QueuePair
         finally
         {
             sendLock.unlock();
+            // the chain's packets leave together, outside the QP's lock
+            engine.flushSends();
         }
     }
 

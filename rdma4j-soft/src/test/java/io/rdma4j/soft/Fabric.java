@@ -2,7 +2,7 @@ package io.rdma4j.soft;
 
 import io.rdma4j.soft.link.MemoryNetwork;
 import io.rdma4j.soft.link.SameHostLink;
-import io.rdma4j.soft.link.UdpLink;
+import io.rdma4j.soft.link.UdpLinks;
 import io.rdma4j.testing.TestNet;
 import io.rdma4j.verbs.Context;
 
@@ -34,6 +34,17 @@ public final class Fabric implements AutoCloseable
     private int host;
     private java.util.function.UnaryOperator<io.rdma4j.soft.link.Link> linkWrapper = java.util.function.UnaryOperator.identity();
     private boolean pollsInline;
+    private UdpLinks.Socket socket;
+
+    /**
+     * @param udpSocket the socket UDP devices opened from now on use, whatever rdma4j.soft.socket says.
+     * @return this.
+     */
+    public Fabric socket(final UdpLinks.Socket udpSocket)
+    {
+        this.socket = udpSocket;
+        return this;
+    }
 
     /**
      * @param wrapper wraps the link of every device opened from now on (e.g. to drop datagrams).
@@ -105,11 +116,12 @@ public final class Fabric implements AutoCloseable
         else if (kind == Kind.SHM)
         {
             builder.link(a -> linkWrapper.apply(
-                SameHostLink.over(new UdpLink(a), null, System.getLogger(Fabric.class.getName()))));
+                SameHostLink.over(UdpLinks.open(a), null, System.getLogger(Fabric.class.getName()))));
         }
         else
         {
-            builder.link(a -> linkWrapper.apply(new UdpLink(a)));
+            builder.link(a -> linkWrapper.apply(null == socket ? UdpLinks.open(a) :
+                UdpLinks.open(socket, a, io.rdma4j.soft.link.Link.ROCE_V2_PORT)));
         }
         final Context context = builder.build().open();
         contexts.add(context);

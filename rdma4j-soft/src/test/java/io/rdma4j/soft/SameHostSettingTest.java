@@ -1,7 +1,7 @@
 package io.rdma4j.soft;
 
+import io.rdma4j.soft.link.IpLink;
 import io.rdma4j.soft.link.SameHostLink;
-import io.rdma4j.soft.link.UdpLink;
 import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.RdmaException;
@@ -28,7 +28,7 @@ class SameHostSettingTest
     {
         assertInstanceOf(SameHostLink.class, linkWith(null, 1));
         assertInstanceOf(SameHostLink.class, linkWith("auto", 2));
-        assertInstanceOf(UdpLink.class, linkWith("off", 3));
+        assertInstanceOf(IpLink.class, linkWith("off", 3));
     }
 
     @Test

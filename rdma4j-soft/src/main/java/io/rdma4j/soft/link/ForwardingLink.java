@@ -2,6 +2,7 @@ package io.rdma4j.soft.link;
 
 import io.rdma4j.soft.Counters;
 
+import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 
@@ -44,6 +45,32 @@ public abstract class ForwardingLink implements Link
     public boolean send(final ByteBuffer datagram, final InetAddress destination, final int hopLimit)
     {
         return inner.send(datagram, destination, hopLimit);
+    }
+
+    @Override
+    public boolean queue(final ByteBuffer datagram, final InetAddress destination, final int hopLimit)
+    {
+        return inner.queue(datagram, destination, hopLimit);
+    }
+
+    @Override
+    public boolean gathers()
+    {
+        return inner.gathers();
+    }
+
+    @Override
+    public boolean queueGathered(
+        final ByteBuffer head, final MemorySegment payload, final long payloadOffset, final int payloadLength,
+        final ByteBuffer tail, final InetAddress destination, final int hopLimit)
+    {
+        return inner.queueGathered(head, payload, payloadOffset, payloadLength, tail, destination, hopLimit);
+    }
+
+    @Override
+    public void flush()
+    {
+        inner.flush();
     }
 
     @Override

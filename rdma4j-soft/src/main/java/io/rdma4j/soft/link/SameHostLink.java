@@ -4,6 +4,7 @@ import io.rdma4j.soft.Counters;
 import io.rdma4j.soft.SoftCounter;
 
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
@@ -12,7 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * A {@link UdpLink} with a same-host path: a unicast datagram for a device of another rdma4j process (or of
+ * An {@link IpLink} with a same-host path: a unicast datagram for a device of another rdma4j process (or of
  * this one) on this host goes into that device's shared-memory inbox ({@link ShmInbox}) instead of through
  * the kernel's UDP stack, and this device reads its own inbox beside its socket. What is read from the inbox
  * is given to the device as a UDP datagram would be, with the sender's address and port, so it passes the
@@ -69,8 +70,11 @@ public final class SameHostLink extends ForwardingLink
     private static final int WAKEUPS_PER_CALL = 16;
     private static final int HEARTBEAT_EVERY = 256;
     private static final AtomicBoolean WARNED = new AtomicBoolean();
+    private static final int OFFERED = 0;
+    private static final int DROPPED = 1;
+    private static final int VIA_UDP = 2;
 
-    private final UdpLink udp;
+    private final IpLink udp;
     private final ShmDirectory directory;
     private final int localIpv4;
     private final int port;
@@ -90,7 +94,7 @@ public final class SameHostLink extends ForwardingLink
     private int lastSourceIpv4;
     private long stalledSinceMs;
 
-    private SameHostLink(final UdpLink udp, final ShmDirectory directory, final System.Logger logger)
+    private SameHostLink(final IpLink udp, final ShmDirectory directory, final System.Logger logger)
         throws IOException
     {
         super(udp);
@@ -112,7 +116,7 @@ public final class SameHostLink extends ForwardingLink
      * @param logger    where a refusal is said.
      * @return the link to use.
      */
-    public static Link over(final UdpLink udp, final Path directory, final System.Logger logger)
+    public static Link over(final IpLink udp, final Path directory, final System.Logger logger)
     {
         if (!(udp.localAddress() instanceof Inet4Address))
         {
@@ -157,7 +161,7 @@ public final class SameHostLink extends ForwardingLink
     /**
      * @return the UDP link under the same-host path.
      */
-    public UdpLink udp()
+    public IpLink udp()
     {
         return udp;
     }
@@ -171,26 +175,66 @@ public final class SameHostLink extends ForwardingLink
 
     /**
      * A unicast datagram to a device with an inbox on this host goes into the inbox; everything else
-     * ({@link UdpLink#send}) by UDP.
+     * ({@link IpLink#send}) by UDP.
      * <p>
      * {@inheritDoc}
      */
     @Override
     public boolean send(final ByteBuffer datagram, final InetAddress destination, final int hopLimit)
     {
+        final int result = offerToInbox(datagram, null, 0, 0, null, destination, hopLimit);
+        return VIA_UDP == result ? udp.send(datagram, destination, hopLimit) : OFFERED == result;
+    }
+
+    /**
+     * As {@link #send}: into the peer's inbox at once (an inbox needs no batching), by UDP queued.
+     * <p>
+     * {@inheritDoc}
+     */
+    @Override
+    public boolean queue(final ByteBuffer datagram, final InetAddress destination, final int hopLimit)
+    {
+        final int result = offerToInbox(datagram, null, 0, 0, null, destination, hopLimit);
+        return VIA_UDP == result ? udp.queue(datagram, destination, hopLimit) : OFFERED == result;
+    }
+
+    /**
+     * As {@link #send}: copied into the peer's inbox at once (the one copy the path makes), by UDP gathered.
+     * <p>
+     * {@inheritDoc}
+     */
+    @Override
+    public boolean queueGathered(
+        final ByteBuffer head, final MemorySegment payload, final long payloadOffset, final int payloadLength,
+        final ByteBuffer tail, final InetAddress destination, final int hopLimit)
+    {
+        final int result = offerToInbox(head, payload, payloadOffset, payloadLength, tail, destination, hopLimit);
+        return VIA_UDP == result ?
+            udp.queueGathered(head, payload, payloadOffset, payloadLength, tail, destination, hopLimit) :
+            OFFERED == result;
+    }
+
+    /** Offer a datagram to the destination's inbox: {@link #OFFERED}, {@link #DROPPED} or {@link #VIA_UDP}. */
+    private int offerToInbox(
+        final ByteBuffer head, final MemorySegment payload, final long payloadOffset, final int payloadLength,
+        final ByteBuffer tail, final InetAddress destination, final int hopLimit)
+    {
+        final int length = head.remaining() + (null == payload ? 0 : payloadLength) +
+            (null == tail ? 0 : tail.remaining());
         if (destination.isMulticastAddress() || !(destination instanceof Inet4Address) ||
-            datagram.remaining() > ShmRing.HEADER_BYTES + 65_535 || inbox == null)
+            length > ShmRing.HEADER_BYTES + 65_535 || inbox == null)
         {
-            return udp.send(datagram, destination, hopLimit);
+            return VIA_UDP;
         }
         final long nowMs = System.currentTimeMillis();
         final Peer peer = peer(destination);
         final ShmInbox target = peer == null ? null : usableInbox(peer, nowMs);
-        if (target == null || datagram.remaining() > target.ring().maxPayload() || hopLimit < 1 || hopLimit > 255)
+        if (target == null || length > target.ring().maxPayload() || hopLimit < 1 || hopLimit > 255)
         {
-            return udp.send(datagram, destination, hopLimit);
+            return VIA_UDP;
         }
-        final int result = target.ring().offer(datagram, localIpv4, port, ipIdentification);
+        final int result = target.ring().offer(
+            head, payload, payloadOffset, payloadLength, tail, localIpv4, port, ipIdentification);
         if (result == ShmRing.OK)
         {
             counters.increment(SoftCounter.SHM_SENT_PKTS);
@@ -200,16 +244,16 @@ public final class SameHostLink extends ForwardingLink
                 counters.increment(SoftCounter.SHM_WAKEUPS_SENT);
                 udp.sendWakeup(destination);
             }
-            return true;
+            return OFFERED;
         }
         if (result == ShmRing.FULL)
         {
             counters.increment(SoftCounter.SHM_RING_FULL);
-            return false;
+            return DROPPED;
         }
         // the peer's positions are impossible: never write there again
         forget(peer, target, nowMs);
-        return udp.send(datagram, destination, hopLimit);
+        return VIA_UDP;
     }
 
     /**

@@ -121,7 +121,32 @@ final class ShmRing
      */
     int offer(final ByteBuffer payload, final int sourceIpv4, final int sourcePort, final int ipId)
     {
-        final int length = payload.remaining();
+        return offer(payload, null, 0, 0, null, sourceIpv4, sourcePort, ipId);
+    }
+
+    /**
+     * Publish one datagram held in up to three places, as a gathering link sends it: the head, a payload in
+     * registered memory, the tail (pad and ICRC). Any thread, of any process. The payload is copied before
+     * this returns.
+     *
+     * @param head          the datagram's first bytes, position to limit; position unchanged.
+     * @param payload       the payload's memory, or null for none.
+     * @param payloadOffset where in it the payload starts.
+     * @param payloadLength its length.
+     * @param end           the last bytes, position to limit, or null for none; position unchanged.
+     * @param sourceIpv4    the sender's address.
+     * @param sourcePort    the sender's port.
+     * @param ipId          the IP identification the sender's ICRC covered.
+     * @return {@link #OK}, {@link #FULL} or {@link #CORRUPT}.
+     */
+    int offer(
+        final ByteBuffer head, final MemorySegment payload, final long payloadOffset, final int payloadLength,
+        final ByteBuffer end, final int sourceIpv4, final int sourcePort, final int ipId)
+    {
+        final int headLength = head.remaining();
+        final int middleLength = null == payload ? 0 : payloadLength;
+        final int tailLength = null == end ? 0 : end.remaining();
+        final int length = headLength + middleLength + tailLength;
         final int recordLength = HEADER_BYTES + length;
         final int required = align(recordLength);
         if (length > maxPayload())
@@ -178,7 +203,16 @@ final class ShmRing
         data.set(ValueLayout.JAVA_INT, index + SOURCE_PORT_AT, sourcePort);
         data.set(ValueLayout.JAVA_INT, index + IP_ID_AT, ipId);
         data.set(ValueLayout.JAVA_INT, index + PAYLOAD_LENGTH_AT, length);
-        dataBuffer.put(index + HEADER_BYTES, payload, payload.position(), length);
+        final int start = index + HEADER_BYTES;
+        dataBuffer.put(start, head, head.position(), headLength);
+        if (middleLength > 0)
+        {
+            MemorySegment.copy(payload, payloadOffset, data, (long)start + headLength, middleLength);
+        }
+        if (tailLength > 0)
+        {
+            dataBuffer.put(start + headLength + middleLength, end, end.position(), tailLength);
+        }
         // volatile, not only release: the sender reads the receiver's parked flag next, and that read must
         // not pass this store (the receiver sets the flag, then looks at the ring: one of the two sees the other)
         INT.setVolatile(data, (long)index + LENGTH_AT, recordLength);

@@ -74,7 +74,7 @@ import jdk.net.ExtendedSocketOptions;
  * sender's {@link InetSocketAddress}; when the sender changes it builds a new one (about 120
  * bytes). Avoiding that needs {@code recvfrom} through the FFM API.
  */
-public final class UdpLink implements Link
+public final class UdpLink implements IpLink
 {
     private static final int RECEIVE_BUFFER_BYTES = 8 * 1024 * 1024;
 
@@ -283,6 +283,7 @@ public final class UdpLink implements Link
      * @param destination a unicast address of this host.
      * @return true if the kernel took it.
      */
+    @Override
     public boolean sendWakeup(final InetAddress destination)
     {
         if (closed)

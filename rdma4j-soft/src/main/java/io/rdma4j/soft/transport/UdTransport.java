@@ -117,7 +117,7 @@ public final class UdTransport implements QpTransport
         final int packetLength = builder.build(txSpec, length, txSegment, 0);
         qp.sqPsn(qp.sqPsn() + 1);
         txBuffer.clear().limit(packetLength);
-        if (engine.send(txBuffer, ah.destination(), ah.hopLimit()))
+        if (engine.queue(txBuffer, ah.destination(), ah.hopLimit()))
         {
             qp.qpCounters().increment(SoftCounter.SENT_PKTS);
         }

@@ -64,6 +64,9 @@ public final class Icrc
 
     private MemorySegment viewedSegment;
     private ByteBuffer segmentView;
+    /** A second view, for the payload a gathered packet reads in place, so the two views do not evict each other. */
+    private MemorySegment viewedPayload;
+    private ByteBuffer payloadView;
 
     /** Create an ICRC calculator for one thread. */
     public Icrc()
@@ -257,6 +260,70 @@ public final class Icrc
         MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, offset, header, BTH_OFFSET, BthFlyweight.LENGTH);
         hashHeader(length, srcIp, dstIp, srcPort, dstPort, ipId, dontFragment);
         hashRest(segment, offset + BthFlyweight.LENGTH, length - MIN_LENGTH);
+        return (int)crc.getValue();
+    }
+
+    /**
+     * Compute the ICRC of a packet held in two places, as a sender that reads the payload in place (from
+     * registered memory) has it: the headers in {@code head}, the payload in {@code payload}, then
+     * {@code pad} zero bytes and the ICRC itself.
+     *
+     * @param head          memory holding the headers, BTH first.
+     * @param headOffset    where the BTH starts.
+     * @param headLength    the headers' length, at least the BTH's.
+     * @param payload       memory holding the payload.
+     * @param payloadOffset where the payload starts.
+     * @param payloadLength the payload's length.
+     * @param pad           the pad bytes (zero) after the payload, 0..3.
+     * @param srcIp         the IPv4 source address, most significant byte first.
+     * @param dstIp         the IPv4 destination address.
+     * @param srcPort       the UDP source port.
+     * @param dstPort       the UDP destination port.
+     * @param ipId          the IPv4 identification field, 0..65535.
+     * @param dontFragment  the IPv4 DF flag.
+     * @return the CRC value truncated to an int.
+     */
+    public int compute(
+        final MemorySegment head,
+        final long headOffset,
+        final int headLength,
+        final MemorySegment payload,
+        final long payloadOffset,
+        final int payloadLength,
+        final int pad,
+        final int srcIp,
+        final int dstIp,
+        final int srcPort,
+        final int dstPort,
+        final int ipId,
+        final boolean dontFragment)
+    {
+        final int length = headLength + payloadLength + pad + LENGTH;
+        checkLength(length);
+        MemorySegment.copy(head, ValueLayout.JAVA_BYTE, headOffset, header, BTH_OFFSET, BthFlyweight.LENGTH);
+        hashHeader(length, srcIp, dstIp, srcPort, dstPort, ipId, dontFragment);
+        hashRest(head, headOffset + BthFlyweight.LENGTH, headLength - BthFlyweight.LENGTH);
+        if (payloadLength > 0)
+        {
+            if (payload != viewedPayload)
+            {
+                viewedPayload = payload;
+                payloadView = canView(payload) ? payload.asByteBuffer() : null;
+            }
+            if (null != payloadView)
+            {
+                payloadView.limit((int)(payloadOffset + payloadLength)).position((int)payloadOffset);
+                crc.update(payloadView);
+            }
+            else
+            {
+                hashRest(payload, payloadOffset, payloadLength);
+            }
+        }
+        for (int i = 0; i < pad; i++)
+        {
+            crc.update(0);
+        }
         return (int)crc.getValue();
     }
 
@@ -522,9 +589,40 @@ public final class Icrc
     }
 
     /**
+     * How a packet's ICRC changes when the IPv4 identification it covers goes from 0 to {@code ipId}: the
+     * ICRC is an affine function of its input, so the change depends on the identification and the length
+     * only. A sender whose datagrams the kernel numbers after it built them (UDP segmentation offload numbers
+     * the segments of one send 0, 1, 2 ...) XORs this into each stored ICRC.
+     *
+     * @param length the UDP payload's length, ICRC included.
+     * @param ipId   the identification the packet will carry, 0..65535.
+     * @return the value to XOR into the ICRC as {@link #read} returns it (and as it is stored).
+     */
+    public static int identificationChange(final int length, final int ipId)
+    {
+        final long inputLength = HEADER_LENGTH + (long)length - BthFlyweight.LENGTH - LENGTH;
+        return IpIdSolver.change(ipId & 0xFFFF, inputLength - IP_ID_OFFSET - 2);
+    }
+
+    /**
      * Find the identification whose contribution to the CRC is {@code difference}, the received ICRC XOR the one
      * computed with identification 0, in a packet of {@code length} UDP payload bytes.
      */
+    /**
+     * {@link #identificationChange} for the identifications {@code first .. first + count - 1} of packets of
+     * one length, the length's part computed once: what a sender renumbering a run of equal segments needs.
+     *
+     * @param length the UDP payload's length, ICRC included.
+     * @param first  the first identification.
+     * @param count  how many.
+     * @param out    receives the changes, from index 0.
+     */
+    public static void identificationChanges(final int length, final int first, final int count, final int[] out)
+    {
+        final long inputLength = HEADER_LENGTH + (long)length - BthFlyweight.LENGTH - LENGTH;
+        IpIdSolver.changes(first, count, inputLength - IP_ID_OFFSET - 2, out);
+    }
+
     private static int solveIpId(final int length, final int difference)
     {
         final long inputLength = HEADER_LENGTH + (long)length - BthFlyweight.LENGTH - LENGTH;

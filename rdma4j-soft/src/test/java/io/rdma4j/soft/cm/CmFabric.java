@@ -7,7 +7,8 @@ import io.rdma4j.soft.SoftProvider;
 import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.link.MemoryLink;
 import io.rdma4j.soft.link.MemoryNetwork;
-import io.rdma4j.soft.link.UdpLink;
+import io.rdma4j.soft.link.IpLink;
+import io.rdma4j.soft.link.UdpLinks;
 import io.rdma4j.testing.TestNet;
 import io.rdma4j.verbs.Context;
 
@@ -102,7 +103,7 @@ final class CmFabric implements AutoCloseable
         }
         else
         {
-            builder.link(UdpLink::new);
+            builder.link(UdpLinks::open);
         }
         final SoftDevice device = builder.build();
         SoftProvider.register(device);
@@ -124,7 +125,7 @@ final class CmFabric implements AutoCloseable
     static int joinCount(final Context context, final InetAddress group)
     {
         final Link link = ((SoftContext)context).engine().link();
-        if (link instanceof UdpLink udp)
+        if (link instanceof IpLink udp)
         {
             return udp.joinCount(group);
         }
