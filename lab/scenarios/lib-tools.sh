@@ -108,3 +108,43 @@ mckey_pair() { local r=$1 snd=$2 g=$3 o1 o2 rc; shift 3; o1=$(mktemp); o2=$(mkte
   client "$o2" with_tools "$snd" g_cm mckey -m "$g" -b "$GUEST_IP" -s -C 10 "$@"; rc=$?
   finish "$o1" && [ $rc = 0 ] &&
   check_out "$o1" 'data transfers complete'; }
+
+# IPv6 (the *-ipv6 scenarios): the lab's hosts are fd77::N for 10.77.0.N (N's digits read as hex), on a /64.
+# ipv6_up gives this side its address: the guest's eth0 (rxe then lists it as a GID) or, on the host, br0 in
+# netns rxelab, where netns.sh turns IPv6 off for the lab's IPv4 runs (one interface back on is enough).
+GUEST_IP6=fd77::${GUEST_IP##*.}
+HOST_IP6=fd77::${HOST_IP##*.}
+ipv6_up() {
+  if [ "$SIDE" = guest ]; then
+    sysctl -qw net.ipv6.conf.eth0.disable_ipv6=0
+    ip -6 addr replace "$GUEST_IP6/64" dev eth0 nodad
+    local i=0; while ! gid_idx6 >/dev/null; do sleep 0.1; i=$((i+1)); [ $i -gt 100 ] && { log "no IPv6 GID on rxe0"; return 1; }; done
+    log "eth0 $GUEST_IP6, rxe0 GID index $(gid_idx6)"
+  else
+    sysctl -qw net.ipv6.conf.br0.disable_ipv6=0
+    ip -6 addr replace "$HOST_IP6/64" dev br0 nodad
+    log "br0 $HOST_IP6"
+  fi
+}
+# The tools swap QPN, PSN and GID over TCP to the IPv4 address (rdma-core's server listens on 0.0.0.0); the
+# GIDs they swap, and so every RoCEv2 packet, are IPv6.
+g_pingpong6() { local kind=$1; shift
+  if [ "$GUEST_TOOLS" = native ]; then rdma4j ${kind}_pingpong -d rxe0 -g "$(gid_idx6)" "$@"
+  else lb timeout 60 ibv_${kind}_pingpong -d rxe0 -g "$(gid_idx6)" "$@"; fi; }
+h_pingpong6() { local kind=$1; shift; timeout 60 "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED \
+  ${RDMA4J_JAVA_OPTS:-} -cp "$TOOLS_CP" io.rdma4j.tools.Main ${kind}_pingpong --address "$HOST_IP6" "$@"; }
+# rxe's counters, one "name value" line each (after a run: what rxe sent, received and dropped)
+rxe_counters() { local f; for f in /sys/class/infiniband/rxe0/ports/1/hw_counters/*; do echo "${f##*/} $(cat $f)"; done; }
+pp6_guest_serves_guest() { local o; o=$(mktemp); ipv6_up || return 1; serve "$o" g_pingpong6 "$@"
+  wait_tcp_listen 18515 || return 1; post ready; finish "$o" && check_out "$o" 'iters in'; }
+# the host's count of IPv6 UDP datagrams dropped for their checksum: rxe sends IPv6 UDP with checksum 0, which
+# Linux takes only on a socket with UDP_NO_CHECK6_RX (rxe's own has it; a JDK socket cannot set it)
+udp6_csum_errors() { awk '/^Udp6InCsumErrors/ {print $2}' /proc/net/snmp6; }
+pp6_guest_serves_host() { local o kind=$1 e rc; shift; o=$(mktemp); ipv6_up || return 1; wait_for ready 180 || return 1
+  e=$(udp6_csum_errors); client "$o" h_pingpong6 "$kind" "$@" "$GUEST_IP" && check_out "$o" 'iters in'; rc=$?
+  log "Udp6InCsumErrors +$(( $(udp6_csum_errors) - e ))"; return $rc; }
+pp6_host_serves_host() { local o e rc; o=$(mktemp); ipv6_up || return 1; e=$(udp6_csum_errors); serve "$o" h_pingpong6 "$@"
+  wait_tcp_listen 18515 || return 1; post ready; finish "$o" && check_out "$o" 'iters in'; rc=$?
+  log "Udp6InCsumErrors +$(( $(udp6_csum_errors) - e ))"; return $rc; }
+pp6_host_serves_guest() { local o kind=$1; shift; o=$(mktemp); ipv6_up || return 1; wait_for ready 180 || return 1
+  client "$o" g_pingpong6 "$kind" "$@" "$HOST_IP" && check_out "$o" 'iters in'; }

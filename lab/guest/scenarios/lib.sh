@@ -22,6 +22,17 @@ gid_idx() {
   done
   echo 1
 }
+# index of the RoCEv2 GID that is an IPv6 address of eth0 other than its link-local one (fd77::N in the lab);
+# fails when there is none (yet: rxe adds it when the address is configured)
+gid_idx6() {
+  local g i
+  for g in /sys/class/infiniband/rxe0/ports/1/gids/*; do
+    i=${g##*/}
+    case $(cat $g) in 0000:0000:0000:0000:0000:0000:0000:0000|0000:0000:0000:0000:0000:ffff:*|fe80:*) continue;; esac
+    [ "$(cat /sys/class/infiniband/rxe0/ports/1/gid_attrs/types/$i 2>/dev/null)" = "RoCE v2" ] && { echo $i; return 0; }
+  done
+  return 1
+}
 # barrier files on the shared 9p folder (the host and every guest of the run see it)
 post()    { mkdir -p $SYNC; echo "$(date +%s.%N)" > "$SYNC/$1"; }
 wait_for() { local n=$1 t=${2:-120} i=0; [ -n "${VERBOSE_SYNC:-}" ] && log "wait_for $n"; while [ ! -e "$SYNC/$n" ]; do sleep 0.2; i=$((i+1)); [ $i -gt $((t*5)) ] && { log "timeout waiting for $n"; return 1; }; done; return 0; }
@@ -37,7 +48,7 @@ wait_maddr() { local d=$1 g=$2 t=${3:-60} i=0; while ! ip maddr show dev "$d" | 
 cap_start() {
   local name=$1 ifc=${2:-eth0}
   CAP_FILE=$CAP/$name.pcap
-  tcpdump -i $ifc -U -n -s 0 -w /tmp/$name.pcap "udp port 4791 or igmp" >/tmp/$name.tcpdump.log 2>&1 &
+  tcpdump -i $ifc -U -n -s 0 -w /tmp/$name.pcap "${CAP_FILTER:-udp port 4791 or igmp}" >/tmp/$name.tcpdump.log 2>&1 &
   CAP_PID=$!
   sleep 1.5   # let tcpdump attach
 }

@@ -14,8 +14,9 @@ package io.rdma4j.verbs;
 public record AhAttr(GlobalRoute grh, int dlid, int sl, int srcPathBits, int staticRate, int portNum)
 {
     /**
-     * @param dgid     destination GID.
-     * @param hopLimit IP TTL.
+     * @param dgid     destination GID: an IPv6 address as is, an IPv4 one mapped ({@code ::ffff:a.b.c.d}),
+     *                 of the local GID's family on a software device.
+     * @param hopLimit IP TTL (IPv6 hop limit).
      * @return a global address vector on port 1, SGID index 0.
      */
     public static AhAttr global(final Gid dgid, final int hopLimit)

@@ -1,6 +1,10 @@
 package io.rdma4j.bench;
 
 import io.rdma4j.soft.SoftDevice;
+import io.rdma4j.soft.link.IpLink;
+import io.rdma4j.soft.link.Link;
+import io.rdma4j.soft.link.SameHostLink;
+import io.rdma4j.soft.link.UdpLinks;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.AhAttr;
@@ -36,10 +40,12 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.util.EnumSet;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One UD message from one software device to another over UDP on loopback, posted and polled
+ * One UD message from one software device to another over UDP on loopback (or, with {@code sameHost},
+ * through the receiver's shared-memory inbox), posted and polled
  * on the benchmark thread: the send (build, ICRC, sendto), the receive (ICRC check, scatter,
  * CQE) on the receiver's progress thread or, in polling mode, on the polling thread itself, and
  * both polls. Compare with {@link UdpBaselineBenchmark},
@@ -50,7 +56,7 @@ import java.util.concurrent.TimeUnit;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(1)
+@Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
 public class UdRoundTripBenchmark
 {
     @Param({"64", "1024"})
@@ -59,6 +65,14 @@ public class UdRoundTripBenchmark
     /** false: the receiver's progress thread receives; true: polling mode, the polling thread does. */
     @Param({"false", "true"})
     boolean pollsInline;
+
+    /** true: the devices exchange the datagram through each other's shared-memory inbox; false: UDP only. */
+    @Param({"false", "true"})
+    boolean sameHost;
+
+    /** The socket under both devices' links: NIO, or Linux through FFM (batched system calls). */
+    @Param({"nio", "linux"})
+    String socket;
 
     private Context senderContext;
     private Context receiverContext;
@@ -73,10 +87,11 @@ public class UdRoundTripBenchmark
     @Setup
     public void setUp() throws Exception
     {
+        final UdpLinks.Socket chosen = UdpLinks.Socket.valueOf(socket.toUpperCase(Locale.ROOT));
         senderContext = SoftDevice.builder("bench0", InetAddress.getByName("127.0.9.1")).pollsInline(pollsInline)
-            .build().open();
+            .link(a -> link(chosen, a)).build().open();
         receiverContext = SoftDevice.builder("bench1", InetAddress.getByName("127.0.9.2")).pollsInline(pollsInline)
-            .build().open();
+            .link(a -> link(chosen, a)).build().open();
         final ProtectionDomain spd = senderContext.allocPd();
         final ProtectionDomain rpd = receiverContext.allocPd();
         senderCq = senderContext.createCq(64, null, 0);
@@ -91,6 +106,12 @@ public class UdRoundTripBenchmark
         send.wrId(1).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED).sge(smr, 0, size)
             .ud(ah, receiver.qpNum(), 0x1111);
         recv.wrId(2).sge(rmr, 0, 4096);
+    }
+
+    private Link link(final UdpLinks.Socket chosen, final InetAddress address)
+    {
+        final IpLink udp = UdpLinks.open(chosen, address, Link.ROCE_V2_PORT);
+        return sameHost ? SameHostLink.over(udp, null, System.getLogger(UdRoundTripBenchmark.class.getName())) : udp;
     }
 
     private static QueuePair udQp(final ProtectionDomain pd, final CompletionQueue cq)

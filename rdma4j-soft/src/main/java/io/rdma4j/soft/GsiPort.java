@@ -1,11 +1,11 @@
 package io.rdma4j.soft;
 
 import io.rdma4j.soft.link.Ipv4;
-import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.wire.DethFlyweight;
 import io.rdma4j.soft.wire.Opcode;
 import io.rdma4j.soft.wire.PacketBuilder;
 import io.rdma4j.soft.wire.PacketInfo;
+import io.rdma4j.verbs.Gid;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -60,12 +60,14 @@ final class GsiPort
         MemorySegment.copy(packet.segment(), ValueLayout.JAVA_BYTE, packet.payloadOffset(), mad, 0,
             SoftEngine.MAD_LENGTH);
         engine.counters().increment(SoftCounter.GSI_RCVD_MADS);
-        current.onMad(engine, mad, packet.sourceAddress(), packet.sourcePort());
+        // MADs are rare and copied anyway: a GID per MAD is no cost on the data path
+        final Gid source = packet.ipv6() ? new Gid(packet.sourceHigh(), packet.sourceLow()) :
+            Gid.fromIpv4(packet.sourceAddress());
+        current.onMad(engine, mad, source, packet.sourcePort());
     }
 
-    boolean sendMad(final byte[] mad, final int destinationIpv4)
+    boolean sendMad(final byte[] mad, final Gid destination)
     {
-        final Link link = engine.link();
         sendLock.lock();
         try
         {
@@ -75,16 +77,15 @@ final class GsiPort
                 .ackReq(true)
                 .psn(psn)
                 .qkey(DethFlyweight.GSI_QKEY)
-                .srcQp(SoftEngine.GSI_QPN)
-                .network(engine.localIpv4(), link.localPort(), destinationIpv4, Link.ROCE_V2_PORT,
-                    link.ipIdentification());
+                .srcQp(SoftEngine.GSI_QPN);
+            engine.network(txSpec, destination);
             psn = (psn + 1) & 0xFFFFFF;
             MemorySegment.copy(mad, 0, txSegment, ValueLayout.JAVA_BYTE, Opcode.UD_SEND_ONLY.headerLength(),
                 SoftEngine.MAD_LENGTH);
             final int length = builder.build(txSpec, SoftEngine.MAD_LENGTH, txSegment, 0);
             txBuffer.clear().limit(length);
             engine.counters().increment(SoftCounter.GSI_SENT_MADS);
-            return engine.send(txBuffer, Ipv4.toAddress(destinationIpv4), Ipv4.DEFAULT_HOP_LIMIT);
+            return engine.send(txBuffer, destination.toInet(), Ipv4.DEFAULT_HOP_LIMIT);
         }
         finally
         {

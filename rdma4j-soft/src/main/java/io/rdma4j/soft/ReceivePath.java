@@ -1,6 +1,7 @@
 package io.rdma4j.soft;
 
 import io.rdma4j.soft.link.DatagramInfo;
+import io.rdma4j.soft.link.Ipv6;
 import io.rdma4j.soft.wire.BthFlyweight;
 import io.rdma4j.soft.wire.DethFlyweight;
 import io.rdma4j.soft.wire.DropCause;
@@ -8,6 +9,7 @@ import io.rdma4j.soft.wire.Opcode;
 import io.rdma4j.soft.wire.OpcodeMask;
 import io.rdma4j.soft.wire.PacketInfo;
 import io.rdma4j.soft.wire.PacketParser;
+import io.rdma4j.verbs.Gid;
 import io.rdma4j.verbs.QpState;
 import io.rdma4j.verbs.QpType;
 
@@ -43,12 +45,19 @@ final class ReceivePath
     private final SoftEngine engine;
     private final Counters counters;
     private final int localIpv4;
+    /** The device's family is fixed: an IPv4 device never takes the IPv6 branches below, and vice versa. */
+    private final boolean ipv6;
+    private final long localHigh;
+    private final long localLow;
 
     ReceivePath(final SoftEngine engine)
     {
         this.engine = engine;
         this.counters = engine.counters();
         this.localIpv4 = engine.localIpv4();
+        this.ipv6 = engine.ipv6();
+        this.localHigh = engine.gid().high();
+        this.localLow = engine.gid().low();
     }
 
     /**
@@ -65,11 +74,23 @@ final class ReceivePath
         final PacketInfo packet)
     {
         packet.clear();
-        packet.network(info.sourceIpv4, info.sourcePort, info.destinationIpv4, info.destinationPort,
-            info.ipIdentification).dontFragment(true);
-        final int destination = info.destinationIpv4;
-        final boolean toGroup = isMulticast(destination);
-        if (destination != localIpv4 && !toGroup)
+        final boolean toGroup;
+        final boolean toUs;
+        if (ipv6)
+        {
+            packet.networkIpv6(info.sourceIpv6High, info.sourceIpv6Low, info.sourcePort, info.destinationIpv6High,
+                info.destinationIpv6Low, info.destinationPort);
+            toGroup = Ipv6.isMulticast(info.destinationIpv6High);
+            toUs = info.destinationIpv6High == localHigh && info.destinationIpv6Low == localLow;
+        }
+        else
+        {
+            packet.network(info.sourceIpv4, info.sourcePort, info.destinationIpv4, info.destinationPort,
+                info.ipIdentification).dontFragment(true);
+            toGroup = isMulticast(info.destinationIpv4);
+            toUs = info.destinationIpv4 == localIpv4;
+        }
+        if (!toUs && !toGroup)
         {
             counters.increment(SoftCounter.DROP_NOT_FOR_US);
             return;
@@ -123,7 +144,7 @@ final class ReceivePath
             }
         }
         // rxe's check_addr: a connected QP hears its peer only, at our address
-        else if (packet.sourceAddress() != qp.destinationIpv4() || packet.destinationAddress() != localIpv4)
+        else if (!fromPeerToUs(qp, packet))
         {
             qp.count(SoftCounter.DROP_ADDR_MISMATCH);
             return;
@@ -170,7 +191,8 @@ final class ReceivePath
     private void onMulticast(
         final PacketParser parser, final PacketInfo packet, final DatagramInfo info, final boolean toGroup)
     {
-        if (packet.sourceAddress() == localIpv4)
+        if (ipv6 ? packet.sourceHigh() == localHigh && packet.sourceLow() == localLow :
+            packet.sourceAddress() == localIpv4)
         {
             // our own send looped back by the IP stack: members here had their copies at send time
             counters.increment(SoftCounter.DROP_OWN_MCAST_ECHO);
@@ -181,8 +203,7 @@ final class ReceivePath
             counters.increment(SoftCounter.DROP_WRONG_TRANSPORT);
             return;
         }
-        final Object[] members = toGroup ? engine.mcast().members(engine.groupGid(packet.destinationAddress())) :
-            NO_MEMBERS;
+        final Object[] members = toGroup ? engine.mcast().members(groupGid(packet)) : NO_MEMBERS;
         if (members.length == 0)
         {
             counters.increment(SoftCounter.DROP_NOT_A_MEMBER);
@@ -252,16 +273,7 @@ final class ReceivePath
      */
     private boolean icrcMatches(final PacketParser parser, final PacketInfo packet)
     {
-        final int ipId = parser.icrc().check(
-            packet.segment(),
-            packet.offset(),
-            packet.length(),
-            packet.sourceAddress(),
-            packet.destinationAddress(),
-            packet.sourcePort(),
-            packet.destinationPort(),
-            packet.ipIdentification(),
-            packet.dontFragment());
+        final int ipId = parser.icrc().check(packet.segment(), packet.offset(), packet.length(), packet);
         if (ipId < 0)
         {
             counters.increment(SoftCounter.DROP_ICRC);
@@ -269,6 +281,27 @@ final class ReceivePath
         }
         packet.ipIdentification(ipId);
         return true;
+    }
+
+    /**
+     * rxe's check_addr for a connected QP: the source is the peer its address vector names and the
+     * destination is this device's address, compared in the device's family.
+     */
+    private boolean fromPeerToUs(final SoftQp qp, final PacketInfo packet)
+    {
+        if (ipv6)
+        {
+            final Gid peer = qp.destinationGid();
+            return peer != null && packet.sourceHigh() == peer.high() && packet.sourceLow() == peer.low() &&
+                packet.destinationHigh() == localHigh && packet.destinationLow() == localLow;
+        }
+        return packet.sourceAddress() == qp.destinationIpv4() && packet.destinationAddress() == localIpv4;
+    }
+
+    private Gid groupGid(final PacketInfo packet)
+    {
+        return ipv6 ? engine.groupGid(packet.destinationHigh(), packet.destinationLow()) :
+            engine.groupGid(packet.destinationAddress());
     }
 
     private static int transportBit(final QpType type)

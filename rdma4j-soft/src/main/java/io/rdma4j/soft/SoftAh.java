@@ -3,6 +3,7 @@ package io.rdma4j.soft;
 import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.AhAttr;
 import io.rdma4j.verbs.Errno;
+import io.rdma4j.verbs.Gid;
 import io.rdma4j.verbs.ProtectionDomain;
 import io.rdma4j.verbs.RdmaException;
 
@@ -18,6 +19,7 @@ public final class SoftAh implements AddressHandle
     private final AhAttr attr;
     private final InetAddress destination;
     private final int destinationIpv4;
+    private final Gid destinationGid;
     private final int hopLimit;
     private final boolean multicast;
     private volatile boolean valid = true;
@@ -37,15 +39,13 @@ public final class SoftAh implements AddressHandle
         {
             throw new RdmaException(Errno.EINVAL, "the destination GID is zero");
         }
-        if (!attr.grh().dgid().isIpv4Mapped())
-        {
-            throw new RdmaException(Errno.EOPNOTSUPP,
-                "destination GID " + attr.grh().dgid() + " is not IPv4-mapped: the software device speaks IPv4 only");
-        }
+        final Gid dgid = attr.grh().dgid();
+        checkFamily(dgid, pd.engine().gid(), "address handle");
         this.pd = pd;
         this.attr = attr;
-        this.destination = attr.grh().dgid().toInet();
-        this.destinationIpv4 = attr.grh().dgid().ipv4();
+        this.destination = dgid.toInet();
+        this.destinationIpv4 = dgid.isIpv4Mapped() ? dgid.ipv4() : 0;
+        this.destinationGid = dgid;
         this.multicast = attr.grh().dgid().isMulticast();
         final int hops = attr.grh().hopLimit();
         this.hopLimit = hops <= 0 ? 64 : Math.min(hops, 255);
@@ -73,11 +73,38 @@ public final class SoftAh implements AddressHandle
 
     /**
      * @return the IP destination as the big-endian int the headers carry, kept so a send does not
-     * copy the address out of {@link #destination()} each time.
+     * copy the address out of {@link #destination()} each time; 0 for an IPv6 destination.
      */
     public int destinationIpv4()
     {
         return destinationIpv4;
+    }
+
+    /**
+     * @return the destination GID: on an IPv6 device its halves are the IPv6 address the headers carry.
+     */
+    public Gid destinationGid()
+    {
+        return destinationGid;
+    }
+
+    /**
+     * Refuse a destination of the other IP family than the device's: an IPv4 device has no route to an IPv6
+     * address and the reverse, so sending would only fail later, silently.
+     *
+     * @param dgid  the destination GID.
+     * @param local the device's GID.
+     * @param what  what is being set up, for the message.
+     * @throws RdmaException EINVAL if the families differ.
+     */
+    static void checkFamily(final Gid dgid, final Gid local, final String what)
+    {
+        if (dgid.isIpv4Mapped() != local.isIpv4Mapped())
+        {
+            throw new RdmaException(Errno.EINVAL, "the " + what + "'s destination GID " + dgid + " is " +
+                (dgid.isIpv4Mapped() ? "IPv4" : "IPv6") + " but the device's GID " + local + " is " +
+                (local.isIpv4Mapped() ? "IPv4" : "IPv6") + ": a software device reaches its own IP family only");
+        }
     }
 
     /**

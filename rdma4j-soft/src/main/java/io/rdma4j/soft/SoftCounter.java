@@ -57,7 +57,33 @@ public enum SoftCounter
     /** A key whose index names a live region but whose key byte is another: stale, or guessed. */
     MR_KEY_MISMATCH("mr_key_mismatch"),
     /** Throwables the progress loop caught and survived: bugs or resource exhaustion, not packets. */
-    PROGRESS_ERRORS("progress_errors");
+    PROGRESS_ERRORS("progress_errors"),
+    /** Datagrams sent through a same-host device's shared-memory inbox instead of UDP. */
+    SHM_SENT_PKTS("shm_sent_pkts"),
+    /** Datagrams taken from this device's shared-memory inbox (then checked as any datagram). */
+    SHM_RCVD_PKTS("shm_rcvd_pkts"),
+    /** Datagrams handed to the UDP socket (0 for a link of another kind). */
+    UDP_SENT_PKTS("udp_sent_pkts"),
+    /** Datagrams read from the UDP socket, wake-ups not included. */
+    UDP_RCVD_PKTS("udp_rcvd_pkts"),
+    /** Datagrams dropped because the destination's inbox was full: the same as a loss on a wire. */
+    SHM_RING_FULL("shm_ring_full"),
+    /** A destination's inbox found closed or its process dead: its datagrams go by UDP again. */
+    SHM_PEER_GONE("shm_peer_gone"),
+    /** Wake-up datagrams sent to a same-host device waiting in its socket's selector: one per wait. */
+    SHM_WAKEUPS_SENT("shm_wakeups_sent"),
+    /** Wake-up datagrams (empty UDP datagrams) received. */
+    SHM_WAKEUPS_RCVD("shm_wakeups_rcvd"),
+    /** An inbox file refused: not a regular file of this user. */
+    SHM_REFUSED_OWNER("shm_refused_owner"),
+    /** An inbox file refused: others than its owner may read or write it. */
+    SHM_REFUSED_MODE("shm_refused_mode"),
+    /** An inbox file refused: not laid out as an inbox of its address. */
+    SHM_REFUSED_FORMAT("shm_refused_format"),
+    /** An inbox file refused: closed, or left by a dead process. */
+    SHM_REFUSED_DEAD("shm_refused_dead"),
+    /** This device's inbox held a record no sender of ours writes, or stalled: replaced by a fresh one. */
+    SHM_INBOX_CORRUPT("shm_inbox_corrupt");
 
     private static final SoftCounter[] VALUES = values();
     private static final java.util.Set<SoftCounter> RECEIVE_VERDICTS = java.util.Collections.unmodifiableSet(

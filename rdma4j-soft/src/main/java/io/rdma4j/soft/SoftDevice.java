@@ -1,7 +1,9 @@
 package io.rdma4j.soft;
 
 import io.rdma4j.soft.link.Link;
-import io.rdma4j.soft.link.UdpLink;
+import io.rdma4j.soft.link.IpLink;
+import io.rdma4j.soft.link.SameHostLink;
+import io.rdma4j.soft.link.UdpLinks;
 import io.rdma4j.soft.transport.TransportFactory;
 import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.Device;
@@ -38,7 +40,16 @@ public final class SoftDevice implements Device
     {
         this.name = builder.name;
         this.address = builder.address;
-        this.linkFactory = builder.linkFactory;
+        if (builder.linkFactory != null)
+        {
+            this.linkFactory = builder.linkFactory;
+        }
+        else
+        {
+            final boolean sameHost = builder.sameHost != null ? builder.sameHost : SoftProvider.sameHostPath();
+            final System.Logger linkLogger = builder.logger;
+            this.linkFactory = a -> udpLink(a, sameHost, linkLogger);
+        }
         this.limits = builder.limits != null ? builder.limits : DeviceLimits.RXE.withEthernetMtu(mtuOf(address));
         this.transportFactory = builder.transportFactory;
         this.pollsInline = builder.pollsInline;
@@ -50,11 +61,26 @@ public final class SoftDevice implements Device
     /**
      * @param name    the device name.
      * @param address its IPv4 address.
-     * @return a builder; by default the device uses a {@link UdpLink} and rxe's limits.
+     * @return a builder; by default the device uses the IP link {@link UdpLinks#open} chooses (with the same-host
+     *         path of {@link SameHostLink} unless {@code rdma4j.soft.shm} is {@code off}) and rxe's limits.
      */
     public static Builder builder(final String name, final InetAddress address)
     {
         return new Builder(name, address);
+    }
+
+    /**
+     * The link a device uses by default: UDP on its address, with the same-host path unless it is off.
+     *
+     * @param address  the device's address.
+     * @param sameHost true to add the same-host path ({@link SameHostLink}) when it can be had.
+     * @param logger   where a same-host path that cannot be had is said.
+     * @return the link.
+     */
+    static Link udpLink(final InetAddress address, final boolean sameHost, final System.Logger logger)
+    {
+        final IpLink udp = UdpLinks.open(address);
+        return sameHost ? SameHostLink.over(udp, null, logger) : udp;
     }
 
     @Override
@@ -168,7 +194,8 @@ public final class SoftDevice implements Device
     {
         private final String name;
         private final InetAddress address;
-        private Function<InetAddress, Link> linkFactory = UdpLink::new;
+        private Function<InetAddress, Link> linkFactory;
+        private Boolean sameHost;
         private DeviceLimits limits;
         private TransportFactory transportFactory;
         private boolean pollsInline;
@@ -189,6 +216,19 @@ public final class SoftDevice implements Device
         public Builder link(final Function<InetAddress, Link> factory)
         {
             linkFactory = Objects.requireNonNull(factory);
+            return this;
+        }
+
+        /**
+         * @param enabled for the default link (no {@link #link} given): true to send to devices of this host
+         *                through their shared-memory inboxes ({@link SameHostLink}), false for UDP only; by
+         *                default as {@code rdma4j.soft.shm} ({@code RDMA4J_SOFT_SHM}) says, {@code auto}
+         *                (on) unless it is {@code off}.
+         * @return this.
+         */
+        public Builder sameHost(final boolean enabled)
+        {
+            sameHost = enabled;
             return this;
         }
 

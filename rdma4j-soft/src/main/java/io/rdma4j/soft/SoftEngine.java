@@ -54,6 +54,11 @@ public final class SoftEngine implements AutoCloseable
     private static final int RECEIVE_BATCH = 64;
     /** Datagrams a poller handles per empty poll, so one poll stays short. */
     private static final int INLINE_BATCH = 16;
+    /**
+     * In polling mode, a poll this recent means a thread is polling: the progress thread then waits at most
+     * this long and without asking same-host senders for a wake-up, since the poller reads their datagrams.
+     */
+    private static final long POLLER_ACTIVE_NS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final SoftDevice device;
     private final Link link;
@@ -61,6 +66,7 @@ public final class SoftEngine implements AutoCloseable
     private final Mtu activeMtu;
     private final Gid gid;
     private final int localIpv4;
+    private final boolean ipv6;
     private final MrTable mrTable;
     private final McastGroupTable<SoftQp> mcast;
     /** The counters file another process reads ({@code rdma4j stat}); null where it could not be made. */
@@ -88,6 +94,8 @@ public final class SoftEngine implements AutoCloseable
     private final ProgressErrorLog errorLog;
     private volatile boolean running = true;
     private volatile long timerHint = Long.MAX_VALUE;
+    /** When a thread last polled in polling mode ({@link #progressInline}), in {@link #nanoTime()}'s clock. */
+    private volatile long lastInlinePollNs = Long.MIN_VALUE / 2;
     /** Set by {@link #wakeup}: the next duty cycle runs the timers whether one is due or not. */
     private volatile boolean timersRequested;
     /** The earliest timer deadline the last run of the timers reported; the progress thread's. */
@@ -104,10 +112,12 @@ public final class SoftEngine implements AutoCloseable
         this.errorLog = new ProgressErrorLog(device.name(), counters, logger, clock);
         this.pollsInline = pollsInline;
         this.link = link;
+        link.bindCounters(counters);
         this.limits = limits;
         this.activeMtu = Mtu.forEthernet(limits.ethernetMtu());
         this.gid = Gid.fromInet(link.localAddress());
         this.localIpv4 = Ipv4.toInt(link.localAddress());
+        this.ipv6 = !gid.isIpv4Mapped();
         this.mrTable = new MrTable(limits.maxMr(), counters);
         this.qpTable = new QpTable(limits.maxQp());
         this.mcast = new McastGroupTable<>(limits.maxMcastGrp(), limits.maxMcastQpAttach(),
@@ -198,11 +208,42 @@ public final class SoftEngine implements AutoCloseable
     }
 
     /**
-     * @return the device's IPv4 address as an int.
+     * @return the device's IPv4 address as an int, 0 on an IPv6 device.
      */
     public int localIpv4()
     {
         return localIpv4;
+    }
+
+    /**
+     * @return true if the device's address is IPv6: every datagram it sends and receives is IPv6, and its
+     * addresses are {@link #gid()}'s halves, not {@link #localIpv4()}.
+     */
+    public boolean ipv6()
+    {
+        return ipv6;
+    }
+
+    /**
+     * Set the addressing of a packet this device sends: from its address and port to {@code destination} on the
+     * same port (the link's, {@link Link#ROCE_V2_PORT} outside tests), in the device's IP family (IPv4 with the
+     * link's identification and DF).
+     *
+     * @param spec        the packet's description.
+     * @param destination the destination's GID, of the device's family (checked where it was configured); null
+     *                    stands for the zero GID.
+     * @return {@code spec}.
+     */
+    public PacketInfo network(final PacketInfo spec, final Gid destination)
+    {
+        final Gid to = destination != null ? destination : Gid.ZERO;
+        // a link sends to its own port on the destination (4791 but in tests), and the ICRC covers that port
+        final int port = link.localPort();
+        if (ipv6)
+        {
+            return spec.networkIpv6(gid.high(), gid.low(), port, to.high(), to.low(), port);
+        }
+        return spec.network(localIpv4, port, to.isIpv4Mapped() ? to.ipv4() : 0, port, link.ipIdentification());
     }
 
     /**
@@ -272,6 +313,52 @@ public final class SoftEngine implements AutoCloseable
         }
         counters.increment(SoftCounter.DROP_LINK_SEND);
         return false;
+    }
+
+    /**
+     * Queue a datagram for the link's next flush (see {@link Link#queue}), counting it. The caller owes a
+     * {@link #flushSends()} when its burst ends; the progress loop flushes at the end of every duty cycle.
+     *
+     * @param datagram    the bytes, position to limit; copied before this returns.
+     * @param destination where.
+     * @param hopLimit    the TTL.
+     * @return true if the link took it.
+     */
+    public boolean queue(final ByteBuffer datagram, final InetAddress destination, final int hopLimit)
+    {
+        if (link.queue(datagram, destination, hopLimit))
+        {
+            counters.increment(SoftCounter.SENT_PKTS);
+            return true;
+        }
+        counters.increment(SoftCounter.DROP_LINK_SEND);
+        return false;
+    }
+
+    /**
+     * Queue a datagram whose payload the link reads in place (see {@link Link#queueGathered}), counting it.
+     *
+     * @return true if the link took it.
+     */
+    public boolean queueGathered(
+        final ByteBuffer head, final MemorySegment payload, final long payloadOffset, final int payloadLength,
+        final ByteBuffer tail, final InetAddress destination, final int hopLimit)
+    {
+        if (link.queueGathered(head, payload, payloadOffset, payloadLength, tail, destination, hopLimit))
+        {
+            counters.increment(SoftCounter.SENT_PKTS);
+            return true;
+        }
+        counters.increment(SoftCounter.DROP_LINK_SEND);
+        return false;
+    }
+
+    /**
+     * Hand what was queued to the network: one system call for a burst on a batching link.
+     */
+    public void flushSends()
+    {
+        link.flush();
     }
 
     /**
@@ -403,6 +490,8 @@ public final class SoftEngine implements AutoCloseable
         }
         finally
         {
+            // what the cycle's packets and timers queued (ACKs, responses, retransmissions) leaves in one go
+            link.flush();
             receiveLock.unlock();
         }
     }
@@ -419,9 +508,17 @@ public final class SoftEngine implements AutoCloseable
             return;
         }
         final long next = Math.min(nextTimer, timerHint);
-        final long wait = next == Long.MAX_VALUE ? IDLE_WAIT_NS :
-            Math.min(TIMER_WAIT_NS, Math.max(0, next - nanoTime()));
-        link.awaitReadable(wait);
+        final long now = nanoTime();
+        final long wait = next == Long.MAX_VALUE ? IDLE_WAIT_NS : Math.min(TIMER_WAIT_NS, Math.max(0, next - now));
+        if (pollsInline && now - lastInlinePollNs < POLLER_ACTIVE_NS)
+        {
+            // a thread polls and receives: no sender need wake this one; back soon in case it stops
+            link.awaitReadableWhilePolled(Math.min(wait, POLLER_ACTIVE_NS));
+        }
+        else
+        {
+            link.awaitReadable(wait);
+        }
     }
 
     /**
@@ -474,7 +571,12 @@ public final class SoftEngine implements AutoCloseable
      */
     public int progressInline()
     {
-        if (!pollsInline || !receiveLock.tryLock())
+        if (!pollsInline)
+        {
+            return 0;
+        }
+        lastInlinePollNs = nanoTime();
+        if (!receiveLock.tryLock())
         {
             return 0;
         }
@@ -495,6 +597,7 @@ public final class SoftEngine implements AutoCloseable
         }
         finally
         {
+            link.flush();
             receiveLock.unlock();
         }
     }
@@ -537,12 +640,12 @@ public final class SoftEngine implements AutoCloseable
      * any thread.
      *
      * @param mad             the 256 bytes.
-     * @param destinationIpv4 the peer's IPv4 address as a big-endian int.
+     * @param destination the peer's GID, of this device's IP family.
      * @return true if handed to the link.
      */
-    public boolean sendMad(final byte[] mad, final int destinationIpv4)
+    public boolean sendMad(final byte[] mad, final Gid destination)
     {
-        return gsi.sendMad(mad, destinationIpv4);
+        return gsi.sendMad(mad, destination);
     }
 
     /**
@@ -553,9 +656,24 @@ public final class SoftEngine implements AutoCloseable
     {
         final int slot = groupIpv4 & (groupGidCache.length - 1);
         Gid gid = groupGidCache[slot];
-        if (gid == null || gid.ipv4() != groupIpv4)
+        if (gid == null || gid.ipv4() != groupIpv4 || !gid.isIpv4Mapped())
         {
             gid = Gid.fromIpv4(groupIpv4);
+            groupGidCache[slot] = gid;
+        }
+        return gid;
+    }
+
+    /**
+     * The MGID of an IPv6 group, from the same cache as {@link #groupGid(int)}. Only the progress thread calls it.
+     */
+    Gid groupGid(final long groupHigh, final long groupLow)
+    {
+        final int slot = (int)groupLow & (groupGidCache.length - 1);
+        Gid gid = groupGidCache[slot];
+        if (gid == null || gid.high() != groupHigh || gid.low() != groupLow)
+        {
+            gid = new Gid(groupHigh, groupLow);
             groupGidCache[slot] = gid;
         }
         return gid;

@@ -2,23 +2,22 @@ package io.rdma4j.soft;
 
 import io.rdma4j.cm.EventChannel;
 import io.rdma4j.soft.link.LossyLink;
-import io.rdma4j.soft.link.UdpLink;
 import io.rdma4j.spi.RdmaProvider;
 import io.rdma4j.verbs.Device;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.RdmaException;
 
-import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The software device provider. Its devices, one per IPv4 address, come from the system
+ * The software device provider. Its devices, one per IPv4 or IPv6 address, come from the system
  * property {@code rdma4j.soft.address} or the environment variable {@code RDMA4J_SOFT_ADDRESS}
  * (comma-separated; default 127.0.0.1), and the connection manager adds one on demand for any
  * local address an id is bound or resolved to. One process owns UDP 4791 on one address, so
- * processes on one machine each take their own: 127.0.0.2, 127.0.0.3, ... on loopback.
+ * processes on one machine each take their own: 127.0.0.2, 127.0.0.3, ... on loopback. An IPv6
+ * address ({@code ::1}, say) makes an IPv6 device: its GID is that address, not an IPv4-mapped one.
  * <p>
  * {@code rdma4j.soft.loss} (or {@code RDMA4J_SOFT_LOSS}), a fraction in [0, 1), makes every
  * device of the process drop that share of the datagrams it sends, chosen by a random generator
@@ -31,6 +30,10 @@ import java.util.List;
  * polling mode: a thread that polls an empty CQ receives from the network itself, for the lowest
  * latency when the application busy-polls; {@code thread}, the default, leaves receiving to each
  * device's progress thread.
+ * <p>
+ * {@code rdma4j.soft.shm} ({@code RDMA4J_SOFT_SHM}) {@code off} keeps every datagram on UDP; {@code auto},
+ * the default, sends unicast datagrams to the devices of other rdma4j processes of this user on this host
+ * through their shared-memory inboxes ({@link io.rdma4j.soft.link.SameHostLink}).
  */
 public final class SoftProvider implements RdmaProvider
 {
@@ -86,7 +89,7 @@ public final class SoftProvider implements RdmaProvider
     /**
      * The device on an address, made (and listed) on first use.
      *
-     * @param address a local IPv4 address.
+     * @param address a local IPv4 or IPv6 address.
      * @return its device.
      */
     public static SoftDevice deviceFor(final InetAddress address)
@@ -100,11 +103,6 @@ public final class SoftProvider implements RdmaProvider
                 {
                     return device;
                 }
-            }
-            if (!(address instanceof Inet4Address))
-            {
-                throw new RdmaException(Errno.EOPNOTSUPP, "the software device speaks IPv4 only, not " +
-                    address.getHostAddress());
             }
             final SoftDevice device = newDevice(address);
             DEVICES.add(device);
@@ -186,7 +184,10 @@ public final class SoftProvider implements RdmaProvider
             System.getLogger(SoftProvider.class.getName()).log(System.Logger.Level.WARNING,
                 "{0} on {1} drops {2} of the datagrams it sends (rdma4j.soft.loss, seed {3})", name,
                 address.getHostAddress(), loss, Long.toString(seed));
-            builder.link(a -> new LossyLink(new UdpLink(a), seed, probability));
+            final boolean sameHost = sameHostPath();
+            final System.Logger logger = System.getLogger(SoftEngine.class.getName());
+            // the loss outermost: it takes its share of what goes through an inbox too
+            builder.link(a -> new LossyLink(SoftDevice.udpLink(a, sameHost, logger), seed, probability));
         }
         return builder.build();
     }
@@ -208,6 +209,25 @@ public final class SoftProvider implements RdmaProvider
         }
         throw new RdmaException(Errno.EINVAL, "rdma4j.soft.progress '" + progress +
             "' is neither 'thread' (a progress thread receives, the default) nor 'polling' (polling a CQ receives)");
+    }
+
+    /**
+     * @return false if {@code rdma4j.soft.shm} (or {@code RDMA4J_SOFT_SHM}) is {@code off}, true if it is
+     * {@code auto} or not given: devices on one host then exchange unicast datagrams through shared memory.
+     */
+    static boolean sameHostPath()
+    {
+        final String shm = setting(io.rdma4j.soft.link.SameHostLink.SETTING, "RDMA4J_SOFT_SHM");
+        if (shm == null || shm.equals("auto"))
+        {
+            return true;
+        }
+        if (shm.equals("off"))
+        {
+            return false;
+        }
+        throw new RdmaException(Errno.EINVAL, "rdma4j.soft.shm '" + shm + "' is neither 'auto' (devices of one " +
+            "host exchange datagrams through shared memory, the default) nor 'off' (UDP only)");
     }
 
     static String setting(final String property, final String environment)

@@ -67,6 +67,7 @@ public final class SoftQp implements QueuePair
     private volatile AhAttr ahAttr;
     private volatile InetAddress destination;
     private volatile int destinationIpv4;
+    private volatile Gid destinationGid;
     private volatile int hopLimit = 64;
     private volatile int pkeyIndex;
     private volatile int timeout;
@@ -307,11 +308,20 @@ public final class SoftQp implements QueuePair
     }
 
     /**
-     * @return {@link #destination()} as the big-endian int the headers carry (0 before RTR).
+     * @return {@link #destination()} as the big-endian int the headers carry (0 before RTR and for IPv6).
      */
     public int destinationIpv4()
     {
         return destinationIpv4;
+    }
+
+    /**
+     * @return the connected peer's GID (RC/UC), whose halves are its IPv6 address on an IPv6 device; null before
+     * an address vector is set.
+     */
+    public Gid destinationGid()
+    {
+        return destinationGid;
     }
 
     /**
@@ -504,11 +514,7 @@ public final class SoftQp implements QueuePair
                 throw new RdmaException(Errno.EINVAL,
                     "a RoCE address vector needs a GRH with the destination GID (the peer's IP address)");
             }
-            if (!av.grh().dgid().isIpv4Mapped())
-            {
-                throw new RdmaException(Errno.EOPNOTSUPP, "destination GID " + av.grh().dgid() +
-                    " is not IPv4-mapped: the software device speaks IPv4 only");
-            }
+            SoftAh.checkFamily(av.grh().dgid(), engine.gid(), "address vector");
         }
         if (mask.contains(QpAttrMask.CAP))
         {
@@ -546,7 +552,9 @@ public final class SoftQp implements QueuePair
         {
             ahAttr = attr.ahAttr();
             destination = attr.ahAttr().grh().dgid().toInet();
-            destinationIpv4 = attr.ahAttr().grh().dgid().ipv4();
+            final Gid dgid = attr.ahAttr().grh().dgid();
+            destinationIpv4 = dgid.isIpv4Mapped() ? dgid.ipv4() : 0;
+            destinationGid = dgid;
             final int hops = attr.ahAttr().grh().hopLimit();
             hopLimit = hops <= 0 ? 64 : Math.min(255, hops);
         }
@@ -666,6 +674,8 @@ public final class SoftQp implements QueuePair
         finally
         {
             sendLock.unlock();
+            // the chain's packets leave together, outside the QP's lock
+            engine.flushSends();
         }
     }
 

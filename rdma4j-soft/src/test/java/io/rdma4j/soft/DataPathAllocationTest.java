@@ -74,6 +74,49 @@ class DataPathAllocationTest
         }
     }
 
+    /**
+     * The same over IPv6 on {@code ::1}: the 16-byte addresses travel as longs from the link to the
+     * receive checks, the ICRC and the GRH, so no datagram makes an object. Both QPs share the device,
+     * {@code ::1} being the only IPv6 address the host is sure to have.
+     */
+    @ParameterizedTest(name = "IPv6, polling mode {0}")
+    @CsvSource({ "false", "true" })
+    void shouldPostReceiveAndPollWithoutAllocatingOverIpv6(final boolean pollsInline)
+    {
+        final var threads = (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        final int port = Ipv6Loopback.port(1);
+        final io.rdma4j.verbs.Context context = SoftDevice.builder("v6alloc", Ipv6Loopback.ADDRESS)
+            .pollsInline(pollsInline).link(a -> new io.rdma4j.soft.link.UdpLink(a, port)).build().open();
+        try
+        {
+            final UdEndpoint a = new UdEndpoint(context);
+            final UdEndpoint b = new UdEndpoint(context);
+            final AddressHandle ah = a.ahTo(b.gid());
+            final SendWr send = new SendWr().wrId(1).opcode(WrOpcode.SEND_WITH_IMM).immData(7)
+                .sendFlags(SendFlags.SIGNALED).sge(a.mr, 0, 64).ud(ah, b.qp.qpNum(), UdEndpoint.QKEY);
+            final RecvWr recv = new RecvWr().wrId(2).sge(b.mr, 0, 2048);
+            final WorkCompletion[] wcs = WorkCompletion.array(4);
+            final long receiver = ((SoftContext)context).engine().progressThread().threadId();
+
+            roundTrips(a, b, send, recv, wcs, ROUNDS);
+            final long postingBefore = threads.getCurrentThreadAllocatedBytes();
+            final long receivingBefore = threads.getThreadAllocatedBytes(receiver);
+            roundTrips(a, b, send, recv, wcs, ROUNDS);
+            final long posting = threads.getCurrentThreadAllocatedBytes() - postingBefore;
+            final long receiving = threads.getThreadAllocatedBytes(receiver) - receivingBefore;
+
+            final long limit = 16L * ROUNDS / 5;
+            assertTrue(posting < limit, posting + " bytes allocated by the posting thread over " + ROUNDS +
+                " IPv6 post/poll round trips");
+            assertTrue(receiving < limit, receiving + " bytes allocated by the receiving progress thread over " +
+                ROUNDS + " IPv6 round trips");
+        }
+        finally
+        {
+            ((SoftContext)context).engine().close();
+        }
+    }
+
     private static void roundTrips(
         final UdEndpoint a, final UdEndpoint b, final SendWr send, final RecvWr recv, final WorkCompletion[] wcs,
         final int rounds)

@@ -1,7 +1,8 @@
 package io.rdma4j.soft;
 
 import io.rdma4j.soft.link.MemoryNetwork;
-import io.rdma4j.soft.link.UdpLink;
+import io.rdma4j.soft.link.SameHostLink;
+import io.rdma4j.soft.link.UdpLinks;
 import io.rdma4j.testing.TestNet;
 import io.rdma4j.verbs.Context;
 
@@ -18,7 +19,11 @@ public final class Fabric implements AutoCloseable
     /** Which link the devices use. */
     public enum Kind
     {
-        MEMORY, UDP
+        MEMORY,
+        /** UDP only: the same-host path off, as between two hosts. */
+        UDP,
+        /** UDP links with the same-host path: unicast between the fabric's devices goes through their inboxes. */
+        SHM
     }
 
 
@@ -29,6 +34,17 @@ public final class Fabric implements AutoCloseable
     private int host;
     private java.util.function.UnaryOperator<io.rdma4j.soft.link.Link> linkWrapper = java.util.function.UnaryOperator.identity();
     private boolean pollsInline;
+    private UdpLinks.Socket socket;
+
+    /**
+     * @param udpSocket the socket UDP devices opened from now on use, whatever rdma4j.soft.socket says.
+     * @return this.
+     */
+    public Fabric socket(final UdpLinks.Socket udpSocket)
+    {
+        this.socket = udpSocket;
+        return this;
+    }
 
     /**
      * @param wrapper wraps the link of every device opened from now on (e.g. to drop datagrams).
@@ -97,9 +113,15 @@ public final class Fabric implements AutoCloseable
         {
             builder.link(a -> linkWrapper.apply(network.attach(a)));
         }
+        else if (kind == Kind.SHM)
+        {
+            builder.link(a -> linkWrapper.apply(
+                SameHostLink.over(UdpLinks.open(a), null, System.getLogger(Fabric.class.getName()))));
+        }
         else
         {
-            builder.link(a -> linkWrapper.apply(new UdpLink(a)));
+            builder.link(a -> linkWrapper.apply(null == socket ? UdpLinks.open(a) :
+                UdpLinks.open(socket, a, io.rdma4j.soft.link.Link.ROCE_V2_PORT)));
         }
         final Context context = builder.build().open();
         contexts.add(context);

@@ -132,14 +132,14 @@ final class CmBinding
             }
         }
         int status = 0;
-        if (destination.getAddress() instanceof Inet6Address)
-        {
-            // the soft device speaks IPv4 only
-            status = -Errno.ENETUNREACH.code();
-        }
-        else if (device == null)
+        if (device == null)
         {
             status = pickDevice(destination.getAddress());
+        }
+        else if ((device.address() instanceof Inet6Address) != (destination.getAddress() instanceof Inet6Address))
+        {
+            // a device reaches its own IP family only: an id on an IPv4 device has no route to an IPv6 peer
+            status = -Errno.ENETUNREACH.code();
         }
         peerAddress = destination;
         return status;
@@ -147,8 +147,8 @@ final class CmBinding
 
     /**
      * Choose and open a device for a destination when the id has none: the one owning the
-     * destination if it is a device's address, else the first IPv4 device the provider lists (the
-     * soft device has no routing table). An id holding no port reserves one on the device.
+     * destination if it is a device's address, else the first device of the destination's IP family
+     * the provider lists (the soft device has no routing table). An id holding no port reserves one on the device.
      *
      * @return 0, or the negative errno ADDR_ERROR will carry.
      */
@@ -159,7 +159,7 @@ final class CmBinding
             SoftDevice chosen = CmDevices.registered(destination);
             if (chosen == null)
             {
-                chosen = CmDevices.defaultDevice();
+                chosen = CmDevices.defaultDevice(destination instanceof Inet6Address);
             }
             final Context opened = cm.devices.acquire(chosen);
             if (!holdsPort())

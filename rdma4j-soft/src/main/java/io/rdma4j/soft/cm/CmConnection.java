@@ -8,6 +8,7 @@ import io.rdma4j.cm.RejectReason;
 import io.rdma4j.soft.cm.mad.SidrStatus;
 import io.rdma4j.verbs.QueuePair;
 import io.rdma4j.verbs.RdmaException;
+import io.rdma4j.verbs.Gid;
 
 /**
  * One id's side of a connection (or of a SIDR exchange): the IB CM protocol as a state machine.
@@ -63,7 +64,7 @@ final class CmConnection
     final SoftCmId owner;
     final SoftEngine engine;
     final int localCommId;
-    final int peerIp;
+    final Gid peer;
     final boolean active;
     Phase phase;
     long tid;
@@ -87,13 +88,13 @@ final class CmConnection
     private CmCounter verdict;
 
     CmConnection(final ConnectionManager cm, final SoftCmId owner, final SoftEngine engine, final int localCommId,
-        final int peerIp, final boolean active, final Phase phase)
+        final Gid peer, final boolean active, final Phase phase)
     {
         this.cm = cm;
         this.owner = owner;
         this.engine = engine;
         this.localCommId = localCommId;
-        this.peerIp = peerIp;
+        this.peer = peer;
         this.active = active;
         this.phase = phase;
     }
@@ -103,9 +104,9 @@ final class CmConnection
      *
      * @return how it ended: HANDLED, or the drop's cause.
      */
-    CmCounter onMessage(final CmMessage message, final int sourceIp)
+    CmCounter onMessage(final CmMessage message, final Gid source)
     {
-        final CmCounter refused = admits(message, sourceIp);
+        final CmCounter refused = admits(message, source);
         if (refused != null)
         {
             return refused;
@@ -135,9 +136,9 @@ final class CmConnection
     /**
      * @return null if the message may be for this connection, else why it is not.
      */
-    private CmCounter admits(final CmMessage message, final int sourceIp)
+    private CmCounter admits(final CmMessage message, final Gid source)
     {
-        if (sourceIp != peerIp)
+        if (!source.equals(peer))
         {
             return CmCounter.DROP_WRONG_SOURCE;
         }
@@ -262,11 +263,11 @@ final class CmConnection
         if (rep.status() == SidrStatus.SUCCESS)
         {
             post(CmEventType.ESTABLISHED, 0, null,
-                ConnectionManager.udParam(rep.privateData(), peerIp, rep.qpn(), rep.qkey()));
+                ConnectionManager.udParam(rep.privateData(), peer, rep.qpn(), rep.qkey()));
             return Phase.ESTABLISHED;
         }
         post(CmEventType.UNREACHABLE, rep.status(), null,
-            ConnectionManager.udParam(rep.privateData(), peerIp, 0, 0));
+            ConnectionManager.udParam(rep.privateData(), peer, 0, 0));
         return Phase.CLOSED;
     }
 
@@ -288,7 +289,7 @@ final class CmConnection
         try
         {
             final CmMessage.Req req = (CmMessage.Req)request;
-            ConnectionManager.connectQp(qp, engine, peerIp, rep.qpn(), startingPsn, rep.startingPsn(),
+            ConnectionManager.connectQp(qp, engine, peer, rep.qpn(), startingPsn, rep.startingPsn(),
                 req.pathMtu(), Math.min(req.responderResources(), rep.initiatorDepth()),
                 Math.min(req.initiatorDepth(), rep.responderResources()), req.retryCount(), rep.rnrRetryCount());
         }
@@ -389,7 +390,7 @@ final class CmConnection
         cancelRetry();
         pending = mad;
         retriesLeft = ConnectionManager.MAX_CM_RETRIES;
-        engine.sendMad(mad, peerIp);
+        engine.sendMad(mad, peer);
         scheduleRetry(ConnectionManager.RESPONSE_TIMEOUT_NANOS);
     }
 
@@ -487,16 +488,16 @@ final class CmConnection
      * @return true if it repeats this passive connection's request; the answer goes again, or an
      * MRA if the application has not answered yet.
      */
-    boolean answersDuplicate(final CmMessage repeated, final int sourceIp, final int peerCommId)
+    boolean answersDuplicate(final CmMessage repeated, final Gid source, final int peerCommId)
     {
-        if (active || sourceIp != peerIp || peerCommId != remoteCommId || request == null ||
+        if (active || !source.equals(peer) || peerCommId != remoteCommId || request == null ||
             request.getClass() != repeated.getClass())
         {
             return false;
         }
         if (pending != null)
         {
-            engine.sendMad(pending, peerIp);
+            engine.sendMad(pending, peer);
         }
         else if (phase == Phase.REQ_RCVD)
         {
@@ -547,7 +548,7 @@ final class CmConnection
         }
         if (retriesLeft-- > 0)
         {
-            engine.sendMad(mad, peerIp);
+            engine.sendMad(mad, peer);
             scheduleRetry(ConnectionManager.RESPONSE_TIMEOUT_NANOS);
             return;
         }
@@ -566,7 +567,7 @@ final class CmConnection
 
     private void send(final CmMessage message)
     {
-        engine.sendMad(CmWire.encode(message), peerIp);
+        engine.sendMad(CmWire.encode(message), peer);
     }
 
     @Override

@@ -8,7 +8,7 @@ import io.rdma4j.verbs.Device;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.RdmaException;
 
-import java.net.Inet4Address;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
@@ -67,19 +67,21 @@ final class CmDevices
     }
 
     /**
-     * @return the first IPv4 device the provider lists: where an id goes that resolves without a
-     *         source address, since the soft device has no routing table to ask.
+     * @param ipv6 the destination's family.
+     * @return the first device of that family the provider lists: where an id goes that resolves without a
+     *         source address, since the soft device has no routing table to ask; a device on the family's
+     *         loopback address (127.0.0.1 or ::1) when the provider lists none.
      */
-    static SoftDevice defaultDevice()
+    static SoftDevice defaultDevice(final boolean ipv6)
     {
         for (final Device device : new SoftProvider().devices())
         {
-            if (device instanceof SoftDevice soft && soft.address() instanceof Inet4Address)
+            if (device instanceof SoftDevice soft && (soft.address() instanceof Inet6Address) == ipv6)
             {
                 return soft;
             }
         }
-        return SoftProvider.deviceFor(InetAddress.getLoopbackAddress());
+        return SoftProvider.deviceFor(ipv6 ? InetAddress.ofLiteral("::1") : InetAddress.getLoopbackAddress());
     }
 
     /**

@@ -13,6 +13,7 @@ import io.rdma4j.verbs.QpState;
 import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.QueuePair;
 import io.rdma4j.verbs.RdmaException;
+import io.rdma4j.verbs.Gid;
 
 import java.net.InetSocketAddress;
 
@@ -49,17 +50,17 @@ final class CmHandshake
         final SoftEngine engine = binding.engine();
         final InetSocketAddress local = binding.localAddress();
         final InetSocketAddress peer = binding.peerAddress();
-        final int peerIp = Ipv4.toInt(peer.getAddress());
+        final Gid peerGid = Gid.fromInet(peer.getAddress());
         final ConnectionManager cm = id.cm;
-        final CmConnection c = new CmConnection(cm, id, engine, cm.newCommId(id), peerIp, true,
+        final CmConnection c = new CmConnection(cm, id, engine, cm.newCommId(id), peerGid, true,
             datagram ? CmConnection.Phase.SIDR_REQ_SENT : CmConnection.Phase.REQ_SENT);
         c.tid = cm.newTid(c.localCommId);
         final long serviceId = CmWire.serviceId(id.portSpace(), peer.getPort());
-        final int localIp = Ipv4.toInt(local.getAddress());
+        final Gid localGid = Gid.fromInet(local.getAddress());
         final byte[] mad;
         if (datagram)
         {
-            mad = CmWire.encode(new CmMessage.SidrReq(c.tid, c.localCommId, serviceId, localIp, peerIp,
+            mad = CmWire.encode(new CmMessage.SidrReq(c.tid, c.localCommId, serviceId, localGid, peerGid,
                 local.getPort(), p.privateData()));
         }
         else
@@ -84,8 +85,8 @@ final class CmHandshake
                 .localAckTimeout(ConnectionManager.LOCAL_ACK_TIMEOUT)
                 .flowLabel(flowLabel(local.getPort(), peer.getPort()))
                 .hopLimit(Ipv4.DEFAULT_HOP_LIMIT)
-                .srcIp(localIp)
-                .dstIp(peerIp)
+                .srcIp(localGid)
+                .dstIp(peerGid)
                 .srcPort(local.getPort())
                 .userData(p.privateData())
                 .build();
@@ -111,7 +112,7 @@ final class CmHandshake
         {
             checkPrivateData("accept", p.privateData(), CmWire.SIDR_REP_PRIVATE_DATA);
             engine.sendMad(CmWire.encode(new CmMessage.SidrRep(req.tid(), req.requestId(), SidrStatus.SUCCESS,
-                qp.qpNum(), req.serviceId(), RdmaCm.UDP_QKEY, p.privateData())), c.peerIp);
+                qp.qpNum(), req.serviceId(), RdmaCm.UDP_QKEY, p.privateData())), c.peer);
             c.pending = null;
             c.phase = CmConnection.Phase.ESTABLISHED;
             c.releaseBacklog();
@@ -126,7 +127,7 @@ final class CmHandshake
         if (qp != null)
         {
             // a side receives from the PSN it announced and sends from the PSN its peer announced
-            ConnectionManager.connectQp(qp, engine, c.peerIp, req.qpn(), c.startingPsn, req.startingPsn(),
+            ConnectionManager.connectQp(qp, engine, c.peer, req.qpn(), c.startingPsn, req.startingPsn(),
                 req.pathMtu(), responderResources, initiatorDepth, req.retryCount(), req.rnrRetryCount());
         }
         // else the application moved the QP it made itself, with initQpAttr
@@ -161,7 +162,7 @@ final class CmHandshake
             answer = new CmMessage.Rej(req.tid(), c.localCommId, req.localCommId(), CmWire.REJECTED_REQ,
                 RejectReason.CONSUMER_DEFINED.code(), privateData);
         }
-        id.binding.engine().sendMad(CmWire.encode(answer), c.peerIp);
+        id.binding.engine().sendMad(CmWire.encode(answer), c.peer);
         c.phase = CmConnection.Phase.CLOSED;
         c.releaseBacklog();
     }
@@ -185,14 +186,14 @@ final class CmHandshake
         {
             final CmMessage.Rep rep = c.reply;
             return qpState == QpState.RTR ?
-                ConnectionManager.rtrAttr(type, engine, c.peerIp, rep.qpn(), c.startingPsn, req.pathMtu(),
+                ConnectionManager.rtrAttr(type, engine, c.peer, rep.qpn(), c.startingPsn, req.pathMtu(),
                     Math.min(req.responderResources(), rep.initiatorDepth())) :
                 ConnectionManager.rtsAttr(type, rep.startingPsn(),
                     Math.min(req.initiatorDepth(), rep.responderResources()), req.retryCount(),
                     rep.rnrRetryCount());
         }
         return qpState == QpState.RTR ?
-            ConnectionManager.rtrAttr(type, engine, c.peerIp, req.qpn(), c.startingPsn, req.pathMtu(),
+            ConnectionManager.rtrAttr(type, engine, c.peer, req.qpn(), c.startingPsn, req.pathMtu(),
                 Math.min(engine.limits().maxQpRdAtom(), req.initiatorDepth())) :
             ConnectionManager.rtsAttr(type, req.startingPsn(),
                 Math.min(engine.limits().maxQpInitRdAtom(), req.responderResources()), req.retryCount(),

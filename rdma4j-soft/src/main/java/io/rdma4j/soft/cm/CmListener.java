@@ -3,7 +3,7 @@ package io.rdma4j.soft.cm;
 import io.rdma4j.cm.CmEventType;
 import io.rdma4j.soft.SoftDevice;
 import io.rdma4j.soft.SoftEngine;
-import io.rdma4j.soft.link.Ipv4;
+import io.rdma4j.verbs.Gid;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -39,7 +39,7 @@ final class CmListener
     /** A wildcard listener opens the process's default device to hear requests on. */
     void openDefaultDevice()
     {
-        final SoftDevice chosen = CmDevices.defaultDevice();
+        final SoftDevice chosen = CmDevices.defaultDevice(false);
         id.cm.devices.acquire(chosen);
         listenDevices.add(chosen);
     }
@@ -84,7 +84,7 @@ final class CmListener
      *
      * @return false when it has none.
      */
-    boolean offer(final SoftEngine engine, final CmMessage request, final int peerIp)
+    boolean offer(final SoftEngine engine, final CmMessage request, final Gid peer)
     {
         id.channel.lock.lock();
         try
@@ -95,7 +95,7 @@ final class CmListener
             }
             final SoftCmId requested = new SoftCmId(id.channel, id.context(), id.portSpace());
             final boolean datagram = request instanceof CmMessage.SidrReq;
-            final CmConnection c = new CmConnection(id.cm, requested, engine, id.cm.newCommId(requested), peerIp,
+            final CmConnection c = new CmConnection(id.cm, requested, engine, id.cm.newCommId(requested), peer,
                 false, datagram ? CmConnection.Phase.SIDR_REQ_RCVD : CmConnection.Phase.REQ_RCVD);
             c.request = request;
             c.tid = request.tid();
@@ -118,14 +118,14 @@ final class CmListener
                 userData = req.userData();
             }
             requested.binding.adopt(engine, id.localAddress().getPort(),
-                new InetSocketAddress(Ipv4.toAddress(peerIp), peerPort));
+                new InetSocketAddress(peer.toInet(), peerPort));
             requested.adoptLocked(c);
             id.channel.adopt(requested);
             backlogUsed++;
             if (datagram)
             {
                 ConnectionManager.post(requested, CmEventType.CONNECT_REQUEST, 0, null,
-                    ConnectionManager.udParam(userData, peerIp, 0, 0), id);
+                    ConnectionManager.udParam(userData, peer, 0, 0), id);
             }
             else
             {

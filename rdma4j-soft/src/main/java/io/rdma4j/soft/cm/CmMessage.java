@@ -1,5 +1,7 @@
 package io.rdma4j.soft.cm;
 
+import io.rdma4j.verbs.Gid;
+
 /**
  * The connection manager's messages as the state machine sees them, decoded from and encoded to
  * MADs by {@link CmWire}. Only the fields rdma_cm uses on RoCE are kept; the rest are written as
@@ -33,8 +35,8 @@ sealed interface CmMessage
         private final int localAckTimeout;
         private final int flowLabel;
         private final int hopLimit;
-        private final int srcIp;
-        private final int dstIp;
+        private final Gid srcIp;
+        private final Gid dstIp;
         private final int srcPort;
         private final byte[] userData;
 
@@ -165,14 +167,14 @@ sealed interface CmMessage
             return hopLimit;
         }
 
-        /** @return the active side's IPv4 address, from the rdma_cm header. */
-        public int srcIp()
+        /** @return the active side's IP address as a GID (IPv4-mapped for IPv4), from the rdma_cm header. */
+        public Gid srcIp()
         {
             return srcIp;
         }
 
         /** @return the address it connects to, from the rdma_cm header. */
-        public int dstIp()
+        public Gid dstIp()
         {
             return dstIp;
         }
@@ -209,8 +211,8 @@ sealed interface CmMessage
             private int localAckTimeout;
             private int flowLabel;
             private int hopLimit;
-            private int srcIp;
-            private int dstIp;
+            private Gid srcIp = Gid.ZERO;
+            private Gid dstIp = Gid.ZERO;
             private int srcPort;
             private byte[] userData;
 
@@ -316,13 +318,13 @@ sealed interface CmMessage
                 return this;
             }
 
-            Builder srcIp(final int value)
+            Builder srcIp(final Gid value)
             {
                 srcIp = value;
                 return this;
             }
 
-            Builder dstIp(final int value)
+            Builder dstIp(final Gid value)
             {
                 dstIp = value;
                 return this;
@@ -391,7 +393,7 @@ sealed interface CmMessage
     }
 
     /** ServiceIDResolutionRequest: UD's "connect". */
-    record SidrReq(long tid, int requestId, long serviceId, int srcIp, int dstIp, int srcPort, byte[] userData)
+    record SidrReq(long tid, int requestId, long serviceId, Gid srcIp, Gid dstIp, int srcPort, byte[] userData)
         implements CmMessage
     {
     }

@@ -13,6 +13,7 @@ import io.rdma4j.soft.cm.mad.CmRtu;
 import io.rdma4j.soft.cm.mad.CmaHeader;
 import io.rdma4j.soft.cm.mad.SidrRep;
 import io.rdma4j.soft.cm.mad.SidrReq;
+import io.rdma4j.verbs.Gid;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
@@ -49,8 +50,6 @@ final class CmWire
 
     /** The ACK delay rxe reports (local_ca_ack_delay), which the REP carries. */
     private static final int TARGET_ACK_DELAY = 15;
-    private static final int IP_VERSION_4 = 4;
-    private static final long V4_MAPPED_PREFIX = 0xFFFF_0000_0000L;
 
     private CmWire()
     {
@@ -102,8 +101,8 @@ final class CmWire
                     .rnrRetryCount(m.rnrRetryCount()).maxCmRetries(ConnectionManager.MAX_CM_RETRIES).srq(m.srq())
                     .primaryLocalPortLid(m.hopLimit() > 1 ? 0xFFFF : 0)
                     .primaryRemotePortLid(m.hopLimit() > 1 ? 0xFFFF : 0)
-                    .primaryLocalPortGidHigh(0).primaryLocalPortGidLow(V4_MAPPED_PREFIX | (m.srcIp() & 0xFFFF_FFFFL))
-                    .primaryRemotePortGidHigh(0).primaryRemotePortGidLow(V4_MAPPED_PREFIX | (m.dstIp() & 0xFFFF_FFFFL))
+                    .primaryLocalPortGidHigh(m.srcIp().high()).primaryLocalPortGidLow(m.srcIp().low())
+                    .primaryRemotePortGidHigh(m.dstIp().high()).primaryRemotePortGidLow(m.dstIp().low())
                     .primaryFlowLabel(m.flowLabel()).primaryHopLimit(m.hopLimit())
                     .primarySubnetLocal(m.hopLimit() <= 1).primaryLocalAckTimeout(m.localAckTimeout());
                 final byte[] block = cmaHeader(m.srcIp(), m.dstIp(), m.srcPort(), m.userData());
@@ -243,7 +242,7 @@ final class CmWire
         final byte[] data = new byte[CmReq.PRIVATE_DATA_LENGTH];
         req.privateData(data);
         final CmaHeader cma = new CmaHeader().wrap(MemorySegment.ofArray(data), 0);
-        if (cma.version() != 0 || cma.ipVersion() != IP_VERSION_4)
+        if (cma.version() != 0 || !knownIpVersion(cma))
         {
             return null;
         }
@@ -265,8 +264,8 @@ final class CmWire
             .localAckTimeout(req.primaryLocalAckTimeout())
             .flowLabel(req.primaryFlowLabel())
             .hopLimit(req.primaryHopLimit())
-            .srcIp(cma.sourceIpv4())
-            .dstIp(cma.destinationIpv4())
+            .srcIp(source(cma))
+            .dstIp(destination(cma))
             .srcPort(cma.sourcePort())
             .userData(Arrays.copyOfRange(data, CmaHeader.LENGTH, data.length))
             .build();
@@ -278,20 +277,49 @@ final class CmWire
         final byte[] data = new byte[SidrReq.PRIVATE_DATA_LENGTH];
         req.privateData(data);
         final CmaHeader cma = new CmaHeader().wrap(MemorySegment.ofArray(data), 0);
-        if (cma.version() != 0 || cma.ipVersion() != IP_VERSION_4)
+        if (cma.version() != 0 || !knownIpVersion(cma))
         {
             return null;
         }
-        return new CmMessage.SidrReq(tid, req.requestId(), req.serviceId(), cma.sourceIpv4(), cma.destinationIpv4(),
+        return new CmMessage.SidrReq(tid, req.requestId(), req.serviceId(), source(cma), destination(cma),
             cma.sourcePort(), Arrays.copyOfRange(data, CmaHeader.LENGTH, data.length));
     }
 
-    /** The rdma_cm header followed by the user's data, as one private-data block. */
-    private static byte[] cmaHeader(final int srcIp, final int dstIp, final int srcPort, final byte[] userData)
+    private static boolean knownIpVersion(final CmaHeader cma)
+    {
+        return cma.ipVersion() == CmaHeader.IPV4 || cma.ipVersion() == CmaHeader.IPV6;
+    }
+
+    /** The header's source address as a GID: IPv4-mapped when the header says IPv4. */
+    private static Gid source(final CmaHeader cma)
+    {
+        return cma.ipVersion() == CmaHeader.IPV4 ? Gid.fromIpv4(cma.sourceIpv4()) :
+            new Gid(cma.sourceAddressHigh(), cma.sourceAddressLow());
+    }
+
+    private static Gid destination(final CmaHeader cma)
+    {
+        return cma.ipVersion() == CmaHeader.IPV4 ? Gid.fromIpv4(cma.destinationIpv4()) :
+            new Gid(cma.destinationAddressHigh(), cma.destinationAddressLow());
+    }
+
+    /**
+     * The rdma_cm header followed by the user's data, as one private-data block: IP version 4 with the addresses
+     * in the last four bytes of their fields when both are IPv4-mapped GIDs, else IP version 6 with all sixteen.
+     */
+    private static byte[] cmaHeader(final Gid srcIp, final Gid dstIp, final int srcPort, final byte[] userData)
     {
         final byte[] data = new byte[CmaHeader.LENGTH + (userData == null ? 0 : userData.length)];
-        new CmaHeader().wrap(MemorySegment.ofArray(data), 0).version(0).ipVersion(IP_VERSION_4).sourcePort(srcPort)
-            .sourceIpv4(srcIp).destinationIpv4(dstIp);
+        final CmaHeader cma = new CmaHeader().wrap(MemorySegment.ofArray(data), 0).version(0).sourcePort(srcPort);
+        if (srcIp.isIpv4Mapped() && dstIp.isIpv4Mapped())
+        {
+            cma.ipVersion(CmaHeader.IPV4).sourceIpv4(srcIp.ipv4()).destinationIpv4(dstIp.ipv4());
+        }
+        else
+        {
+            cma.ipVersion(CmaHeader.IPV6).sourceAddressHigh(srcIp.high()).sourceAddressLow(srcIp.low())
+                .destinationAddressHigh(dstIp.high()).destinationAddressLow(dstIp.low());
+        }
         if (userData != null)
         {
             System.arraycopy(userData, 0, data, CmaHeader.LENGTH, userData.length);

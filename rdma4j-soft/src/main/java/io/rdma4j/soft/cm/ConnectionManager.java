@@ -186,7 +186,7 @@ public final class ConnectionManager
      * A MAD from a device, on its progress thread: queued for the CM thread, or dropped and counted
      * if the queue is full. Takes one short lock and never blocks on the protocol.
      */
-    void receive(final SoftEngine engine, final byte[] mad, final int sourceIpv4, final int sourcePort)
+    void receive(final SoftEngine engine, final byte[] mad, final Gid source, final int sourcePort)
     {
         lock.lock();
         try
@@ -197,7 +197,7 @@ public final class ConnectionManager
                 engine.counters().increment(SoftCounter.GSI_DROPPED_MADS);
                 return;
             }
-            mads.add(new ReceivedMad(engine, mad, sourceIpv4));
+            mads.add(new ReceivedMad(engine, mad, source));
             queueHighWater = Math.max(queueHighWater, mads.size());
             workArrived.signal();
         }
@@ -439,7 +439,7 @@ public final class ConnectionManager
     private void dispatch(final ReceivedMad received)
     {
         final SoftEngine engine = received.engine;
-        final int source = received.sourceIpv4;
+        final Gid source = received.source;
         final CmMessage message = CmWire.decode(received.bytes);
         final CmCounter outcome;
         if (message == null)
@@ -470,7 +470,7 @@ public final class ConnectionManager
         }
     }
 
-    private CmCounter onDreq(final SoftEngine engine, final CmMessage.Dreq dreq, final int source)
+    private CmCounter onDreq(final SoftEngine engine, final CmMessage.Dreq dreq, final Gid source)
     {
         final CmCounter outcome = deliver(dreq.remoteCommId(), source, dreq);
         if (outcome == CmCounter.DROP_UNKNOWN_COMM_ID)
@@ -482,10 +482,10 @@ public final class ConnectionManager
         return outcome;
     }
 
-    private CmCounter deliver(final int localCommId, final int sourceIpv4, final CmMessage message)
+    private CmCounter deliver(final int localCommId, final Gid source, final CmMessage message)
     {
         final SoftCmId id = byCommId.get(localCommId);
-        return id == null ? CmCounter.DROP_UNKNOWN_COMM_ID : id.onMessage(message, sourceIpv4);
+        return id == null ? CmCounter.DROP_UNKNOWN_COMM_ID : id.onMessage(message, source);
     }
 
     /**
@@ -493,18 +493,18 @@ public final class ConnectionManager
      * on a new id, or refused as the kernel refuses it when nobody listens.
      */
     private CmCounter onRequest(final SoftEngine engine, final CmMessage request, final long serviceId,
-        final int dstIp, final int sourceIpv4, final int remoteCommId)
+        final Gid dstIp, final Gid source, final int remoteCommId)
     {
         for (final SoftCmId id : byCommId.values())
         {
-            if (id.answersDuplicate(request, sourceIpv4, remoteCommId))
+            if (id.answersDuplicate(request, source, remoteCommId))
             {
                 return CmCounter.HANDLED;
             }
         }
         final int space = (int)(serviceId >>> 16) & 0xFFFF;
         final int port = (int)serviceId & 0xFFFF;
-        final InetAddress destination = Ipv4.toAddress(dstIp);
+        final InetAddress destination = dstIp.toInet();
         CmListener listener = null;
         for (final CmListener candidate : listeners)
         {
@@ -514,16 +514,16 @@ public final class ConnectionManager
                 break;
             }
         }
-        if (listener != null && listener.offer(engine, request, sourceIpv4))
+        if (listener != null && listener.offer(engine, request, source))
         {
             return CmCounter.HANDLED;
         }
-        refuse(engine, request, sourceIpv4, listener == null ? RejectReason.INVALID_SERVICE_ID.code() :
+        refuse(engine, request, source, listener == null ? RejectReason.INVALID_SERVICE_ID.code() :
             RejectReason.NO_RESOURCES.code());
         return CmCounter.REFUSED;
     }
 
-    private static void refuse(final SoftEngine engine, final CmMessage request, final int peerIp, final int reason)
+    private static void refuse(final SoftEngine engine, final CmMessage request, final Gid peer, final int reason)
     {
         final CmMessage answer = switch (request)
         {
@@ -536,7 +536,7 @@ public final class ConnectionManager
         };
         if (answer != null)
         {
-            engine.sendMad(CmWire.encode(answer), peerIp);
+            engine.sendMad(CmWire.encode(answer), peer);
         }
     }
 
@@ -559,27 +559,27 @@ public final class ConnectionManager
     }
 
     /**
-     * @return the address vector to a peer over RoCE: its IPv4-mapped GID.
+     * @return the address vector to a peer over RoCE: its GID (IPv4-mapped for IPv4).
      */
-    static AhAttr pathTo(final int peerIp)
+    static AhAttr pathTo(final Gid peer)
     {
-        return new AhAttr(new GlobalRoute(Gid.fromIpv4(peerIp), 0, 0, Ipv4.DEFAULT_HOP_LIMIT, 0), 0, 0, 0, 0, 1);
+        return new AhAttr(new GlobalRoute(peer, 0, 0, Ipv4.DEFAULT_HOP_LIMIT, 0), 0, 0, 0, 0, 1);
     }
 
-    static UdParam udParam(final byte[] privateData, final int peerIp, final int qpn, final int qkey)
+    static UdParam udParam(final byte[] privateData, final Gid peer, final int qpn, final int qkey)
     {
-        return new UdParam(privateData, pathTo(peerIp), qpn, qkey);
+        return new UdParam(privateData, pathTo(peer), qpn, qkey);
     }
 
     /**
      * @return the attributes that take a connection's QP to RTR, as {@code rdma_init_qp_attr} gives them.
      */
-    static QpAttr rtrAttr(final QpType type, final SoftEngine engine, final int peerIp, final int remoteQpn,
+    static QpAttr rtrAttr(final QpType type, final SoftEngine engine, final Gid peer, final int remoteQpn,
         final int receivePsn, final int pathMtu, final int responderResources)
     {
         final int mtu = Math.min(pathMtu, engine.activeMtu().value());
         final QpAttr rtr = new QpAttr().state(QpState.RTR).pathMtu(Mtu.fromValue(mtu)).destQpNum(remoteQpn)
-            .rqPsn(receivePsn).ahAttr(pathTo(peerIp)).minRnrTimer(0);
+            .rqPsn(receivePsn).ahAttr(pathTo(peer)).minRnrTimer(0);
         if (type == QpType.RC)
         {
             rtr.maxDestRdAtomic(responderResources);
@@ -605,13 +605,13 @@ public final class ConnectionManager
      * Take a QP to RTR and RTS for a connection, as librdmacm does in rdma_connect's reply
      * handling and in rdma_accept.
      */
-    static void connectQp(final QueuePair qp, final SoftEngine engine, final int peerIp, final int remoteQpn,
+    static void connectQp(final QueuePair qp, final SoftEngine engine, final Gid peer, final int remoteQpn,
         final int receivePsn, final int sendPsn, final int pathMtu, final int responderResources,
         final int initiatorDepth, final int retryCount, final int rnrRetryCount)
     {
         try
         {
-            qp.modify(rtrAttr(qp.type(), engine, peerIp, remoteQpn, receivePsn, pathMtu, responderResources));
+            qp.modify(rtrAttr(qp.type(), engine, peer, remoteQpn, receivePsn, pathMtu, responderResources));
             qp.modify(rtsAttr(qp.type(), sendPsn, initiatorDepth, retryCount, rnrRetryCount));
         }
         catch (final RdmaException ex)
@@ -652,7 +652,7 @@ public final class ConnectionManager
     }
 
     /** A MAD as a device handed it over. */
-    private record ReceivedMad(SoftEngine engine, byte[] bytes, int sourceIpv4)
+    private record ReceivedMad(SoftEngine engine, byte[] bytes, Gid source)
     {
     }
 }

@@ -17,6 +17,7 @@ import io.rdma4j.verbs.QpState;
 import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.QueuePair;
 import io.rdma4j.verbs.RdmaException;
+import io.rdma4j.verbs.Gid;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -141,9 +142,9 @@ public final class SoftCmId implements CmId
      * {@inheritDoc}
      * <p>
      * Without a source, the device is the one owning the destination if it is a device's address,
-     * else the first IPv4 device the provider lists (the soft device has no routing table). The
-     * event comes from the connection-manager thread; ADDR_ERROR with status -ENETUNREACH for an
-     * IPv6 destination, which the IPv4-only soft device cannot reach.
+     * else the first device of the destination's IP family the provider lists (the soft device has
+     * no routing table). The event comes from the connection-manager thread; ADDR_ERROR with status
+     * -ENETUNREACH when the id is bound to a device of the other family than the destination's.
      *
      * @throws RdmaException EINVAL unless the id is IDLE or ADDR_BOUND, or if source and
      *                       destination differ in family; what bindAddr throws for the source.
@@ -628,13 +629,13 @@ public final class SoftCmId implements CmId
      *
      * @return HANDLED, or why it was dropped.
      */
-    CmCounter onMessage(final CmMessage message, final int peerIp)
+    CmCounter onMessage(final CmMessage message, final Gid peer)
     {
         return withLock(() ->
         {
             final CmConnection c = connection;
             return c == null || state == CmState.DESTROYING ? CmCounter.DROP_UNKNOWN_COMM_ID :
-                c.onMessage(message, peerIp);
+                c.onMessage(message, peer);
         });
     }
 
@@ -642,12 +643,12 @@ public final class SoftCmId implements CmId
      * @return true if the request repeats one this id is answering (a lost reply): the reply
      * goes again, or an MRA if the application has not answered yet.
      */
-    boolean answersDuplicate(final CmMessage request, final int peerIp, final int remoteCommId)
+    boolean answersDuplicate(final CmMessage request, final Gid peer, final int remoteCommId)
     {
         return withLock(() ->
         {
             final CmConnection c = connection;
-            return c != null && c.answersDuplicate(request, peerIp, remoteCommId);
+            return c != null && c.answersDuplicate(request, peer, remoteCommId);
         });
     }
 

@@ -1,5 +1,8 @@
 package io.rdma4j.soft.link;
 
+import io.rdma4j.soft.Counters;
+
+import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 
@@ -45,6 +48,32 @@ public abstract class ForwardingLink implements Link
     }
 
     @Override
+    public boolean queue(final ByteBuffer datagram, final InetAddress destination, final int hopLimit)
+    {
+        return inner.queue(datagram, destination, hopLimit);
+    }
+
+    @Override
+    public boolean gathers()
+    {
+        return inner.gathers();
+    }
+
+    @Override
+    public boolean queueGathered(
+        final ByteBuffer head, final MemorySegment payload, final long payloadOffset, final int payloadLength,
+        final ByteBuffer tail, final InetAddress destination, final int hopLimit)
+    {
+        return inner.queueGathered(head, payload, payloadOffset, payloadLength, tail, destination, hopLimit);
+    }
+
+    @Override
+    public void flush()
+    {
+        inner.flush();
+    }
+
+    @Override
     public boolean receive(final ByteBuffer buffer, final DatagramInfo info)
     {
         return inner.receive(buffer, info);
@@ -54,6 +83,18 @@ public abstract class ForwardingLink implements Link
     public void awaitReadable(final long timeoutNanos)
     {
         inner.awaitReadable(timeoutNanos);
+    }
+
+    @Override
+    public void awaitReadableWhilePolled(final long timeoutNanos)
+    {
+        inner.awaitReadableWhilePolled(timeoutNanos);
+    }
+
+    @Override
+    public void bindCounters(final Counters counters)
+    {
+        inner.bindCounters(counters);
     }
 
     @Override

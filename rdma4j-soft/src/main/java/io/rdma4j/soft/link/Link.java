@@ -1,5 +1,8 @@
 package io.rdma4j.soft.link;
 
+import io.rdma4j.soft.Counters;
+
+import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 
@@ -7,8 +10,9 @@ import java.nio.ByteBuffer;
  * Moves whole RoCEv2 datagrams: the UDP payload, from the BTH to the ICRC, between devices.
  * <p>
  * A link belongs to one software device and is owned by its progress thread: {@link #receive}
- * and {@link #awaitReadable} are called by that thread only. {@link #send} may be called by any
- * thread (posting threads send UD datagrams inline), {@link #wakeup} by any thread.
+ * and {@link #awaitReadable} are called by that thread only. {@link #send}, {@link #queue} and
+ * {@link #flush} may be called by any thread (posting threads send inline), {@link #wakeup} by any
+ * thread.
  * <p>
  * The sender's IPv4 header is produced by the IP stack (or by {@code MemoryLink}), so the
  * ICRC, which covers the IP and UDP headers, is computed by the caller from
@@ -48,6 +52,67 @@ public interface Link extends AutoCloseable
     boolean send(ByteBuffer datagram, InetAddress destination, int hopLimit);
 
     /**
+     * Queue one datagram for the next {@link #flush()}, which hands every queued datagram to the
+     * network at once (one {@code sendmmsg} on Linux) instead of one system call each. The bytes
+     * are taken before this returns, so the caller may reuse the buffer at once; the buffer's
+     * position is left unchanged. The datagrams of one link leave in the order they were queued,
+     * whichever thread queued or flushes them. A link that does not batch sends at once: the default.
+     * <p>
+     * Whoever queues owes a flush before it stops sending for a while: a posting thread at the end
+     * of its {@code postSend}, the progress loop at the end of its duty cycle (and before it blocks).
+     * A link may flush early, when its queue is full.
+     *
+     * @param datagram    the UDP payload: BTH, extension headers, payload, pad and ICRC.
+     * @param destination a unicast address or an IPv4 multicast group.
+     * @param hopLimit    the IP TTL (multicast TTL for groups), 1..255.
+     * @return true if queued (or sent), false if the link dropped it (full, closed or failed). A
+     *         datagram the network refuses at the flush is counted by the link, not reported here.
+     */
+    default boolean queue(final ByteBuffer datagram, final InetAddress destination, final int hopLimit)
+    {
+        return send(datagram, destination, hopLimit);
+    }
+
+    /**
+     * @return true if {@link #queueGathered} carries a payload from native memory without copying it.
+     */
+    default boolean gathers()
+    {
+        return false;
+    }
+
+    /**
+     * Queue one datagram of three parts, for a sender that reads the payload in place (from registered
+     * memory) instead of copying it into a packet buffer: the head (headers) and tail (pad and ICRC) are
+     * taken before this returns, the payload is read when the datagram is flushed, so it must stay valid
+     * and unchanged until the next {@link #flush}, which the caller owes (as for {@link #queue}).
+     *
+     * @param head          the headers, position to limit; the position is left unchanged.
+     * @param payload       native memory holding the payload.
+     * @param payloadOffset where the payload starts in it.
+     * @param payloadLength the payload's length.
+     * @param tail          the pad and ICRC, position to limit; the position is left unchanged.
+     * @param destination   a unicast address or an IPv4 multicast group.
+     * @param hopLimit      the IP TTL, 1..255.
+     * @return true if queued, false if the link dropped it.
+     * @throws UnsupportedOperationException where {@link #gathers()} is false.
+     */
+    default boolean queueGathered(
+        final ByteBuffer head, final MemorySegment payload, final long payloadOffset, final int payloadLength,
+        final ByteBuffer tail, final InetAddress destination, final int hopLimit)
+    {
+        throw new UnsupportedOperationException(this + " does not send payloads in place");
+    }
+
+    /**
+     * Hand every datagram {@link #queue}d so far, by any thread, to the network. Cheap when nothing
+     * is queued; any thread may call it.
+     */
+    default void flush()
+    {
+    }
+
+    /**
      * Receive at most one datagram without blocking.
      *
      * @param buffer where the datagram is written, from position 0; position and limit are set
@@ -76,6 +141,28 @@ public interface Link extends AutoCloseable
 
     /** Undo one {@link #joinGroup}. Leaving a group not joined is ignored. */
     void leaveGroup(InetAddress group);
+
+    /**
+     * Wait as {@link #awaitReadable}, when a thread polling the device receives meanwhile (polling mode): a
+     * link that would otherwise ask its senders for a wake-up ({@link SameHostLink}) need not, since the
+     * poller sees their datagrams.
+     *
+     * @param timeoutNanos the longest wait; 0 returns at once.
+     */
+    default void awaitReadableWhilePolled(final long timeoutNanos)
+    {
+        awaitReadable(timeoutNanos);
+    }
+
+    /**
+     * Count in the device's counters what the link does: the path each datagram takes, the files it
+     * refuses. The engine calls it once, before any traffic; a link that counts nothing ignores it.
+     *
+     * @param counters the device's counters.
+     */
+    default void bindCounters(final Counters counters)
+    {
+    }
 
     /**
      * @return datagrams this link dropped on purpose to simulate loss ({@link LossyLink}); 0 for a

@@ -1,5 +1,6 @@
 package io.rdma4j.soft.link;
 
+import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.util.SplittableRandom;
@@ -43,6 +44,37 @@ public final class LossyLink extends ForwardingLink
     @Override
     public boolean send(final ByteBuffer datagram, final InetAddress destination, final int hopLimit)
     {
+        if (drops(datagram))
+        {
+            return true;
+        }
+        return inner.send(datagram, destination, hopLimit);
+    }
+
+    @Override
+    public boolean queue(final ByteBuffer datagram, final InetAddress destination, final int hopLimit)
+    {
+        if (drops(datagram))
+        {
+            return true;
+        }
+        return inner.queue(datagram, destination, hopLimit);
+    }
+
+    @Override
+    public boolean queueGathered(
+        final ByteBuffer head, final MemorySegment payload, final long payloadOffset, final int payloadLength,
+        final ByteBuffer tail, final InetAddress destination, final int hopLimit)
+    {
+        if (drops(tail))
+        {
+            return true;
+        }
+        return inner.queueGathered(head, payload, payloadOffset, payloadLength, tail, destination, hopLimit);
+    }
+
+    private boolean drops(final ByteBuffer datagram)
+    {
         final boolean drop;
         synchronized (random)
         {
@@ -52,8 +84,7 @@ public final class LossyLink extends ForwardingLink
         {
             dropped.incrementAndGet();
             datagram.position(datagram.limit());
-            return true;
         }
-        return inner.send(datagram, destination, hopLimit);
+        return drop;
     }
 }

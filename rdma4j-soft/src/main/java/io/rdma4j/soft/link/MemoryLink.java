@@ -143,9 +143,13 @@ public final class MemoryLink implements Link
         buffer.put(arrival.bytes, 0, Math.min(arrival.bytes.length, buffer.capacity())).flip();
         info.source = datagram.source();
         info.sourceIpv4 = Ipv4.toInt(datagram.source());
+        info.sourceIpv6High = Ipv6.high(datagram.source());
+        info.sourceIpv6Low = Ipv6.low(datagram.source());
         info.sourcePort = datagram.sourcePort();
         info.destination = datagram.destination();
         info.destinationIpv4 = Ipv4.toInt(datagram.destination());
+        info.destinationIpv6High = Ipv6.high(datagram.destination());
+        info.destinationIpv6Low = Ipv6.low(datagram.destination());
         info.destinationPort = ROCE_V2_PORT;
         info.ttl = ipHeaderVisible ? datagram.ttl() : -1;
         info.ipIdentification = ipHeaderVisible ? datagram.ipIdentification() : -1;

@@ -1,5 +1,8 @@
 package io.rdma4j.soft.link;
 
+import io.rdma4j.soft.Counters;
+import io.rdma4j.soft.SoftCounter;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.BindException;
@@ -71,12 +74,13 @@ import jdk.net.ExtendedSocketOptions;
  * sender's {@link InetSocketAddress}; when the sender changes it builds a new one (about 120
  * bytes). Avoiding that needs {@code recvfrom} through the FFM API.
  */
-public final class UdpLink implements Link
+public final class UdpLink implements IpLink
 {
     private static final int RECEIVE_BUFFER_BYTES = 8 * 1024 * 1024;
 
     private static final int MAX_CACHED_DESTINATIONS = 4096;
     private static final int UNSET_TTL = -1;
+    private static final ByteBuffer EMPTY = ByteBuffer.allocateDirect(0);
 
     private final InetAddress localAddress;
     private final int port;
@@ -91,11 +95,15 @@ public final class UdpLink implements Link
     private final Map<InetAddress, Endpoint> groupEndpoints = new HashMap<>();
     private final AtomicLong sendFailures = new AtomicLong();
     private volatile Endpoint[] endpoints;
+    /** The device's, once bound; until then counts nobody reads. */
+    private volatile Counters counters = new Counters();
     private volatile boolean closed;
     private int multicastTtl = UNSET_TTL;
     private int nextEndpointIndex;
     private InetSocketAddress lastSender;
     private int lastSenderIpv4;
+    private long lastSenderIpv6High;
+    private long lastSenderIpv6Low;
     private long receiveFailures;
 
     /**
@@ -250,6 +258,7 @@ public final class UdpLink implements Link
                 sendMulticast(datagram, target, hopLimit) : unicast.send(datagram, target);
             if (sent > 0)
             {
+                counters.increment(SoftCounter.UDP_SENT_PKTS);
                 return true;
             }
         }
@@ -265,6 +274,42 @@ public final class UdpLink implements Link
 
         sendFailures.incrementAndGet();
         return false;
+    }
+
+    /**
+     * Send an empty datagram to {@code destination} on this link's port: a same-host device waiting in its
+     * selector wakes on it ({@link SameHostLink}). It is no RoCEv2 packet, so it is not counted as one.
+     *
+     * @param destination a unicast address of this host.
+     * @return true if the kernel took it.
+     */
+    @Override
+    public boolean sendWakeup(final InetAddress destination)
+    {
+        if (closed)
+        {
+            return false;
+        }
+        try
+        {
+            // an empty buffer's position never moves, so every thread may send the one buffer
+            unicast.send(EMPTY, socketAddress(destination));
+            return true;
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            sendFailures.incrementAndGet();
+            return false;
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    @Override
+    public void bindCounters(final Counters deviceCounters)
+    {
+        counters = deviceCounters;
     }
 
     /**
@@ -312,17 +357,28 @@ public final class UdpLink implements Link
                 if (source != lastSender)
                 {
                     lastSender = source;
-                    lastSenderIpv4 = Ipv4.toInt(source.getAddress());
+                    final InetAddress sourceAddress = source.getAddress();
+                    lastSenderIpv4 = Ipv4.toInt(sourceAddress);
+                    lastSenderIpv6High = Ipv6.high(sourceAddress);
+                    lastSenderIpv6Low = Ipv6.low(sourceAddress);
                 }
                 info.source = source.getAddress();
                 info.sourceIpv4 = lastSenderIpv4;
+                info.sourceIpv6High = lastSenderIpv6High;
+                info.sourceIpv6Low = lastSenderIpv6Low;
                 info.sourcePort = source.getPort();
                 info.destination = endpoint.destination;
                 info.destinationIpv4 = endpoint.destinationIpv4;
+                info.destinationIpv6High = endpoint.destinationIpv6High;
+                info.destinationIpv6Low = endpoint.destinationIpv6Low;
                 info.destinationPort = port;
                 info.ttl = -1;
                 info.ipIdentification = -1;
                 nextEndpointIndex = index + 1;
+                if (buffer.limit() > 0)
+                {
+                    counters.increment(SoftCounter.UDP_RCVD_PKTS);
+                }
                 return true;
             }
         }
@@ -681,6 +737,8 @@ public final class UdpLink implements Link
         private final DatagramChannel channel;
         private final InetAddress destination;
         private final int destinationIpv4;
+        private final long destinationIpv6High;
+        private final long destinationIpv6Low;
         private final MembershipKey membership;
         private int joins = 1;
 
@@ -689,6 +747,8 @@ public final class UdpLink implements Link
             this.channel = channel;
             this.destination = destination;
             this.destinationIpv4 = Ipv4.toInt(destination);
+            this.destinationIpv6High = Ipv6.high(destination);
+            this.destinationIpv6Low = Ipv6.low(destination);
             this.membership = membership;
         }
 

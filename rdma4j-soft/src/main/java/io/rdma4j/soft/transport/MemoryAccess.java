@@ -45,6 +45,65 @@ public final class MemoryAccess
     }
 
     /**
+     * Find {@code length} bytes of a send WQE's message, {@code messageOffset} bytes in, as one range of one
+     * registered region, so a packet can carry them without a copy. Checks the SGE as {@link #gather} does.
+     *
+     * @param wqe           the send WQE.
+     * @param mrs           the device's memory regions.
+     * @param pd            the QP's PD.
+     * @param messageOffset where in the message to start.
+     * @param length        how many bytes, more than 0.
+     * @param found         set to the region and the offset in its segment when found.
+     * @return true if found; false if the bytes are inline, span SGEs, or fail a check (then {@link #gather}
+     *         copies them or reports the protection error).
+     */
+    public static boolean inPlace(
+        final SendWqe wqe, final MrTable mrs, final SoftPd pd, final long messageOffset, final int length,
+        final InPlace found)
+    {
+        if (wqe.isInline || length <= 0)
+        {
+            return false;
+        }
+        long skip = messageOffset;
+        for (int i = 0; i < wqe.numSge; i++)
+        {
+            final int sgeLength = wqe.length[i];
+            if (skip >= sgeLength)
+            {
+                skip -= sgeLength;
+                continue;
+            }
+            if (sgeLength - skip < length)
+            {
+                return false;
+            }
+            final SoftMr mr = mrs.lookup(wqe.lkey[i]);
+            final long address = wqe.addr[i] + skip;
+            if (mr == null || mr.softPd() != pd || !mr.covers(address, length) || !mr.segment().isNative() ||
+                !mr.segment().scope().isAlive())
+            {
+                return false;
+            }
+            found.segment = mr.segment();
+            found.offset = address - mr.address();
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Where {@link #inPlace} found a message's bytes: a registered region's segment and an offset in it.
+     */
+    public static final class InPlace
+    {
+        /** The region's memory. */
+        public MemorySegment segment;
+        /** Where the bytes start in it. */
+        public long offset;
+    }
+
+    /**
      * Scatter {@code length} bytes into a receive WQE's buffers starting {@code offset} bytes in.
      *
      * @param wqe          the receive WQE.

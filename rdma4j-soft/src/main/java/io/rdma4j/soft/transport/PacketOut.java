@@ -1,15 +1,20 @@
 package io.rdma4j.soft.transport;
 
 import io.rdma4j.soft.SoftCounter;
+import io.rdma4j.soft.MrTable;
 import io.rdma4j.soft.SoftEngine;
+import io.rdma4j.soft.SoftPd;
 import io.rdma4j.soft.SoftQp;
 import io.rdma4j.soft.link.Link;
+import io.rdma4j.soft.wire.Icrc;
 import io.rdma4j.soft.wire.Opcode;
 import io.rdma4j.soft.wire.PacketBuilder;
 import io.rdma4j.soft.wire.PacketInfo;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * One role's room to build and send packets to the QP's connected peer: a direct buffer, the
@@ -19,6 +24,10 @@ import java.nio.ByteBuffer;
 final class PacketOut
 {
     private static final int ROOM = 8192;
+    /** Where a packet sent in place keeps its pad and ICRC: past any headers. */
+    private static final int TAIL_OFFSET = ROOM - 16;
+    private static final ValueLayout.OfInt ICRC_LAYOUT =
+        ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private final SoftQp qp;
     private final SoftEngine engine;
@@ -26,6 +35,10 @@ final class PacketOut
     private final MemorySegment segment = MemorySegment.ofBuffer(buffer);
     private final PacketInfo spec = new PacketInfo();
     private final PacketBuilder builder = new PacketBuilder();
+    private final ByteBuffer head = buffer.duplicate();
+    private final ByteBuffer tail = buffer.duplicate();
+    private final MemoryAccess.InPlace inPlace = new MemoryAccess.InPlace();
+    private boolean payloadInPlace;
 
     PacketOut(final SoftQp qp)
     {
@@ -42,13 +55,8 @@ final class PacketOut
      */
     PacketInfo begin(final Opcode opcode, final int psn)
     {
-        final Link link = engine.link();
-        return spec.clear()
-            .opcode(opcode)
-            .destQp(qp.destQpNum())
-            .psn(psn & Psn.MASK)
-            .network(engine.localIpv4(), link.localPort(), qp.destinationIpv4(), Link.ROCE_V2_PORT,
-                link.ipIdentification());
+        return engine.network(spec.clear().opcode(opcode).destQp(qp.destQpNum()).psn(psn & Psn.MASK),
+            qp.destinationGid());
     }
 
     /**
@@ -68,21 +76,70 @@ final class PacketOut
     }
 
     /**
-     * Finish the begun packet (payload already placed at {@link #payloadOffset()}) and send it.
+     * Make the begun packet's payload ready: found in place in registered memory where the link can send it
+     * from there (one SGE covers it), else gathered (copied) to {@link #payloadOffset()}. IPv6 packets are
+     * always copied: the two-place ICRC ({@code Icrc.compute} of a head and a payload) masks an IPv4 header.
+     *
+     * @param wqe    the send WQE.
+     * @param mrs    the device's memory regions.
+     * @param pd     the QP's PD.
+     * @param offset where in the message the payload starts.
+     * @param length the payload's length.
+     * @return false on a bad lkey, PD or range (LOC_PROT_ERR).
+     */
+    boolean stagePayload(final SendWqe wqe, final MrTable mrs, final SoftPd pd, final long offset, final int length)
+    {
+        payloadInPlace = engine.link().gathers() && !engine.ipv6() &&
+            MemoryAccess.inPlace(wqe, mrs, pd, offset, length, inPlace);
+        return payloadInPlace || MemoryAccess.gather(wqe, mrs, pd, offset, segment, payloadOffset(), length);
+    }
+
+    /**
+     * Finish the begun packet (payload staged or already placed at {@link #payloadOffset()}) and queue it on
+     * the link: whoever drives the transport (a {@code postSend}, the progress loop's cycle) flushes at its end.
      *
      * @param payloadLength payload bytes.
      * @return true if the link took it.
      */
     boolean send(final int payloadLength)
     {
-        final int length = builder.build(spec, payloadLength, segment, 0);
-        buffer.clear().limit(length);
-        if (engine.send(buffer, qp.destination(), qp.hopLimit()))
+        final boolean queued;
+        if (payloadInPlace)
+        {
+            payloadInPlace = false;
+            queued = queueInPlace(payloadLength);
+        }
+        else
+        {
+            final int length = builder.build(spec, payloadLength, segment, 0);
+            buffer.clear().limit(length);
+            queued = engine.queue(buffer, qp.destination(), qp.hopLimit());
+        }
+        if (queued)
         {
             qp.qpCounters().increment(SoftCounter.SENT_PKTS);
             return true;
         }
         qp.count(SoftCounter.SEND_ERR);
         return false;
+    }
+
+    /** Headers and tail here, the payload read by the link from the registered memory where it lies. */
+    private boolean queueInPlace(final int payloadLength)
+    {
+        final int headLength = builder.buildHeaders(spec, payloadLength, segment, 0);
+        final int pad = PacketBuilder.pad(payloadLength);
+        final int icrc = builder.icrc().compute(segment, 0, headLength, inPlace.segment, inPlace.offset,
+            payloadLength, pad, spec.sourceAddress(), spec.destinationAddress(), spec.sourcePort(),
+            spec.destinationPort(), spec.ipIdentification(), spec.dontFragment());
+        for (int i = 0; i < pad; i++)
+        {
+            segment.set(ValueLayout.JAVA_BYTE, TAIL_OFFSET + i, (byte)0);
+        }
+        segment.set(ICRC_LAYOUT, TAIL_OFFSET + pad, icrc);
+        head.clear().limit(headLength);
+        tail.limit(TAIL_OFFSET + pad + Icrc.LENGTH).position(TAIL_OFFSET);
+        return engine.queueGathered(head, inPlace.segment, inPlace.offset, payloadLength, tail, qp.destination(),
+            qp.hopLimit());
     }
 }

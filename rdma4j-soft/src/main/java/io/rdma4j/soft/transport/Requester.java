@@ -247,8 +247,7 @@ final class Requester
                 packetsSinceAckReq = 0;
                 spec.ackReq(true);
             }
-            if (!MemoryAccess.gather(wqe, qp.engine().mrTable(), qp.softPd(), wqe.offset, out.segment(),
-                out.payloadOffset(), payload))
+            if (!out.stagePayload(wqe, qp.engine().mrTable(), qp.softPd(), wqe.offset, payload))
             {
                 fail(wqe, WcStatus.LOC_PROT_ERR);
                 return false;

@@ -45,6 +45,7 @@ public final class UdTransport implements QpTransport
     private static final ValueLayout.OfInt INT_BE = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfShort SHORT_BE =
         ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong LONG_BE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ThreadLocal<ReceiveScratch> SCRATCH = ThreadLocal.withInitial(ReceiveScratch::new);
 
     private final SoftQp qp;
@@ -100,7 +101,6 @@ public final class UdTransport implements QpTransport
         final int length = (int)wqe.totalLength;
         final Opcode opcode = wqe.opcode == WrOpcode.SEND_WITH_IMM ? Opcode.UD_SEND_ONLY_WITH_IMMEDIATE :
             Opcode.UD_SEND_ONLY;
-        final Link link = engine.link();
         txSpec.clear()
             .opcode(opcode)
             .se((wqe.sendFlags & SendFlags.SOLICITED) != 0)
@@ -108,9 +108,8 @@ public final class UdTransport implements QpTransport
             .psn(qp.sqPsn())
             .qkey(wqe.remoteQkey)
             .srcQp(qp.qpNum())
-            .immediate(wqe.immData)
-            .network(engine.localIpv4(), link.localPort(), ah.destinationIpv4(), Link.ROCE_V2_PORT,
-                link.ipIdentification());
+            .immediate(wqe.immData);
+        engine.network(txSpec, ah.destinationGid());
         if (!MemoryAccess.gather(wqe, engine.mrTable(), qp.softPd(), 0, txSegment, opcode.headerLength(), length))
         {
             return WcStatus.LOC_PROT_ERR;
@@ -118,7 +117,7 @@ public final class UdTransport implements QpTransport
         final int packetLength = builder.build(txSpec, length, txSegment, 0);
         qp.sqPsn(qp.sqPsn() + 1);
         txBuffer.clear().limit(packetLength);
-        if (engine.send(txBuffer, ah.destination(), ah.hopLimit()))
+        if (engine.queue(txBuffer, ah.destination(), ah.hopLimit()))
         {
             qp.qpCounters().increment(SoftCounter.SENT_PKTS);
         }
@@ -140,15 +139,17 @@ public final class UdTransport implements QpTransport
         {
             return;
         }
-        loopbackPacket.clear();
-        loopbackPacket.network(engine.localIpv4(), engine.link().localPort(), ah.destinationIpv4(),
-            Link.ROCE_V2_PORT, engine.link().ipIdentification());
+        engine.network(loopbackPacket.clear(), ah.destinationGid());
         loopbackParser.parseHeaders(txSegment, 0, packetLength, loopbackPacket);
         loopbackInfo.source = engine.link().localAddress();
         loopbackInfo.sourceIpv4 = engine.localIpv4();
+        loopbackInfo.sourceIpv6High = loopbackPacket.sourceHigh();
+        loopbackInfo.sourceIpv6Low = loopbackPacket.sourceLow();
         loopbackInfo.sourcePort = engine.link().localPort();
         loopbackInfo.destination = ah.destination();
         loopbackInfo.destinationIpv4 = ah.destinationIpv4();
+        loopbackInfo.destinationIpv6High = loopbackPacket.destinationHigh();
+        loopbackInfo.destinationIpv6Low = loopbackPacket.destinationLow();
         loopbackInfo.destinationPort = Link.ROCE_V2_PORT;
         loopbackInfo.ttl = ah.hopLimit();
         loopbackInfo.ipIdentification = engine.link().ipIdentification();
@@ -162,7 +163,13 @@ public final class UdTransport implements QpTransport
      */
     private boolean isOwnMulticast(final PacketInfo packet, final DatagramInfo datagram)
     {
-        return packet.destQp() == BthFlyweight.MULTICAST_QPN && packet.srcQp() == qp.qpNum() &&
+        if (packet.destQp() != BthFlyweight.MULTICAST_QPN || packet.srcQp() != qp.qpNum())
+        {
+            return false;
+        }
+        final Gid local = engine.gid();
+        return engine.ipv6() ?
+            datagram.sourceIpv6High == local.high() && datagram.sourceIpv6Low == local.low() :
             datagram.sourceIpv4 == engine.localIpv4();
     }
 
@@ -245,10 +252,33 @@ public final class UdTransport implements QpTransport
     }
 
     /**
+     * The GRH of an IPv6 datagram as rxe delivers it: the IPv6 header itself, all 40 bytes. The UDP socket shows
+     * neither traffic class nor flow label, which rxe's senders leave 0; the hop limit is the link's when it sees
+     * it, else the sender's default.
+     */
+    private static void writeGrhIpv6(final MemorySegment grh, final PacketInfo packet, final DatagramInfo datagram)
+    {
+        grh.fill((byte)0);
+        grh.set(ValueLayout.JAVA_BYTE, 0, (byte)0x60);
+        grh.set(SHORT_BE, 4, (short)(8 + packet.length()));
+        grh.set(ValueLayout.JAVA_BYTE, 6, (byte)17);
+        grh.set(ValueLayout.JAVA_BYTE, 7, (byte)(datagram.ttl > 0 ? datagram.ttl : 64));
+        grh.set(LONG_BE, 8, packet.sourceHigh());
+        grh.set(LONG_BE, 16, packet.sourceLow());
+        grh.set(LONG_BE, 24, packet.destinationHigh());
+        grh.set(LONG_BE, 32, packet.destinationLow());
+    }
+
+    /**
      * The GRH of an IPv4 datagram as rxe delivers it: 20 zero bytes, then the IPv4 header.
      */
     private static void writeGrh(final MemorySegment grh, final PacketInfo packet, final DatagramInfo datagram)
     {
+        if (packet.ipv6())
+        {
+            writeGrhIpv6(grh, packet, datagram);
+            return;
+        }
         grh.fill((byte)0);
         final int ipTotal = 20 + 8 + packet.length();
         grh.set(ValueLayout.JAVA_BYTE, 20, (byte)0x45);

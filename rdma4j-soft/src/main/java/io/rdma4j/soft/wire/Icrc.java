@@ -8,10 +8,12 @@ import java.util.Arrays;
 import java.util.zip.CRC32;
 
 /**
- * The RoCEv2 invariant CRC over IPv4: CRC-32 (as {@link CRC32}) of 8 bytes of 0xFF standing for the masked IB local
- * route header, the IPv4 header with TOS, TTL and checksum set to ones, the UDP header with its checksum set to ones,
- * the BTH with its FECN/BECN byte set to ones, and every following byte up to the ICRC. The CRC value is written
- * least-significant byte first in the last four bytes of the UDP payload.
+ * The RoCEv2 invariant CRC: CRC-32 (as {@link CRC32}) of 8 bytes of 0xFF standing for the masked IB local route
+ * header, the IP header with its variant fields set to ones, the UDP header with its checksum set to ones, the BTH
+ * with its FECN/BECN byte set to ones, and every following byte up to the ICRC. The CRC value is written
+ * least-significant byte first in the last four bytes of the UDP payload. In an IPv4 header TOS, TTL and checksum
+ * are masked; in an IPv6 header (the {@code ...Ipv6} methods) traffic class, flow label and hop limit are, which
+ * leaves the version nibble, payload length, next header and the two addresses as sent.
  * <p>
  * The IPv4 header is rebuilt from its inputs: IHL 5, no options, protocol UDP, total length {@code 28 + length},
  * identification and DF as given, fragment offset 0. A receiver behind a UDP socket cannot see the sender's
@@ -40,6 +42,13 @@ public final class Icrc
     private static final int UDP_LENGTH = 8;
     private static final int BTH_OFFSET = UDP_OFFSET + UDP_LENGTH;
     private static final int HEADER_LENGTH = BTH_OFFSET + BthFlyweight.LENGTH;
+    private static final int IPV6_OFFSET = PREFIX_LENGTH;
+    private static final int IPV6_LENGTH = 40;
+    private static final int UDP6_OFFSET = IPV6_OFFSET + IPV6_LENGTH;
+    private static final int BTH6_OFFSET = UDP6_OFFSET + UDP_LENGTH;
+    private static final int HEADER6_LENGTH = BTH6_OFFSET + BthFlyweight.LENGTH;
+    /** Version 6, then traffic class and flow label all ones. */
+    private static final int IPV6_MASKED_FIRST_WORD = 0x6FFF_FFFF;
     private static final int IP_ID_OFFSET = IPV4_OFFSET + 4;
     private static final int DONT_FRAGMENT = 0x4000;
     private static final int PROTOCOL_UDP = 17;
@@ -49,15 +58,176 @@ public final class Icrc
     private final CRC32 crc = new CRC32();
     private final byte[] header = new byte[HEADER_LENGTH];
     private final ByteBuffer headerView = ByteBuffer.wrap(header).order(ByteOrder.BIG_ENDIAN);
+    private final byte[] header6 = new byte[HEADER6_LENGTH];
+    private final ByteBuffer header6View = ByteBuffer.wrap(header6).order(ByteOrder.BIG_ENDIAN);
     private byte[] chunk;
 
     private MemorySegment viewedSegment;
     private ByteBuffer segmentView;
+    /** A second view, for the payload a gathered packet reads in place, so the two views do not evict each other. */
+    private MemorySegment viewedPayload;
+    private ByteBuffer payloadView;
 
     /** Create an ICRC calculator for one thread. */
     public Icrc()
     {
         Arrays.fill(header, 0, PREFIX_LENGTH, (byte)0xFF);
+        Arrays.fill(header6, 0, PREFIX_LENGTH, (byte)0xFF);
+    }
+
+    /**
+     * Compute the ICRC of a packet sent over IPv6 as its sender would. IPv6 has no identification field, so nothing
+     * needs solving on receive.
+     *
+     * @param segment  memory holding the UDP payload.
+     * @param offset   where the BTH starts.
+     * @param length   the UDP payload's length, ICRC included; at least {@link #MIN_LENGTH}.
+     * @param srcHigh  the first 8 bytes of the IPv6 source address, big-endian.
+     * @param srcLow   its last 8 bytes.
+     * @param dstHigh  the first 8 bytes of the IPv6 destination address.
+     * @param dstLow   its last 8 bytes.
+     * @param srcPort  the UDP source port.
+     * @param dstPort  the UDP destination port.
+     * @return the CRC value truncated to an int.
+     * @throws IllegalArgumentException if {@code length} is below {@link #MIN_LENGTH}.
+     */
+    public int computeIpv6(
+        final MemorySegment segment,
+        final long offset,
+        final int length,
+        final long srcHigh,
+        final long srcLow,
+        final long dstHigh,
+        final long dstLow,
+        final int srcPort,
+        final int dstPort)
+    {
+        checkLength(length);
+        MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, offset, header6, BTH6_OFFSET, BthFlyweight.LENGTH);
+        final ByteBuffer h = header6View;
+        h.putInt(IPV6_OFFSET, IPV6_MASKED_FIRST_WORD);
+        h.putShort(IPV6_OFFSET + 4, (short)(UDP_LENGTH + length));
+        h.put(IPV6_OFFSET + 6, (byte)PROTOCOL_UDP);
+        h.put(IPV6_OFFSET + 7, (byte)0xFF);
+        h.putLong(IPV6_OFFSET + 8, srcHigh);
+        h.putLong(IPV6_OFFSET + 16, srcLow);
+        h.putLong(IPV6_OFFSET + 24, dstHigh);
+        h.putLong(IPV6_OFFSET + 32, dstLow);
+        h.putShort(UDP6_OFFSET, (short)srcPort);
+        h.putShort(UDP6_OFFSET + 2, (short)dstPort);
+        h.putShort(UDP6_OFFSET + 4, (short)(UDP_LENGTH + length));
+        h.putShort(UDP6_OFFSET + 6, (short)0xFFFF);
+        header6[BTH6_OFFSET + BthFlyweight.FECN_BECN_OFFSET] = (byte)0xFF;
+        crc.reset();
+        crc.update(header6, 0, HEADER6_LENGTH);
+        hashRest(segment, offset + BthFlyweight.LENGTH, length - MIN_LENGTH);
+        return (int)crc.getValue();
+    }
+
+    /**
+     * Compute the ICRC of a packet sent over IPv6 and write it into the last four bytes of the packet.
+     *
+     * @param segment  memory holding the UDP payload.
+     * @param offset   where the BTH starts.
+     * @param length   the UDP payload's length, ICRC included; at least {@link #MIN_LENGTH}.
+     * @param srcHigh  the first 8 bytes of the IPv6 source address, big-endian.
+     * @param srcLow   its last 8 bytes.
+     * @param dstHigh  the first 8 bytes of the IPv6 destination address.
+     * @param dstLow   its last 8 bytes.
+     * @param srcPort  the UDP source port.
+     * @param dstPort  the UDP destination port.
+     * @return the CRC value written.
+     */
+    public int generateIpv6(
+        final MemorySegment segment,
+        final long offset,
+        final int length,
+        final long srcHigh,
+        final long srcLow,
+        final long dstHigh,
+        final long dstLow,
+        final int srcPort,
+        final int dstPort)
+    {
+        final int value = computeIpv6(segment, offset, length, srcHigh, srcLow, dstHigh, dstLow, srcPort, dstPort);
+        segment.set(ICRC_LAYOUT, offset + length - LENGTH, value);
+        return value;
+    }
+
+    /**
+     * Check the ICRC of a packet received over IPv6.
+     *
+     * @param segment  memory holding the UDP payload.
+     * @param offset   where the BTH starts.
+     * @param length   the UDP payload's length, ICRC included.
+     * @param srcHigh  the first 8 bytes of the IPv6 source address, big-endian.
+     * @param srcLow   its last 8 bytes.
+     * @param dstHigh  the first 8 bytes of the IPv6 destination address.
+     * @param dstLow   its last 8 bytes.
+     * @param srcPort  the UDP source port.
+     * @param dstPort  the UDP destination port.
+     * @return true if the ICRC matches; false if not or {@code length} is too short.
+     */
+    public boolean checkIpv6(
+        final MemorySegment segment,
+        final long offset,
+        final int length,
+        final long srcHigh,
+        final long srcLow,
+        final long dstHigh,
+        final long dstLow,
+        final int srcPort,
+        final int dstPort)
+    {
+        if (length < MIN_LENGTH)
+        {
+            return false;
+        }
+        final int received = segment.get(ICRC_LAYOUT, offset + length - LENGTH);
+        return received == computeIpv6(segment, offset, length, srcHigh, srcLow, dstHigh, dstLow, srcPort, dstPort);
+    }
+
+    /**
+     * Check the ICRC of a packet with the addressing recorded in {@code packet} (IPv4 or IPv6, see
+     * {@link PacketInfo#ipv6()}).
+     *
+     * @param segment memory holding the UDP payload.
+     * @param offset  where the BTH starts.
+     * @param length  the UDP payload's length, ICRC included.
+     * @param packet  the datagram's addresses, ports and, for IPv4, identification and DF.
+     * @return as {@link #check}: the IPv4 identification that matches (0 for IPv6), or -1 when none does.
+     */
+    public int check(final MemorySegment segment, final long offset, final int length, final PacketInfo packet)
+    {
+        if (packet.ipv6())
+        {
+            return checkIpv6(segment, offset, length, packet.sourceHigh(), packet.sourceLow(),
+                packet.destinationHigh(), packet.destinationLow(), packet.sourcePort(), packet.destinationPort()) ?
+                0 : -1;
+        }
+        return check(segment, offset, length, packet.sourceAddress(), packet.destinationAddress(),
+            packet.sourcePort(), packet.destinationPort(), packet.ipIdentification(), packet.dontFragment());
+    }
+
+    /**
+     * Compute the ICRC of a packet with the addressing recorded in {@code packet} and write it into its last four
+     * bytes.
+     *
+     * @param segment memory holding the UDP payload.
+     * @param offset  where the BTH starts.
+     * @param length  the UDP payload's length, ICRC included; at least {@link #MIN_LENGTH}.
+     * @param packet  the addresses, ports and, for IPv4, identification and DF the packet will be sent with.
+     * @return the CRC value written.
+     */
+    public int generate(final MemorySegment segment, final long offset, final int length, final PacketInfo packet)
+    {
+        if (packet.ipv6())
+        {
+            return generateIpv6(segment, offset, length, packet.sourceHigh(), packet.sourceLow(),
+                packet.destinationHigh(), packet.destinationLow(), packet.sourcePort(), packet.destinationPort());
+        }
+        return generate(segment, offset, length, packet.sourceAddress(), packet.destinationAddress(),
+            packet.sourcePort(), packet.destinationPort(), packet.ipIdentification(), packet.dontFragment());
     }
 
     /**
@@ -90,6 +260,70 @@ public final class Icrc
         MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, offset, header, BTH_OFFSET, BthFlyweight.LENGTH);
         hashHeader(length, srcIp, dstIp, srcPort, dstPort, ipId, dontFragment);
         hashRest(segment, offset + BthFlyweight.LENGTH, length - MIN_LENGTH);
+        return (int)crc.getValue();
+    }
+
+    /**
+     * Compute the ICRC of a packet held in two places, as a sender that reads the payload in place (from
+     * registered memory) has it: the headers in {@code head}, the payload in {@code payload}, then
+     * {@code pad} zero bytes and the ICRC itself.
+     *
+     * @param head          memory holding the headers, BTH first.
+     * @param headOffset    where the BTH starts.
+     * @param headLength    the headers' length, at least the BTH's.
+     * @param payload       memory holding the payload.
+     * @param payloadOffset where the payload starts.
+     * @param payloadLength the payload's length.
+     * @param pad           the pad bytes (zero) after the payload, 0..3.
+     * @param srcIp         the IPv4 source address, most significant byte first.
+     * @param dstIp         the IPv4 destination address.
+     * @param srcPort       the UDP source port.
+     * @param dstPort       the UDP destination port.
+     * @param ipId          the IPv4 identification field, 0..65535.
+     * @param dontFragment  the IPv4 DF flag.
+     * @return the CRC value truncated to an int.
+     */
+    public int compute(
+        final MemorySegment head,
+        final long headOffset,
+        final int headLength,
+        final MemorySegment payload,
+        final long payloadOffset,
+        final int payloadLength,
+        final int pad,
+        final int srcIp,
+        final int dstIp,
+        final int srcPort,
+        final int dstPort,
+        final int ipId,
+        final boolean dontFragment)
+    {
+        final int length = headLength + payloadLength + pad + LENGTH;
+        checkLength(length);
+        MemorySegment.copy(head, ValueLayout.JAVA_BYTE, headOffset, header, BTH_OFFSET, BthFlyweight.LENGTH);
+        hashHeader(length, srcIp, dstIp, srcPort, dstPort, ipId, dontFragment);
+        hashRest(head, headOffset + BthFlyweight.LENGTH, headLength - BthFlyweight.LENGTH);
+        if (payloadLength > 0)
+        {
+            if (payload != viewedPayload)
+            {
+                viewedPayload = payload;
+                payloadView = canView(payload) ? payload.asByteBuffer() : null;
+            }
+            if (null != payloadView)
+            {
+                payloadView.limit((int)(payloadOffset + payloadLength)).position((int)payloadOffset);
+                crc.update(payloadView);
+            }
+            else
+            {
+                hashRest(payload, payloadOffset, payloadLength);
+            }
+        }
+        for (int i = 0; i < pad; i++)
+        {
+            crc.update(0);
+        }
         return (int)crc.getValue();
     }
 
@@ -355,9 +589,40 @@ public final class Icrc
     }
 
     /**
+     * How a packet's ICRC changes when the IPv4 identification it covers goes from 0 to {@code ipId}: the
+     * ICRC is an affine function of its input, so the change depends on the identification and the length
+     * only. A sender whose datagrams the kernel numbers after it built them (UDP segmentation offload numbers
+     * the segments of one send 0, 1, 2 ...) XORs this into each stored ICRC.
+     *
+     * @param length the UDP payload's length, ICRC included.
+     * @param ipId   the identification the packet will carry, 0..65535.
+     * @return the value to XOR into the ICRC as {@link #read} returns it (and as it is stored).
+     */
+    public static int identificationChange(final int length, final int ipId)
+    {
+        final long inputLength = HEADER_LENGTH + (long)length - BthFlyweight.LENGTH - LENGTH;
+        return IpIdSolver.change(ipId & 0xFFFF, inputLength - IP_ID_OFFSET - 2);
+    }
+
+    /**
      * Find the identification whose contribution to the CRC is {@code difference}, the received ICRC XOR the one
      * computed with identification 0, in a packet of {@code length} UDP payload bytes.
      */
+    /**
+     * {@link #identificationChange} for the identifications {@code first .. first + count - 1} of packets of
+     * one length, the length's part computed once: what a sender renumbering a run of equal segments needs.
+     *
+     * @param length the UDP payload's length, ICRC included.
+     * @param first  the first identification.
+     * @param count  how many.
+     * @param out    receives the changes, from index 0.
+     */
+    public static void identificationChanges(final int length, final int first, final int count, final int[] out)
+    {
+        final long inputLength = HEADER_LENGTH + (long)length - BthFlyweight.LENGTH - LENGTH;
+        IpIdSolver.changes(first, count, inputLength - IP_ID_OFFSET - 2, out);
+    }
+
     private static int solveIpId(final int length, final int difference)
     {
         final long inputLength = HEADER_LENGTH + (long)length - BthFlyweight.LENGTH - LENGTH;

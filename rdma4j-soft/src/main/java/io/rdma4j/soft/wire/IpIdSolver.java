@@ -12,6 +12,8 @@ final class IpIdSolver
     private static final int ID_BITS = 16;
     private static final int[] PIVOT_VECTOR = new int[Integer.SIZE];
     private static final int[] PIVOT_BITS = new int[Integer.SIZE];
+    /** Each identification bit's own contribution to the CRC when nothing follows the identification. */
+    private static final int[] BIT_CONTRIBUTION = new int[ID_BITS];
 
     static
     {
@@ -21,6 +23,7 @@ final class IpIdSolver
         {
             final int own = Gf2Crc32.byteContribution(1 << (bit & 7));
             int vector = bit < 8 ? own : Gf2Crc32.multiply(carryHigh, own);
+            BIT_CONTRIBUTION[bit] = vector;
             int bits = 1 << bit;
             while (vector != 0)
             {
@@ -43,6 +46,46 @@ final class IpIdSolver
 
     private IpIdSolver()
     {
+    }
+
+    /**
+     * The inverse of {@link #solve}: how the CRC changes when the identification goes from 0 to {@code ipId}.
+     *
+     * @param ipId       the identification, 0..65535.
+     * @param bytesAfter how many CRC input bytes follow the identification's low byte.
+     * @return the value to XOR into a CRC computed with identification 0.
+     */
+    static int change(final int ipId, final long bytesAfter)
+    {
+        final int vector = contribution(ipId);
+        return 0 == vector ? 0 : Gf2Crc32.multiply(vector, Gf2Crc32.xPow8n(bytesAfter));
+    }
+
+    /**
+     * {@link #change} for identifications {@code first .. first + count - 1} of one length at once: the
+     * length's factor is computed once.
+     */
+    static void changes(final int first, final int count, final long bytesAfter, final int[] out)
+    {
+        final int factor = Gf2Crc32.xPow8n(bytesAfter);
+        for (int i = 0; i < count; i++)
+        {
+            final int vector = contribution((first + i) & 0xFFFF);
+            out[i] = 0 == vector ? 0 : Gf2Crc32.multiply(vector, factor);
+        }
+    }
+
+    private static int contribution(final int ipId)
+    {
+        int vector = 0;
+        for (int bit = 0; bit < ID_BITS; bit++)
+        {
+            if ((ipId & (1 << bit)) != 0)
+            {
+                vector ^= BIT_CONTRIBUTION[bit];
+            }
+        }
+        return vector;
     }
 
     /**

@@ -75,6 +75,26 @@ public final class PacketBuilder
     }
 
     /**
+     * Write a packet's headers only, for a sender that sends the payload from where it lies: the ICRC is then
+     * computed over the parts ({@link Icrc#compute(MemorySegment, long, int, MemorySegment, long, int, int,
+     * int, int, int, int, int, boolean)}) and the pad and ICRC go after the payload.
+     *
+     * @param spec          the packet's fields; its opcode must be set and its identification not negative.
+     * @param payloadLength the payload's length (it sets the pad count).
+     * @param destination   where to write.
+     * @param offset        where the BTH goes.
+     * @return the headers' length.
+     */
+    public int buildHeaders(
+        final PacketInfo spec, final int payloadLength, final MemorySegment destination, final long offset)
+    {
+        final Opcode opcode = spec.opcode();
+        validate(spec, opcode, payloadLength);
+        writeHeaders(spec, opcode, payloadLength, destination, offset);
+        return opcode.headerLength();
+    }
+
+    /**
      * Write a packet, copying its payload from {@code source}.
      *
      * @param spec          the packet's fields; its opcode must be set and its identification not negative.
@@ -217,16 +237,7 @@ public final class PacketBuilder
             destination.set(WireLayouts.U8, padOffset + i, (byte)0);
         }
         final int length = length(opcode, payloadLength);
-        icrc.generate(
-            destination,
-            offset,
-            length,
-            spec.sourceAddress(),
-            spec.destinationAddress(),
-            spec.sourcePort(),
-            spec.destinationPort(),
-            spec.ipIdentification(),
-            spec.dontFragment());
+        icrc.generate(destination, offset, length, spec);
         return length;
     }
 }

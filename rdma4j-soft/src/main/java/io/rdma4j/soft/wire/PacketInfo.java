@@ -10,8 +10,13 @@ import java.lang.foreign.MemorySegment;
  */
 public final class PacketInfo
 {
+    private boolean ipv6;
     private int sourceAddress;
     private int destinationAddress;
+    private long sourceHigh;
+    private long sourceLow;
+    private long destinationHigh;
+    private long destinationLow;
     private int sourcePort;
     private int destinationPort = 4791;
     private int ipIdentification = Icrc.UNKNOWN_IP_ID;
@@ -61,8 +66,13 @@ public final class PacketInfo
      */
     public PacketInfo clear()
     {
+        ipv6 = false;
         sourceAddress = 0;
         destinationAddress = 0;
+        sourceHigh = 0;
+        sourceLow = 0;
+        destinationHigh = 0;
+        destinationLow = 0;
         sourcePort = 0;
         destinationPort = 4791;
         ipIdentification = Icrc.UNKNOWN_IP_ID;
@@ -118,12 +128,76 @@ public final class PacketInfo
         final int destinationPort,
         final int ipIdentification)
     {
+        this.ipv6 = false;
         this.sourceAddress = sourceAddress;
         this.sourcePort = sourcePort;
         this.destinationAddress = destinationAddress;
         this.destinationPort = destinationPort;
         this.ipIdentification = ipIdentification;
         return this;
+    }
+
+    /**
+     * Set the addressing of an IPv6 datagram in one call; the IPv4 addresses become 0 and the identification 0
+     * (an IPv6 header has none).
+     *
+     * @param sourceHigh      the first 8 bytes of the IPv6 source address, big-endian.
+     * @param sourceLow       its last 8 bytes.
+     * @param sourcePort      the UDP source port.
+     * @param destinationHigh the first 8 bytes of the IPv6 destination address.
+     * @param destinationLow  its last 8 bytes.
+     * @param destinationPort the UDP destination port.
+     * @return this.
+     */
+    public PacketInfo networkIpv6(
+        final long sourceHigh,
+        final long sourceLow,
+        final int sourcePort,
+        final long destinationHigh,
+        final long destinationLow,
+        final int destinationPort)
+    {
+        this.ipv6 = true;
+        this.sourceAddress = 0;
+        this.destinationAddress = 0;
+        this.sourceHigh = sourceHigh;
+        this.sourceLow = sourceLow;
+        this.sourcePort = sourcePort;
+        this.destinationHigh = destinationHigh;
+        this.destinationLow = destinationLow;
+        this.destinationPort = destinationPort;
+        this.ipIdentification = 0;
+        return this;
+    }
+
+    /** @return true if the datagram is IPv6 ({@link #networkIpv6}), false if IPv4 ({@link #network}). */
+    public boolean ipv6()
+    {
+        return ipv6;
+    }
+
+    /** @return the first 8 bytes of the IPv6 source address, big-endian; 0 for IPv4. */
+    public long sourceHigh()
+    {
+        return sourceHigh;
+    }
+
+    /** @return the last 8 bytes of the IPv6 source address; 0 for IPv4. */
+    public long sourceLow()
+    {
+        return sourceLow;
+    }
+
+    /** @return the first 8 bytes of the IPv6 destination address, big-endian; 0 for IPv4. */
+    public long destinationHigh()
+    {
+        return destinationHigh;
+    }
+
+    /** @return the last 8 bytes of the IPv6 destination address; 0 for IPv4. */
+    public long destinationLow()
+    {
+        return destinationLow;
     }
 
     /**

@@ -46,7 +46,7 @@ public final class PacketParser
 
     /**
      * Check and decode a packet. The addressing fields of {@code info} (see {@link PacketInfo#network}) must hold the
-     * datagram's IPv4 and UDP values; on acceptance its identification is the one the ICRC verified with.
+     * datagram's IP and UDP values; on acceptance its identification is the one the ICRC verified with.
      *
      * @param segment memory holding the UDP payload.
      * @param offset  where the BTH starts.
@@ -61,16 +61,7 @@ public final class PacketParser
         {
             return cause;
         }
-        final int ipId = icrc.check(
-            segment,
-            offset,
-            length,
-            info.sourceAddress(),
-            info.destinationAddress(),
-            info.sourcePort(),
-            info.destinationPort(),
-            info.ipIdentification(),
-            info.dontFragment());
+        final int ipId = icrc.check(segment, offset, length, info);
         if (ipId < 0)
         {
             return DropCause.ICRC_MISMATCH;

@@ -11,6 +11,7 @@ import io.rdma4j.soft.wire.BthFlyweight;
 import io.rdma4j.soft.wire.Captures;
 import io.rdma4j.soft.wire.PcapReader;
 import io.rdma4j.verbs.RdmaException;
+import io.rdma4j.verbs.Gid;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -65,7 +66,7 @@ class CmDecoderFuzzTest
     }
 
     /** What was fed, to name it if the CM fails on it. */
-    private record Fed(byte[] mad, boolean toClient, int source)
+    private record Fed(byte[] mad, boolean toClient, Gid source)
     {
     }
 
@@ -98,9 +99,9 @@ class CmDecoderFuzzTest
                 final Input input = inputs.next(random).value();
                 final CmId target = input.toClient() ? live[0] : live[1];
                 final byte[] mad = input.aim() <= 5 ? aimAt(input.mad(), connection(target), input.aim()) : input.mad();
-                final int peerIp = peers.ip(input.toClient() ? SERVER : CLIENT);
-                final int ownIp = peers.ip(input.toClient() ? CLIENT : SERVER);
-                final int source = input.from() <= 1 ? peerIp : input.from() == 2 ? ownIp : peers.ip(123);
+                final Gid peerIp = peers.ip(input.toClient() ? SERVER : CLIENT);
+                final Gid ownIp = peers.ip(input.toClient() ? CLIENT : SERVER);
+                final Gid source = input.from() <= 1 ? peerIp : input.from() == 2 ? ownIp : peers.ip(123);
                 batch.add(new Fed(mad, input.toClient(), source));
                 cm.receive(CmPeers.engine(target), mad.clone(), source, 4791);
                 if (batch.size() == BATCH || i == tries - 1)
@@ -165,8 +166,8 @@ class CmDecoderFuzzTest
                 }
                 return mad;
             });
-        final int clientIp = peers.ip(CLIENT);
-        final int serverIp = peers.ip(SERVER);
+        final Gid clientIp = peers.ip(CLIENT);
+        final Gid serverIp = peers.ip(SERVER);
         final long serviceId = CmWire.serviceId(PortSpace.TCP, peers.listener.localAddress().getPort());
         // requests the listener takes, mutated: what reaches the backlog and the duplicate handling
         final Arbitrary<byte[]> requests = Combinators.combine(Arbitraries.integers().between(1, 64),
@@ -252,7 +253,7 @@ class CmDecoderFuzzTest
         for (final Fed input : inputs)
         {
             text.append("\n  ").append(input.toClient() ? "to client from " : "to server from ")
-                .append(Integer.toHexString(input.source())).append(": ").append(HexFormat.of().formatHex(input.mad()));
+                .append(input.source()).append(": ").append(HexFormat.of().formatHex(input.mad()));
         }
         return text.toString();
     }

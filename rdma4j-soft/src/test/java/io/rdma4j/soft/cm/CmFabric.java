@@ -7,7 +7,8 @@ import io.rdma4j.soft.SoftProvider;
 import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.link.MemoryLink;
 import io.rdma4j.soft.link.MemoryNetwork;
-import io.rdma4j.soft.link.UdpLink;
+import io.rdma4j.soft.link.IpLink;
+import io.rdma4j.soft.link.UdpLinks;
 import io.rdma4j.testing.TestNet;
 import io.rdma4j.verbs.Context;
 
@@ -29,7 +30,9 @@ final class CmFabric implements AutoCloseable
     /** Which link the devices use. */
     enum Kind
     {
-        MEMORY, UDP
+        MEMORY, UDP,
+        /** In memory, on IPv6 addresses fd77:201:N::x: the whole CM over IPv6 (its header, MAD GIDs, AVs). */
+        MEMORY6
     }
 
     private static final int GROUP_SUBNET = TestNet.nextSubnet();
@@ -65,9 +68,12 @@ final class CmFabric implements AutoCloseable
         {
             return TestNet.address(subnet, host);
         }
+        final byte[] raw = kind == Kind.MEMORY ?
+            new byte[] {10, (byte)201, (byte)subnet, (byte)host} :
+            new byte[] {(byte)0xfd, 0x77, 2, 1, 0, (byte)subnet, 0, 0, 0, 0, 0, 0, 0, 0, 0, (byte)host};
         try
         {
-            return InetAddress.getByAddress(new byte[] {10, (byte)201, (byte)subnet, (byte)host});
+            return InetAddress.getByAddress(raw);
         }
         catch (final UnknownHostException ex)
         {
@@ -91,13 +97,13 @@ final class CmFabric implements AutoCloseable
     SoftDevice device(final int host, final DeviceLimits limits)
     {
         final SoftDevice.Builder builder = SoftDevice.builder("cm" + subnet + "_" + host, address(host)).limits(limits);
-        if (kind == Kind.MEMORY)
+        if (kind != Kind.UDP)
         {
             builder.link(network::attach);
         }
         else
         {
-            builder.link(UdpLink::new);
+            builder.link(UdpLinks::open);
         }
         final SoftDevice device = builder.build();
         SoftProvider.register(device);
@@ -119,9 +125,13 @@ final class CmFabric implements AutoCloseable
     static int joinCount(final Context context, final InetAddress group)
     {
         final Link link = ((SoftContext)context).engine().link();
-        if (link instanceof UdpLink udp)
+        if (link instanceof IpLink udp)
         {
             return udp.joinCount(group);
+        }
+        if (link instanceof io.rdma4j.soft.link.SameHostLink sameHost)
+        {
+            return sameHost.udp().joinCount(group);
         }
         return ((MemoryLink)link).joinCount(group);
     }

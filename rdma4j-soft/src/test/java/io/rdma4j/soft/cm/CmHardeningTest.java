@@ -7,6 +7,7 @@ import io.rdma4j.cm.EventChannel;
 import io.rdma4j.cm.PortSpace;
 import io.rdma4j.cm.RejectReason;
 import io.rdma4j.soft.link.FaultInjector;
+import io.rdma4j.verbs.Gid;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -55,7 +56,7 @@ class CmHardeningTest
             final CmConnection c = connection(client);
             final int ours = c.localCommId;
             final int theirs = c.remoteCommId;
-            final int serverIp = peers.ip(SERVER);
+            final Gid serverIp = peers.ip(SERVER);
             final long tid = 0x1234L;
 
             // from the server's address, naming our comm id, but with a wrong peer comm id or QPN
@@ -151,7 +152,7 @@ class CmHardeningTest
             peers.rcQp(client);
             client.connect(null);
             final CmConnection c = connection(client);
-            final int serverIp = peers.ip(SERVER);
+            final Gid serverIp = peers.ip(SERVER);
             final long service = 4096L << CmWire.MRA_SERVICE_TIMEOUT;
 
             peers.inject(client, new CmMessage.Mra(c.tid, 0x5EED, c.localCommId, CmWire.MRAED_REQ,
@@ -182,8 +183,8 @@ class CmHardeningTest
             CmPeers peers = new CmPeers(fabric, small))
         {
             final int flood = 100_000;
-            final int serverIp = peers.ip(SERVER);
-            final int attackerIp = peers.ip(99);
+            final Gid serverIp = peers.ip(SERVER);
+            final Gid attackerIp = peers.ip(99);
             final long serviceId = CmWire.serviceId(PortSpace.TCP, peers.listener.localAddress().getPort());
             // the CM thread is kept busy on the listener's lock while the flood arrives
             final SoftEventChannel serverChannel = (SoftEventChannel)peers.serverChannel;

@@ -7,11 +7,11 @@ import io.rdma4j.cm.EventChannel;
 import io.rdma4j.cm.PortSpace;
 import io.rdma4j.soft.SoftContext;
 import io.rdma4j.soft.SoftEngine;
-import io.rdma4j.soft.link.Ipv4;
 import io.rdma4j.verbs.CompletionQueue;
 import io.rdma4j.verbs.QpCap;
 import io.rdma4j.verbs.QpInitAttr;
 import io.rdma4j.verbs.QpType;
+import io.rdma4j.verbs.Gid;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -117,13 +117,13 @@ final class CmPeers implements AutoCloseable
         return ((SoftContext)id.verbs()).engine();
     }
 
-    int ip(final int host)
+    Gid ip(final int host)
     {
-        return Ipv4.toInt(fabric.address(host));
+        return Gid.fromInet(fabric.address(host));
     }
 
     /** Hand a message to the CM as if the device of {@code to} had received it from {@code fromIp}. */
-    void inject(final CmId to, final CmMessage message, final int fromIp)
+    void inject(final CmId to, final CmMessage message, final Gid fromIp)
     {
         cm.receive(engine(to), CmWire.encode(message), fromIp, 4791);
     }

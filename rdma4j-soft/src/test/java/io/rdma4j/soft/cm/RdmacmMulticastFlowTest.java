@@ -35,7 +35,8 @@ class RdmacmMulticastFlowTest
     static Stream<Arguments> flows()
     {
         final List<Arguments> flows = new ArrayList<>();
-        for (final CmFabric.Kind kind : CmFabric.Kind.values())
+        // IPv4 groups only: rdma_cm refuses IPv6 groups on RoCEv2 (ENOTSUPP), so no MEMORY6 flow
+        for (final CmFabric.Kind kind : new CmFabric.Kind[] {CmFabric.Kind.MEMORY, CmFabric.Kind.UDP})
         {
             flows.add(Arguments.of(kind, false));
             flows.add(Arguments.of(kind, true));

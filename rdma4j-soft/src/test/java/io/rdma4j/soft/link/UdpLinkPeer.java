@@ -18,7 +18,7 @@ final class UdpLinkPeer
 
     public static void main(final String[] args) throws Exception
     {
-        try (UdpLink link = new UdpLink(LinkTesting.address(args[0]), Integer.parseInt(args[1])))
+        try (IpLink link = UdpLinks.open(LinkTesting.address(args[0]), Integer.parseInt(args[1])))
         {
             link.joinGroup(LinkTesting.address(args[2]));
             System.out.println("READY");

@@ -44,8 +44,8 @@ class UdpLinkProcessTest
 
         try (BufferedReader lines = new BufferedReader(
             new InputStreamReader(peer.getInputStream(), StandardCharsets.US_ASCII));
-            UdpLink sender = new UdpLink(senderAddress, port);
-            UdpLink localMember = new UdpLink(localMemberAddress, port))
+            IpLink sender = UdpLinks.open(senderAddress, port);
+            IpLink localMember = UdpLinks.open(localMemberAddress, port))
         {
             assertEquals("READY", lines.readLine());
             localMember.joinGroup(group);

@@ -184,4 +184,46 @@ class IcrcTest
         return icrc.check(packet, 0, length, d.sourceAddress(), d.destinationAddress(), d.sourcePort(),
             d.destinationPort(), ipId, d.dontFragment());
     }
+
+    @Test
+    void shouldMoveAnIcrcFromIdentificationZeroToAnyOther()
+    {
+        for (final int ipId : new int[] {1, 2, 3, 0x80, 0x100, 0x1234, 0xFFFF})
+        {
+            final MemorySegment atZero = MemorySegment.ofArray(EXAMPLE_1.clone());
+            final MemorySegment atId = MemorySegment.ofArray(EXAMPLE_1.clone());
+            final int zero = icrc.generate(
+                atZero, 0, EXAMPLE_1.length, EXAMPLE_1_ADDRESS, EXAMPLE_1_ADDRESS, 49152, 4791, 0, true);
+            final int other = icrc.generate(
+                atId, 0, EXAMPLE_1.length, EXAMPLE_1_ADDRESS, EXAMPLE_1_ADDRESS, 49152, 4791, ipId, true);
+            assertEquals(other, zero ^ Icrc.identificationChange(EXAMPLE_1.length, ipId), "identification " + ipId);
+        }
+        assertEquals(0, Icrc.identificationChange(EXAMPLE_1.length, 0));
+        final int[] changes = new int[5];
+        Icrc.identificationChanges(EXAMPLE_1.length, 0xFFFE, 5, changes);
+        for (int i = 0; i < 5; i++)
+        {
+            assertEquals(Icrc.identificationChange(EXAMPLE_1.length, (0xFFFE + i) & 0xFFFF), changes[i], "index " + i);
+        }
+    }
+
+    @Test
+    void shouldComputeTheIcrcOfAPacketHeldInTwoPlacesAsOfTheWholePacket()
+    {
+        // example 1: 12-byte BTH, 4-byte DETH... as bytes: headers 12, payload 18, pad 2, ICRC 4
+        final MemorySegment whole = MemorySegment.ofArray(EXAMPLE_1.clone());
+        final int expected = icrc.compute(
+            whole, 0, EXAMPLE_1.length, EXAMPLE_1_ADDRESS, EXAMPLE_1_ADDRESS, 49152, 4791, EXAMPLE_1_ID, true);
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment head = arena.allocate(12);
+            MemorySegment.copy(whole, 0, head, 0, 12);
+            final MemorySegment payload = arena.allocate(64);
+            MemorySegment.copy(whole, 12, payload, 20, 18);
+            final int parts = icrc.compute(head, 0, 12, payload, 20, 18, 2, EXAMPLE_1_ADDRESS, EXAMPLE_1_ADDRESS,
+                49152, 4791, EXAMPLE_1_ID, true);
+            assertEquals(expected, parts);
+            assertEquals(0xF353F378, parts);
+        }
+    }
 }

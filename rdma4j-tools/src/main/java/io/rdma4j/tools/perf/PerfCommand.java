@@ -84,6 +84,11 @@ public final class PerfCommand implements Callable<Integer>
         description = "max inline data of the QPs; sizes up to it are sent inline (default 0)")
     private int inline;
 
+    @Option(names = {"-l", "--post_list"}, paramLabel = "<n>", defaultValue = "1",
+        description = "bandwidth client: post this many WRs as one chain, one postSend (default 1), as "
+            + "perftest's --post_list; the soft device's Linux socket then sends the chain in one system call")
+    private int postList;
+
     @Option(names = {"-e", "--events"}, description = "sleep on a completion channel instead of busy polling; "
         + "the baseline then uses a blocking DatagramChannel")
     private boolean events;
@@ -167,6 +172,7 @@ public final class PerfCommand implements Callable<Integer>
         }
         positive("-n", iterations == null ? 1 : iterations);
         positive("-t", txDepth);
+        positive("-l", postList);
         positive("-r", rxDepth);
         positive("-q", numQp);
         if (warmup < 0 || inline < 0)
@@ -211,7 +217,7 @@ public final class PerfCommand implements Callable<Integer>
         }
         final int n = iterations != null ? iterations : test.isLatency() ? 1000 : 5000;
         return new PerfConfig(test, type, sizes, n, warmup, txDepth, rxDepth, inline, events, numQp, port, serverName,
-            histogram, receivers, group);
+            histogram, receivers, group, postList);
     }
 
     private void positive(final String flag, final int value)

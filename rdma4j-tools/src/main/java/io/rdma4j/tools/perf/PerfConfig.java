@@ -23,6 +23,7 @@ import java.util.List;
  * @param histogram  --histogram, where to write the HdrHistogram log, or null.
  * @param receivers  -M, the multicast receivers the server (the sender) waits for; 0 for a unicast run.
  * @param group      the multicast group of a -M run.
+ * @param postList   -l, WRs the bandwidth client posts in one chain (one postSend), as perftest's --post_list.
  */
 public record PerfConfig(
     PerfTest test,
@@ -39,7 +40,8 @@ public record PerfConfig(
     String serverName,
     Path histogram,
     int receivers,
-    String group)
+    String group,
+    int postList)
 {
     /**
      * Copies the size list so the record stays immutable.

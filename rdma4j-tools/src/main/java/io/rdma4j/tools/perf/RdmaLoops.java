@@ -34,6 +34,8 @@ final class RdmaLoops
     private final RdmaPeer peer;
     private final PerfConfig cfg;
     private final SendWr wr = new SendWr();
+    /** -l: the chain a bandwidth client posts at once ({@link #wr} is not one of them). */
+    private final SendWr[] list;
     private final SendWr credit = new SendWr();
     private final IdleSpin spin = new IdleSpin();
     private long sendsPosted;
@@ -49,12 +51,22 @@ final class RdmaLoops
     {
         this.peer = peer;
         this.cfg = cfg;
+        this.list = new SendWr[cfg.postList()];
+        for (int i = 0; i < list.length; i++)
+        {
+            list[i] = new SendWr();
+        }
     }
 
     /**
      * Prepare {@link #wr} for one size: opcode, payload, remote address, inline when it fits.
      */
     private void prepare(final int size, final int qp)
+    {
+        prepare(wr, size, qp);
+    }
+
+    private void prepare(final SendWr target, final int size, final int qp)
     {
         final PerfTest test = cfg.test();
         final int length = test == PerfTest.ATOMIC_LAT ? Long.BYTES : size;
@@ -63,17 +75,17 @@ final class RdmaLoops
         {
             flags |= SendFlags.INLINE;
         }
-        wr.wrId(RdmaPeer.SEND_WRID).opcode(test.opcode()).sendFlags(flags)
+        target.wrId(RdmaPeer.SEND_WRID).opcode(test.opcode()).sendFlags(flags)
             .sge(peer.mr(), peer.sourceOffset(), length);
         if (test.opcode() != WrOpcode.SEND)
         {
-            wr.rdma(peer.remote().address(), peer.remote().rkey());
+            target.rdma(peer.remote().address(), peer.remote().rkey());
         }
         if (test == PerfTest.ATOMIC_LAT)
         {
-            wr.atomic(1, 0);
+            target.atomic(1, 0);
         }
-        aim(wr, qp);
+        aim(target, qp);
     }
 
     private void aim(final SendWr target, final int qp)
@@ -125,6 +137,17 @@ final class RdmaLoops
     {
         peer.qp(qp).postSend(wr);
         sendsPosted++;
+    }
+
+    private void postList(final int size, final int qp, final int length)
+    {
+        for (int i = 0; i < length; i++)
+        {
+            prepare(list[i], size, qp);
+            list[i].next(i + 1 < length ? list[i + 1] : null);
+        }
+        peer.qp(qp).postSend(list[0]);
+        sendsPosted += length;
     }
 
     private void awaitSendRoom(final long inFlight) throws PerfException, InterruptedException
@@ -329,8 +352,21 @@ final class RdmaLoops
             while (sendsPosted - base < count && sendsPosted - sendsDone < inFlight &&
                 (!credited || sendsPosted - base - lastImm < window))
             {
-                prepare(size, next);
-                post(next);
+                if (list.length > 1)
+                {
+                    // as many as -l, the count, the depth and the credit allow, in one chain to one QP
+                    long room = Math.min(count - (sendsPosted - base), inFlight - (sendsPosted - sendsDone));
+                    if (credited)
+                    {
+                        room = Math.min(room, window - (sendsPosted - base - lastImm));
+                    }
+                    postList(size, next, (int)Math.min(list.length, room));
+                }
+                else
+                {
+                    prepare(size, next);
+                    post(next);
+                }
                 next = next + 1 == peer.qpCount() ? 0 : next + 1;
             }
             reap(peer.await());

@@ -2,6 +2,7 @@ package io.rdma4j.tools.pingpong;
 
 import java.io.IOException;
 import java.net.DatagramSocket;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
@@ -12,7 +13,8 @@ import java.net.UnknownHostException;
  * Which address this process's soft device takes. Every soft device owns UDP 4791 on its address,
  * so two pingpong processes on one machine need two addresses: the server keeps the provider's
  * default (127.0.0.1), and a client whose server is on this machine moves to the first free
- * 127.0.0.x from 127.0.0.2 unless told otherwise.
+ * 127.0.0.x from 127.0.0.2 unless told otherwise; a client of an IPv6 server needs an address
+ * given, IPv6 loopback being one address only.
  */
 public final class SoftAddress
 {
@@ -45,13 +47,30 @@ public final class SoftAddress
         {
             return null;
         }
-        if (!isLocal(serverName))
+        if (!isLocal(serverName) || isIpv6(serverName))
         {
+            // a 127.0.0.x device could not reach an IPv6 server, and loopback has no second IPv6 address
             return null;
         }
         final String chosen = firstFreeLoopback();
         System.setProperty(PROPERTY, chosen);
         return chosen;
+    }
+
+    /**
+     * @param host a host name or address.
+     * @return true if it is an IPv6 literal.
+     */
+    static boolean isIpv6(final String host)
+    {
+        try
+        {
+            return InetAddress.ofLiteral(host) instanceof Inet6Address;
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            return false;
+        }
     }
 
     private static boolean isSet(final String value)

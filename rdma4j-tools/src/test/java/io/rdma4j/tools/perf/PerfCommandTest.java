@@ -48,6 +48,8 @@ class PerfCommandTest
         assertEquals(List.of(65536), bw.sizes());
         assertEquals(5000, bw.iterations());
         assertEquals(128, bw.txDepth());
+        assertEquals(1, bw.postList(), "one WR a postSend unless -l");
+        assertEquals(32, parse("perf", "send_bw", "-l", "32").postList());
         assertEquals(List.of(4096), parse("perf", "send_bw", "-c", "UD").sizes(), "UD: one packet at most");
         assertEquals(List.of(8), parse("perf", "atomic_lat").sizes());
         assertFalse(lat.isFanOut());
@@ -103,6 +105,7 @@ class PerfCommandTest
         assertTrue(refusal("perf", "send_lat", "-c", "XRC").contains("expected RC, UC or UD"));
         assertTrue(refusal("perf", "recv_lat").contains("unknown test 'recv_lat'"));
         assertTrue(refusal("perf", "send_bw", "-t", "0").contains("-t 0: must be 1 or more"));
+        assertTrue(refusal("perf", "send_bw", "-l", "0").contains("-l 0: must be 1 or more"));
         assertTrue(refusal("perf", "send_lat", "--progress", "fast").contains("expected thread or polling"));
         assertTrue(refusal("perf", "send_lat", "-M", "2").contains("multicast is send_lat or send_bw on UD"));
         assertTrue(refusal("perf", "write_bw", "-c", "UD", "-M", "2").contains("RDMA WRITE needs RC or UC"));

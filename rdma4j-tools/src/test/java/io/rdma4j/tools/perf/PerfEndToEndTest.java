@@ -180,7 +180,9 @@ class PerfEndToEndTest
         "send_bw -c UD -s 1024 -n 300 --warmup 30 -e | 219 | UD | 1024",
         "read_bw -q 2 -s 8192 -n 200 --warmup 20 | 221 | RC | 8192",
         "write_bw -c UC -s 100000 -n 50 --warmup 5 --progress polling | 223 | UC | 100000",
-        "send_bw -c RC -s 4096 -n 300 --warmup 30 -q 2 -t 8 -r 16 | 225 | RC | 4096"})
+        "send_bw -c RC -s 4096 -n 300 --warmup 30 -q 2 -t 8 -r 16 | 225 | RC | 4096",
+        "send_bw -c UD -s 64 -n 300 --warmup 30 -l 16 | 241 | UD | 64",
+        "write_bw -c RC -s 4096 -n 301 --warmup 30 -q 2 -t 24 -l 10 | 243 | RC | 4096"})
     void shouldMeasureBandwidthAgainstTheBaseline(final String args, final int host, final String transport,
         final int size) throws Exception
     {

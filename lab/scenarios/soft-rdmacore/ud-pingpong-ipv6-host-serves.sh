@@ -1,0 +1,4 @@
+# ud_pingpong over IPv6: rdma4j's soft device on the host's IPv6 address serves, the guest's tool on rxe0's
+# IPv6 GID is the client
+host_side() { pp6_host_serves_host ud -n 200 -s 1000 -c; }
+guest_side() { pp6_host_serves_guest ud -n 200 -s 1000 -c; }

@@ -1,0 +1,566 @@
+package io.rdma4j.soft.link;
+
+import io.rdma4j.soft.Counters;
+import io.rdma4j.soft.SoftCounter;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * An {@link IpLink} with a same-host path: a unicast datagram for a device of another rdma4j process (or of
+ * this one) on this host goes into that device's shared-memory inbox ({@link ShmInbox}) instead of through
+ * the kernel's UDP stack, and this device reads its own inbox beside its socket. What is read from the inbox
+ * is given to the device as a UDP datagram would be, with the sender's address and port, so it passes the
+ * same receive checks, ICRC included, and bumps the same counters; {@code shm_sent_pkts} and
+ * {@code shm_rcvd_pkts} (against {@code udp_sent_pkts}, {@code udp_rcvd_pkts}) show the path taken.
+ * <ul>
+ *     <li><b>Finding a peer.</b> The first datagram to an address looks for its inbox file; none (a remote
+ *     host, a device with the path off, a device not started yet) is remembered for a second, during which
+ *     the address is sent to by UDP. Multicast always goes by UDP: the kernel gives every member socket of
+ *     the host its copy and sends IGMP and the wire copy for other hosts, which an inbox cannot.</li>
+ *     <li><b>A peer that goes.</b> A closed inbox is seen on the next send; a process that died without
+ *     closing stops its heartbeat, and a sender that finds the heartbeat older than {@value #STALE_MS} ms
+ *     asks whether the pid still runs (the file names the pid and its start time). Either way the address
+ *     goes back to UDP at once ({@code shm_peer_gone}) and the inbox is looked for again a second later,
+ *     so a new process on the address is found.</li>
+ *     <li><b>A full inbox</b> is a datagram lost ({@code shm_ring_full}, and the engine's
+ *     {@code drop_link_send}): RC retransmits, as after a loss on a wire.</li>
+ *     <li><b>A waiting receiver.</b> A device whose progress thread waits in its socket's selector sets the
+ *     parked flag of its inbox first; the first sender to publish after that clears the flag and sends it
+ *     one empty UDP datagram, which wakes the selector: one wake-up per wait, not per datagram. In polling
+ *     mode, while an application thread polls, the progress thread waits without the flag.</li>
+ *     <li><b>Order.</b> The inbox is read before the socket, and the socket on every sixteenth empty read of
+ *     the inbox (at once after the selector woke): a QP's datagrams take one path in steady state, and a
+ *     change of path (a peer found or gone) can reorder only the datagrams in flight at that moment.</li>
+ * </ul>
+ * The inbox directory is the user's, {@code rwx------}, and its files {@code rw-------}: only processes of
+ * the same user can write an inbox, and those can already read and write each other's memory. Against
+ * them nothing is private; what the reader guards against is a damaged or hostile file crashing or hanging
+ * it: a record that no sender of ours writes, or a sender that claimed space and never finished, makes the
+ * device replace its inbox ({@code shm_inbox_corrupt}), and a file in the directory that is not an inbox of
+ * this user is never written to ({@code shm_refused_*}).
+ */
+public final class SameHostLink extends ForwardingLink
+{
+    /** The setting that turns the path off ({@code off}) or on when possible ({@code auto}, the default). */
+    public static final String SETTING = "rdma4j.soft.shm";
+    /**
+     * Bytes of each inbox's ring: what the UDP socket gets where net.core.rmem_max allows (4 MiB), so a burst
+     * that fits one fits the other.
+     */
+    static final int RING_BYTES = 4 << 20;
+    /** A heartbeat older than this makes a sender ask whether the receiver's process still runs. */
+    static final long STALE_MS = 500;
+    private static final long LIVENESS_RETRY_MS = 100;
+    private static final long LOOKUP_RETRY_MS = 1000;
+    /** A record claimed but unpublished this long: its writer died while writing. */
+    private static final long STALLED_MS = 1000;
+    private static final int MAX_PEERS = 4096;
+    /** The socket is read on every this many empty reads of the inbox (and after a wait). */
+    private static final int UDP_EVERY = 16;
+    /** After this many inbox records in a row the socket gets a turn. */
+    private static final int RING_RUN = 64;
+    /** Wake-ups read (and counted) per call at most, so a flood of empty datagrams cannot hold the thread. */
+    private static final int WAKEUPS_PER_CALL = 16;
+    private static final int HEARTBEAT_EVERY = 256;
+    private static final AtomicBoolean WARNED = new AtomicBoolean();
+    private static final int OFFERED = 0;
+    private static final int DROPPED = 1;
+    private static final int VIA_UDP = 2;
+
+    private final IpLink udp;
+    private final ShmDirectory directory;
+    private final int localIpv4;
+    private final int port;
+    private final int ipIdentification;
+    private final ConcurrentHashMap<InetAddress, Peer> peers = new ConcurrentHashMap<>();
+    private final System.Logger logger;
+    private volatile Counters counters = new Counters();
+    /** This device's inbox; null after it could not be replaced (UDP only from then). */
+    private volatile ShmInbox inbox;
+    /** Set after a wait: the socket may hold datagrams (or the wake-up). */
+    private volatile boolean udpDue = true;
+    private int emptyReads;
+    private int ringRun;
+    private int receiveCalls;
+    private long stalledHead = -1;
+    private InetAddress lastSource;
+    private int lastSourceIpv4;
+    private long stalledSinceMs;
+
+    private SameHostLink(final IpLink udp, final ShmDirectory directory, final System.Logger logger)
+        throws IOException
+    {
+        super(udp);
+        this.udp = udp;
+        this.directory = directory;
+        this.logger = logger;
+        this.localIpv4 = Ipv4.toInt(udp.localAddress());
+        this.port = udp.localPort();
+        this.ipIdentification = udp.ipIdentification();
+        this.inbox = ShmInbox.create(ownPath(), localIpv4, port, RING_BYTES);
+    }
+
+    /**
+     * Add the same-host path to a UDP link, if the link is IPv4 and the user's inbox directory can be used;
+     * otherwise log why (once per process) and keep the UDP link as it is.
+     *
+     * @param udp       the device's UDP link, bound.
+     * @param directory the inbox directory, or null for the user's default.
+     * @param logger    where a refusal is said.
+     * @return the link to use.
+     */
+    public static Link over(final IpLink udp, final Path directory, final System.Logger logger)
+    {
+        if (!(udp.localAddress() instanceof Inet4Address))
+        {
+            return udp;
+        }
+        try
+        {
+            final ShmDirectory dir = directory == null ? ShmDirectory.open() : ShmDirectory.open(directory);
+            dir.removeDeadInboxes();
+            return new SameHostLink(udp, dir, logger);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            if (WARNED.compareAndSet(false, true))
+            {
+                logger.log(System.Logger.Level.WARNING, "rdma4j: no same-host path for " +
+                    udp.localAddress().getHostAddress() + ", UDP only: " + ex.getMessage());
+            }
+            return udp;
+        }
+    }
+
+    /**
+     * @return this device's inbox file, or null if it has none now.
+     */
+    public Path inboxPath()
+    {
+        final ShmInbox own = inbox;
+        return own == null ? null : own.path();
+    }
+
+    /**
+     * @return true while this device's progress thread waits in its selector with the parked flag set, so
+     *         that the next sender wakes it (for tests and tools).
+     */
+    public boolean waiting()
+    {
+        final ShmInbox own = inbox;
+        return own != null && own.isParked();
+    }
+
+    /**
+     * @return the UDP link under the same-host path.
+     */
+    public IpLink udp()
+    {
+        return udp;
+    }
+
+    @Override
+    public void bindCounters(final Counters deviceCounters)
+    {
+        counters = deviceCounters;
+        udp.bindCounters(deviceCounters);
+    }
+
+    /**
+     * A unicast datagram to a device with an inbox on this host goes into the inbox; everything else
+     * ({@link IpLink#send}) by UDP.
+     * <p>
+     * {@inheritDoc}
+     */
+    @Override
+    public boolean send(final ByteBuffer datagram, final InetAddress destination, final int hopLimit)
+    {
+        final int result = offerToInbox(datagram, null, 0, 0, null, destination, hopLimit);
+        return VIA_UDP == result ? udp.send(datagram, destination, hopLimit) : OFFERED == result;
+    }
+
+    /**
+     * As {@link #send}: into the peer's inbox at once (an inbox needs no batching), by UDP queued.
+     * <p>
+     * {@inheritDoc}
+     */
+    @Override
+    public boolean queue(final ByteBuffer datagram, final InetAddress destination, final int hopLimit)
+    {
+        final int result = offerToInbox(datagram, null, 0, 0, null, destination, hopLimit);
+        return VIA_UDP == result ? udp.queue(datagram, destination, hopLimit) : OFFERED == result;
+    }
+
+    /**
+     * As {@link #send}: copied into the peer's inbox at once (the one copy the path makes), by UDP gathered.
+     * <p>
+     * {@inheritDoc}
+     */
+    @Override
+    public boolean queueGathered(
+        final ByteBuffer head, final MemorySegment payload, final long payloadOffset, final int payloadLength,
+        final ByteBuffer tail, final InetAddress destination, final int hopLimit)
+    {
+        final int result = offerToInbox(head, payload, payloadOffset, payloadLength, tail, destination, hopLimit);
+        return VIA_UDP == result ?
+            udp.queueGathered(head, payload, payloadOffset, payloadLength, tail, destination, hopLimit) :
+            OFFERED == result;
+    }
+
+    /** Offer a datagram to the destination's inbox: {@link #OFFERED}, {@link #DROPPED} or {@link #VIA_UDP}. */
+    private int offerToInbox(
+        final ByteBuffer head, final MemorySegment payload, final long payloadOffset, final int payloadLength,
+        final ByteBuffer tail, final InetAddress destination, final int hopLimit)
+    {
+        final int length = head.remaining() + (null == payload ? 0 : payloadLength) +
+            (null == tail ? 0 : tail.remaining());
+        if (destination.isMulticastAddress() || !(destination instanceof Inet4Address) ||
+            length > ShmRing.HEADER_BYTES + 65_535 || inbox == null)
+        {
+            return VIA_UDP;
+        }
+        final long nowMs = System.currentTimeMillis();
+        final Peer peer = peer(destination);
+        final ShmInbox target = peer == null ? null : usableInbox(peer, nowMs);
+        if (target == null || length > target.ring().maxPayload() || hopLimit < 1 || hopLimit > 255)
+        {
+            return VIA_UDP;
+        }
+        final int result = target.ring().offer(
+            head, payload, payloadOffset, payloadLength, tail, localIpv4, port, ipIdentification);
+        if (result == ShmRing.OK)
+        {
+            counters.increment(SoftCounter.SHM_SENT_PKTS);
+            if (target.takeParked())
+            {
+                // the receiver waits in its selector: this is the one wake-up its wait needs
+                counters.increment(SoftCounter.SHM_WAKEUPS_SENT);
+                udp.sendWakeup(destination);
+            }
+            return OFFERED;
+        }
+        if (result == ShmRing.FULL)
+        {
+            counters.increment(SoftCounter.SHM_RING_FULL);
+            return DROPPED;
+        }
+        // the peer's positions are impossible: never write there again
+        forget(peer, target, nowMs);
+        return VIA_UDP;
+    }
+
+    /**
+     * Read the inbox first, the socket when the inbox is empty (on every {@value #UDP_EVERY}th empty read,
+     * and at once after a wait), and the socket after {@value #RING_RUN} inbox records in a row. Empty UDP
+     * datagrams are wake-ups: counted and skipped.
+     * <p>
+     * {@inheritDoc}
+     */
+    @Override
+    public boolean receive(final ByteBuffer buffer, final DatagramInfo info)
+    {
+        final ShmInbox own = inbox;
+        if (own == null)
+        {
+            return receiveUdp(buffer, info);
+        }
+        if (++receiveCalls >= HEARTBEAT_EVERY)
+        {
+            receiveCalls = 0;
+            own.beat(System.currentTimeMillis());
+        }
+        final boolean ringTurn = ringRun < RING_RUN;
+        if (ringTurn && receiveRing(own, buffer, info))
+        {
+            ringRun++;
+            return true;
+        }
+        ringRun = 0;
+        if (!ringTurn || udpDue || ++emptyReads >= UDP_EVERY)
+        {
+            emptyReads = 0;
+            if (receiveUdp(buffer, info))
+            {
+                // more may wait: the socket stays due until it is found empty
+                udpDue = true;
+                return true;
+            }
+            udpDue = false;
+        }
+        return !ringTurn && receiveRing(own, buffer, info);
+    }
+
+    /**
+     * Set the inbox's parked flag, look at the inbox once more (a sender that published before the flag was
+     * set sent no wake-up), then wait in the socket's selector.
+     * <p>
+     * {@inheritDoc}
+     */
+    @Override
+    public void awaitReadable(final long timeoutNanos)
+    {
+        final ShmInbox own = inbox;
+        if (own == null || timeoutNanos <= 0)
+        {
+            udp.awaitReadable(timeoutNanos);
+            udpDue = true;
+            return;
+        }
+        own.beat(System.currentTimeMillis());
+        own.parked(true);
+        if (own.ring().hasRecord())
+        {
+            own.parked(false);
+            return;
+        }
+        udp.awaitReadable(timeoutNanos);
+        own.parked(false);
+        own.beat(System.currentTimeMillis());
+        udpDue = true;
+    }
+
+    /**
+     * Wait without the parked flag: a polling thread reads the inbox meanwhile, so senders send no wake-up.
+     * <p>
+     * {@inheritDoc}
+     */
+    @Override
+    public void awaitReadableWhilePolled(final long timeoutNanos)
+    {
+        final ShmInbox own = inbox;
+        if (own != null)
+        {
+            own.beat(System.currentTimeMillis());
+        }
+        udp.awaitReadable(timeoutNanos);
+        udpDue = true;
+    }
+
+    /**
+     * Mark the inbox closed (senders go back to UDP on their next datagram), delete its file, then close the
+     * socket: the address is free for another device only once its inbox is gone.
+     */
+    @Override
+    public void close()
+    {
+        final ShmInbox own = inbox;
+        inbox = null;
+        if (own != null)
+        {
+            own.markClosed();
+            own.unlink();
+        }
+        udp.close();
+    }
+
+    @Override
+    public String toString()
+    {
+        return "SameHostLink{" + udp + ", inbox " + inboxPath() + "}";
+    }
+
+    private boolean receiveUdp(final ByteBuffer buffer, final DatagramInfo info)
+    {
+        for (int wakeups = 0; wakeups < WAKEUPS_PER_CALL; wakeups++)
+        {
+            if (!udp.receive(buffer, info))
+            {
+                return false;
+            }
+            if (buffer.limit() > 0)
+            {
+                return true;
+            }
+            counters.increment(SoftCounter.SHM_WAKEUPS_RCVD);
+        }
+        buffer.limit(0);
+        return false;
+    }
+
+    private boolean receiveRing(final ShmInbox own, final ByteBuffer buffer, final DatagramInfo info)
+    {
+        final ShmRing ring = own.ring();
+        final int result = ring.poll(buffer);
+        if (result == ShmRing.OK)
+        {
+            final int source = ring.polledSourceIpv4();
+            if (source != lastSourceIpv4 || lastSource == null)
+            {
+                // one address object per change of sender, as the socket reuses its last sender's
+                lastSource = Ipv4.toAddress(source);
+                lastSourceIpv4 = source;
+            }
+            info.source = lastSource;
+            info.sourceIpv4 = source;
+            info.sourcePort = ring.polledSourcePort();
+            info.destination = udp.localAddress();
+            info.destinationIpv4 = localIpv4;
+            info.destinationPort = port;
+            // as from a socket, which cannot see the TTL; the identification is the one the sender's ICRC
+            // covered, which a socket cannot see either and the ICRC check would solve for
+            info.ttl = -1;
+            info.ipIdentification = ring.polledIpIdentification();
+            counters.increment(SoftCounter.SHM_RCVD_PKTS);
+            return true;
+        }
+        if (result == ShmRing.CORRUPT)
+        {
+            replaceInbox(own, "a record no sender writes");
+        }
+        else if (ring.claimedBeyondHead())
+        {
+            final long nowMs = System.currentTimeMillis();
+            if (stalledHead != ring.head())
+            {
+                stalledHead = ring.head();
+                stalledSinceMs = nowMs;
+            }
+            else if (nowMs - stalledSinceMs > STALLED_MS)
+            {
+                replaceInbox(own, "a record claimed and never published for " + STALLED_MS + " ms");
+            }
+        }
+        buffer.limit(0);
+        return false;
+    }
+
+    /**
+     * Give up an inbox that cannot be read on, and make a fresh one under the same name: senders see the
+     * old one closed and find the new one.
+     */
+    private void replaceInbox(final ShmInbox own, final String why)
+    {
+        own.markClosed();
+        stalledHead = -1;
+        ShmInbox fresh = null;
+        try
+        {
+            fresh = ShmInbox.create(own.path(), localIpv4, port, RING_BYTES);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            logger.log(System.Logger.Level.WARNING, "rdma4j: the inbox of " + udp.localAddress().getHostAddress() +
+                " cannot be replaced, UDP only from now: " + ex.getMessage());
+        }
+        logger.log(System.Logger.Level.WARNING, "rdma4j: the same-host inbox " + own.path() + " held " + why +
+            "; replaced");
+        inbox = fresh;
+        // counted once the fresh inbox is in place, so whoever sees the count finds it
+        counters.increment(SoftCounter.SHM_INBOX_CORRUPT);
+    }
+
+    private Peer peer(final InetAddress destination)
+    {
+        final Peer peer = peers.get(destination);
+        if (peer != null || peers.size() >= MAX_PEERS)
+        {
+            return peer;
+        }
+        final Peer made = new Peer(destination);
+        final Peer raced = peers.putIfAbsent(destination, made);
+        return raced != null ? raced : made;
+    }
+
+    /**
+     * @return the peer's inbox if it may be written now, else null (send by UDP).
+     */
+    private ShmInbox usableInbox(final Peer peer, final long nowMs)
+    {
+        final ShmInbox known = peer.inbox;
+        if (known != null)
+        {
+            if (!known.isOpen())
+            {
+                forget(peer, known, nowMs);
+            }
+            else if (nowMs - known.heartbeat() <= STALE_MS || nowMs < peer.nextLivenessCheckMs)
+            {
+                return known;
+            }
+            else
+            {
+                peer.nextLivenessCheckMs = nowMs + LIVENESS_RETRY_MS;
+                if (known.ownerAlive())
+                {
+                    return known;
+                }
+                forget(peer, known, nowMs);
+            }
+        }
+        return nowMs >= peer.nextLookupMs ? lookUp(peer, nowMs) : null;
+    }
+
+    private void forget(final Peer peer, final ShmInbox known, final long nowMs)
+    {
+        synchronized (peer)
+        {
+            if (peer.inbox == known)
+            {
+                peer.inbox = null;
+                // at once: a new device on the address may have its inbox there already
+                peer.nextLookupMs = nowMs;
+                counters.increment(SoftCounter.SHM_PEER_GONE);
+            }
+        }
+    }
+
+    private ShmInbox lookUp(final Peer peer, final long nowMs)
+    {
+        synchronized (peer)
+        {
+            if (peer.inbox != null || nowMs < peer.nextLookupMs)
+            {
+                return peer.inbox;
+            }
+            final ShmInbox.Refusal[] refusal = new ShmInbox.Refusal[1];
+            final ShmInbox found = ShmInbox.open(peer.path, peer.ipv4, port, directory.uid(), refusal);
+            if (found != null)
+            {
+                peer.inbox = found;
+                peer.nextLivenessCheckMs = nowMs;
+                return found;
+            }
+            peer.nextLookupMs = nowMs + LOOKUP_RETRY_MS;
+            switch (refusal[0])
+            {
+                case OWNER -> counters.increment(SoftCounter.SHM_REFUSED_OWNER);
+                case MODE -> counters.increment(SoftCounter.SHM_REFUSED_MODE);
+                case FORMAT -> counters.increment(SoftCounter.SHM_REFUSED_FORMAT);
+                case GONE -> counters.increment(SoftCounter.SHM_REFUSED_DEAD);
+                default ->
+                {
+                    // no file: the destination is not a same-host device
+                }
+            }
+            return null;
+        }
+    }
+
+    private Path ownPath()
+    {
+        return directory.inbox(udp.localAddress().getHostAddress(), port);
+    }
+
+    /** What a sender knows of one destination address. */
+    private final class Peer
+    {
+        private final int ipv4;
+        private final Path path;
+        private volatile ShmInbox inbox;
+        private volatile long nextLookupMs;
+        private volatile long nextLivenessCheckMs;
+
+        private Peer(final InetAddress address)
+        {
+            this.ipv4 = Ipv4.toInt(address);
+            this.path = directory.inbox(address.getHostAddress(), port);
+        }
+    }
+}

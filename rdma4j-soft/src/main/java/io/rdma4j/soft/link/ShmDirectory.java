@@ -1,0 +1,183 @@
+package io.rdma4j.soft.link;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * The per-user directory of same-host inboxes: {@code /dev/shm/rdma4j-USER} (memory, never written back to
+ * a disk), or {@code <java.io.tmpdir>/rdma4j-shm-USER} where there is no {@code /dev/shm}, or what
+ * {@code rdma4j.soft.shm.dir} ({@code RDMA4J_SOFT_SHM_DIR}) names. The directory must be this user's and
+ * {@code rwx------}, so only this user's processes can create, replace or write the inboxes in it; one
+ * that is not is refused, and the devices use UDP only.
+ * <p>
+ * An inbox is named by the device's address and port and by the network namespace of the process
+ * ({@code /proc/self/ns/net}): two namespaces may each have a 127.0.0.1 with a device on it, and they must
+ * not meet in one file.
+ */
+public final class ShmDirectory
+{
+    /** The property naming another directory (tests). */
+    public static final String DIR_PROPERTY = "rdma4j.soft.shm.dir";
+    private static final Set<PosixFilePermission> OWNER_ONLY = EnumSet.of(PosixFilePermission.OWNER_READ,
+        PosixFilePermission.OWNER_WRITE, PosixFilePermission.OWNER_EXECUTE);
+
+    private final Path path;
+    private final int uid;
+    private final String namespace;
+
+    private ShmDirectory(final Path path, final int uid, final String namespace)
+    {
+        this.path = path;
+        this.uid = uid;
+        this.namespace = namespace;
+    }
+
+    /**
+     * The directory for this user, made if missing.
+     *
+     * @return it.
+     * @throws IOException if it cannot be made, or is not this user's alone (the message says which).
+     */
+    public static ShmDirectory open() throws IOException
+    {
+        return open(defaultPath());
+    }
+
+    /**
+     * @param path the directory, made if missing.
+     * @return it.
+     * @throws IOException if it cannot be made, or is not this user's alone (the message says which).
+     */
+    public static ShmDirectory open(final Path path) throws IOException
+    {
+        final int uid = currentUid();
+        if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS))
+        {
+            try
+            {
+                Files.createDirectories(path.getParent());
+                Files.createDirectory(path, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+            }
+            catch (final java.nio.file.FileAlreadyExistsException ex)
+            {
+                // another process made it first: checked below like any other
+            }
+        }
+        final PosixFileAttributes attributes =
+            Files.readAttributes(path, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        final int owner = (Integer)Files.getAttribute(path, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+        if (!attributes.isDirectory() || owner != uid)
+        {
+            throw new IOException(path + " is not a directory of user " + uid + " (a link, or another user's): " +
+                "same-host inboxes are not used");
+        }
+        if (!attributes.permissions().equals(OWNER_ONLY))
+        {
+            throw new IOException(path + " is " + PosixFilePermissions.toString(attributes.permissions()) +
+                ", not rwx------: another user could write the inboxes in it, so same-host inboxes are not used");
+        }
+        return new ShmDirectory(path, uid, namespace());
+    }
+
+    /**
+     * @return the directory.
+     */
+    public Path path()
+    {
+        return path;
+    }
+
+    /**
+     * @return the user every inbox in the directory must belong to.
+     */
+    int uid()
+    {
+        return uid;
+    }
+
+    /**
+     * Delete the inboxes whose processes died without closing them (each holds its ring's memory).
+     *
+     * @return how many were deleted.
+     */
+    int removeDeadInboxes()
+    {
+        int removed = 0;
+        try (java.nio.file.DirectoryStream<Path> files = Files.newDirectoryStream(path, "*.inbox"))
+        {
+            for (final Path file : files)
+            {
+                if (ShmInbox.leftByTheDead(file))
+                {
+                    removed += Files.deleteIfExists(file) ? 1 : 0;
+                }
+            }
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            // a file that went while we looked, or a directory we cannot list: left for the next device
+        }
+        return removed;
+    }
+
+    /**
+     * @param address an IPv4 address, as text.
+     * @param port    a UDP port.
+     * @return the file of the inbox of the device on that address and port in this network namespace.
+     */
+    public Path inbox(final String address, final int port)
+    {
+        return path.resolve(address + "-" + port + "-" + namespace + ".inbox");
+    }
+
+    private static Path defaultPath()
+    {
+        final String configured = System.getProperty(DIR_PROPERTY);
+        if (configured != null && !configured.isBlank())
+        {
+            return Path.of(configured.trim());
+        }
+        final String environment = System.getenv("RDMA4J_SOFT_SHM_DIR");
+        if (environment != null && !environment.isBlank())
+        {
+            return Path.of(environment.trim());
+        }
+        final String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9_.-]", "_");
+        final Path shm = Path.of("/dev/shm");
+        return Files.isDirectory(shm) && Files.isWritable(shm) ? shm.resolve("rdma4j-" + user) :
+            Path.of(System.getProperty("java.io.tmpdir"), "rdma4j-shm-" + user);
+    }
+
+    private static int currentUid() throws IOException
+    {
+        try
+        {
+            // /proc/self is the process's own directory, owned by its user
+            return (Integer)Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+        }
+        catch (final UnsupportedOperationException | IllegalArgumentException ex)
+        {
+            throw new IOException("this system tells no user id (no /proc/self): same-host inboxes are not used", ex);
+        }
+    }
+
+    private static String namespace()
+    {
+        try
+        {
+            // "net:[4026531840]": the namespace's inode
+            return Files.readSymbolicLink(Path.of("/proc/self/ns/net")).toString().replaceAll("[^0-9]", "");
+        }
+        catch (final IOException | UnsupportedOperationException ex)
+        {
+            return "0";
+        }
+    }
+}

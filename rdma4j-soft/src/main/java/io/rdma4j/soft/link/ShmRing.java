@@ -1,0 +1,326 @@
+package io.rdma4j.soft.link;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+
+/**
+ * A ring of datagrams in shared memory that many threads, of any process mapping it, write into and one
+ * thread reads: the inbox of a device ({@link ShmInbox}). The shape is that of Agrona's
+ * {@code ManyToOneRingBuffer}: a producer claims space by moving the tail with a compare-and-set, writes its
+ * record and publishes it by storing the record's length last; the consumer reads records in order while
+ * the length at its head is not 0, and zeroes what it consumed before it moves the head, so the space a
+ * producer claims always reads 0 until it is published. A record that would run past the end of the buffer
+ * is preceded by a padding record to the end.
+ * <p>
+ * Record (8-byte aligned): length (int, header + payload, unaligned; written last), type (int: data or
+ * padding), the sender's IPv4 address, UDP port and IP identification (ints), the payload length (int),
+ * then the payload: a RoCEv2 UDP payload, BTH to ICRC.
+ * <p>
+ * Every other process of the same user can write this memory, so the consumer trusts nothing it reads:
+ * a length, type or size that no producer of ours writes is reported as {@link #CORRUPT} and the caller
+ * abandons the ring. Producers, likewise, read the head and tail of a ring another process owns and
+ * refuse ({@link #CORRUPT}) positions that cannot be.
+ */
+final class ShmRing
+{
+    /** {@link #offer}: published. */
+    static final int OK = 0;
+    /** {@link #offer}: not enough free space (the consumer is behind, or gone). */
+    static final int FULL = 1;
+    /** {@link #offer} or {@link #poll}: positions or a record no producer of ours writes. */
+    static final int CORRUPT = 2;
+    /** {@link #poll}: nothing published at the head. */
+    static final int EMPTY = 3;
+
+    /** Bytes of a record's header. */
+    static final int HEADER_BYTES = 24;
+    /** Offset of the tail (next position to claim) in the control block; a cache line of its own. */
+    static final int TAIL_OFFSET = 0;
+    /** Offset of the head (next position to read) in the control block; a cache line of its own. */
+    static final int HEAD_OFFSET = 128;
+    /** Bytes of the control block: tail and head on separate pairs of cache lines. */
+    static final int CONTROL_BYTES = 256;
+
+    private static final int ALIGNMENT = 8;
+    /** Claims tried before an offer gives up as if the ring were full. */
+    private static final int MAX_CLAIM_ATTEMPTS = 10_000;
+    private static final int TYPE_DATA = 1;
+    private static final int TYPE_PADDING = 2;
+    private static final int LENGTH_AT = 0;
+    private static final int TYPE_AT = 4;
+    private static final int SOURCE_ADDRESS_AT = 8;
+    private static final int SOURCE_PORT_AT = 12;
+    private static final int IP_ID_AT = 16;
+    private static final int PAYLOAD_LENGTH_AT = 20;
+
+    private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+
+    private final MemorySegment control;
+    private final MemorySegment data;
+    /** The data as a buffer, for absolute bulk copies from and to the caller's buffers without a view each. */
+    private final ByteBuffer dataBuffer;
+    private final int capacity;
+    private final int mask;
+    /** The largest record the ring takes: an eighth of it, so one big record never blocks the ring for long. */
+    private final int maxRecord;
+    /** The consumer's own copy of the head. */
+    private long head;
+
+    /** The last polled record's sender address, port and IP identification. */
+    private int polledSourceIpv4;
+    private int polledSourcePort;
+    private int polledIpIdentification;
+
+    /**
+     * @param control {@link #CONTROL_BYTES} of shared memory, 8-byte aligned.
+     * @param data    the records' memory: a power of two of at least 4096 bytes.
+     */
+    ShmRing(final MemorySegment control, final MemorySegment data)
+    {
+        final long size = data.byteSize();
+        if (size < 4096 || size > (1 << 30) || Long.bitCount(size) != 1)
+        {
+            throw new IllegalArgumentException("a ring's data is a power of two of 4 KiB to 1 GiB, not " + size);
+        }
+        this.control = control;
+        this.data = data;
+        this.dataBuffer = data.asByteBuffer();
+        this.capacity = (int)size;
+        this.mask = capacity - 1;
+        this.maxRecord = capacity / 8;
+        this.head = (long)LONG.getVolatile(control, (long)HEAD_OFFSET);
+    }
+
+    /**
+     * @return the bytes records can occupy.
+     */
+    int capacity()
+    {
+        return capacity;
+    }
+
+    /**
+     * @return the largest payload one record carries.
+     */
+    int maxPayload()
+    {
+        return maxRecord - HEADER_BYTES;
+    }
+
+    /**
+     * Publish one datagram. Any thread, of any process.
+     *
+     * @param payload     its bytes, position to limit; positions unchanged.
+     * @param sourceIpv4  the sender's address.
+     * @param sourcePort  the sender's port.
+     * @param ipId        the IP identification the sender's ICRC covered.
+     * @return {@link #OK}, {@link #FULL} or {@link #CORRUPT}.
+     */
+    int offer(final ByteBuffer payload, final int sourceIpv4, final int sourcePort, final int ipId)
+    {
+        return offer(payload, null, 0, 0, null, sourceIpv4, sourcePort, ipId);
+    }
+
+    /**
+     * Publish one datagram held in up to three places, as a gathering link sends it: the head, a payload in
+     * registered memory, the tail (pad and ICRC). Any thread, of any process. The payload is copied before
+     * this returns.
+     *
+     * @param head          the datagram's first bytes, position to limit; position unchanged.
+     * @param payload       the payload's memory, or null for none.
+     * @param payloadOffset where in it the payload starts.
+     * @param payloadLength its length.
+     * @param end           the last bytes, position to limit, or null for none; position unchanged.
+     * @param sourceIpv4    the sender's address.
+     * @param sourcePort    the sender's port.
+     * @param ipId          the IP identification the sender's ICRC covered.
+     * @return {@link #OK}, {@link #FULL} or {@link #CORRUPT}.
+     */
+    int offer(
+        final ByteBuffer head, final MemorySegment payload, final long payloadOffset, final int payloadLength,
+        final ByteBuffer end, final int sourceIpv4, final int sourcePort, final int ipId)
+    {
+        final int headLength = head.remaining();
+        final int middleLength = null == payload ? 0 : payloadLength;
+        final int tailLength = null == end ? 0 : end.remaining();
+        final int length = headLength + middleLength + tailLength;
+        final int recordLength = HEADER_BYTES + length;
+        final int required = align(recordLength);
+        if (length > maxPayload())
+        {
+            return FULL;
+        }
+
+        long tail;
+        int index;
+        int padding;
+        int attempts = 0;
+        while (true)
+        {
+            if (++attempts > MAX_CLAIM_ATTEMPTS)
+            {
+                // other producers keep winning (or a hostile one keeps moving the tail): a lost datagram
+                return FULL;
+            }
+            tail = (long)LONG.getVolatile(control, (long)TAIL_OFFSET);
+            final long currentHead = (long)LONG.getVolatile(control, (long)HEAD_OFFSET);
+            if ((long)LONG.getVolatile(control, (long)TAIL_OFFSET) != tail)
+            {
+                // a producer claimed between the reads: the head read may be older than the tail, look again
+                continue;
+            }
+            // the tail held still across the head's read, so head <= tail <= head + capacity unless corrupt
+            final long used = tail - currentHead;
+            if (used < 0 || used > capacity || (tail & (ALIGNMENT - 1)) != 0)
+            {
+                return CORRUPT;
+            }
+            final long free = capacity - used;
+            index = (int)(tail & mask);
+            final int toEnd = capacity - index;
+            padding = required > toEnd ? toEnd : 0;
+            if (free < required + padding)
+            {
+                return FULL;
+            }
+            if (LONG.compareAndSet(control, (long)TAIL_OFFSET, tail, tail + required + padding))
+            {
+                break;
+            }
+        }
+
+        if (padding != 0)
+        {
+            data.set(ValueLayout.JAVA_INT, index + TYPE_AT, TYPE_PADDING);
+            INT.setRelease(data, (long)index + LENGTH_AT, padding);
+            index = 0;
+        }
+        data.set(ValueLayout.JAVA_INT, index + TYPE_AT, TYPE_DATA);
+        data.set(ValueLayout.JAVA_INT, index + SOURCE_ADDRESS_AT, sourceIpv4);
+        data.set(ValueLayout.JAVA_INT, index + SOURCE_PORT_AT, sourcePort);
+        data.set(ValueLayout.JAVA_INT, index + IP_ID_AT, ipId);
+        data.set(ValueLayout.JAVA_INT, index + PAYLOAD_LENGTH_AT, length);
+        final int start = index + HEADER_BYTES;
+        dataBuffer.put(start, head, head.position(), headLength);
+        if (middleLength > 0)
+        {
+            MemorySegment.copy(payload, payloadOffset, data, (long)start + headLength, middleLength);
+        }
+        if (tailLength > 0)
+        {
+            dataBuffer.put(start + headLength + middleLength, end, end.position(), tailLength);
+        }
+        // volatile, not only release: the sender reads the receiver's parked flag next, and that read must
+        // not pass this store (the receiver sets the flag, then looks at the ring: one of the two sees the other)
+        INT.setVolatile(data, (long)index + LENGTH_AT, recordLength);
+        return OK;
+    }
+
+    /**
+     * Take the next datagram. The consumer thread only.
+     *
+     * @param buffer where the payload goes, from position 0; position and limit are set to 0 and its length.
+     * @return {@link #OK} (the sender's fields are then {@link #polledSourceIpv4()} and the others),
+     *         {@link #EMPTY} or {@link #CORRUPT}.
+     */
+    int poll(final ByteBuffer buffer)
+    {
+        for (int records = 0; records < 2; records++)
+        {
+            final int index = (int)(head & mask);
+            final int length = (int)INT.getVolatile(data, (long)index + LENGTH_AT);
+            if (length == 0)
+            {
+                return EMPTY;
+            }
+            final int toEnd = capacity - index;
+            final int type = data.get(ValueLayout.JAVA_INT, index + TYPE_AT);
+            if (type == TYPE_PADDING)
+            {
+                if (length != toEnd || records > 0)
+                {
+                    return CORRUPT;
+                }
+                consume(index, toEnd);
+                continue;
+            }
+            final int payloadLength = data.get(ValueLayout.JAVA_INT, index + PAYLOAD_LENGTH_AT);
+            if (type != TYPE_DATA || length < HEADER_BYTES || length > toEnd || length > maxRecord ||
+                payloadLength != length - HEADER_BYTES || payloadLength > buffer.capacity())
+            {
+                return CORRUPT;
+            }
+            polledSourceIpv4 = data.get(ValueLayout.JAVA_INT, index + SOURCE_ADDRESS_AT);
+            polledSourcePort = data.get(ValueLayout.JAVA_INT, index + SOURCE_PORT_AT);
+            polledIpIdentification = data.get(ValueLayout.JAVA_INT, index + IP_ID_AT);
+            buffer.clear();
+            buffer.put(0, dataBuffer, index + HEADER_BYTES, payloadLength);
+            buffer.limit(payloadLength);
+            consume(index, align(length));
+            return OK;
+        }
+        // two padding records in a row: no producer of ours writes that
+        return CORRUPT;
+    }
+
+    /**
+     * @return true if a record is published at the head (consumer thread; a full fence orders it after a
+     *         store of the caller's, the parked flag).
+     */
+    boolean hasRecord()
+    {
+        return 0 != (int)INT.getVolatile(data, (long)(int)(head & mask) + LENGTH_AT);
+    }
+
+    /**
+     * @return true if a producer has claimed space the consumer has not read: with {@link #poll} giving
+     *         {@link #EMPTY}, a record still being written (or one whose writer died while writing it).
+     */
+    boolean claimedBeyondHead()
+    {
+        return (long)LONG.getVolatile(control, (long)TAIL_OFFSET) != head;
+    }
+
+    /**
+     * @return the consumer's position: bytes consumed since the ring was made.
+     */
+    long head()
+    {
+        return head;
+    }
+
+    int polledSourceIpv4()
+    {
+        return polledSourceIpv4;
+    }
+
+    int polledSourcePort()
+    {
+        return polledSourcePort;
+    }
+
+    int polledIpIdentification()
+    {
+        return polledIpIdentification;
+    }
+
+    /** Zero a consumed record (so the space reads 0 when claimed again), then hand the space back. */
+    private void consume(final int index, final int bytes)
+    {
+        final int end = index + bytes;
+        for (int offset = index; offset < end; offset += Long.BYTES)
+        {
+            data.set(ValueLayout.JAVA_LONG, offset, 0L);
+        }
+        head += bytes;
+        LONG.setRelease(control, (long)HEAD_OFFSET, head);
+    }
+
+    private static int align(final int length)
+    {
+        return (length + ALIGNMENT - 1) & -ALIGNMENT;
+    }
+}

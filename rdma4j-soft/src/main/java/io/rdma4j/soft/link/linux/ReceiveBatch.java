@@ -1,0 +1,310 @@
+package io.rdma4j.soft.link.linux;
+
+import io.rdma4j.soft.Counters;
+import io.rdma4j.soft.SoftCounter;
+import io.rdma4j.soft.link.DatagramInfo;
+import io.rdma4j.soft.link.Ipv4;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+import static io.rdma4j.soft.link.linux.LinuxLibc.AF_INET;
+import static io.rdma4j.soft.link.linux.LinuxLibc.CMSG_HEADER_BYTES;
+import static io.rdma4j.soft.link.linux.LinuxLibc.CMSG_SPACE_INT;
+import static io.rdma4j.soft.link.linux.LinuxLibc.IOVEC_BYTES;
+import static io.rdma4j.soft.link.linux.LinuxLibc.MMSGHDR_BYTES;
+import static io.rdma4j.soft.link.linux.LinuxLibc.MSG_CONTROL;
+import static io.rdma4j.soft.link.linux.LinuxLibc.MSG_CONTROLLEN;
+import static io.rdma4j.soft.link.linux.LinuxLibc.MSG_DONTWAIT;
+import static io.rdma4j.soft.link.linux.LinuxLibc.MSG_FLAGS;
+import static io.rdma4j.soft.link.linux.LinuxLibc.MSG_IOV;
+import static io.rdma4j.soft.link.linux.LinuxLibc.MSG_IOVLEN;
+import static io.rdma4j.soft.link.linux.LinuxLibc.MSG_LEN;
+import static io.rdma4j.soft.link.linux.LinuxLibc.MSG_NAME;
+import static io.rdma4j.soft.link.linux.LinuxLibc.MSG_NAMELEN;
+import static io.rdma4j.soft.link.linux.LinuxLibc.MSG_TRUNC;
+import static io.rdma4j.soft.link.linux.LinuxLibc.SOL_UDP;
+import static io.rdma4j.soft.link.linux.LinuxLibc.UDP_GRO;
+
+/**
+ * The receive side of a {@link LinuxUdpLink}: {@value #RX_SLOTS} slots of {@value #RX_SLOT_BYTES} bytes with
+ * their {@code mmsghdr}, {@code iovec}, {@code sockaddr} and control arrays, allocated once; one
+ * {@code recvmmsg} fills them, and {@link #deliver} hands them out a datagram at a time, splitting a GRO run
+ * by its segment size and reading the source from the slot's {@code sockaddr} (a 256-entry cache maps an
+ * IPv4 source to its {@link InetAddress}). Called under the link's receive lock only.
+ */
+final class ReceiveBatch
+{
+    /** Datagrams (or GRO runs) one {@code recvmmsg} may return. */
+    static final int RX_SLOTS = 32;
+    /** A slot holds the largest UDP payload, so that neither a datagram nor a GRO run is cut. */
+    static final int RX_SLOT_BYTES = 65536;
+
+    private static final int SOCKADDR_SLOT = 32;
+    private static final int SOURCE_CACHE = 256;
+    private static final ValueLayout.OfInt INT_BE =
+        ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong LONG_BE =
+        ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfShort SHORT_BE =
+        ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
+    private final int port;
+    private final boolean groReceive;
+    private final MemorySegment rxData;
+    private final ByteBuffer rxDataView;
+    private final MemorySegment rxMessages;
+    private final MemorySegment rxNames;
+    private final MemorySegment rxControl;
+    private final InetAddress[] sourceCache = new InetAddress[SOURCE_CACHE];
+    private final int[] sourceCacheIpv4 = new int[SOURCE_CACHE];
+    private InetAddress lastIpv6Source;
+    private long lastIpv6High;
+    private long lastIpv6Low;
+    private int rxCount;
+    private int rxIndex;
+    private int rxOffset;
+    private Endpoint rxEndpoint;
+    private int nextEndpointIndex;
+    private volatile long receiveSyscalls;
+    private volatile long receivedDatagrams;
+    /** The device's counters: udp_rcvd_pkts, as the NIO link counts it. */
+    volatile Counters counters = new Counters();
+    private volatile long receivedRuns;
+    private volatile long truncatedDrops;
+
+    /**
+     * @param arena      the link's arena, which outlives this.
+     * @param port       the link's port: every datagram's destination port.
+     * @param groReceive true if the sockets have {@code UDP_GRO} on: slots may hold runs.
+     */
+    ReceiveBatch(final Arena arena, final int port, final boolean groReceive)
+    {
+        this.port = port;
+        this.groReceive = groReceive;
+        rxData = arena.allocate((long)RX_SLOTS * RX_SLOT_BYTES, 64);
+        rxDataView = rxData.asByteBuffer();
+        rxMessages = arena.allocate((long)RX_SLOTS * MMSGHDR_BYTES, 8);
+        rxNames = arena.allocate((long)RX_SLOTS * SOCKADDR_SLOT, 8);
+        rxControl = arena.allocate((long)RX_SLOTS * CMSG_SPACE_INT, 8);
+        final MemorySegment rxIovecs = arena.allocate((long)RX_SLOTS * IOVEC_BYTES, 8);
+        for (int i = 0; i < RX_SLOTS; i++)
+        {
+            final long iovec = (long)i * IOVEC_BYTES;
+            rxIovecs.set(ValueLayout.JAVA_LONG, iovec, rxData.address() + (long)i * RX_SLOT_BYTES);
+            rxIovecs.set(ValueLayout.JAVA_LONG, iovec + 8, RX_SLOT_BYTES);
+            final long message = (long)i * MMSGHDR_BYTES;
+            rxMessages.set(ValueLayout.JAVA_LONG, message + MSG_NAME, rxNames.address() + (long)i * SOCKADDR_SLOT);
+            rxMessages.set(ValueLayout.JAVA_LONG, message + MSG_IOV, rxIovecs.address() + iovec);
+            rxMessages.set(ValueLayout.JAVA_LONG, message + MSG_IOVLEN, 1L);
+            rxMessages.set(ValueLayout.JAVA_LONG, message + MSG_CONTROL,
+                rxControl.address() + (long)i * CMSG_SPACE_INT);
+        }
+    }
+
+    /**
+     * @return true while datagrams of the last batch wait in the slots.
+     */
+    boolean buffered()
+    {
+        return rxIndex < rxCount;
+    }
+
+    /**
+     * A socket is being closed: the datagrams it gave, already in the slots, are still delivered, with its
+     * destination.
+     */
+    void forget(final Endpoint endpoint)
+    {
+        if (rxEndpoint == endpoint)
+        {
+            rxEndpoint = new Endpoint(-1, endpoint.destination, null);
+        }
+    }
+
+    long syscalls()
+    {
+        return receiveSyscalls;
+    }
+
+    long datagrams()
+    {
+        return receivedDatagrams;
+    }
+
+    long runs()
+    {
+        return receivedRuns;
+    }
+
+    long truncated()
+    {
+        return truncatedDrops;
+    }
+
+    /**
+     * Fill the slots from the next of the sockets that has datagrams, starting after the one that gave the
+     * last batch.
+     *
+     * @param current the sockets, unicast first.
+     * @return true if a batch came.
+     */
+    boolean refill(final Endpoint[] current)
+    {
+        rxCount = 0;
+        rxIndex = 0;
+        rxOffset = 0;
+        final int count = current.length;
+        final int start = nextEndpointIndex < count ? nextEndpointIndex : 0;
+        for (int i = 0; i < count; i++)
+        {
+            final int index = start + i < count ? start + i : start + i - count;
+            final Endpoint endpoint = current[index];
+            for (int slot = 0; slot < RX_SLOTS; slot++)
+            {
+                final long message = (long)slot * MMSGHDR_BYTES;
+                // the kernel wrote the lengths it used: give each slot its full room again
+                rxMessages.set(ValueLayout.JAVA_INT, message + MSG_NAMELEN, SOCKADDR_SLOT);
+                rxMessages.set(ValueLayout.JAVA_LONG, message + MSG_CONTROLLEN, groReceive ? CMSG_SPACE_INT : 0L);
+            }
+            final int received = LinuxLibc.recvmmsg(endpoint.fd, rxMessages, RX_SLOTS, MSG_DONTWAIT);
+            if (received > 0)
+            {
+                receiveSyscalls++;
+                rxCount = received;
+                rxEndpoint = endpoint;
+                nextEndpointIndex = index + 1;
+                return true;
+            }
+            // -1 is EAGAIN (nothing waiting) all but always; errno is not captured on this path (see LinuxLibc)
+        }
+        return false;
+    }
+
+    /**
+     * Copy the next datagram of the current slot into the buffer and describe it.
+     *
+     * @return false if the slot's datagram was dropped (truncated); the caller moves on.
+     */
+    boolean deliver(final ByteBuffer buffer, final DatagramInfo info)
+    {
+        final int slot = rxIndex;
+        final long message = (long)slot * MMSGHDR_BYTES;
+        final int length = rxMessages.get(ValueLayout.JAVA_INT, message + MSG_LEN);
+        final int flags = rxMessages.get(ValueLayout.JAVA_INT, message + MSG_FLAGS);
+        if ((flags & MSG_TRUNC) != 0)
+        {
+            truncatedDrops++;
+            rxIndex++;
+            return false;
+        }
+        final int segment = segmentSize(slot, length);
+        final int offset = rxOffset;
+        final int datagramLength = Math.min(segment, length - offset);
+        if (offset + datagramLength >= length)
+        {
+            rxIndex++;
+            rxOffset = 0;
+            if (offset > 0)
+            {
+                receivedRuns++;
+            }
+        }
+        else
+        {
+            rxOffset = offset + datagramLength;
+        }
+
+        final int copied = Math.min(datagramLength, buffer.capacity());
+        buffer.clear();
+        buffer.put(0, rxDataView, slot * RX_SLOT_BYTES + offset, copied);
+        buffer.limit(copied);
+        describeSource(slot, info);
+        final Endpoint endpoint = rxEndpoint;
+        info.destination = endpoint.destination;
+        info.destinationIpv4 = endpoint.destinationIpv4;
+        info.destinationIpv6High = endpoint.destinationIpv6High;
+        info.destinationIpv6Low = endpoint.destinationIpv6Low;
+        info.destinationPort = port;
+        info.ttl = -1;
+        info.ipIdentification = -1;
+        receivedDatagrams++;
+        if (copied > 0)
+        {
+            // an empty datagram is a same-host wake-up, no RoCEv2 packet
+            counters.increment(SoftCounter.UDP_RCVD_PKTS);
+        }
+        return true;
+    }
+
+    /** The slot's GRO segment size from its control message, or its whole length without one. */
+    private int segmentSize(final int slot, final int length)
+    {
+        if (!groReceive)
+        {
+            return length;
+        }
+        final long controlLength = rxMessages.get(ValueLayout.JAVA_LONG, (long)slot * MMSGHDR_BYTES + MSG_CONTROLLEN);
+        if (controlLength < CMSG_HEADER_BYTES + 4)
+        {
+            return length;
+        }
+        final long control = (long)slot * CMSG_SPACE_INT;
+        if (rxControl.get(ValueLayout.JAVA_INT, control + 8) != SOL_UDP ||
+            rxControl.get(ValueLayout.JAVA_INT, control + 12) != UDP_GRO)
+        {
+            return length;
+        }
+        final int size = rxControl.get(ValueLayout.JAVA_INT, control + CMSG_HEADER_BYTES);
+        return size > 0 ? size : length;
+    }
+
+    private void describeSource(final int slot, final DatagramInfo info)
+    {
+        final long name = (long)slot * SOCKADDR_SLOT;
+        info.sourcePort = rxNames.get(SHORT_BE, name + 2) & 0xFFFF;
+        if (rxNames.get(ValueLayout.JAVA_SHORT, name) == AF_INET)
+        {
+            final int ipv4 = rxNames.get(INT_BE, name + 4);
+            final int index = (ipv4 ^ (ipv4 >>> 8)) & (SOURCE_CACHE - 1);
+            InetAddress source = sourceCache[index];
+            if (null == source || sourceCacheIpv4[index] != ipv4)
+            {
+                source = Ipv4.toAddress(ipv4);
+                sourceCache[index] = source;
+                sourceCacheIpv4[index] = ipv4;
+            }
+            info.source = source;
+            info.sourceIpv4 = ipv4;
+            info.sourceIpv6High = 0;
+            info.sourceIpv6Low = 0;
+            return;
+        }
+        // sin6_addr at 8: the halves big-endian, as Ipv6 and the receive checks hold them
+        final long high = rxNames.get(LONG_BE, name + 8);
+        final long low = rxNames.get(LONG_BE, name + 16);
+        if (null == lastIpv6Source || high != lastIpv6High || low != lastIpv6Low)
+        {
+            final byte[] raw = rxNames.asSlice(name + 8, 16).toArray(ValueLayout.JAVA_BYTE);
+            try
+            {
+                lastIpv6Source = InetAddress.getByAddress(raw);
+            }
+            catch (final UnknownHostException ex)
+            {
+                throw new IllegalStateException("16 bytes are always an IPv6 address", ex);
+            }
+            lastIpv6High = high;
+            lastIpv6Low = low;
+        }
+        info.source = lastIpv6Source;
+        info.sourceIpv4 = 0;
+        info.sourceIpv6High = high;
+        info.sourceIpv6Low = low;
+    }
+}

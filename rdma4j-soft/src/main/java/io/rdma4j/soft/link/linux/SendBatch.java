@@ -1,0 +1,562 @@
+package io.rdma4j.soft.link.linux;
+
+import io.rdma4j.soft.Counters;
+import io.rdma4j.soft.SoftCounter;
+import io.rdma4j.soft.wire.Icrc;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.HashMap;
+import java.util.Map;
+
+import static io.rdma4j.soft.link.linux.LinuxLibc.AF_INET;
+import static io.rdma4j.soft.link.linux.LinuxLibc.CMSG_HEADER_BYTES;
+import static io.rdma4j.soft.link.linux.LinuxLibc.CMSG_SPACE_INT;
+import static io.rdma4j.soft.link.linux.LinuxLibc.EINVAL;
+import static io.rdma4j.soft.link.linux.LinuxLibc.EINTR;
+import static io.rdma4j.soft.link.linux.LinuxLibc.EIO;
+import static io.rdma4j.soft.link.linux.LinuxLibc.EOPNOTSUPP;
+import static io.rdma4j.soft.link.linux.LinuxLibc.IOVEC_BYTES;
+import static io.rdma4j.soft.link.linux.LinuxLibc.MMSGHDR_BYTES;
+import static io.rdma4j.soft.link.linux.LinuxLibc.MSG_CONTROL;
+import static io.rdma4j.soft.link.linux.LinuxLibc.MSG_CONTROLLEN;
+import static io.rdma4j.soft.link.linux.LinuxLibc.MSG_FLAGS;
+import static io.rdma4j.soft.link.linux.LinuxLibc.MSG_IOV;
+import static io.rdma4j.soft.link.linux.LinuxLibc.MSG_IOVLEN;
+import static io.rdma4j.soft.link.linux.LinuxLibc.MSG_NAME;
+import static io.rdma4j.soft.link.linux.LinuxLibc.MSG_NAMELEN;
+import static io.rdma4j.soft.link.linux.LinuxLibc.SOL_UDP;
+import static io.rdma4j.soft.link.linux.LinuxLibc.UDP_SEGMENT;
+
+/**
+ * The send side of a {@link LinuxUdpLink}: {@value #TX_SLOTS} slots of native memory with their
+ * {@code mmsghdr}, {@code iovec}, {@code sockaddr} and control arrays, allocated once; queued datagrams and
+ * their flush in one {@code sendmmsg}, runs to one destination as {@code UDP_SEGMENT} messages with each
+ * segment's ICRC moved to the identification the kernel gives it. Every method but the counters' is called
+ * under the link's send lock.
+ */
+final class SendBatch
+{
+    /** Datagrams one flush may carry; a full queue flushes. */
+    static final int TX_SLOTS = 64;
+    /** iovecs a datagram takes: its head (or the whole of a copied one), a payload sent in place, its tail. */
+    static final int IOVECS_PER_SLOT = 3;
+    /** The largest datagram that is queued; a larger one is sent on its own from a scratch slot. */
+    static final int TX_SLOT_BYTES = 8192;
+    /** Segments per {@code UDP_SEGMENT} message: the kernel's UDP_MAX_SEGMENTS before 6.x raised it. */
+    static final int MAX_GSO_SEGMENTS = 64;
+    /** The largest UDP payload of one IPv4 datagram, and so of a GSO message. */
+    static final int MAX_GSO_BYTES = 65507;
+
+    private static final int SOCKADDR_SLOT = 32;
+    private static final int SCRATCH_BYTES = 65536;
+    private static final int MAX_CACHED_DESTINATIONS = 64;
+    /** The ICRC is stored least-significant byte first. */
+    private static final ValueLayout.OfInt ICRC_LAYOUT =
+        ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    private final Arena arena;
+    private final int family;
+    private final int port;
+    private final int fd;
+    private final int ipIdentification;
+    private final MemorySegment capture;
+    private final MemorySegment option;
+    private final MemorySegment txData;
+    private final ByteBuffer txDataView;
+    private final MemorySegment txIovecs;
+    private final MemorySegment txMessages;
+    /** {@link #txMessages} from each message on: the arrays a partial {@code sendmmsg} resumes from. */
+    private final MemorySegment[] txMessagesFrom = new MemorySegment[TX_SLOTS];
+    private final MemorySegment txNames;
+    private final MemorySegment txControl;
+    private final MemorySegment txScratch;
+    private final ByteBuffer txScratchView;
+    /** A datagram's whole length, as GSO runs compare them. */
+    private final int[] txLengths = new int[TX_SLOTS];
+    /** Bytes at the start of a slot: a copied datagram, or a gathered one's headers. */
+    private final int[] txHeadBytes = new int[TX_SLOTS];
+    /** A gathered datagram's pad and ICRC, after its headers in the slot; 0 for a copied one. */
+    private final int[] txTailBytes = new int[TX_SLOTS];
+    /** A gathered datagram's payload: its native address and length; 0 for a copied one. */
+    private final long[] txPayloadAddress = new long[TX_SLOTS];
+    private final int[] txPayloadLength = new int[TX_SLOTS];
+    private final int[] txNameLengths = new int[TX_SLOTS];
+    private final Object[] txDestinations = new Object[TX_SLOTS];
+    private final boolean[] txMulticast = new boolean[TX_SLOTS];
+    /** What was XORed into each slot's ICRC for the identification GSO gives its segment (0: nothing). */
+    private final int[] txIcrcChange = new int[TX_SLOTS];
+    private final int[] renumbering = new int[MAX_GSO_SEGMENTS];
+    private final int[] runFirst = new int[TX_SLOTS];
+    private final int[] runLength = new int[TX_SLOTS];
+    private final Map<InetAddress, MemorySegment> sockaddrByDestination = new HashMap<>();
+    private volatile int count;
+    private boolean gsoSend;
+    private int multicastTtl = -1;
+    private volatile long sendSyscalls;
+    private volatile long sentDatagrams;
+    /** The device's counters: udp_sent_pkts, as the NIO link counts it. */
+    volatile Counters counters = new Counters();
+    private volatile long gsoMessages;
+    private volatile long gatheredDatagrams;
+    private volatile long sendFailures;
+
+    /**
+     * @param arena            the link's arena, which outlives this.
+     * @param family           AF_INET or AF_INET6.
+     * @param port             the destination UDP port.
+     * @param fd               the socket to send on.
+     * @param ipIdentification the identification the socket sends with (0 with DF), -1 if unknown.
+     * @param segmentation     true to send runs with {@code UDP_SEGMENT}.
+     */
+    SendBatch(final Arena arena, final int family, final int port, final int fd, final int ipIdentification,
+        final boolean segmentation)
+    {
+        this.arena = arena;
+        this.family = family;
+        this.port = port;
+        this.fd = fd;
+        this.ipIdentification = ipIdentification;
+        this.gsoSend = segmentation;
+        capture = LinuxLibc.newCapture(arena);
+        option = arena.allocate(64, 8);
+        txData = arena.allocate((long)TX_SLOTS * TX_SLOT_BYTES, 64);
+        txDataView = txData.asByteBuffer();
+        txIovecs = arena.allocate((long)TX_SLOTS * IOVECS_PER_SLOT * IOVEC_BYTES, 8);
+        txMessages = arena.allocate((long)TX_SLOTS * MMSGHDR_BYTES, 8);
+        for (int i = 0; i < TX_SLOTS; i++)
+        {
+            txMessagesFrom[i] = txMessages.asSlice((long)i * MMSGHDR_BYTES);
+        }
+        txNames = arena.allocate((long)TX_SLOTS * SOCKADDR_SLOT, 8);
+        txControl = arena.allocate((long)TX_SLOTS * CMSG_SPACE_INT, 8);
+        txScratch = arena.allocate(SCRATCH_BYTES, 64);
+        txScratchView = txScratch.asByteBuffer();
+        for (int i = 0; i < TX_SLOTS; i++)
+        {
+            final long control = (long)i * CMSG_SPACE_INT;
+            // a UDP_SEGMENT message: cmsg_len = CMSG_LEN(sizeof(uint16_t)), SOL_UDP, UDP_SEGMENT
+            txControl.set(ValueLayout.JAVA_LONG, control, CMSG_HEADER_BYTES + 2);
+            txControl.set(ValueLayout.JAVA_INT, control + 8, SOL_UDP);
+            txControl.set(ValueLayout.JAVA_INT, control + 12, UDP_SEGMENT);
+        }
+    }
+
+    /**
+     * @return true if nothing is queued; a racy read, which is enough: each queueing thread flushes its own.
+     */
+    boolean isEmpty()
+    {
+        return 0 == count;
+    }
+
+    /** Count a datagram that could not be queued or sent. */
+    void countFailure()
+    {
+        sendFailures++;
+    }
+
+    long failures()
+    {
+        return sendFailures;
+    }
+
+    long syscalls()
+    {
+        return sendSyscalls;
+    }
+
+    long datagrams()
+    {
+        return sentDatagrams;
+    }
+
+    long gsoMessages()
+    {
+        return gsoMessages;
+    }
+
+    long gathered()
+    {
+        return gatheredDatagrams;
+    }
+
+    boolean segments()
+    {
+        return gsoSend;
+    }
+
+    /** Copy one datagram into the next slot, flushing first if the queue is full. */
+    boolean queue(final ByteBuffer datagram, final InetAddress destination, final int hopLimit)
+    {
+        final int slot = reserveSlot(destination, hopLimit);
+        if (slot < 0)
+        {
+            return false;
+        }
+        final int length = datagram.remaining();
+        txDataView.put(slot * TX_SLOT_BYTES, datagram, datagram.position(), length);
+        txHeadBytes[slot] = length;
+        txTailBytes[slot] = 0;
+        txPayloadAddress[slot] = 0;
+        txPayloadLength[slot] = 0;
+        txLengths[slot] = length;
+        setIovecs(slot);
+        count = slot + 1;
+        return true;
+    }
+
+    /** Head and tail into the next slot, the payload referenced where it lies. */
+    boolean queueGathered(
+        final ByteBuffer head, final MemorySegment payload, final long payloadOffset, final int payloadLength,
+        final ByteBuffer tail, final InetAddress destination, final int hopLimit)
+    {
+        final int slot = reserveSlot(destination, hopLimit);
+        if (slot < 0)
+        {
+            return false;
+        }
+        final int headLength = head.remaining();
+        final int tailLength = tail.remaining();
+        txDataView.put(slot * TX_SLOT_BYTES, head, head.position(), headLength);
+        txDataView.put(slot * TX_SLOT_BYTES + headLength, tail, tail.position(), tailLength);
+        txHeadBytes[slot] = headLength;
+        txTailBytes[slot] = tailLength;
+        txPayloadAddress[slot] = payload.address() + payloadOffset;
+        txPayloadLength[slot] = payloadLength;
+        txLengths[slot] = headLength + payloadLength + tailLength;
+        setIovecs(slot);
+        count = slot + 1;
+        gatheredDatagrams++;
+        return true;
+    }
+
+    /**
+     * Take the next slot for a datagram to {@code destination}, flushing first if the queue is
+     * full or a multicast datagram needs another TTL; set its address.
+     *
+     * @return the slot, or -1 if the datagram cannot be sent (counted).
+     */
+    private int reserveSlot(final InetAddress destination, final int hopLimit)
+    {
+        final MemorySegment sockaddr = sockaddr(destination);
+        if (null == sockaddr)
+        {
+            sendFailures++;
+            return -1;
+        }
+        final boolean multicast = destination.isMulticastAddress();
+        if (multicast && hopLimit != multicastTtl)
+        {
+            // the TTL is the socket's: what was queued under the old one leaves first
+            flush();
+            final int level = AF_INET == family ? LinuxLibc.IPPROTO_IP : LinuxLibc.IPPROTO_IPV6;
+            final int name = AF_INET == family ? LinuxLibc.IP_MULTICAST_TTL : LinuxLibc.IPV6_MULTICAST_HOPS;
+            if (!SocketOptions.tryInt(capture, option, fd, level, name, hopLimit))
+            {
+                sendFailures++;
+                return -1;
+            }
+            multicastTtl = hopLimit;
+        }
+        if (count == TX_SLOTS)
+        {
+            flush();
+        }
+        final int slot = count;
+        txIcrcChange[slot] = 0;
+        MemorySegment.copy(sockaddr, 0, txNames, (long)slot * SOCKADDR_SLOT, sockaddr.byteSize());
+        txNameLengths[slot] = (int)sockaddr.byteSize();
+        txDestinations[slot] = destination;
+        txMulticast[slot] = multicast;
+        return slot;
+    }
+
+    /** A slot's three iovecs: its head (or whole datagram), the payload in place, its tail. */
+    private void setIovecs(final int slot)
+    {
+        final long iovec = (long)slot * IOVECS_PER_SLOT * IOVEC_BYTES;
+        final long data = txData.address() + (long)slot * TX_SLOT_BYTES;
+        txIovecs.set(ValueLayout.JAVA_LONG, iovec, data);
+        txIovecs.set(ValueLayout.JAVA_LONG, iovec + 8, txHeadBytes[slot]);
+        txIovecs.set(ValueLayout.JAVA_LONG, iovec + 16, txPayloadAddress[slot]);
+        txIovecs.set(ValueLayout.JAVA_LONG, iovec + 24, txPayloadLength[slot]);
+        txIovecs.set(ValueLayout.JAVA_LONG, iovec + 32, 0 == txTailBytes[slot] ? 0L : data + txHeadBytes[slot]);
+        txIovecs.set(ValueLayout.JAVA_LONG, iovec + 40, txTailBytes[slot]);
+    }
+
+    /**
+     * Hand every queued datagram to the kernel. Consecutive datagrams to one unicast
+     * destination, of one size but a shorter last, become one {@code UDP_SEGMENT} message; the messages go
+     * in one {@code sendmmsg} (or more, if the kernel takes part of the array).
+     */
+    void flush()
+    {
+        final int queued = count;
+        if (0 == queued)
+        {
+            return;
+        }
+        final int messages = groupRuns(queued);
+        for (int m = 0; m < messages; m++)
+        {
+            final int first = runFirst[m];
+            final int segments = runLength[m];
+            final long message = (long)m * MMSGHDR_BYTES;
+            txMessages.set(ValueLayout.JAVA_LONG, message + MSG_NAME, txNames.address() + (long)first * SOCKADDR_SLOT);
+            txMessages.set(ValueLayout.JAVA_INT, message + MSG_NAMELEN, txNameLengths[first]);
+            txMessages.set(ValueLayout.JAVA_LONG, message + MSG_IOV,
+                txIovecs.address() + (long)first * IOVECS_PER_SLOT * IOVEC_BYTES);
+            txMessages.set(ValueLayout.JAVA_LONG, message + MSG_IOVLEN, (long)segments * IOVECS_PER_SLOT);
+            if (segments > 1)
+            {
+                renumberIcrcs(first, segments);
+                final long control = (long)m * CMSG_SPACE_INT;
+                txControl.set(ValueLayout.JAVA_SHORT, control + CMSG_HEADER_BYTES, (short)txLengths[first]);
+                txMessages.set(ValueLayout.JAVA_LONG, message + MSG_CONTROL, txControl.address() + control);
+                txMessages.set(ValueLayout.JAVA_LONG, message + MSG_CONTROLLEN, CMSG_SPACE_INT);
+            }
+            else
+            {
+                txMessages.set(ValueLayout.JAVA_LONG, message + MSG_CONTROL, 0L);
+                txMessages.set(ValueLayout.JAVA_LONG, message + MSG_CONTROLLEN, 0L);
+            }
+            txMessages.set(ValueLayout.JAVA_INT, message + MSG_FLAGS, 0);
+        }
+
+        int next = 0;
+        boolean gsoRefused = false;
+        while (next < messages)
+        {
+            final int sent = LinuxLibc.sendmmsg(fd, txMessagesFrom[next], messages - next, 0);
+            sendSyscalls++;
+            if (sent > 0)
+            {
+                countSent(next, next + sent);
+                next += sent;
+                continue;
+            }
+            if (runLength[next] > 1)
+            {
+                // once more alone, errno captured: is it the segmentation that is refused?
+                final long again = LinuxLibc.sendmsg(capture, fd, txMessagesFrom[next], 0);
+                sendSyscalls++;
+                if (again >= 0)
+                {
+                    countSent(next, next + 1);
+                    next++;
+                    continue;
+                }
+                final int errno = LinuxLibc.errno(capture);
+                if (EINVAL == errno || EIO == errno || EOPNOTSUPP == errno)
+                {
+                    // the kernel or the route has no UDP segmentation offload: from now on one datagram a
+                    // message, starting with this run
+                    gsoSend = false;
+                    gsoRefused = true;
+                    break;
+                }
+            }
+            // a refused datagram is a counted drop, as on a wire (EAGAIN with a full buffer, EMSGSIZE ...)
+            sendFailures += runLength[next];
+            next++;
+        }
+        if (gsoRefused)
+        {
+            final int firstUnsent = runFirst[next];
+            for (int slot = firstUnsent; slot < queued; slot++)
+            {
+                // each goes alone now, with identification 0 again
+                changeIcrc(slot, txIcrcChange[slot]);
+                txIcrcChange[slot] = 0;
+            }
+            compact(firstUnsent, queued);
+            flush();
+            return;
+        }
+        count = 0;
+    }
+
+    /**
+     * The kernel numbers the segments of one {@code UDP_SEGMENT} send: a run sent with identification 0 leaves
+     * as datagrams with identification 0, 1, 2 ... (seen with tcpdump behind a veth that segments in software).
+     * The ICRC covers the identification, so segment k's ICRC is moved from identification 0 to k.
+     */
+    private void renumberIcrcs(final int first, final int segments)
+    {
+        if (0 != ipIdentification || AF_INET != family)
+        {
+            return;
+        }
+        // every segment but the last has the first's length: one factor for them all
+        final int equal = txLengths[first + segments - 1] == txLengths[first] ? segments : segments - 1;
+        Icrc.identificationChanges(txLengths[first], 1, equal - 1, renumbering);
+        for (int k = 1; k < segments; k++)
+        {
+            final int slot = first + k;
+            final int change = k < equal ? renumbering[k - 1] : Icrc.identificationChange(txLengths[slot], k);
+            changeIcrc(slot, change);
+            txIcrcChange[slot] = change;
+        }
+    }
+
+    private void changeIcrc(final int slot, final int change)
+    {
+        if (0 != change && txLengths[slot] >= Icrc.MIN_LENGTH)
+        {
+            // the ICRC ends the slot's bytes: the copied datagram's, or the tail after the head
+            final long at = (long)slot * TX_SLOT_BYTES + txHeadBytes[slot] + txTailBytes[slot] - Icrc.LENGTH;
+            txData.set(ICRC_LAYOUT, at, txData.get(ICRC_LAYOUT, at) ^ change);
+        }
+    }
+
+    private void countSent(final int fromMessage, final int toMessage)
+    {
+        for (int m = fromMessage; m < toMessage; m++)
+        {
+            sentDatagrams += runLength[m];
+            counters.add(SoftCounter.UDP_SENT_PKTS, runLength[m]);
+            if (runLength[m] > 1)
+            {
+                gsoMessages++;
+            }
+        }
+    }
+
+    /** Move the slots from {@code from} to {@code count} to the front of the queue. */
+    private void compact(final int from, final int queued)
+    {
+        final int left = queued - from;
+        for (int i = 0; i < left; i++)
+        {
+            final int source = from + i;
+            MemorySegment.copy(txData, (long)source * TX_SLOT_BYTES, txData, (long)i * TX_SLOT_BYTES,
+                txHeadBytes[source] + txTailBytes[source]);
+            MemorySegment.copy(txNames, (long)source * SOCKADDR_SLOT, txNames, (long)i * SOCKADDR_SLOT, SOCKADDR_SLOT);
+            txLengths[i] = txLengths[source];
+            txNameLengths[i] = txNameLengths[source];
+            txDestinations[i] = txDestinations[source];
+            txMulticast[i] = txMulticast[source];
+            txIcrcChange[i] = 0;
+            txHeadBytes[i] = txHeadBytes[source];
+            txTailBytes[i] = txTailBytes[source];
+            txPayloadAddress[i] = txPayloadAddress[source];
+            txPayloadLength[i] = txPayloadLength[source];
+            setIovecs(i);
+        }
+        count = left;
+    }
+
+    /** Split the queue into messages; return how many. */
+    private int groupRuns(final int queued)
+    {
+        int messages = 0;
+        int i = 0;
+        while (i < queued)
+        {
+            int run = 1;
+            if (gsoSend && !txMulticast[i])
+            {
+                final int size = txLengths[i];
+                int bytes = size;
+                while (i + run < queued && run < MAX_GSO_SEGMENTS && txDestinations[i + run] == txDestinations[i] &&
+                    txLengths[i + run] <= size && bytes + txLengths[i + run] <= MAX_GSO_BYTES)
+                {
+                    bytes += txLengths[i + run];
+                    run++;
+                    if (txLengths[i + run - 1] < size)
+                    {
+                        // a shorter datagram ends a run: every segment but the last is gso_size long
+                        break;
+                    }
+                }
+            }
+            runFirst[messages] = i;
+            runLength[messages] = run;
+            messages++;
+            i += run;
+        }
+        return messages;
+    }
+
+    /** A datagram too long for a slot, sent on its own from the scratch slot. */
+    boolean sendLarge(final ByteBuffer datagram, final InetAddress destination, final int hopLimit)
+    {
+        final MemorySegment sockaddr = sockaddr(destination);
+        if (null == sockaddr)
+        {
+            sendFailures++;
+            return false;
+        }
+        final int length = datagram.remaining();
+        txScratchView.put(0, datagram, datagram.position(), length);
+        if (destination.isMulticastAddress() && hopLimit != multicastTtl)
+        {
+            final int name = AF_INET == family ? LinuxLibc.IP_MULTICAST_TTL : LinuxLibc.IPV6_MULTICAST_HOPS;
+            if (!SocketOptions.tryInt(capture, option, fd, AF_INET == family ? LinuxLibc.IPPROTO_IP : LinuxLibc.IPPROTO_IPV6, name, hopLimit))
+            {
+                sendFailures++;
+                return false;
+            }
+            multicastTtl = hopLimit;
+        }
+        // message 0 and the iovecs of slot 0 are free: the queue was flushed before
+        final long message = 0;
+        MemorySegment.copy(sockaddr, 0, txNames, 0, sockaddr.byteSize());
+        txIovecs.set(ValueLayout.JAVA_LONG, 0, txScratch.address());
+        txIovecs.set(ValueLayout.JAVA_LONG, 8, length);
+        txMessages.set(ValueLayout.JAVA_LONG, message + MSG_NAME, txNames.address());
+        txMessages.set(ValueLayout.JAVA_INT, message + MSG_NAMELEN, (int)sockaddr.byteSize());
+        txMessages.set(ValueLayout.JAVA_LONG, message + MSG_IOV, txIovecs.address());
+        txMessages.set(ValueLayout.JAVA_LONG, message + MSG_IOVLEN, 1L);
+        txMessages.set(ValueLayout.JAVA_LONG, message + MSG_CONTROL, 0L);
+        txMessages.set(ValueLayout.JAVA_LONG, message + MSG_CONTROLLEN, 0L);
+        txMessages.set(ValueLayout.JAVA_INT, message + MSG_FLAGS, 0);
+        long sent;
+        do
+        {
+            sent = LinuxLibc.sendmsg(capture, fd, txMessages, 0);
+            sendSyscalls++;
+        }
+        while (sent < 0 && LinuxLibc.errno(capture) == EINTR);
+        setIovecs(0);
+        if (sent < 0)
+        {
+            sendFailures++;
+            return false;
+        }
+        sentDatagrams++;
+        if (length > 0)
+        {
+            // an empty datagram is a same-host wake-up, no RoCEv2 packet
+            counters.increment(SoftCounter.UDP_SENT_PKTS);
+        }
+        return true;
+    }
+
+    /** The destination's socket address, cached by identity; null for a foreign family. */
+    private MemorySegment sockaddr(final InetAddress destination)
+    {
+        MemorySegment sockaddr = sockaddrByDestination.get(destination);
+        if (null != sockaddr)
+        {
+            return sockaddr;
+        }
+        if ((destination instanceof Inet4Address) != (AF_INET == family))
+        {
+            return null;
+        }
+        final Arena owner = sockaddrByDestination.size() < MAX_CACHED_DESTINATIONS ? arena : Arena.ofAuto();
+        sockaddr = SocketAddresses.encode(owner, destination, port);
+        if (owner == arena)
+        {
+            sockaddrByDestination.put(destination, sockaddr);
+        }
+        return sockaddr;
+    }
+}

@@ -1,0 +1,179 @@
+package io.rdma4j.soft.link;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The inbox ring on its own: records in order across the wrap, full as a refusal, several producers at
+ * once, and memory that another process scribbled on read as {@link ShmRing#CORRUPT}, never as an exception.
+ */
+@Timeout(60)
+class ShmRingTest
+{
+    private static final int CAPACITY = 64 * 1024;
+
+    private final Arena arena = Arena.ofAuto();
+    private final MemorySegment control = arena.allocate(ShmRing.CONTROL_BYTES, 64);
+    private final MemorySegment data = arena.allocate(CAPACITY, 64);
+    private final ByteBuffer out = ByteBuffer.allocateDirect(65536);
+
+    @Test
+    void recordsComeOutInOrderWithTheirSenderAcrossManyWraps()
+    {
+        final ShmRing ring = new ShmRing(control, data);
+        final Random random = new Random(1);
+        for (int i = 0; i < 5000; i++)
+        {
+            final int length = 8 + random.nextInt(3000);
+            assertEquals(ShmRing.OK, ring.offer(payload(i, length), 0x7F000001 + i, 4791, i & 0xFFFF));
+            assertEquals(ShmRing.OK, ring.poll(out));
+            assertEquals(length, out.limit());
+            assertEquals(i, out.getInt(0));
+            assertEquals((byte)(i + length - 1), out.get(length - 1));
+            assertEquals(0x7F000001 + i, ring.polledSourceIpv4());
+            assertEquals(4791, ring.polledSourcePort());
+            assertEquals(i & 0xFFFF, ring.polledIpIdentification());
+        }
+        assertEquals(ShmRing.EMPTY, ring.poll(out));
+        assertTrue(ring.head() > 10L * CAPACITY, "the test never wrapped");
+    }
+
+    @Test
+    void aFullRingRefusesUntilTheConsumerFreesSpace()
+    {
+        final ShmRing ring = new ShmRing(control, data);
+        int accepted = 0;
+        while (ring.offer(payload(accepted, 1000), 1, 2, 0) == ShmRing.OK)
+        {
+            accepted++;
+        }
+        // 1000 bytes + a 24-byte header, 8-aligned: 64 of them fill 64 KiB
+        assertEquals(CAPACITY / 1024, accepted);
+        assertEquals(ShmRing.FULL, ring.offer(payload(0, 1000), 1, 2, 0));
+        assertEquals(ShmRing.OK, ring.poll(out));
+        assertEquals(0, out.getInt(0));
+        assertEquals(ShmRing.OK, ring.offer(payload(accepted, 1000), 1, 2, 0));
+        for (int i = 1; i <= accepted; i++)
+        {
+            assertEquals(ShmRing.OK, ring.poll(out));
+            assertEquals(i, out.getInt(0));
+        }
+        assertEquals(ShmRing.EMPTY, ring.poll(out));
+    }
+
+    @Test
+    void producersOnSeveralThreadsLoseNothingAndKeepEachOnesOrder() throws Exception
+    {
+        final ShmRing ring = new ShmRing(control, data);
+        final int producers = 3;
+        final int perProducer = 20_000;
+        final Thread[] threads = new Thread[producers];
+        for (int p = 0; p < producers; p++)
+        {
+            final int producer = p;
+            threads[p] = Thread.ofPlatform().start(() ->
+            {
+                final ByteBuffer record = ByteBuffer.allocateDirect(64);
+                for (int i = 0; i < perProducer; i++)
+                {
+                    record.clear();
+                    record.putInt(0, i);
+                    record.limit(8 + (i % 56));
+                    while (ring.offer(record, producer, 0, 0) == ShmRing.FULL)
+                    {
+                        Thread.onSpinWait();
+                    }
+                }
+            });
+        }
+        final int[] next = new int[producers];
+        int received = 0;
+        final long deadline = System.nanoTime() + 50_000_000_000L;
+        while (received < producers * perProducer && System.nanoTime() < deadline)
+        {
+            final int result = ring.poll(out);
+            if (result == ShmRing.OK)
+            {
+                final int producer = ring.polledSourceIpv4();
+                assertEquals(next[producer], out.getInt(0), "producer " + producer);
+                assertEquals(8 + next[producer] % 56, out.limit());
+                next[producer]++;
+                received++;
+            }
+            else
+            {
+                assertEquals(ShmRing.EMPTY, result);
+            }
+        }
+        for (final Thread thread : threads)
+        {
+            thread.join();
+        }
+        assertEquals(producers * perProducer, received);
+    }
+
+    @Test
+    void scribbledRecordsAndPositionsAreCorruptNotExceptions()
+    {
+        final Random random = new Random(5);
+        for (int trial = 0; trial < 2000; trial++)
+        {
+            control.fill((byte)0);
+            data.fill((byte)0);
+            final ShmRing ring = new ShmRing(control, data);
+            assertEquals(ShmRing.OK, ring.offer(payload(trial, 100), 1, 2, 3));
+            // a hostile process writes anything into the first record's header
+            final int field = random.nextInt(6) * 4;
+            data.set(ValueLayout.JAVA_INT, field, random.nextBoolean() ? random.nextInt() :
+                random.nextInt(200) - 50);
+            final int result = ring.poll(out);
+            assertTrue(result == ShmRing.OK || result == ShmRing.CORRUPT || result == ShmRing.EMPTY,
+                "poll gave " + result);
+            if (result == ShmRing.OK)
+            {
+                // only fields the checks do not cover (the sender's address, port, identification) changed
+                assertEquals(100, out.limit());
+            }
+        }
+        // positions no producer makes: a tail behind the head, or more than a ring ahead
+        for (final long[] positions : new long[][] {{0, 64}, {CAPACITY + 8L, 0}, {3, 0}})
+        {
+            control.set(ValueLayout.JAVA_LONG, ShmRing.TAIL_OFFSET, positions[0]);
+            control.set(ValueLayout.JAVA_LONG, ShmRing.HEAD_OFFSET, positions[1]);
+            assertEquals(ShmRing.CORRUPT, new ShmRing(control, data).offer(payload(0, 10), 1, 2, 3));
+        }
+    }
+
+    @Test
+    void aPaddingRecordThatDoesNotReachTheEndIsCorrupt()
+    {
+        final ShmRing ring = new ShmRing(control, data);
+        data.set(ValueLayout.JAVA_INT, 4, 2);
+        data.set(ValueLayout.JAVA_INT, 0, 64);
+        assertEquals(ShmRing.CORRUPT, ring.poll(out));
+    }
+
+    private static ByteBuffer payload(final int index, final int length)
+    {
+        final ByteBuffer buffer = ByteBuffer.allocateDirect(Math.max(length, 4));
+        for (int i = 0; i < length; i++)
+        {
+            buffer.put(i, (byte)(index + i));
+        }
+        if (length >= 4)
+        {
+            buffer.putInt(0, index);
+        }
+        buffer.limit(length);
+        return buffer;
+    }
+}

@@ -1,0 +1,374 @@
+package io.rdma4j.soft.link.linux;
+
+import io.rdma4j.soft.link.DatagramInfo;
+import io.rdma4j.soft.link.Ipv4;
+import io.rdma4j.soft.link.UdpLink;
+import io.rdma4j.soft.wire.Icrc;
+import io.rdma4j.soft.wire.Opcode;
+import io.rdma4j.soft.wire.PacketBuilder;
+import io.rdma4j.soft.wire.PacketInfo;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * What the Linux socket adds to the link contract {@code UdpLinkTest} checks on both sockets: batches of
+ * datagrams per system call, UDP GSO and GRO, and identification 0 on the wire, as the ICRC assumes.
+ */
+@Timeout(value = 20, unit = TimeUnit.SECONDS)
+class LinuxUdpLinkTest
+{
+    private static final long WAIT_MILLIS = 5_000;
+    private static final int PAYLOAD = 1024;
+
+    private final InetAddress addressA = address("127.0.61.2");
+    private final InetAddress addressB = address("127.0.61.3");
+    private final InetAddress addressC = address("127.0.61.4");
+    private final ByteBuffer buffer = ByteBuffer.allocateDirect(65536);
+    private final DatagramInfo info = new DatagramInfo();
+    private final PacketBuilder builder = new PacketBuilder();
+    private final Icrc icrc = new Icrc();
+    private int port;
+
+    @BeforeEach
+    void before()
+    {
+        assertNull(LinuxUdpLink.unavailableReason(), "these tests run where the Linux socket loads");
+        try (DatagramChannel channel = DatagramChannel.open(StandardProtocolFamily.INET))
+        {
+            channel.bind(new InetSocketAddress(address("127.0.0.1"), 0));
+            port = ((InetSocketAddress)channel.getLocalAddress()).getPort();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    @Test
+    void shouldCarryAQueueInOneSendmmsgAndReceiveItInOneRecvmmsg()
+    {
+        try (LinuxUdpLink a = new LinuxUdpLink(addressA, port, false);
+            LinuxUdpLink b = new LinuxUdpLink(addressB, port, false))
+        {
+            for (int i = 0; i < 10; i++)
+            {
+                assertTrue(a.queue(packet(i, PAYLOAD, a), addressB, 64));
+            }
+            assertEquals(0, a.sendSyscalls(), "queued, not sent");
+            a.flush();
+            assertEquals(1, a.sendSyscalls());
+            assertEquals(10, a.sentDatagrams());
+
+            // loopback delivers within the send call: all ten wait on b's socket for one recvmmsg
+            for (int i = 0; i < 10; i++)
+            {
+                assertTrue(b.receive(buffer, info), "datagram " + i);
+                assertEquals(i, psn(buffer));
+                assertEquals(addressA, info.source);
+                assertEquals(Ipv4.toInt(addressA), info.sourceIpv4);
+                assertEquals(port, info.sourcePort);
+                assertEquals(addressB, info.destination);
+            }
+            assertEquals(1, b.receiveSyscalls());
+            assertEquals(10, b.receivedDatagrams());
+        }
+    }
+
+    @Test
+    void shouldFlushWhatIsQueuedBeforeWaiting()
+    {
+        try (LinuxUdpLink a = new LinuxUdpLink(addressA, port); LinuxUdpLink b = new LinuxUdpLink(addressB, port))
+        {
+            assertTrue(a.queue(packet(7, 64, a), addressB, 64));
+            a.awaitReadable(0);
+            assertEquals(1, a.sentDatagrams(), "a wait owes a flush");
+            assertTrue(receiveWithin(b, WAIT_MILLIS));
+            assertEquals(7, psn(buffer));
+        }
+    }
+
+    @Test
+    void shouldSendARunToOneDestinationAsOneSegmentedMessageAndSplitItOnReceive()
+    {
+        try (LinuxUdpLink a = new LinuxUdpLink(addressA, port); LinuxUdpLink b = new LinuxUdpLink(addressB, port))
+        {
+            assumeTrue(a.segmentsSends() && b.coalescesReceives(), "the kernel has UDP GSO and GRO");
+            final List<byte[]> sent = new ArrayList<>();
+            for (int i = 0; i < 20; i++)
+            {
+                final ByteBuffer packet = packet(i, i < 19 ? PAYLOAD : 100, a);
+                sent.add(bytes(packet));
+                assertTrue(a.queue(packet, addressB, 64));
+            }
+            a.flush();
+            assertEquals(1, a.sendSyscalls());
+            assertEquals(1, a.gsoMessages(), "one UDP_SEGMENT message");
+            assertEquals(20, a.sentDatagrams());
+
+            for (int i = 0; i < 20; i++)
+            {
+                assertTrue(receiveWithin(b, WAIT_MILLIS), "segment " + i);
+                final byte[] received = bytes(buffer);
+                assertEquals(sent.get(i).length, received.length, "segment " + i);
+                final int length = received.length;
+                // everything but the ICRC as queued; the ICRC moved to the identification the segment carries
+                assertArrayEquals(java.util.Arrays.copyOf(sent.get(i), length - 4),
+                    java.util.Arrays.copyOf(received, length - 4), "segment " + i);
+                assertEquals(i, icrc.check(MemorySegment.ofArray(received), 0, length, Ipv4.toInt(addressA),
+                    Ipv4.toInt(addressB), port, port, i, true), "segment " + i + "'s ICRC is for identification " + i);
+            }
+            assertEquals(1, b.receiveSyscalls(), "GRO kept the run together: one recvmmsg");
+            assertEquals(1, b.receivedRuns());
+        }
+    }
+
+    @Test
+    void shouldSegmentForAReceiverWithoutGro()
+    {
+        try (LinuxUdpLink a = new LinuxUdpLink(addressA, port); UdpLink b = new UdpLink(addressB, port))
+        {
+            assumeTrue(a.segmentsSends(), "the kernel has UDP GSO");
+            final List<byte[]> sent = new ArrayList<>();
+            for (int i = 0; i < 8; i++)
+            {
+                final ByteBuffer packet = packet(i, PAYLOAD, a);
+                sent.add(bytes(packet));
+                a.queue(packet, addressB, 64);
+            }
+            a.flush();
+            assertEquals(1, a.gsoMessages());
+            for (int i = 0; i < 8; i++)
+            {
+                assertTrue(io.rdma4j.soft.link.LinkTestingAccess.receiveWithin(b, buffer, info, WAIT_MILLIS));
+                final byte[] received = bytes(buffer);
+                assertEquals(sent.get(i).length, received.length, "the kernel cut the message at the segment size");
+                assertEquals(i, psn(buffer));
+            }
+        }
+    }
+
+    @Test
+    void shouldNotSegmentRunsOfDifferentDestinationsOrSizes()
+    {
+        try (LinuxUdpLink a = new LinuxUdpLink(addressA, port);
+            LinuxUdpLink b = new LinuxUdpLink(addressB, port);
+            LinuxUdpLink c = new LinuxUdpLink(addressC, port))
+        {
+            assumeTrue(a.segmentsSends(), "the kernel has UDP GSO");
+            // b, c, b, c: no two neighbours share a destination
+            for (int i = 0; i < 4; i++)
+            {
+                a.queue(packet(i, PAYLOAD, a), i % 2 == 0 ? addressB : addressC, 64);
+            }
+            // a short datagram, then a longer one: a segment may not be longer than the first
+            a.queue(packet(4, 100, a), addressB, 64);
+            a.queue(packet(5, PAYLOAD, a), addressB, 64);
+            a.flush();
+            assertEquals(0, a.gsoMessages());
+            assertEquals(6, a.sentDatagrams());
+            assertEquals(1, a.sendSyscalls(), "still one sendmmsg");
+            final List<Integer> atB = new ArrayList<>();
+            while (atB.size() < 4 && receiveWithin(b, WAIT_MILLIS))
+            {
+                atB.add(psn(buffer));
+            }
+            assertEquals(List.of(0, 2, 4, 5), atB);
+        }
+    }
+
+    @Test
+    void shouldSendEveryDatagramWithDontFragmentAndIdentificationZeroAsTheIcrcAssumes()
+    {
+        try (RawUdpCapture capture = RawUdpCapture.open(port))
+        {
+            assumeTrue(null != capture, "a raw socket needs CAP_NET_RAW");
+            try (LinuxUdpLink a = new LinuxUdpLink(addressA, port); LinuxUdpLink b = new LinuxUdpLink(addressB, port);
+                LinuxUdpLink c = new LinuxUdpLink(addressC, port))
+            {
+                assertEquals(0, a.ipIdentification());
+                // one sent alone, two queued and flushed together to different destinations
+                assertTrue(a.send(packet(1, 200, a, addressB), addressB, 64));
+                a.queue(packet(2, 300, a, addressC), addressC, 64);
+                a.queue(packet(3, 400, a, addressB), addressB, 64);
+                a.flush();
+                for (int i = 0; i < 3; i++)
+                {
+                    final InetAddress destination = i == 1 ? addressC : addressB;
+                    assertTrue(capture.next(Ipv4.toInt(destination), port, WAIT_MILLIS), "packet " + (i + 1));
+                    assertEquals(0, capture.identification(), "packet " + (i + 1));
+                    assertTrue(capture.dontFragment(), "packet " + (i + 1));
+                    final int checked = icrc.check(capture.packet, capture.payloadOffset(), capture.payloadLength(),
+                        capture.sourceIp(), capture.destinationIp(), capture.sourcePort(), capture.destinationPort(),
+                        capture.identification(), capture.dontFragment());
+                    assertEquals(0, checked, "the ICRC built for identification 0 matches the wire's header");
+                    assertEquals(-1, icrc.check(capture.packet, capture.payloadOffset(), capture.payloadLength(),
+                        capture.sourceIp(), capture.destinationIp(), capture.sourcePort(), capture.destinationPort(),
+                        1, true), "and would not match another identification");
+                }
+            }
+        }
+    }
+
+    @Test
+    @Timeout(value = 20, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void shouldLeaveGroupsWhileTheReceivingThreadWaitsInALoop() throws InterruptedException
+    {
+        try (LinuxUdpLink a = new LinuxUdpLink(addressA, port))
+        {
+            final AtomicBoolean running = new AtomicBoolean(true);
+            final ByteBuffer scratch = ByteBuffer.allocateDirect(65536);
+            final DatagramInfo scratchInfo = new DatagramInfo();
+            // a progress loop's shape: receive, then wait for more, here for minutes: a leave that had to wait
+            // for the waiting thread to let go of the receive lock would hang past the class's timeout
+            final Thread loop = Thread.ofPlatform().start(() ->
+            {
+                while (running.get())
+                {
+                    while (a.receive(scratch, scratchInfo))
+                    {
+                        // drain
+                    }
+                    a.awaitReadable(TimeUnit.MINUTES.toNanos(10));
+                }
+            });
+            try
+            {
+                for (int i = 0; i < 20; i++)
+                {
+                    final InetAddress group = address("239." + (ProcessHandle.current().pid() % 200 + 20) + ".61." +
+                        (i + 1));
+                    a.joinGroup(group);
+                    a.leaveGroup(group);
+                    assertEquals(0, a.joinCount(group));
+                }
+            }
+            finally
+            {
+                running.set(false);
+                a.wakeup();
+                loop.join();
+            }
+        }
+    }
+
+    @Test
+    void shouldReceiveNothingAfterCloseEvenWithDatagramsLeftInTheSlots()
+    {
+        try (LinuxUdpLink a = new LinuxUdpLink(addressA, port, false))
+        {
+            final LinuxUdpLink b = new LinuxUdpLink(addressB, port, false);
+            for (int i = 0; i < 3; i++)
+            {
+                a.queue(packet(i, 64, a), addressB, 64);
+            }
+            a.flush();
+            assertTrue(receiveWithin(b, WAIT_MILLIS));
+            assertEquals(1, b.receivedDatagrams(), "two more wait in b's slots");
+            b.close();
+            assertFalse(b.receive(buffer, info), "the slots' memory is gone with the link");
+            assertEquals(0, buffer.limit());
+        }
+    }
+
+    @Test
+    void shouldCountADatagramToAForeignFamilyAsASendFailure()
+    {
+        try (LinuxUdpLink a = new LinuxUdpLink(addressA, port))
+        {
+            assertTrue(a.queue(packet(1, 64, a), addressB, 64));
+            assertNotEquals(true, a.queue(packet(2, 64, a), address("::1"), 64));
+            a.flush();
+            assertEquals(1, a.sendFailures());
+            assertEquals(1, a.sentDatagrams());
+        }
+    }
+
+    private ByteBuffer packet(final int psn, final int payload, final LinuxUdpLink from)
+    {
+        return packet(psn, payload, from, addressB);
+    }
+
+    /** A UD SEND_ONLY with its ICRC built for the link's identification, as the engine builds them. */
+    private ByteBuffer packet(final int psn, final int payload, final LinuxUdpLink from, final InetAddress to)
+    {
+        final PacketInfo spec = new PacketInfo().clear()
+            .opcode(Opcode.UD_SEND_ONLY)
+            .destQp(0x12)
+            .psn(psn)
+            .qkey(0x11111111)
+            .srcQp(0x34)
+            .network(Ipv4.toInt(from.localAddress()), port, Ipv4.toInt(to), port, from.ipIdentification());
+        final ByteBuffer packet = ByteBuffer.allocateDirect(payload + 64);
+        final MemorySegment segment = MemorySegment.ofBuffer(packet);
+        for (int i = 0; i < payload; i++)
+        {
+            segment.set(ValueLayout.JAVA_BYTE, Opcode.UD_SEND_ONLY.headerLength() + i, (byte)(psn + i));
+        }
+        final int length = builder.build(spec, payload, segment, 0);
+        return packet.limit(length);
+    }
+
+    private static int psn(final ByteBuffer packet)
+    {
+        return packet.getInt(packet.position() + 8) & 0xFFFFFF;
+    }
+
+    private static byte[] bytes(final ByteBuffer packet)
+    {
+        final byte[] bytes = new byte[packet.remaining()];
+        packet.get(packet.position(), bytes);
+        return bytes;
+    }
+
+    private boolean receiveWithin(final LinuxUdpLink link, final long timeoutMillis)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        while (!link.receive(buffer, info))
+        {
+            final long left = deadline - System.nanoTime();
+            if (left <= 0)
+            {
+                return false;
+            }
+            link.awaitReadable(left);
+        }
+        return true;
+    }
+
+    private static InetAddress address(final String literal)
+    {
+        try
+        {
+            return InetAddress.getByName(literal);
+        }
+        catch (final UnknownHostException ex)
+        {
+            throw new IllegalArgumentException(literal, ex);
+        }
+    }
+}
