@@ -1,6 +1,11 @@
 # Sourced by every scenario side after lab/guest/scenarios/lib.sh: how to run rdma4j and where logs go.
 # PROJ is the project (the host's checkout, /mnt/proj in the guest); JAVA_HOME a JDK 25.
 TOOLS_CP="$(ls "$PROJ"/rdma4j-tools/target/rdma4j-tools-*.jar | grep -v -E -- '-(sources|javadoc|tests)\.jar$' | head -n1):$PROJ/rdma4j-tools/target/lib/*"
+# In the emulated guest a JVM's C2 compilations cost more CPU than these short runs win back (a tool starts in
+# about 30 s there with C1 alone and 45 s with both on a loaded host): the guest's tools run on C1, with the
+# serial collector (no GC threads to schedule on two vCPUs). A suite's env.sh may set RDMA4J_JAVA_OPTS, empty
+# for the JVM's defaults (native-cost measures the JIT-compiled loop).
+[ "$SIDE" = guest ] && RDMA4J_JAVA_OPTS=${RDMA4J_JAVA_OPTS-"-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"}
 # rdma4j TOOL ARGS...: the tools as bin/rdma4j runs them, without its build check (the project is built)
 rdma4j() { "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED ${RDMA4J_JAVA_OPTS:-} -cp "$TOOLS_CP" io.rdma4j.tools.Main "$@"; }
 # on the host, the soft device takes the host's lab address unless a tool names another
@@ -27,7 +32,11 @@ g_pingpong() { local kind=$1; shift
   if [ "$GUEST_TOOLS" = native ]; then rdma4j ${kind}_pingpong -d rxe0 -g "$(gid_idx)" "$@"
   else lb ibv_${kind}_pingpong -d rxe0 -g "$(gid_idx)" "$@"; fi; }
 g_cm() { local tool=$1; shift
-  if [ "$GUEST_TOOLS" = native ]; then rdma4j "$tool" "$@"; else lb "$tool" "$@"; fi; }
+  if [ "$GUEST_TOOLS" = native ]; then rdma4j "$tool" "$@" $(mckey_limit "$tool"); else lb "$tool" "$@"; fi; }
+# mckey_limit TOOL: rdma4j's mckey gives up joining or receiving after --timeout (30 s unless told), which a
+# JVM starting in the emulated guest on a loaded machine can take on its own; the lab's scaled limit instead
+# (rdma-core's mckey has no limit: the scenario's ends it)
+mckey_limit() { [ "$1" = mckey ] && echo "--timeout $(scaled 60)"; }
 h_pingpong() { local kind=$1; shift; rdma4j ${kind}_pingpong --address "$HOST_IP" "$@"; }
 
 # pp_guest_serves KIND ARGS...: the guest's tool serves, the host's rdma4j connects (one side each)
@@ -61,12 +70,17 @@ udaddy_host_serves_host() { local o; o=$(mktemp); serve "$o" rdma4j udaddy --deb
 udaddy_host_serves_guest() { local o; o=$(mktemp); wait_for ready 90 || return 1
   client "$o" g_cm udaddy -s "$HOST_IP" -b "$GUEST_IP" "$@" && check_out "$o" 'data transfers complete'; }
 
-# mckey GROUP [ARGS]: receivers join first (the group shows on their interface), then the sender sends
+# mckey GROUP [ARGS]: receivers join first, then the sender sends. A receiver is ready once it says
+# "receiving data transfers": rdma-core's mckey and rdma4j's print it after the join's event was handled
+# (librdmacm attaches the QP to the group only then) and the receives are posted; the group showing on the
+# interface says only that the kernel joined the IP group, which comes first.
 mckey_guest_receives_guest() { local o g=$1; shift; o=$(mktemp); serve "$o" g_cm mckey -m "$g" -b "$GUEST_IP" "$@"
-  wait_maddr eth0 "$g" || return 1; post ready; finish "$o" && check_out "$o" 'data transfers complete'; }
+  wait_maddr eth0 "$g" || return 1; wait_log "$o" 'receiving data transfers' || return 1
+  post ready; finish "$o" && check_out "$o" 'data transfers complete'; }
 mckey_guest_receives_host() { local o g=$1; shift; o=$(mktemp); wait_for ready 90 || return 1
-  client "$o" rdma4j mckey -m "$g" -b "$HOST_IP" -s "$@" && check_out "$o" 'data transfers complete'; }
-mckey_host_receives_host() { local o g=$1; shift; o=$(mktemp); serve "$o" rdma4j mckey -m "$g" -b "$HOST_IP" "$@"
+  client "$o" rdma4j mckey -m "$g" -b "$HOST_IP" -s "$@" $(mckey_limit mckey) && check_out "$o" 'data transfers complete'; }
+mckey_host_receives_host() { local o g=$1; shift; o=$(mktemp)
+  serve "$o" rdma4j mckey -m "$g" -b "$HOST_IP" "$@" $(mckey_limit mckey)
   wait_maddr br0 "$g" || return 1; wait_log "$o" 'receiving data transfers' || return 1
   post ready; finish "$o" && check_out "$o" 'data transfers complete'; }
 mckey_host_receives_guest() { local o g=$1; shift; o=$(mktemp); wait_for ready 90 || return 1
@@ -105,6 +119,7 @@ udaddy_pair() { local s=$1 c=$2 o1 o2 rc; shift 2; o1=$(mktemp); o2=$(mktemp)
   check_out "$o1" 'data transfers complete' && check_out "$o2" 'data transfers complete'; }
 mckey_pair() { local r=$1 snd=$2 g=$3 o1 o2 rc; shift 3; o1=$(mktemp); o2=$(mktemp)
   serve "$o1" with_tools "$r" g_cm mckey -m "$g" -b "$GUEST_IP" -C 10; wait_maddr eth0 "$g" || return 1
+  wait_log "$o1" 'receiving data transfers' || return 1
   client "$o2" with_tools "$snd" g_cm mckey -m "$g" -b "$GUEST_IP" -s -C 10 "$@"; rc=$?
   finish "$o1" && [ $rc = 0 ] &&
   check_out "$o1" 'data transfers complete'; }
