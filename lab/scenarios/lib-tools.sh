@@ -70,20 +70,24 @@ udaddy_host_serves_host() { local o; o=$(mktemp); serve "$o" rdma4j udaddy --deb
 udaddy_host_serves_guest() { local o; o=$(mktemp); wait_for ready 90 || return 1
   client "$o" g_cm udaddy -s "$HOST_IP" -b "$GUEST_IP" "$@" && check_out "$o" 'data transfers complete'; }
 
+# run_group 239.77.X.Y: the scenario's group made the run's own, 239.G.X.Y with G the guest address's last
+# octet: the lab's bridge floods multicast to every port, and two runs at once (each with its own guest
+# address) must not receive each other's messages
+run_group() { echo "239.${GUEST_IP##*.}.${1#239.77.}"; }
 # mckey GROUP [ARGS]: receivers join first, then the sender sends. A receiver is ready once it says
 # "receiving data transfers": rdma-core's mckey and rdma4j's print it after the join's event was handled
 # (librdmacm attaches the QP to the group only then) and the receives are posted; the group showing on the
 # interface says only that the kernel joined the IP group, which comes first.
-mckey_guest_receives_guest() { local o g=$1; shift; o=$(mktemp); serve "$o" g_cm mckey -m "$g" -b "$GUEST_IP" "$@"
+mckey_guest_receives_guest() { local o g; g=$(run_group "$1"); shift; o=$(mktemp); serve "$o" g_cm mckey -m "$g" -b "$GUEST_IP" "$@"
   wait_maddr eth0 "$g" || return 1; wait_log "$o" 'receiving data transfers' || return 1
   post ready; finish "$o" && check_out "$o" 'data transfers complete'; }
-mckey_guest_receives_host() { local o g=$1; shift; o=$(mktemp); wait_for ready 90 || return 1
+mckey_guest_receives_host() { local o g; g=$(run_group "$1"); shift; o=$(mktemp); wait_for ready 90 || return 1
   client "$o" rdma4j mckey -m "$g" -b "$HOST_IP" -s "$@" $(mckey_limit mckey) && check_out "$o" 'data transfers complete'; }
-mckey_host_receives_host() { local o g=$1; shift; o=$(mktemp)
+mckey_host_receives_host() { local o g; g=$(run_group "$1"); shift; o=$(mktemp)
   serve "$o" rdma4j mckey -m "$g" -b "$HOST_IP" "$@" $(mckey_limit mckey)
   wait_maddr br0 "$g" || return 1; wait_log "$o" 'receiving data transfers' || return 1
   post ready; finish "$o" && check_out "$o" 'data transfers complete'; }
-mckey_host_receives_guest() { local o g=$1; shift; o=$(mktemp); wait_for ready 90 || return 1
+mckey_host_receives_guest() { local o g; g=$(run_group "$1"); shift; o=$(mktemp); wait_for ready 90 || return 1
   client "$o" g_cm mckey -m "$g" -b "$GUEST_IP" -s "$@" && check_out "$o" 'data transfers complete'; }
 
 # junit ARGS...: rdma4j-rdmacore's tests in this JVM's world (the guest: rxe0 is the native device), with
@@ -117,7 +121,7 @@ udaddy_pair() { local s=$1 c=$2 o1 o2 rc; shift 2; o1=$(mktemp); o2=$(mktemp)
   client "$o2" with_tools "$c" g_cm udaddy -s "$GUEST_IP" -b "$GUEST_IP" "$@"; rc=$?
   finish "$o1" && [ $rc = 0 ] &&
   check_out "$o1" 'data transfers complete' && check_out "$o2" 'data transfers complete'; }
-mckey_pair() { local r=$1 snd=$2 g=$3 o1 o2 rc; shift 3; o1=$(mktemp); o2=$(mktemp)
+mckey_pair() { local r=$1 snd=$2 g o1 o2 rc; g=$(run_group "$3"); shift 3; o1=$(mktemp); o2=$(mktemp)
   serve "$o1" with_tools "$r" g_cm mckey -m "$g" -b "$GUEST_IP" -C 10; wait_maddr eth0 "$g" || return 1
   wait_log "$o1" 'receiving data transfers' || return 1
   client "$o2" with_tools "$snd" g_cm mckey -m "$g" -b "$GUEST_IP" -s -C 10 "$@"; rc=$?
