@@ -28,23 +28,26 @@ client() { local out=$1 rc; shift; log "RUN $*"; "$@" 2>&1 | tee "$out"; rc=${PI
 # env.sh) rdma4j's own tools on rxe0 through the native provider; the host's side is always rdma4j's
 # software device on HOST_IP. Each g_* runs the guest's tool with the device named as rdma-core's do.
 GUEST_TOOLS=${GUEST_TOOLS:-rdmacore}
+# The ping-pong tools exchange addresses over TCP, the server listening on every address: the host's sides of
+# all runs share netns rxelab, so each run takes a port of its own (18515 + the guest address's last octet)
+PP_PORT=$((18515 + ${GUEST_IP##*.}))
 g_pingpong() { local kind=$1; shift
-  if [ "$GUEST_TOOLS" = native ]; then rdma4j ${kind}_pingpong -d rxe0 -g "$(gid_idx)" "$@"
-  else lb ibv_${kind}_pingpong -d rxe0 -g "$(gid_idx)" "$@"; fi; }
+  if [ "$GUEST_TOOLS" = native ]; then rdma4j ${kind}_pingpong -d rxe0 -g "$(gid_idx)" -p "$PP_PORT" "$@"
+  else lb ibv_${kind}_pingpong -d rxe0 -g "$(gid_idx)" -p "$PP_PORT" "$@"; fi; }
 g_cm() { local tool=$1; shift
   if [ "$GUEST_TOOLS" = native ]; then rdma4j "$tool" "$@" $(mckey_limit "$tool"); else lb "$tool" "$@"; fi; }
 # mckey_limit TOOL: rdma4j's mckey gives up joining or receiving after --timeout (30 s unless told), which a
 # JVM starting in the emulated guest on a loaded machine can take on its own; the lab's scaled limit instead
 # (rdma-core's mckey has no limit: the scenario's ends it)
 mckey_limit() { [ "$1" = mckey ] && echo "--timeout $(scaled 60)"; }
-h_pingpong() { local kind=$1; shift; rdma4j ${kind}_pingpong --address "$HOST_IP" "$@"; }
+h_pingpong() { local kind=$1; shift; rdma4j ${kind}_pingpong --address "$HOST_IP" -p "$PP_PORT" "$@"; }
 
 # pp_guest_serves KIND ARGS...: the guest's tool serves, the host's rdma4j connects (one side each)
-pp_guest_serves_guest() { local o; o=$(mktemp); serve "$o" g_pingpong "$@"; wait_tcp_listen 18515 || return 1
+pp_guest_serves_guest() { local o; o=$(mktemp); serve "$o" g_pingpong "$@"; wait_tcp_listen "$PP_PORT" || return 1
   post ready; finish "$o" && check_out "$o" 'iters in'; }
 pp_guest_serves_host() { local o kind=$1; shift; o=$(mktemp); wait_for ready 90 || return 1
   client "$o" h_pingpong "$kind" "$@" "$GUEST_IP" && check_out "$o" 'iters in'; }
-pp_host_serves_host() { local o; o=$(mktemp); serve "$o" h_pingpong "$@"; wait_tcp_listen 18515 || return 1
+pp_host_serves_host() { local o; o=$(mktemp); serve "$o" h_pingpong "$@"; wait_tcp_listen "$PP_PORT" || return 1
   post ready; finish "$o" && check_out "$o" 'iters in'; }
 pp_host_serves_guest() { local o kind=$1; shift; o=$(mktemp); wait_for ready 90 || return 1
   client "$o" g_pingpong "$kind" "$@" "$HOST_IP" && check_out "$o" 'iters in'; }
@@ -107,7 +110,7 @@ junit() {
 with_tools() { local GUEST_TOOLS=$1; shift; "$@"; }
 # Guest-only pairs: SERVER and CLIENT are native or rdmacore, both on rxe0 at GUEST_IP.
 pp_pair() { local s=$1 c=$2 kind=$3 o1 o2 rc; shift 3; o1=$(mktemp); o2=$(mktemp)
-  serve "$o1" with_tools "$s" g_pingpong "$kind" "$@"; wait_tcp_listen 18515 || return 1
+  serve "$o1" with_tools "$s" g_pingpong "$kind" "$@"; wait_tcp_listen "$PP_PORT" || return 1
   log "client ($c)"; client "$o2" with_tools "$c" g_pingpong "$kind" "$@" "$GUEST_IP"; rc=$?
   finish "$o1" && [ $rc = 0 ] &&
   check_out "$o1" 'iters in' && check_out "$o2" 'iters in'; }
