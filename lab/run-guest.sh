@@ -9,6 +9,7 @@
 #            "none" gives the guest no network.
 #   LAB_SHARES="tag=/host/dir[:ro] ..."  more host folders, mounted in the guest at /mnt/TAG (9p), e.g.
 #            jdk=/usr/lib/jvm/temurin-25-jdk-amd64:ro proj=$PWD
+#   LAB_TIMEOUT_SCALE=N  passed to the guest: the factor of every limit in lib.sh's helpers (default 5).
 #   LAB_SHARE=/host/dir  the folder the guest sees as /lab (default $RXELAB/share); give each concurrent
 #            run its own so that one run's scenarios and barriers never meet another's.
 # Output: $LAB_SHARE/run/JOB.console.log (kernel console), JOB.guest.log (scenario output), JOB.rc
@@ -29,7 +30,8 @@ cp "$LAB"/guest/scenarios/*.sh "$SH/guest/scenarios/"
 if [ -f "$SCRIPT" ]; then cp "$SCRIPT" "$SH/guest/scenarios/"; SCRIPT=$(basename "$SCRIPT"); fi
 [ -f "$SH/guest/scenarios/$SCRIPT" ] || { echo "run-guest.sh: no scenario $SCRIPT" >&2; exit 2; }
 rm -f "$SH/run/$JOB".{rc,guest.log,console.log}
-{ echo "LAB_JOB=$JOB"; echo "LAB_IP=$IP"; echo "LAB_SCRIPT=$SCRIPT"; echo "LAB_ARGS=\"$*\""; } > "$SH/run/$JOB.env"
+{ echo "LAB_JOB=$JOB"; echo "LAB_IP=$IP"; echo "LAB_SCRIPT=$SCRIPT"; echo "LAB_ARGS=\"$*\""
+  [ -n "${LAB_TIMEOUT_SCALE:-}" ] && echo "LAB_TIMEOUT_SCALE=$LAB_TIMEOUT_SCALE"; } > "$SH/run/$JOB.env"
 EXTRA=(); MOUNTS=""
 for s in ${LAB_SHARES:-}; do
   tag=${s%%=*}; dir=${s#*=}; ro=""; case $dir in *:ro) dir=${dir%:ro}; ro=",readonly=on";; esac

@@ -1,6 +1,11 @@
 # Sourced by every scenario side after lab/guest/scenarios/lib.sh: how to run rdma4j and where logs go.
 # PROJ is the project (the host's checkout, /mnt/proj in the guest); JAVA_HOME a JDK 25.
 TOOLS_CP="$(ls "$PROJ"/rdma4j-tools/target/rdma4j-tools-*.jar | grep -v -E -- '-(sources|javadoc|tests)\.jar$' | head -n1):$PROJ/rdma4j-tools/target/lib/*"
+# In the emulated guest a JVM's C2 compilations cost more CPU than these short runs win back (a tool starts in
+# about 30 s there with C1 alone and 45 s with both on a loaded host): the guest's tools run on C1, with the
+# serial collector (no GC threads to schedule on two vCPUs). A suite's env.sh may set RDMA4J_JAVA_OPTS, empty
+# for the JVM's defaults (native-cost measures the JIT-compiled loop).
+[ "$SIDE" = guest ] && RDMA4J_JAVA_OPTS=${RDMA4J_JAVA_OPTS-"-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"}
 # rdma4j TOOL ARGS...: the tools as bin/rdma4j runs them, without its build check (the project is built)
 rdma4j() { "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED ${RDMA4J_JAVA_OPTS:-} -cp "$TOOLS_CP" io.rdma4j.tools.Main "$@"; }
 # on the host, the soft device takes the host's lab address unless a tool names another
@@ -23,19 +28,26 @@ client() { local out=$1 rc; shift; log "RUN $*"; "$@" 2>&1 | tee "$out"; rc=${PI
 # env.sh) rdma4j's own tools on rxe0 through the native provider; the host's side is always rdma4j's
 # software device on HOST_IP. Each g_* runs the guest's tool with the device named as rdma-core's do.
 GUEST_TOOLS=${GUEST_TOOLS:-rdmacore}
+# The ping-pong tools exchange addresses over TCP, the server listening on every address: the host's sides of
+# all runs share netns rxelab, so each run takes a port of its own (18515 + the guest address's last octet)
+PP_PORT=$((18515 + ${GUEST_IP##*.}))
 g_pingpong() { local kind=$1; shift
-  if [ "$GUEST_TOOLS" = native ]; then rdma4j ${kind}_pingpong -d rxe0 -g "$(gid_idx)" "$@"
-  else lb ibv_${kind}_pingpong -d rxe0 -g "$(gid_idx)" "$@"; fi; }
+  if [ "$GUEST_TOOLS" = native ]; then rdma4j ${kind}_pingpong -d rxe0 -g "$(gid_idx)" -p "$PP_PORT" "$@"
+  else lb ibv_${kind}_pingpong -d rxe0 -g "$(gid_idx)" -p "$PP_PORT" "$@"; fi; }
 g_cm() { local tool=$1; shift
-  if [ "$GUEST_TOOLS" = native ]; then rdma4j "$tool" "$@"; else lb "$tool" "$@"; fi; }
-h_pingpong() { local kind=$1; shift; rdma4j ${kind}_pingpong --address "$HOST_IP" "$@"; }
+  if [ "$GUEST_TOOLS" = native ]; then rdma4j "$tool" "$@" $(mckey_limit "$tool"); else lb "$tool" "$@"; fi; }
+# mckey_limit TOOL: rdma4j's mckey gives up joining or receiving after --timeout (30 s unless told), which a
+# JVM starting in the emulated guest on a loaded machine can take on its own; the lab's scaled limit instead
+# (rdma-core's mckey has no limit: the scenario's ends it)
+mckey_limit() { [ "$1" = mckey ] && echo "--timeout $(scaled 60)"; }
+h_pingpong() { local kind=$1; shift; rdma4j ${kind}_pingpong --address "$HOST_IP" -p "$PP_PORT" "$@"; }
 
 # pp_guest_serves KIND ARGS...: the guest's tool serves, the host's rdma4j connects (one side each)
-pp_guest_serves_guest() { local o; o=$(mktemp); serve "$o" g_pingpong "$@"; wait_tcp_listen 18515 || return 1
+pp_guest_serves_guest() { local o; o=$(mktemp); serve "$o" g_pingpong "$@"; wait_tcp_listen "$PP_PORT" || return 1
   post ready; finish "$o" && check_out "$o" 'iters in'; }
 pp_guest_serves_host() { local o kind=$1; shift; o=$(mktemp); wait_for ready 90 || return 1
   client "$o" h_pingpong "$kind" "$@" "$GUEST_IP" && check_out "$o" 'iters in'; }
-pp_host_serves_host() { local o; o=$(mktemp); serve "$o" h_pingpong "$@"; wait_tcp_listen 18515 || return 1
+pp_host_serves_host() { local o; o=$(mktemp); serve "$o" h_pingpong "$@"; wait_tcp_listen "$PP_PORT" || return 1
   post ready; finish "$o" && check_out "$o" 'iters in'; }
 pp_host_serves_guest() { local o kind=$1; shift; o=$(mktemp); wait_for ready 90 || return 1
   client "$o" g_pingpong "$kind" "$@" "$HOST_IP" && check_out "$o" 'iters in'; }
@@ -61,15 +73,24 @@ udaddy_host_serves_host() { local o; o=$(mktemp); serve "$o" rdma4j udaddy --deb
 udaddy_host_serves_guest() { local o; o=$(mktemp); wait_for ready 90 || return 1
   client "$o" g_cm udaddy -s "$HOST_IP" -b "$GUEST_IP" "$@" && check_out "$o" 'data transfers complete'; }
 
-# mckey GROUP [ARGS]: receivers join first (the group shows on their interface), then the sender sends
-mckey_guest_receives_guest() { local o g=$1; shift; o=$(mktemp); serve "$o" g_cm mckey -m "$g" -b "$GUEST_IP" "$@"
-  wait_maddr eth0 "$g" || return 1; post ready; finish "$o" && check_out "$o" 'data transfers complete'; }
-mckey_guest_receives_host() { local o g=$1; shift; o=$(mktemp); wait_for ready 90 || return 1
-  client "$o" rdma4j mckey -m "$g" -b "$HOST_IP" -s "$@" && check_out "$o" 'data transfers complete'; }
-mckey_host_receives_host() { local o g=$1; shift; o=$(mktemp); serve "$o" rdma4j mckey -m "$g" -b "$HOST_IP" "$@"
+# run_group 239.77.X.Y: the scenario's group made the run's own, 239.G.X.Y with G the guest address's last
+# octet: the lab's bridge floods multicast to every port, and two runs at once (each with its own guest
+# address) must not receive each other's messages
+run_group() { echo "239.${GUEST_IP##*.}.${1#239.77.}"; }
+# mckey GROUP [ARGS]: receivers join first, then the sender sends. A receiver is ready once it says
+# "receiving data transfers": rdma-core's mckey and rdma4j's print it after the join's event was handled
+# (librdmacm attaches the QP to the group only then) and the receives are posted; the group showing on the
+# interface says only that the kernel joined the IP group, which comes first.
+mckey_guest_receives_guest() { local o g; g=$(run_group "$1"); shift; o=$(mktemp); serve "$o" g_cm mckey -m "$g" -b "$GUEST_IP" "$@"
+  wait_maddr eth0 "$g" || return 1; wait_log "$o" 'receiving data transfers' || return 1
+  post ready; finish "$o" && check_out "$o" 'data transfers complete'; }
+mckey_guest_receives_host() { local o g; g=$(run_group "$1"); shift; o=$(mktemp); wait_for ready 90 || return 1
+  client "$o" rdma4j mckey -m "$g" -b "$HOST_IP" -s "$@" $(mckey_limit mckey) && check_out "$o" 'data transfers complete'; }
+mckey_host_receives_host() { local o g; g=$(run_group "$1"); shift; o=$(mktemp)
+  serve "$o" rdma4j mckey -m "$g" -b "$HOST_IP" "$@" $(mckey_limit mckey)
   wait_maddr br0 "$g" || return 1; wait_log "$o" 'receiving data transfers' || return 1
   post ready; finish "$o" && check_out "$o" 'data transfers complete'; }
-mckey_host_receives_guest() { local o g=$1; shift; o=$(mktemp); wait_for ready 90 || return 1
+mckey_host_receives_guest() { local o g; g=$(run_group "$1"); shift; o=$(mktemp); wait_for ready 90 || return 1
   client "$o" g_cm mckey -m "$g" -b "$GUEST_IP" -s "$@" && check_out "$o" 'data transfers complete'; }
 
 # junit ARGS...: rdma4j-rdmacore's tests in this JVM's world (the guest: rxe0 is the native device), with
@@ -89,7 +110,7 @@ junit() {
 with_tools() { local GUEST_TOOLS=$1; shift; "$@"; }
 # Guest-only pairs: SERVER and CLIENT are native or rdmacore, both on rxe0 at GUEST_IP.
 pp_pair() { local s=$1 c=$2 kind=$3 o1 o2 rc; shift 3; o1=$(mktemp); o2=$(mktemp)
-  serve "$o1" with_tools "$s" g_pingpong "$kind" "$@"; wait_tcp_listen 18515 || return 1
+  serve "$o1" with_tools "$s" g_pingpong "$kind" "$@"; wait_tcp_listen "$PP_PORT" || return 1
   log "client ($c)"; client "$o2" with_tools "$c" g_pingpong "$kind" "$@" "$GUEST_IP"; rc=$?
   finish "$o1" && [ $rc = 0 ] &&
   check_out "$o1" 'iters in' && check_out "$o2" 'iters in'; }
@@ -103,8 +124,9 @@ udaddy_pair() { local s=$1 c=$2 o1 o2 rc; shift 2; o1=$(mktemp); o2=$(mktemp)
   client "$o2" with_tools "$c" g_cm udaddy -s "$GUEST_IP" -b "$GUEST_IP" "$@"; rc=$?
   finish "$o1" && [ $rc = 0 ] &&
   check_out "$o1" 'data transfers complete' && check_out "$o2" 'data transfers complete'; }
-mckey_pair() { local r=$1 snd=$2 g=$3 o1 o2 rc; shift 3; o1=$(mktemp); o2=$(mktemp)
+mckey_pair() { local r=$1 snd=$2 g o1 o2 rc; g=$(run_group "$3"); shift 3; o1=$(mktemp); o2=$(mktemp)
   serve "$o1" with_tools "$r" g_cm mckey -m "$g" -b "$GUEST_IP" -C 10; wait_maddr eth0 "$g" || return 1
+  wait_log "$o1" 'receiving data transfers' || return 1
   client "$o2" with_tools "$snd" g_cm mckey -m "$g" -b "$GUEST_IP" -s -C 10 "$@"; rc=$?
   finish "$o1" && [ $rc = 0 ] &&
   check_out "$o1" 'data transfers complete'; }

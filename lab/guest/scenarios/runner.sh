@@ -3,7 +3,7 @@
 #   SIDE guest: inside the lab guest (the scenario of run-guest.sh); brings rxe0 up first.
 #   SIDE host:  on the host inside netns rxelab, with LAB_ROOT = the run's share folder.
 # A scenario is $PROJ/lab/scenarios/SUITE/NAME.sh defining guest_side and, when the host takes part,
-# host_side (and optionally TIMEOUT, seconds per side, default 120). The two sides of a scenario start
+# host_side (and optionally TIMEOUT, a side's base limit in seconds, default 120, times LAB_TIMEOUT_SCALE). The two sides of a scenario start
 # together and the next scenario starts when both have finished: each posts begin.SIDE / end.SIDE barriers
 # under $SYNC/NAME, where the scenario's own post/wait_for names live too. Every side runs in a session of
 # its own, killed as a whole when it overruns or leaves processes behind. Results: run/results/JOB/NAME.SIDE.rc
@@ -32,16 +32,17 @@ for name in "$@"; do
   f=$PROJ/lab/scenarios/$SUITE/$name.sh
   export SYNC=$SYNC_BASE/$name
   post "begin.$SIDE"
-  if ! wait_for "begin.$OTHER" 600; then
+  if ! wait_for "begin.$OTHER" 120; then
     echo 124 > "$RES/$name.$SIDE.rc"; log "$name: the $OTHER side never began"; post "end.$SIDE"; continue
   fi
   fn=${SIDE}_side
+  base=120; [ -f "$f" ] && base=$(bash -c ". '$f'; echo \${TIMEOUT:-120}")
+  tmo=$(scaled "$base")
   if ! [ -f "$f" ]; then
     rc=2; echo "no scenario $f" > "$RES/$name.$SIDE.log"; secs=0
   elif ! bash -c ". '$f'; declare -F $fn >/dev/null"; then
     rc=-; : > "$RES/$name.$SIDE.log"; secs=0
   else
-    tmo=$(bash -c ". '$f'; echo \${TIMEOUT:-120}")
     log "$name: $SIDE side (limit ${tmo}s)"
     t0=$(date +%s%3N)
     env=$PROJ/lab/scenarios/$SUITE/env.sh; [ -f "$env" ] || env=/dev/null
@@ -64,6 +65,6 @@ for name in "$@"; do
   echo "$rc" > "$RES/$name.$SIDE.rc"
   echo "$secs" > "$RES/$name.$SIDE.secs"
   post "end.$SIDE"
-  wait_for "end.$OTHER" $(( ${tmo:-120} + 60 )) || log "$name: the $OTHER side did not finish"
+  wait_for "end.$OTHER" $((base + 60)) || log "$name: the $OTHER side did not finish"
 done
 exit 0

@@ -1,18 +1,15 @@
 package io.rdma4j.rdmacore;
 
 import io.rdma4j.rdmacore.abi.IbvSendWr;
-import io.rdma4j.rdmacore.abi.IbvSge;
 import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.PostException;
 import io.rdma4j.verbs.SendFlags;
 import io.rdma4j.verbs.SendWr;
 import io.rdma4j.verbs.SgList;
-import io.rdma4j.verbs.Sge;
 import io.rdma4j.verbs.WrOpcode;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 
@@ -21,15 +18,10 @@ import java.nio.ByteOrder;
  * post: a chain of {@link SendWr}s is written into them as C would build it, linked by {@code next}, with the
  * opcode's union member filled. The QP holds its send lock around {@link #write} and the post.
  */
-final class SendWrArray
+final class SendWrArray extends WrArray
 {
     private static final ValueLayout.OfInt INT_BE = ValueLayout.JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN);
 
-    private final MemorySegment wrs;
-    private final MemorySegment sges;
-    private final MemorySegment badWr;
-    private final int maxWr;
-    private final int maxSge;
     private final boolean ud;
 
     /**
@@ -42,22 +34,8 @@ final class SendWrArray
      */
     SendWrArray(final Arena arena, final int maxWr, final int maxSge, final boolean ud)
     {
+        super(arena, IbvSendWr.LAYOUT, maxWr, maxSge, "send");
         this.ud = ud;
-        this.maxWr = Math.max(1, maxWr);
-        this.maxSge = Math.max(1, maxSge);
-        this.wrs = arena.allocate(IbvSendWr.LAYOUT, this.maxWr);
-        this.sges = arena.allocate(IbvSge.LAYOUT, (long)this.maxWr * this.maxSge);
-        this.badWr = arena.allocate(ValueLayout.ADDRESS);
-    }
-
-    MemorySegment first()
-    {
-        return wrs;
-    }
-
-    MemorySegment badWr()
-    {
-        return badWr;
     }
 
     /**
@@ -71,35 +49,19 @@ final class SendWrArray
         int index = 0;
         for (SendWr wr = first; wr != null; wr = wr.next(), index++)
         {
-            if (index == maxWr)
-            {
-                throw new PostException(Errno.ENOMEM, label + ": the chain is longer than max_send_wr " + maxWr, index);
-            }
             final SgList sgList = wr.sgList();
             final int numSge = sgList.numSge();
-            if (numSge > maxSge)
-            {
-                throw new PostException(Errno.EINVAL, label + ": num_sge " + numSge + " exceeds max_send_sge " +
-                    maxSge, index);
-            }
+            check(index, numSge, label);
             if (!SendFlags.valid(wr.sendFlags()))
             {
                 throw new PostException(Errno.EINVAL, label + ": unknown send flags 0x" +
                     Integer.toHexString(wr.sendFlags()), index);
             }
             final long base = index * IbvSendWr.SIZE;
-            final long sgeBase = (long)index * maxSge * IbvSge.SIZE;
-            for (int i = 0; i < numSge; i++)
-            {
-                final Sge sge = sgList.get(i);
-                final long at = sgeBase + i * IbvSge.SIZE;
-                sges.set(ValueLayout.JAVA_LONG, at + IbvSge.ADDR, sge.addr());
-                sges.set(ValueLayout.JAVA_INT, at + IbvSge.LENGTH, sge.length());
-                sges.set(ValueLayout.JAVA_INT, at + IbvSge.LKEY, sge.lkey());
-            }
+            final long sgListAddress = writeSges(index, sgList, numSge);
             clearUnions(base);
             wrs.set(ValueLayout.JAVA_LONG, base + IbvSendWr.WR_ID, wr.wrId());
-            wrs.set(ValueLayout.JAVA_LONG, base + IbvSendWr.SG_LIST, sges.address() + sgeBase);
+            wrs.set(ValueLayout.JAVA_LONG, base + IbvSendWr.SG_LIST, sgListAddress);
             wrs.set(ValueLayout.JAVA_INT, base + IbvSendWr.NUM_SGE, numSge);
             final WrOpcode opcode = wr.opcode();
             wrs.set(ValueLayout.JAVA_INT, base + IbvSendWr.OPCODE, opcode.value());
@@ -171,14 +133,5 @@ final class SendWrArray
                 // SEND, SEND_WITH_IMM and the rest carry nothing in the union
             }
         }
-    }
-
-    /**
-     * @return the index in the chain of the request {@code bad_wr} points at after a failed post.
-     */
-    int badIndex()
-    {
-        final long bad = badWr.get(ValueLayout.JAVA_LONG, 0);
-        return bad == 0 ? 0 : (int)((bad - wrs.address()) / IbvSendWr.SIZE);
     }
 }

@@ -7,6 +7,7 @@ import picocli.CommandLine;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.List;
+import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -111,6 +112,28 @@ class CommandParsingTest
         assertNotEquals(0, cli.execute("mckey", "--no-such-flag"));
         assertEquals(1, cli.execute("mckey", "-M", "ff12::1", "-b", "127.0.0.1"));
         assertTrue(out.toString().contains("AF_IB"));
+    }
+
+    @Test
+    void shouldBuildOnlyTheSubcommandTheCommandLineNames()
+    {
+        // each subcommand's model costs a tool's start time: a run of one builds only that one
+        assertEquals(Set.of("mckey"), Main.commandLine("mckey").getSubcommands().keySet());
+        assertEquals(Set.of("rc_pingpong"), Main.commandLine("rc_pingpong").getSubcommands().keySet());
+        // help, the version, a typo: every subcommand, so the usage lists them all as before
+        assertEquals(14, Main.commandLine("help").getSubcommands().size());
+        assertEquals(14, Main.commandLine("--version").getSubcommands().size());
+        assertEquals(14, Main.commandLine("mckye").getSubcommands().size());
+        assertEquals(14, Main.commandLine().getSubcommands().size());
+    }
+
+    @Test
+    void shouldRunASubcommandAndTheHelpThroughExecute()
+    {
+        // Main.execute prints to the process's own streams: what matters here is the status of each path
+        assertEquals(0, Main.execute("mckey", "--help"));
+        assertEquals(0, Main.execute("help", "rc_pingpong"));
+        assertNotEquals(0, Main.execute("mckye"));
     }
 
     @Test

@@ -43,6 +43,12 @@ public abstract class PingPongCommand implements Callable<Integer>
         description = "number of exchanges (default 1000)")
     private int iters;
 
+    @Option(names = "--warmup", paramLabel = "<iters>", defaultValue = "0", converter = CNumber.class,
+        description = "rdma4j: exchanges before the timed ones, not counted in the rate (default 0, as rdma-core: "
+            + "the rate then includes the JIT's warm-up). The peer must make as many exchanges in all: the same -n "
+            + "and --warmup, or a -n of this side's sum")
+    private int warmup;
+
     @Option(names = {"-l", "--sl"}, paramLabel = "<sl>", defaultValue = "0", converter = CNumber.class,
         description = "service level value")
     private int sl;
@@ -125,7 +131,7 @@ public abstract class PingPongCommand implements Callable<Integer>
     public PingPongConfig config()
     {
         return new PingPongConfig(kind(), deviceName, ibPort, port, size(), Mtu.fromBytes(mtuBytes()), rxDepth, iters,
-            sl, events, gidIndex, validate, numQp(), serverName, unsupportedByDevice());
+            warmup, sl, events, gidIndex, validate, numQp(), serverName, unsupportedByDevice());
     }
 
     /**
@@ -152,7 +158,7 @@ public abstract class PingPongCommand implements Callable<Integer>
     {
         final PrintWriter out = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
-        if (port < 0 || port > 65535 || ibPort < 1 || !validMtu(mtuBytes()))
+        if (port < 0 || port > 65535 || ibPort < 1 || warmup < 0 || !validMtu(mtuBytes()))
         {
             // rdma-core prints its usage and exits 1 for these.
             spec.commandLine().usage(out);

@@ -13,6 +13,7 @@ import io.rdma4j.verbs.Mtu;
  * @param mtu         -m (unused by UD, which sends within the port's active MTU).
  * @param rxDepth     -r, receives posted at a time.
  * @param iters       -n, exchanges.
+ * @param warmup      --warmup, untimed exchanges before the {@code iters} timed ones (rdma4j; 0 as rdma-core).
  * @param sl          -l, service level.
  * @param useEvents   -e, sleep on the completion channel instead of polling.
  * @param gidIndex    -g, local GID index; negative sends no GID (and so no GRH), as rdma-core.
@@ -22,7 +23,8 @@ import io.rdma4j.verbs.Mtu;
  * @param unsupported rdma-core's message for a requested feature the device lacks, or null.
  */
 public record PingPongConfig(
-    PingPongKind kind, String deviceName, int ibPort, int tcpPort, int size, Mtu mtu, int rxDepth, int iters, int sl,
+    PingPongKind kind, String deviceName, int ibPort, int tcpPort, int size, Mtu mtu, int rxDepth, int iters,
+    int warmup, int sl,
     boolean useEvents, int gidIndex, boolean validate, int numQp, String serverName, String unsupported)
 {
     /**

@@ -56,6 +56,8 @@ public final class PingPongSession implements AutoCloseable
     private MemoryRegion mr;
     private CompletionQueue cq;
     private int numCqEvents;
+    /** When the timed exchanges began: once the warm-up's last exchange completed (at once without one). */
+    private long timedStart;
 
     /**
      * @param config the run's parameters.
@@ -127,9 +129,14 @@ public final class PingPongSession implements AutoCloseable
             }
         }
         final long start = System.nanoTime();
+        timedStart = start;
         routs = loop(pending, routs);
         final long end = System.nanoTime();
-        printResult(end - start);
+        if (cfg.warmup() > 0)
+        {
+            printRate("warm-up", cfg.warmup(), timedStart - start);
+        }
+        printResult(end - timedStart);
         if (!cfg.isClient() && cfg.validate())
         {
             for (int i = 0; i < cfg.size(); i += PAGE_SIZE)
@@ -267,7 +274,10 @@ public final class PingPongSession implements AutoCloseable
         int routs = initialRouts;
         int rcnt = 0;
         int scnt = 0;
-        final int iters = cfg.iters();
+        // the warm-up's exchanges and the timed ones in one stream: the peer sees no pause between them
+        final int warmup = cfg.warmup();
+        final int iters = warmup + cfg.iters();
+        boolean warm = warmup == 0;
         final WorkCompletion[] wc = WorkCompletion.array(qps.pollBatch());
         final int refillAt = qps.refillAt();
         int idle = 0;
@@ -328,6 +338,12 @@ public final class PingPongSession implements AutoCloseable
                     default -> throw parseFailed("Completion for unknown wr_id " + (int)c.wrId(), ne);
                 }
                 pending[qpIndex] &= ~(int)c.wrId();
+                if (!warm && rcnt >= warmup && scnt >= warmup)
+                {
+                    // the clock starts where rdma-core's does, before the first timed send is posted
+                    warm = true;
+                    timedStart = System.nanoTime();
+                }
                 if (scnt < iters && pending[qpIndex] == 0)
                 {
                     try
@@ -386,9 +402,17 @@ public final class PingPongSession implements AutoCloseable
         // gettimeofday resolution, and rdma-core keeps the microseconds in a float.
         final float usec = nanos / 1000;
         final long bytes = (long)cfg.size() * cfg.iters() * 2;
-        out.printf(Locale.ROOT, "%d bytes in %.2f seconds = %.2f Mbit/sec%n", bytes, usec / 1000000., bytes * 8. / usec);
-        out.printf(Locale.ROOT, "%d iters in %.2f seconds = %.2f usec/iter%n", cfg.iters(), usec / 1000000.,
-            (double)usec / cfg.iters());
+        out.printf(Locale.ROOT, "%d bytes in %.2f seconds = %.2f Mbit/sec%n", bytes, usec / 1000000.,
+            bytes * 8. / usec);
+        printRate("", cfg.iters(), nanos);
+    }
+
+    // "N iters in S seconds = U usec/iter", rdma-core's line, with what comes before "iters"
+    private void printRate(final String what, final int count, final long nanos)
+    {
+        final float usec = nanos / 1000;
+        out.printf(Locale.ROOT, "%s%d iters in %.2f seconds = %.2f usec/iter%n", what.isEmpty() ? "" : what + ": ",
+            count, usec / 1000000., (double)usec / count);
     }
 
     /**

@@ -35,6 +35,8 @@ class PingPongEndToEndTest
     private static final Pattern BYTES = Pattern.compile("\\d+ bytes in \\d+\\.\\d\\d seconds = [\\d.]+ Mbit/sec");
     private static final Pattern INJECTED_LOSS = Pattern.compile(
         "injected loss: (\\d+) of \\d+ datagrams sent were dropped; retransmitted_pkts (\\d+), .*");
+    private static final Pattern WARM_UP =
+        Pattern.compile("warm-up: 30 iters in \\d+\\.\\d\\d seconds = [\\d.]+ usec/iter");
     private static final Pattern ITERS = Pattern.compile("\\d+ iters in \\d+\\.\\d\\d seconds = [\\d.]+ usec/iter");
 
     private final PingPongPair pair = PingPongPair.plain();
@@ -161,6 +163,28 @@ class PingPongEndToEndTest
         assertTrue(!client.getFirst().endsWith("GID ::ffff:127.0.0.1"), client.getFirst());
         assertTrue(client.get(1).endsWith("GID ::ffff:127.0.0.1"), client.get(1));
         assertEquals("131072000 bytes", client.get(2).substring(0, client.get(2).indexOf(" in")));
+    }
+
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void shouldTimeOnlyTheExchangesAfterTheWarmUp() throws Exception
+    {
+        // the server warms up for 30 exchanges and times 20; the client, as rdma-core's tool would, times all
+        // 50: both finish only if the warm-up's exchanges are real ones of the same stream
+        final List<String> server = List.of("rc_pingpong", "--address", "127.0.0.115", "-p", "18608",
+            "-s", "64", "--warmup", "30", "-n", "20");
+        final List<String> client = List.of("rc_pingpong", "--address", "127.0.0.116", "-p", "18608",
+            "-s", "64", "-n", "50", "127.0.0.115");
+
+        final PingPongPair.Outputs outputs = pair.run(server, client);
+
+        final List<String> s = outputs.server();
+        assertEquals(5, s.size(), "addresses, the warm-up's rate, then the timed rate: " + s);
+        assertTrue(WARM_UP.matcher(s.get(2)).matches(), s.get(2));
+        assertEquals("2560 bytes", s.get(3).substring(0, s.get(3).indexOf(" in")));
+        assertTrue(s.get(4).startsWith("20 iters in "), s.get(4));
+        checkReport(outputs.client(), 1, ",");
+        assertTrue(outputs.client().get(3).startsWith("50 iters in "), outputs.client().get(3));
     }
 
     @Test
