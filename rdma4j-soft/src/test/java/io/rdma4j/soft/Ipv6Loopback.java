@@ -1,6 +1,7 @@
 package io.rdma4j.soft;
 
 import io.rdma4j.soft.link.UdpLink;
+import io.rdma4j.testing.TestNet;
 import io.rdma4j.verbs.Context;
 
 import java.net.InetAddress;
@@ -21,11 +22,12 @@ final class Ipv6Loopback
 
     /**
      * @param slot 0..7, which of this JVM's ports.
-     * @return the UDP port of the slot: 10000 and up, below the ephemeral range.
+     * @return the UDP port of the slot: 10000 and up, below the ephemeral range, and this test JVM's own
+     *         ({@link TestNet#slot()}: no concurrent build has the same).
      */
     static int port(final int slot)
     {
-        return 10_000 + (int)(ProcessHandle.current().pid() % 2000) * 8 + slot;
+        return 10_000 + TestNet.slot() * 8 + slot;
     }
 
     /**

@@ -2,6 +2,7 @@ package io.rdma4j.soft;
 
 import io.rdma4j.soft.link.SameHostLink;
 import io.rdma4j.soft.link.ShmDirectory;
+import io.rdma4j.testing.TestNet;
 import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.AhAttr;
 import io.rdma4j.verbs.Context;
@@ -47,8 +48,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class SameHostProcessTest
 {
-    /** 127.P.88.n, P from the pid: no other test class uses a third octet of 88. */
-    private static final int SUBNET = 1 + (int)(ProcessHandle.current().pid() % 250);
+    private static final int SUBNET = TestNet.nextSubnet();
 
     @Test
     void udAndRcBetweenTwoProcessesTakeTheInboxes() throws Exception
@@ -186,16 +186,18 @@ class SameHostProcessTest
             .maxRdAtomic(1));
     }
 
-    private static InetAddress address(final int host) throws Exception
+    private static InetAddress address(final int host)
     {
-        return InetAddress.getByAddress(new byte[] {127, (byte)SUBNET, 88, (byte)host});
+        return TestNet.address(SUBNET, host);
     }
 
     private static Process start(final InetAddress address) throws Exception
     {
         final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        return new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), SameHostPeer.class.getName(),
-            address.getHostAddress())
+        // the peer shares this JVM's inbox directory (the build gives the tests one of their own)
+        final String inboxes = System.getProperty(ShmDirectory.DIR_PROPERTY, "");
+        return new ProcessBuilder(java, "-D" + ShmDirectory.DIR_PROPERTY + "=" + inboxes,
+            "-cp", System.getProperty("java.class.path"), SameHostPeer.class.getName(), address.getHostAddress())
             .redirectError(ProcessBuilder.Redirect.INHERIT)
             .start();
     }

@@ -2,6 +2,7 @@ package io.rdma4j.soft;
 
 import io.rdma4j.soft.link.IpLink;
 import io.rdma4j.soft.link.SameHostLink;
+import io.rdma4j.testing.TestNet;
 import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.RdmaException;
@@ -21,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class SameHostSettingTest
 {
     /** 127.P.89.n, P from the pid: no other test class uses a third octet of 89. */
-    private static final int SUBNET = 1 + (int)(ProcessHandle.current().pid() % 250);
+    private static final int SUBNET = TestNet.nextSubnet();
 
     @Test
     void autoAndNothingGiveTheSameHostPathAndOffGivesUdpOnly() throws Exception
@@ -78,13 +79,6 @@ class SameHostSettingTest
 
     private static InetAddress address(final int host)
     {
-        try
-        {
-            return InetAddress.getByAddress(new byte[] {127, (byte)SUBNET, 89, (byte)host});
-        }
-        catch (final java.net.UnknownHostException ex)
-        {
-            throw new IllegalStateException(ex);
-        }
+        return TestNet.address(SUBNET, host);
     }
 }

@@ -12,7 +12,6 @@ import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.ProtocolFamily;
 import java.net.SocketAddress;
-import java.net.SocketException;
 import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
@@ -145,7 +144,7 @@ public final class UdpLink implements IpLink
         this.localAddress = localAddress;
         this.port = port;
         this.family = localAddress instanceof Inet4Address ? StandardProtocolFamily.INET : StandardProtocolFamily.INET6;
-        this.networkInterface = interfaceOf(localAddress);
+        this.networkInterface = HostInterfaces.of(localAddress);
 
         DatagramChannel channel = null;
         Selector selector = null;
@@ -650,45 +649,6 @@ public final class UdpLink implements IpLink
         catch (final UnsupportedOperationException | IOException ex)
         {
             return -1;
-        }
-    }
-
-    private static NetworkInterface interfaceOf(final InetAddress address)
-    {
-        try
-        {
-            NetworkInterface networkInterface = NetworkInterface.getByInetAddress(address);
-            if (null == networkInterface && address.isLoopbackAddress())
-            {
-                // 127.x.y.z other than 127.0.0.1 is local through the 127/8 route, not assigned to lo.
-                networkInterface = NetworkInterface.networkInterfaces()
-                    .filter(UdpLink::isLoopback)
-                    .findFirst()
-                    .orElse(null);
-            }
-            if (null == networkInterface)
-            {
-                throw new IllegalStateException(
-                    address.getHostAddress() + " is not an address of this host: a link binds one of the " +
-                    "host's own addresses (127.x.y.z on loopback)");
-            }
-            return networkInterface;
-        }
-        catch (final SocketException ex)
-        {
-            throw new UncheckedIOException("cannot list the network interfaces: " + ex.getMessage(), ex);
-        }
-    }
-
-    private static boolean isLoopback(final NetworkInterface networkInterface)
-    {
-        try
-        {
-            return networkInterface.isLoopback() && networkInterface.isUp();
-        }
-        catch (final SocketException ex)
-        {
-            return false;
         }
     }
 

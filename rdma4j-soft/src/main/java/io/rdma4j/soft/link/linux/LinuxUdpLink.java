@@ -2,6 +2,7 @@ package io.rdma4j.soft.link.linux;
 
 import io.rdma4j.soft.Counters;
 import io.rdma4j.soft.link.DatagramInfo;
+import io.rdma4j.soft.link.HostInterfaces;
 import io.rdma4j.soft.link.IpLink;
 
 import java.lang.foreign.Arena;
@@ -11,7 +12,6 @@ import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
-import java.net.SocketException;
 import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.Map;
@@ -162,7 +162,7 @@ public final class LinuxUdpLink implements IpLink
         this.localAddress = localAddress;
         this.port = port;
         this.family = localAddress instanceof Inet4Address ? AF_INET : AF_INET6;
-        this.networkInterface = interfaceOf(localAddress);
+        this.networkInterface = HostInterfaces.of(localAddress);
         this.interfaceIndex = Math.max(0, networkInterface.getIndex());
 
         controlCapture = LinuxLibc.newCapture(arena);
@@ -900,45 +900,6 @@ public final class LinuxUdpLink implements IpLink
     {
         return (localAddress instanceof Inet6Address ? "[" + localAddress.getHostAddress() + "]" :
             localAddress.getHostAddress()) + ":" + port;
-    }
-
-    private static NetworkInterface interfaceOf(final InetAddress address)
-    {
-        try
-        {
-            NetworkInterface networkInterface = NetworkInterface.getByInetAddress(address);
-            if (null == networkInterface && address.isLoopbackAddress())
-            {
-                // 127.x.y.z other than 127.0.0.1 is local through the 127/8 route, not assigned to lo
-                networkInterface = NetworkInterface.networkInterfaces()
-                    .filter(LinuxUdpLink::isLoopback)
-                    .findFirst()
-                    .orElse(null);
-            }
-            if (null == networkInterface)
-            {
-                throw new IllegalStateException(
-                    address.getHostAddress() + " is not an address of this host: a link binds one of the " +
-                    "host's own addresses (127.x.y.z on loopback)");
-            }
-            return networkInterface;
-        }
-        catch (final SocketException ex)
-        {
-            throw new IllegalStateException("cannot list the network interfaces: " + ex.getMessage(), ex);
-        }
-    }
-
-    private static boolean isLoopback(final NetworkInterface networkInterface)
-    {
-        try
-        {
-            return networkInterface.isLoopback() && networkInterface.isUp();
-        }
-        catch (final SocketException ex)
-        {
-            return false;
-        }
     }
 
     private static Endpoint[] withEndpoint(final Endpoint[] endpoints, final Endpoint endpoint)

@@ -8,6 +8,7 @@ import io.rdma4j.soft.wire.Opcode;
 import io.rdma4j.soft.wire.PacketBuilder;
 import io.rdma4j.soft.wire.PacketInfo;
 
+import io.rdma4j.testing.TestNet;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
@@ -42,12 +43,14 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 @Timeout(value = 20, unit = TimeUnit.SECONDS)
 class LinuxUdpLinkTest
 {
+    private static final int SUBNET = TestNet.nextSubnet();
+
     private static final long WAIT_MILLIS = 5_000;
     private static final int PAYLOAD = 1024;
 
-    private final InetAddress addressA = address("127.0.61.2");
-    private final InetAddress addressB = address("127.0.61.3");
-    private final InetAddress addressC = address("127.0.61.4");
+    private final InetAddress addressA = TestNet.address(SUBNET, 2);
+    private final InetAddress addressB = TestNet.address(SUBNET, 3);
+    private final InetAddress addressC = TestNet.address(SUBNET, 4);
     private final ByteBuffer buffer = ByteBuffer.allocateDirect(65536);
     private final DatagramInfo info = new DatagramInfo();
     private final PacketBuilder builder = new PacketBuilder();
@@ -260,8 +263,7 @@ class LinuxUdpLinkTest
             {
                 for (int i = 0; i < 20; i++)
                 {
-                    final InetAddress group = address("239." + (ProcessHandle.current().pid() % 200 + 20) + ".61." +
-                        (i + 1));
+                    final InetAddress group = TestNet.groupAddress(SUBNET, i + 1);
                     a.joinGroup(group);
                     a.leaveGroup(group);
                     assertEquals(0, a.joinCount(group));
