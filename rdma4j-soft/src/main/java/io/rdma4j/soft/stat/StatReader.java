@@ -10,10 +10,12 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
@@ -23,6 +25,9 @@ import java.util.stream.Stream;
  */
 public final class StatReader
 {
+    /** How far a process's start instant may seem to lie after its own device's start. */
+    private static final long START_SLACK_MS = 2_000;
+
     private StatReader()
     {
     }
@@ -71,6 +76,27 @@ public final class StatReader
     }
 
     /**
+     * Whether the process that wrote a stat file still runs. Its number alone does not say: Linux gives
+     * numbers out again, to processes and to threads (whose ids {@link ProcessHandle#of} also finds), so a
+     * process that started after the device it is said to own is another that took the number.
+     *
+     * @param pid               the number in the file.
+     * @param deviceStartMillis when the device opened, ms since the epoch (the file's start time).
+     * @return true if a process of that number runs and started no later than the device.
+     */
+    static boolean writerAlive(final long pid, final long deviceStartMillis)
+    {
+        final Optional<ProcessHandle> handle = ProcessHandle.of(pid);
+        if (handle.isEmpty() || !handle.get().isAlive())
+        {
+            return false;
+        }
+        final Optional<Instant> started = handle.get().info().startInstant();
+        // the start instant comes from clock ticks since boot: allow it a little slack against the wall clock
+        return started.isEmpty() || started.get().toEpochMilli() <= deviceStartMillis + START_SLACK_MS;
+    }
+
+    /**
      * @param file a device's file.
      * @return what it holds, or null if it is not a complete stat file or its process is gone.
      * @throws IOException if it cannot be read.
@@ -90,7 +116,7 @@ public final class StatReader
                 return null;
             }
             final long pid = map.get(ValueLayout.JAVA_LONG, StatFile.PID_OFFSET);
-            if (!ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false))
+            if (!writerAlive(pid, map.get(ValueLayout.JAVA_LONG, StatFile.START_OFFSET)))
             {
                 Files.deleteIfExists(file);
                 return null;

@@ -25,8 +25,12 @@ import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import java.lang.foreign.Arena;
 import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.EnumSet;
 import java.util.List;
 
@@ -92,5 +96,27 @@ class StatFileTest
             assertFalse(files.findAny().isPresent(), "closing the device removes its file");
         }
         assertThrows(InstanceNotFoundException.class, () -> jmx.getAttribute(name, "sent_pkts"));
+    }
+
+    @Test
+    void shouldForgetAFileWhosePidNowBelongsToAProcessStartedAfterItsDevice(@TempDir final Path dir) throws Exception
+    {
+        System.setProperty(StatFile.DIR_PROPERTY, dir.toString());
+        // a file naming this JVM's pid, as a process that died long ago and whose number this JVM then took
+        // would have left it: its device opened a day before this JVM started
+        final long jvmStart = ProcessHandle.current().info().startInstant().orElseThrow().toEpochMilli();
+        try (StatFile file = StatFile.create("gone0", "127.0.0.99"))
+        {
+            final Path path = dir.resolve(ProcessHandle.current().pid() + "-gone0-127.0.0.99" + StatFile.SUFFIX);
+            assertTrue(Files.exists(path), "the file: " + path);
+            assertEquals(1, StatReader.readAll(dir).size(), "the file of a live device is read");
+            try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE))
+            {
+                channel.write(ByteBuffer.allocate(Long.BYTES).order(ByteOrder.nativeOrder())
+                    .putLong(0, jvmStart - 86_400_000L), StatFile.START_OFFSET);
+            }
+            assertEquals(List.of(), StatReader.readAll(dir), "a pid that started after the device is another's");
+            assertFalse(Files.exists(path), "and the dead device's file is removed");
+        }
     }
 }
