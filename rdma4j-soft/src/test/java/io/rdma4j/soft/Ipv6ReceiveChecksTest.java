@@ -136,6 +136,15 @@ class Ipv6ReceiveChecksTest
         final java.util.Random random = new java.util.Random(seed);
         final InetAddress[] sources = {PEER, STRANGER, VICTIM, InetAddress.ofLiteral("::ffff:10.0.0.1")};
 
+        // one of each refusal the fuzz must reach, first, while the QP is in RTS: whether a random input moves
+        // it to the error state early (a well-formed request from the peer it has to refuse) depends on the seed
+        final long probes = verdicts(engine);
+        inject(STRANGER, VICTIM, write(QpType.RC, victim, STRANGER, VICTIM));
+        final ByteBuffer badIcrc = write(QpType.RC, victim, PEER, VICTIM);
+        badIcrc.put(badIcrc.limit() - 1, (byte)~badIcrc.get(badIcrc.limit() - 1));
+        inject(PEER, VICTIM, badIcrc);
+        awaitVerdicts(engine, probes + 2);
+
         final Icrc icrc = new Icrc();
         final long before = verdicts(engine);
         final int count = 2000;

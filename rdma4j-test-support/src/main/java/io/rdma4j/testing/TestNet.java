@@ -32,6 +32,11 @@ public final class TestNet
     /** The first subnet {@link #nextSubnet()} hands out; those below are named by tests. */
     public static final int FIRST_FIXTURE_SUBNET = 100;
 
+    /** TCP ports per slot ({@link #tcpPort(int)}). */
+    public static final int PORTS_PER_SLOT = 40;
+    /** The first of the slots' TCP ports. */
+    public static final int FIRST_PORT = 20_000;
+
     private static final int LAST_SUBNET = 254;
     private static final AtomicInteger NEXT_SUBNET = new AtomicInteger();
     private static final Slot SLOT = Slot.claim();
@@ -134,6 +139,22 @@ public final class TestNet
     public static int nextSubnet()
     {
         return FIRST_FIXTURE_SUBNET + NEXT_SUBNET.getAndIncrement() % (LAST_SUBNET - FIRST_FIXTURE_SUBNET + 1);
+    }
+
+    /**
+     * A TCP port of this JVM's own, for a tool that listens on every address (as rdma-core's ping-pong tools
+     * do for their address exchange), where an address of its own does not keep two builds apart.
+     *
+     * @param n 0..{@value #PORTS_PER_SLOT} - 1, which of this JVM's ports.
+     * @return {@value #FIRST_PORT} + SLOT × {@value #PORTS_PER_SLOT} + n: below Linux's ephemeral range.
+     */
+    public static int tcpPort(final int n)
+    {
+        if (n < 0 || n >= PORTS_PER_SLOT)
+        {
+            throw new IllegalArgumentException("port " + n + " is outside 0.." + (PORTS_PER_SLOT - 1));
+        }
+        return FIRST_PORT + slot() * PORTS_PER_SLOT + n;
     }
 
     /**

@@ -46,6 +46,8 @@ class TestNetTest
         assertEquals("/127." + slot + ".12.3", TestNet.address(12, 3).toString());
         assertEquals("/239." + slot + ".12.4", TestNet.groupAddress(12, 4).toString());
         assertTrue(TestNet.groupAddress(1).isMulticastAddress());
+        assertEquals(TestNet.FIRST_PORT + slot * TestNet.PORTS_PER_SLOT + 3, TestNet.tcpPort(3));
+        assertTrue(TestNet.tcpPort(TestNet.PORTS_PER_SLOT - 1) < 32_768, "below the ephemeral range");
     }
 
     @Test

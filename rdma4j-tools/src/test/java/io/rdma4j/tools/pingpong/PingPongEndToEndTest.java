@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Each pingpong tool as two processes on one machine ({@link PingPongPair}), each with its own soft
  * device on its own loopback address; the lines each prints are pinned to rdma-core's.
  * <p>
- * Addresses of the test JVM's own ({@link TestNet}) and TCP ports 186xx keep these clear of the other
+ * Addresses and TCP ports of the test JVM's own ({@link TestNet}) keep these clear of the other
  * end-to-end tests and of concurrent builds; the default-command-line test runs rdma4j's literal default
  * command lines, so it needs 127.0.0.1, 127.0.0.2 and TCP 18515, and takes them under
  * {@link TestNet#lockDefaultAddresses()}.
@@ -48,14 +48,15 @@ class PingPongEndToEndTest
     enum Run
     {
         /** ud_pingpong's default size, 1024. */
-        UD("ud_pingpong", 101, 18601, 1024 * 500 * 2, "-n", "500"),
-        UD_ON_EVENTS_WITH_THE_BUFFER_CHECK("ud_pingpong", 103, 18602, 512 * 200 * 2,
+        UD("ud_pingpong", 101, TestNet.tcpPort(1), 1024 * 500 * 2, "-n", "500"),
+        UD_ON_EVENTS_WITH_THE_BUFFER_CHECK("ud_pingpong", 103, TestNet.tcpPort(2), 512 * 200 * 2,
             "-n", "200", "-s", "512", "-e", "-c"),
-        RC("rc_pingpong", 105, 18603, 2500 * 50 * 2, "-n", "50", "-s", "2500"),
-        RC_ON_EVENTS_WITH_THE_BUFFER_CHECK("rc_pingpong", 107, 18604, 9000 * 50 * 2,
+        RC("rc_pingpong", 105, TestNet.tcpPort(3), 2500 * 50 * 2, "-n", "50", "-s", "2500"),
+        RC_ON_EVENTS_WITH_THE_BUFFER_CHECK("rc_pingpong", 107, TestNet.tcpPort(4), 9000 * 50 * 2,
             "-n", "50", "-s", "9000", "-e", "-c"),
-        UC("uc_pingpong", 109, 18605, 2500 * 50 * 2, "-n", "50", "-s", "2500"),
-        RC_QPS_SHARING_AN_SRQ("srq_pingpong", 111, 18606, 512 * 100 * 2, "-n", "100", "-s", "512", "-q", "4");
+        UC("uc_pingpong", 109, TestNet.tcpPort(5), 2500 * 50 * 2, "-n", "50", "-s", "2500"),
+        RC_QPS_SHARING_AN_SRQ("srq_pingpong", 111, TestNet.tcpPort(6), 512 * 100 * 2,
+            "-n", "100", "-s", "512", "-q", "4");
 
         final String tool;
         final String serverAddress;
@@ -171,10 +172,11 @@ class PingPongEndToEndTest
     {
         // the server warms up for 30 exchanges and times 20; the client, as rdma-core's tool would, times all
         // 50: both finish only if the warm-up's exchanges are real ones of the same stream
-        final List<String> server = List.of("rc_pingpong", "--address", "127.0.0.115", "-p", "18608",
+        final String port = Integer.toString(TestNet.tcpPort(8));
+        final List<String> server = List.of("rc_pingpong", "--address", TestNet.host(115), "-p", port,
             "-s", "64", "--warmup", "30", "-n", "20");
-        final List<String> client = List.of("rc_pingpong", "--address", "127.0.0.116", "-p", "18608",
-            "-s", "64", "-n", "50", "127.0.0.115");
+        final List<String> client = List.of("rc_pingpong", "--address", TestNet.host(116), "-p", port,
+            "-s", "64", "-n", "50", TestNet.host(115));
 
         final PingPongPair.Outputs outputs = pair.run(server, client);
 
@@ -193,11 +195,10 @@ class PingPongEndToEndTest
     {
         // each process's device drops a tenth of what it sends; RC recovers, and -c checks the data
         final List<String> options = List.of("-n", "200", "-s", "4096", "-m", "1024", "-c");
-        final List<String> server =
-            new ArrayList<>(List.of("rc_pingpong", "--address", TestNet.host(113), "-p", "18607"));
+        final String port = Integer.toString(TestNet.tcpPort(7));
+        final List<String> server = new ArrayList<>(List.of("rc_pingpong", "--address", TestNet.host(113), "-p", port));
         server.addAll(options);
-        final List<String> client =
-            new ArrayList<>(List.of("rc_pingpong", "--address", TestNet.host(114), "-p", "18607"));
+        final List<String> client = new ArrayList<>(List.of("rc_pingpong", "--address", TestNet.host(114), "-p", port));
         client.addAll(options);
         client.add(TestNet.host(113));
         final PingPongPair.Outputs outputs;
