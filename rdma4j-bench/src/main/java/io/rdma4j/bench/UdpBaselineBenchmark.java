@@ -5,6 +5,7 @@ import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
@@ -62,6 +63,34 @@ public class UdpBaselineBenchmark
             Thread.onSpinWait();
         }
         return in.position();
+    }
+
+    /**
+     * The baseline of {@link UdStreamBenchmark}: a burst of as many datagrams of the same size,
+     * one system call each (what a DatagramChannel offers), then all of them received.
+     */
+    @Benchmark
+    @BenchmarkMode(Mode.Throughput)
+    @OutputTimeUnit(TimeUnit.MICROSECONDS)
+    @OperationsPerInvocation(UdStreamBenchmark.BURST)
+    public int burst() throws IOException
+    {
+        for (int i = 0; i < UdStreamBenchmark.BURST; i++)
+        {
+            out.clear();
+            tx.send(out, target);
+        }
+        int bytes = 0;
+        for (int i = 0; i < UdStreamBenchmark.BURST; i++)
+        {
+            in.clear();
+            while (rx.receive(in) == null)
+            {
+                Thread.onSpinWait();
+            }
+            bytes += in.position();
+        }
+        return bytes;
     }
 
     @TearDown
