@@ -96,6 +96,19 @@ public final class SoftEngine implements AutoCloseable
     private volatile long timerHint = Long.MAX_VALUE;
     /** When a thread last polled in polling mode ({@link #progressInline}), in {@link #nanoTime()}'s clock. */
     private volatile long lastInlinePollNs = Long.MIN_VALUE / 2;
+    /**
+     * Polling mode: a poll that received left what its packets queued (their ACKs) unsent, for the
+     * poller's next post (a reply then leaves with the ACK, one system call on a batching link) or next
+     * poll to send; the progress thread's next cycle, at most {@link #POLLER_ACTIVE_NS} away, sends it
+     * if neither comes.
+     */
+    private volatile boolean flushOwed;
+    /**
+     * The latest the progress thread's current wait ends, in {@link #nanoTime()}'s clock: Long.MAX_VALUE
+     * while it may wait long (or with no progress thread, or another idle strategy), so that a poll
+     * leaves a flush owed only when that thread's next cycle is near.
+     */
+    private volatile long progressWaitEndNs = Long.MAX_VALUE;
     /** Set by {@link #wakeup}: the next duty cycle runs the timers whether one is due or not. */
     private volatile boolean timersRequested;
     /** The earliest timer deadline the last run of the timers reported; the progress thread's. */
@@ -358,7 +371,20 @@ public final class SoftEngine implements AutoCloseable
      */
     public void flushSends()
     {
+        flushOwed = false;
         link.flush();
+    }
+
+    /**
+     * Send what an earlier poll left queued ({@link #progressInline}), if anything: a CQ's poll calls
+     * it first, so that a poller that only polls still sends its ACKs at once.
+     */
+    public void flushOwed()
+    {
+        if (flushOwed)
+        {
+            flushSends();
+        }
     }
 
     /**
@@ -372,8 +398,23 @@ public final class SoftEngine implements AutoCloseable
         if (deadlineNs < timerHint)
         {
             timerHint = deadlineNs;
-            link.wakeup();
+            // read after timerHint is written, as the thread publishes its wait's end before reading
+            // timerHint: a thread that will wake before the deadline anyway costs no system call here
+            if (deadlineNs < progressWaitEndNs)
+            {
+                wakeProgressThread();
+            }
         }
+    }
+
+    /**
+     * Wake the progress thread from either of its waits: the link's (watching the socket) or the park
+     * of polling mode ({@link Link#awaitReadableWhilePolled}).
+     */
+    private void wakeProgressThread()
+    {
+        link.wakeup();
+        LockSupport.unpark(progressThread);
     }
 
     /**
@@ -382,7 +423,7 @@ public final class SoftEngine implements AutoCloseable
     public void wakeup()
     {
         timersRequested = true;
-        link.wakeup();
+        wakeProgressThread();
     }
 
     SoftQp createQp(final SoftPd pd, final QpInitAttr init)
@@ -490,8 +531,9 @@ public final class SoftEngine implements AutoCloseable
         }
         finally
         {
-            // what the cycle's packets and timers queued (ACKs, responses, retransmissions) leaves in one go
-            link.flush();
+            // what the cycle's packets and timers queued (ACKs, responses, retransmissions) leaves in one
+            // go, with anything a poll left owed
+            flushSends();
             receiveLock.unlock();
         }
     }
@@ -507,18 +549,26 @@ public final class SoftEngine implements AutoCloseable
         {
             return;
         }
+        // "may wait long" until the wait is chosen: written before timerHint and lastInlinePollNs are read,
+        // as a transport arming a timer and a poller write those before reading this, so that either this
+        // thread sees what they wrote or they see it may wait long (and wake it, or flush themselves)
+        progressWaitEndNs = Long.MAX_VALUE;
         final long next = Math.min(nextTimer, timerHint);
         final long now = nanoTime();
         final long wait = next == Long.MAX_VALUE ? IDLE_WAIT_NS : Math.min(TIMER_WAIT_NS, Math.max(0, next - now));
         if (pollsInline && now - lastInlinePollNs < POLLER_ACTIVE_NS)
         {
             // a thread polls and receives: no sender need wake this one; back soon in case it stops
-            link.awaitReadableWhilePolled(Math.min(wait, POLLER_ACTIVE_NS));
+            final long brief = Math.min(wait, POLLER_ACTIVE_NS);
+            progressWaitEndNs = now + brief;
+            link.awaitReadableWhilePolled(brief);
         }
         else
         {
+            progressWaitEndNs = now + wait;
             link.awaitReadable(wait);
         }
+        progressWaitEndNs = Long.MAX_VALUE;
     }
 
     /**
@@ -580,12 +630,13 @@ public final class SoftEngine implements AutoCloseable
         {
             return 0;
         }
+        int received = 0;
         try
         {
-            final int received = receiveBatch(INLINE_BATCH);
+            received = receiveBatch(INLINE_BATCH);
             if (received > 0)
             {
-                // as the progress thread does after a batch: send the ACKs the batch coalesced
+                // as the progress thread does after a batch: queue the ACKs the batch coalesced
                 timerHint = runTimers(nanoTime());
             }
             return received;
@@ -597,9 +648,29 @@ public final class SoftEngine implements AutoCloseable
         }
         finally
         {
-            link.flush();
+            if (received > 0 && progressThreadNear())
+            {
+                // the poller is about to see these packets' completions and, in a ping-pong, to post
+                // its reply: the ACKs wait for it, or for its next poll, or for the progress thread's
+                // next cycle, which is near
+                flushOwed = true;
+            }
+            else
+            {
+                flushSends();
+            }
             receiveLock.unlock();
         }
+    }
+
+    /**
+     * @return true if the progress thread is in a brief wait (or between cycles after one), so that
+     * what a poll leaves queued goes out within {@link #POLLER_ACTIVE_NS} even if nobody polls again.
+     */
+    private boolean progressThreadNear()
+    {
+        final long end = progressWaitEndNs;
+        return end != Long.MAX_VALUE && end - nanoTime() <= POLLER_ACTIVE_NS;
     }
 
     private long runTimers(final long now)
@@ -730,7 +801,7 @@ public final class SoftEngine implements AutoCloseable
     public void close()
     {
         running = false;
-        link.wakeup();
+        wakeProgressThread();
         try
         {
             if (progressThread.isAlive())

@@ -5,6 +5,7 @@ import io.rdma4j.soft.Counters;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Moves whole RoCEv2 datagrams: the UDP payload, from the BTH to the ICRC, between devices.
@@ -143,15 +144,20 @@ public interface Link extends AutoCloseable
     void leaveGroup(InetAddress group);
 
     /**
-     * Wait as {@link #awaitReadable}, when a thread polling the device receives meanwhile (polling mode): a
-     * link that would otherwise ask its senders for a wake-up ({@link SameHostLink}) need not, since the
-     * poller sees their datagrams.
+     * Wait, when a thread polling the device receives meanwhile (polling mode): sleep for the time given
+     * without watching for datagrams, since the poller takes them; a thread woken by each datagram would
+     * only race the poller for it, a context switch per packet. The device unparks the waiting thread
+     * when it needs it sooner ({@link java.util.concurrent.locks.LockSupport#unpark}); a link that
+     * would otherwise ask its senders for a wake-up ({@link SameHostLink}) need not.
      *
      * @param timeoutNanos the longest wait; 0 returns at once.
      */
     default void awaitReadableWhilePolled(final long timeoutNanos)
     {
-        awaitReadable(timeoutNanos);
+        if (timeoutNanos > 0)
+        {
+            LockSupport.parkNanos(timeoutNanos);
+        }
     }
 
     /**

@@ -327,7 +327,8 @@ public final class SameHostLink extends ForwardingLink
     }
 
     /**
-     * Wait without the parked flag: a polling thread reads the inbox meanwhile, so senders send no wake-up.
+     * Wait without the parked flag: a polling thread reads the inbox and the socket meanwhile, so senders
+     * send no wake-up; the heartbeat goes on.
      * <p>
      * {@inheritDoc}
      */
@@ -339,7 +340,7 @@ public final class SameHostLink extends ForwardingLink
         {
             own.beat(System.currentTimeMillis());
         }
-        udp.awaitReadable(timeoutNanos);
+        udp.awaitReadableWhilePolled(timeoutNanos);
         udpDue = true;
     }
 

@@ -1,0 +1,279 @@
+package io.rdma4j.soft;
+
+import io.rdma4j.soft.link.DatagramInfo;
+import io.rdma4j.soft.link.ForwardingLink;
+import io.rdma4j.soft.link.Link;
+import io.rdma4j.verbs.CompletionQueue;
+import io.rdma4j.verbs.QpType;
+import io.rdma4j.verbs.RecvWr;
+import io.rdma4j.verbs.SendFlags;
+import io.rdma4j.verbs.SendWr;
+import io.rdma4j.verbs.WcStatus;
+import io.rdma4j.verbs.WorkCompletion;
+import io.rdma4j.verbs.WrOpcode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Polling mode, RC: the ACK of a message the poll received leaves with the poller's reply, in one flush
+ * (one system call on a batching link), or at its next poll; but never waits on a progress thread that
+ * may sleep long.
+ */
+@Timeout(60)
+class PollingModeFlushTest
+{
+    /**
+     * The responder's link: hides datagrams from the device's progress thread and parks that thread in
+     * the wait it names (the brief one a device takes while a thread polls, or the long one), until
+     * released; records how many datagrams each flush carried.
+     */
+    private static final class ParkingRecorder extends ForwardingLink
+    {
+        private final boolean parkInBriefWait;
+        private final CountDownLatch parked = new CountDownLatch(1);
+        private final CountDownLatch released = new CountDownLatch(1);
+        private final List<Integer> flushes = new CopyOnWriteArrayList<>();
+        private int queued;
+
+        ParkingRecorder(final Link inner, final boolean parkInBriefWait)
+        {
+            super(inner);
+            this.parkInBriefWait = parkInBriefWait;
+        }
+
+        private static boolean progressThread()
+        {
+            return Thread.currentThread().getName().startsWith("rdma4j-");
+        }
+
+        @Override
+        public boolean queue(final ByteBuffer datagram, final InetAddress destination, final int hopLimit)
+        {
+            synchronized (this)
+            {
+                queued++;
+            }
+            return inner.queue(datagram, destination, hopLimit);
+        }
+
+        @Override
+        public boolean queueGathered(
+            final ByteBuffer head, final MemorySegment payload, final long payloadOffset, final int payloadLength,
+            final ByteBuffer tail, final InetAddress destination, final int hopLimit)
+        {
+            synchronized (this)
+            {
+                queued++;
+            }
+            return inner.queueGathered(head, payload, payloadOffset, payloadLength, tail, destination, hopLimit);
+        }
+
+        @Override
+        public void flush()
+        {
+            final int carried;
+            synchronized (this)
+            {
+                carried = queued;
+                queued = 0;
+            }
+            if (carried > 0)
+            {
+                flushes.add(carried);
+            }
+            inner.flush();
+        }
+
+        @Override
+        public boolean receive(final ByteBuffer buffer, final DatagramInfo info)
+        {
+            if (progressThread())
+            {
+                buffer.limit(0);
+                return false;
+            }
+            return inner.receive(buffer, info);
+        }
+
+        @Override
+        public void awaitReadable(final long timeoutNanos)
+        {
+            if (progressThread() && !parkInBriefWait)
+            {
+                park();
+                return;
+            }
+            inner.awaitReadable(Math.min(timeoutNanos, 1_000_000L));
+        }
+
+        @Override
+        public void awaitReadableWhilePolled(final long timeoutNanos)
+        {
+            if (progressThread() && parkInBriefWait)
+            {
+                park();
+                return;
+            }
+            inner.awaitReadableWhilePolled(timeoutNanos);
+        }
+
+        private void park()
+        {
+            parked.countDown();
+            try
+            {
+                released.await();
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        void awaitParked(final CompletionQueue polledMeanwhile) throws InterruptedException
+        {
+            final WorkCompletion[] none = WorkCompletion.array(1);
+            while (!parked.await(100, TimeUnit.MICROSECONDS))
+            {
+                if (polledMeanwhile != null)
+                {
+                    // a thread polling the device is what sends its progress thread to the brief wait
+                    assertEquals(0, polledMeanwhile.poll(none));
+                }
+            }
+        }
+
+        /** Let the progress thread go (before the device closes: it joins that thread). */
+        void release()
+        {
+            released.countDown();
+        }
+
+        @Override
+        public void close()
+        {
+            released.countDown();
+            inner.close();
+        }
+    }
+
+    private record Pair(RcEndpoint requester, RcEndpoint responder, ParkingRecorder responderLink)
+    {
+    }
+
+    private static Pair pair(final Fabric fabric, final boolean parkInBriefWait)
+    {
+        final RcEndpoint requester = new RcEndpoint(fabric.open(), QpType.RC, 4096, 8);
+        final ParkingRecorder[] link = new ParkingRecorder[1];
+        fabric.linkWrapper(inner ->
+        {
+            link[0] = new ParkingRecorder(inner, parkInBriefWait);
+            return link[0];
+        });
+        final RcEndpoint responder = new RcEndpoint(fabric.open(), QpType.RC, 4096, 8);
+        RcConnectSettings.defaults().connect(requester, responder);
+        return new Pair(requester, responder, link[0]);
+    }
+
+    private static void send(final RcEndpoint from, final long wrId, final int length)
+    {
+        from.qp.postSend(new SendWr().wrId(wrId).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
+            .sge(from.mr, 0, length));
+    }
+
+    @Test
+    void shouldSendTheAckOfAPolledMessageWithThePollersReplyInOneFlush() throws InterruptedException
+    {
+        try (Fabric fabric = new Fabric(Fabric.Kind.UDP).pollsInline(true))
+        {
+            final Pair p = pair(fabric, true);
+            try
+            {
+                p.requester.qp.postRecv(new RecvWr().wrId(8).sge(p.requester.mr, 1024, 1024));
+                p.responder.qp.postRecv(new RecvWr().wrId(7).sge(p.responder.mr, 1024, 1024));
+                p.responderLink.awaitParked(p.responder.recvCq);
+
+                send(p.requester, 1, 100);
+                assertEquals(WcStatus.SUCCESS, p.responder.pollRecv(1, 10_000).getFirst().status());
+                final List<Integer> beforeReply = List.copyOf(p.responderLink.flushes);
+                send(p.responder, 2, 200);
+
+                assertEquals(WcStatus.SUCCESS, p.requester.pollRecv(1, 10_000).getFirst().status());
+                final List<WorkCompletion> sent = p.requester.pollSend(1, 10_000);
+                assertEquals(WcStatus.SUCCESS, sent.getFirst().status(), "the request was acknowledged");
+                assertEquals(List.of(), beforeReply, "nothing left the responder between its poll and its reply");
+                assertEquals(2, p.responderLink.flushes.getFirst(), "the ACK and the reply left in one flush: " +
+                    p.responderLink.flushes);
+                assertEquals(0L, p.requester.qp.counters().get("retransmitted_pkts"));
+            }
+            finally
+            {
+                p.responderLink.release();
+            }
+        }
+    }
+
+    @Test
+    void shouldSendTheAckAtThePollersNextPollWhenItDoesNotReply() throws InterruptedException
+    {
+        try (Fabric fabric = new Fabric(Fabric.Kind.UDP).pollsInline(true))
+        {
+            final Pair p = pair(fabric, true);
+            try
+            {
+                p.responder.qp.postRecv(new RecvWr().wrId(7).sge(p.responder.mr, 1024, 1024));
+                p.responderLink.awaitParked(p.responder.recvCq);
+
+                send(p.requester, 1, 100);
+                assertEquals(WcStatus.SUCCESS, p.responder.pollRecv(1, 10_000).getFirst().status());
+                assertEquals(List.of(), p.responderLink.flushes, "the ACK waits for the poller's next call");
+                assertEquals(0, p.responder.recvCq.poll(WorkCompletion.array(1)));
+
+                assertEquals(List.of(1), p.responderLink.flushes, "the next poll sent the ACK alone");
+                assertEquals(WcStatus.SUCCESS, p.requester.pollSend(1, 10_000).getFirst().status());
+            }
+            finally
+            {
+                p.responderLink.release();
+            }
+        }
+    }
+
+    @Test
+    void shouldSendTheAckAtOnceWhenTheProgressThreadMayWaitLong() throws InterruptedException
+    {
+        // the progress thread went to its long wait (no thread polled for a while) and stays there: a
+        // deferred ACK would wait for the requester's retransmission; the poll must send it itself
+        try (Fabric fabric = new Fabric(Fabric.Kind.UDP).pollsInline(true))
+        {
+            final Pair p = pair(fabric, false);
+            try
+            {
+                p.responder.qp.postRecv(new RecvWr().wrId(7).sge(p.responder.mr, 1024, 1024));
+                p.responderLink.awaitParked(null);
+
+                send(p.requester, 1, 100);
+                assertEquals(WcStatus.SUCCESS, p.responder.pollRecv(1, 10_000).getFirst().status());
+                assertEquals(List.of(1), p.responderLink.flushes, "the poll that received sent the ACK");
+                final List<WorkCompletion> sent = p.requester.pollSend(1, 10_000);
+                assertTrue(!sent.isEmpty() && sent.getFirst().status() == WcStatus.SUCCESS, "acknowledged");
+                assertEquals(0L, p.requester.qp.counters().get("retransmitted_pkts"));
+            }
+            finally
+            {
+                p.responderLink.release();
+            }
+        }
+    }
+}
