@@ -24,6 +24,7 @@ import java.util.List;
  * @param receivers  -M, the multicast receivers the server (the sender) waits for; 0 for a unicast run.
  * @param group      the multicast group of a -M run.
  * @param postList   -l, WRs the bandwidth client posts in one chain (one postSend), as perftest's --post_list.
+ * @param baselineDatagram --baseline-datagram, the largest datagram of the raw UDP baseline (both sides alike).
  */
 public record PerfConfig(
     PerfTest test,
@@ -41,7 +42,8 @@ public record PerfConfig(
     Path histogram,
     int receivers,
     String group,
-    int postList)
+    int postList,
+    int baselineDatagram)
 {
     /**
      * Copies the size list so the record stays immutable.

@@ -54,7 +54,7 @@ final class PerfRun
     {
         return String.join(" ", cfg.test().label(), cfg.transport().name(), "sizes=" + cfg.sizes(),
             "n=" + cfg.iterations(), "warmup=" + cfg.warmup(), "q=" + cfg.numQp(), "rx=" + cfg.rxDepth(),
-            "events=" + cfg.events());
+            "events=" + cfg.events(), "baseline-datagram=" + cfg.baselineDatagram());
     }
 
     /**
@@ -67,7 +67,8 @@ final class PerfRun
     void run() throws PerfException, IOException, InterruptedException
     {
         try (RdmaPeer peer = new RdmaPeer(cfg);
-             UdpBaseline udp = new UdpBaseline(peer.endpoint(0).gid().toInet(), cfg.maxSize(), cfg.events());
+             UdpBaseline udp = new UdpBaseline(peer.endpoint(0).gid().toInet(), cfg.maxSize(), cfg.events(),
+                 cfg.baselineDatagram());
              ControlChannel control = open())
         {
             control.out().writeUTF(signature());
@@ -128,8 +129,9 @@ final class PerfRun
         final String mode = cfg.events() ? "completion events, baseline UDP blocking"
             : "busy polling, baseline UDP non-blocking busy polling";
         return String.format(Locale.ROOT, "# rdma4j perf %s: %s, %d QP(s), %d iterations after %d warm-up, -t %d, " +
-            "-r %d, inline %d, %s, soft device progress %s", cfg.test().label(), cfg.transport(), cfg.numQp(),
-            cfg.iterations(), cfg.warmup(), cfg.txDepth(), cfg.rxDepth(), cfg.inline(), mode, progress);
+            "-r %d, inline %d, %s, baseline datagrams up to %d B, soft device progress %s", cfg.test().label(),
+            cfg.transport(), cfg.numQp(), cfg.iterations(), cfg.warmup(), cfg.txDepth(), cfg.rxDepth(), cfg.inline(),
+            mode, cfg.baselineDatagram(), progress);
     }
 
     private String latency(final RdmaLoops loops, final UdpBaseline udp, final ControlChannel control,

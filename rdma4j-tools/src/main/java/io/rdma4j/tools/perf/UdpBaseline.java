@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
  * spins on a non-blocking channel with the same {@link IdleSpin} as the rdma4j loops; {@code -e}
  * makes the channel blocking, as the completion channel makes rdma4j sleep.
  * <p>
- * A message larger than one datagram (65,507 bytes) goes as several; the receiver counts bytes, and
+ * A message larger than one datagram (65,507 bytes, or less with --baseline-datagram) goes as several; the receiver counts bytes, and
  * acknowledges every quarter socket buffer of one message, so that an 8 MiB ping is not dropped.
  * Streams are flow-controlled by credits, as rdma4j's SEND stream is, so a full socket buffer
  * never drops what the sender still counts on.
@@ -40,17 +40,22 @@ final class UdpBaseline implements AutoCloseable
     private final int receiveBuffer;
     /** Bytes of one message a sender sends before waiting for the receiver's acknowledgement. */
     private final int ackEvery;
+    /** The largest datagram this side sends. */
+    private final int datagram;
     private SocketAddress peer;
 
     /**
      * @param address  the local address (the soft device's).
      * @param maxSize  the largest message.
      * @param blocking true for -e.
+     * @param datagram the largest datagram to send, at most {@link #MAX_DATAGRAM}.
      * @throws IOException if the socket cannot be opened.
      */
-    UdpBaseline(final InetAddress address, final int maxSize, final boolean blocking) throws IOException
+    UdpBaseline(final InetAddress address, final int maxSize, final boolean blocking, final int datagram)
+        throws IOException
     {
         this.blocking = blocking;
+        this.datagram = datagram;
         channel = DatagramChannel.open();
         channel.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_BUFFER);
         channel.setOption(StandardSocketOptions.SO_SNDBUF, SOCKET_BUFFER);
@@ -87,7 +92,7 @@ final class UdpBaseline implements AutoCloseable
      */
     int streamWindow(final int size, final int window)
     {
-        final long datagrams = Math.max(1, (size + MAX_DATAGRAM - 1) / MAX_DATAGRAM);
+        final long datagrams = Math.max(1, (size + datagram - 1) / datagram);
         final long cost = size + datagrams * PER_DATAGRAM_OVERHEAD;
         return (int)Math.max(1, Math.min(window, receiveBuffer / 2 / cost));
     }
@@ -220,7 +225,7 @@ final class UdpBaseline implements AutoCloseable
                 receiveSmall();
                 unacked = 0;
             }
-            final int part = Math.min(left, MAX_DATAGRAM);
+            final int part = Math.min(left, datagram);
             data.clear().limit(Math.max(part, 1));
             send(data);
             left -= part;

@@ -50,6 +50,8 @@ class PerfCommandTest
         assertEquals(128, bw.txDepth());
         assertEquals(1, bw.postList(), "one WR a postSend unless -l");
         assertEquals(32, parse("perf", "send_bw", "-l", "32").postList());
+        assertEquals(UdpBaseline.MAX_DATAGRAM, bw.baselineDatagram(), "the baseline's datagrams as large as UDP allows");
+        assertEquals(8192, parse("perf", "send_bw", "--baseline-datagram", "8192").baselineDatagram());
         assertEquals(List.of(4096), parse("perf", "send_bw", "-c", "UD").sizes(), "UD: one packet at most");
         assertEquals(List.of(8), parse("perf", "atomic_lat").sizes());
         assertFalse(lat.isFanOut());
@@ -111,5 +113,6 @@ class PerfCommandTest
         assertTrue(refusal("perf", "write_bw", "-c", "UD", "-M", "2").contains("RDMA WRITE needs RC or UC"));
         assertTrue(refusal("perf", "send_bw", "-c", "UD", "-M", "2", "-q", "2").contains("uses one QP"));
         assertTrue(refusal("perf", "send_bw", "-c", "UD", "-M", "300").contains("1..255 receivers"));
+        assertTrue(refusal("perf", "send_bw", "--baseline-datagram", "65508").contains("must be 1..65507"));
     }
 }
