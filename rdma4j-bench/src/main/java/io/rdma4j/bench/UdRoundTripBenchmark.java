@@ -1,10 +1,6 @@
 package io.rdma4j.bench;
 
 import io.rdma4j.soft.SoftDevice;
-import io.rdma4j.soft.link.IpLink;
-import io.rdma4j.soft.link.Link;
-import io.rdma4j.soft.link.SameHostLink;
-import io.rdma4j.soft.link.UdpLinks;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.AhAttr;
@@ -12,11 +8,6 @@ import io.rdma4j.verbs.CompletionQueue;
 import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.MemoryRegion;
 import io.rdma4j.verbs.ProtectionDomain;
-import io.rdma4j.verbs.QpAttr;
-import io.rdma4j.verbs.QpCap;
-import io.rdma4j.verbs.QpInitAttr;
-import io.rdma4j.verbs.QpState;
-import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.QueuePair;
 import io.rdma4j.verbs.RecvWr;
 import io.rdma4j.verbs.SendFlags;
@@ -40,7 +31,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.util.EnumSet;
-import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -87,41 +77,27 @@ public class UdRoundTripBenchmark
     @Setup
     public void setUp() throws Exception
     {
-        final UdpLinks.Socket chosen = UdpLinks.Socket.valueOf(socket.toUpperCase(Locale.ROOT));
         senderContext = SoftDevice.builder("bench0", InetAddress.getByName("127.0.9.1")).pollsInline(pollsInline)
-            .link(a -> link(chosen, a)).build().open();
+            .link(a -> UdBenchSetup.link(socket, sameHost, a)).build().open();
         receiverContext = SoftDevice.builder("bench1", InetAddress.getByName("127.0.9.2")).pollsInline(pollsInline)
-            .link(a -> link(chosen, a)).build().open();
+            .link(a -> UdBenchSetup.link(socket, sameHost, a)).build().open();
         final ProtectionDomain spd = senderContext.allocPd();
         final ProtectionDomain rpd = receiverContext.allocPd();
         senderCq = senderContext.createCq(64, null, 0);
         receiverCq = receiverContext.createCq(64, null, 0);
-        sender = udQp(spd, senderCq);
-        receiver = udQp(rpd, receiverCq);
+        sender = UdBenchSetup.udQp(spd, senderCq, 16);
+        receiver = UdBenchSetup.udQp(rpd, receiverCq, 16);
         final MemorySegment sbuf = Arena.global().allocate(4096);
         final MemorySegment rbuf = Arena.global().allocate(4096);
         final MemoryRegion smr = spd.regMr(sbuf, EnumSet.of(AccessFlag.LOCAL_WRITE));
         final MemoryRegion rmr = rpd.regMr(rbuf, EnumSet.of(AccessFlag.LOCAL_WRITE));
         final AddressHandle ah = spd.createAh(AhAttr.global(receiverContext.queryGid(1, 0), 64));
         send.wrId(1).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED).sge(smr, 0, size)
-            .ud(ah, receiver.qpNum(), 0x1111);
+            .ud(ah, receiver.qpNum(), UdBenchSetup.QKEY);
         recv.wrId(2).sge(rmr, 0, 4096);
     }
 
-    private Link link(final UdpLinks.Socket chosen, final InetAddress address)
-    {
-        final IpLink udp = UdpLinks.open(chosen, address, Link.ROCE_V2_PORT);
-        return sameHost ? SameHostLink.over(udp, null, System.getLogger(UdRoundTripBenchmark.class.getName())) : udp;
-    }
 
-    private static QueuePair udQp(final ProtectionDomain pd, final CompletionQueue cq)
-    {
-        final QueuePair qp = pd.createQp(QpInitAttr.of(QpType.UD, cq, QpCap.of(16, 16)));
-        qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1).qkey(0x1111));
-        qp.modify(new QpAttr().state(QpState.RTR));
-        qp.modify(new QpAttr().state(QpState.RTS).sqPsn(0));
-        return qp;
-    }
 
     @Benchmark
     public int sendAndReceive()

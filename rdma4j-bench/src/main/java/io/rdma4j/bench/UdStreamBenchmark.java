@@ -1,10 +1,6 @@
 package io.rdma4j.bench;
 
 import io.rdma4j.soft.SoftDevice;
-import io.rdma4j.soft.link.IpLink;
-import io.rdma4j.soft.link.Link;
-import io.rdma4j.soft.link.SameHostLink;
-import io.rdma4j.soft.link.UdpLinks;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.AhAttr;
@@ -12,11 +8,6 @@ import io.rdma4j.verbs.CompletionQueue;
 import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.MemoryRegion;
 import io.rdma4j.verbs.ProtectionDomain;
-import io.rdma4j.verbs.QpAttr;
-import io.rdma4j.verbs.QpCap;
-import io.rdma4j.verbs.QpInitAttr;
-import io.rdma4j.verbs.QpState;
-import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.QueuePair;
 import io.rdma4j.verbs.RecvWr;
 import io.rdma4j.verbs.SendFlags;
@@ -41,7 +32,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.util.EnumSet;
-import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -84,17 +74,16 @@ public class UdStreamBenchmark
     @Setup
     public void setUp() throws Exception
     {
-        final UdpLinks.Socket chosen = UdpLinks.Socket.valueOf(socket.toUpperCase(Locale.ROOT));
         final Context senderContext = SoftDevice.builder("stream0", InetAddress.getByName("127.0.9.3"))
-            .pollsInline(true).link(a -> link(chosen, a)).build().open();
+            .pollsInline(true).link(a -> UdBenchSetup.link(socket, sameHost, a)).build().open();
         final Context receiverContext = SoftDevice.builder("stream1", InetAddress.getByName("127.0.9.4"))
-            .pollsInline(true).link(a -> link(chosen, a)).build().open();
+            .pollsInline(true).link(a -> UdBenchSetup.link(socket, sameHost, a)).build().open();
         final ProtectionDomain spd = senderContext.allocPd();
         final ProtectionDomain rpd = receiverContext.allocPd();
         senderCq = senderContext.createCq(4 * BURST, null, 0);
         receiverCq = receiverContext.createCq(4 * BURST, null, 0);
-        sender = udQp(spd, senderCq);
-        receiver = udQp(rpd, receiverCq);
+        sender = UdBenchSetup.udQp(spd, senderCq, 4 * BURST);
+        receiver = UdBenchSetup.udQp(rpd, receiverCq, 4 * BURST);
         final MemorySegment sbuf = Arena.global().allocate(4096);
         final MemorySegment rbuf = Arena.global().allocate((long)BURST * (size + 40));
         final MemoryRegion smr = spd.regMr(sbuf, EnumSet.of(AccessFlag.LOCAL_WRITE));
@@ -104,7 +93,7 @@ public class UdStreamBenchmark
         {
             sends[i] = new SendWr().wrId(i).opcode(WrOpcode.SEND)
                 .sendFlags(i == BURST - 1 ? SendFlags.SIGNALED : 0)
-                .sge(smr, 0, size).ud(ah, receiver.qpNum(), 0x1111);
+                .sge(smr, 0, size).ud(ah, receiver.qpNum(), UdBenchSetup.QKEY);
             recvs[i] = new RecvWr().wrId(i).sge(rmr, (long)i * (size + 40), size + 40);
         }
         for (int i = 0; i + 1 < BURST; i++)
@@ -114,20 +103,7 @@ public class UdStreamBenchmark
         }
     }
 
-    private Link link(final UdpLinks.Socket chosen, final InetAddress address)
-    {
-        final IpLink udp = UdpLinks.open(chosen, address, Link.ROCE_V2_PORT);
-        return sameHost ? SameHostLink.over(udp, null, System.getLogger(UdStreamBenchmark.class.getName())) : udp;
-    }
 
-    private static QueuePair udQp(final ProtectionDomain pd, final CompletionQueue cq)
-    {
-        final QueuePair qp = pd.createQp(QpInitAttr.of(QpType.UD, cq, QpCap.of(4 * BURST, 4 * BURST)));
-        qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1).qkey(0x1111));
-        qp.modify(new QpAttr().state(QpState.RTR));
-        qp.modify(new QpAttr().state(QpState.RTS).sqPsn(0));
-        return qp;
-    }
 
     @Benchmark
     @OperationsPerInvocation(BURST)

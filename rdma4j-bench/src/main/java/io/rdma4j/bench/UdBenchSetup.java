@@ -1,0 +1,59 @@
+package io.rdma4j.bench;
+
+import io.rdma4j.soft.link.IpLink;
+import io.rdma4j.soft.link.Link;
+import io.rdma4j.soft.link.SameHostLink;
+import io.rdma4j.soft.link.UdpLinks;
+import io.rdma4j.verbs.CompletionQueue;
+import io.rdma4j.verbs.ProtectionDomain;
+import io.rdma4j.verbs.QpAttr;
+import io.rdma4j.verbs.QpCap;
+import io.rdma4j.verbs.QpInitAttr;
+import io.rdma4j.verbs.QpState;
+import io.rdma4j.verbs.QpType;
+import io.rdma4j.verbs.QueuePair;
+
+import java.net.InetAddress;
+import java.util.Locale;
+
+/**
+ * What the UD benchmarks between two soft devices of one JVM set up alike: the link under each device and
+ * a UD QP in RTS.
+ */
+final class UdBenchSetup
+{
+    /** The Q_Key of every benchmark QP. */
+    static final int QKEY = 0x1111;
+
+    private UdBenchSetup()
+    {
+    }
+
+    /**
+     * @param socket   "nio" or "linux": the socket under the link.
+     * @param sameHost true to put the same-host path (a shared-memory inbox) over it.
+     * @param address  the device's address.
+     * @return the link for the device's builder.
+     */
+    static Link link(final String socket, final boolean sameHost, final InetAddress address)
+    {
+        final IpLink udp = UdpLinks.open(UdpLinks.Socket.valueOf(socket.toUpperCase(Locale.ROOT)), address,
+            Link.ROCE_V2_PORT);
+        return sameHost ? SameHostLink.over(udp, null, System.getLogger(UdBenchSetup.class.getName())) : udp;
+    }
+
+    /**
+     * @param pd    the protection domain.
+     * @param cq    the CQ of both queues.
+     * @param depth the depth of both queues.
+     * @return a UD QP in RTS with {@link #QKEY}.
+     */
+    static QueuePair udQp(final ProtectionDomain pd, final CompletionQueue cq, final int depth)
+    {
+        final QueuePair qp = pd.createQp(QpInitAttr.of(QpType.UD, cq, QpCap.of(depth, depth)));
+        qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1).qkey(QKEY));
+        qp.modify(new QpAttr().state(QpState.RTR));
+        qp.modify(new QpAttr().state(QpState.RTS).sqPsn(0));
+        return qp;
+    }
+}
