@@ -664,8 +664,8 @@ public final class SoftEngine implements AutoCloseable
     }
 
     /**
-     * @return true if the progress thread is in a brief wait (or between cycles after one), so that
-     * what a poll leaves queued goes out within {@link #POLLER_ACTIVE_NS} even if nobody polls again.
+     * @return true if the progress thread is in a wait that ends within {@link #POLLER_ACTIVE_NS}, so
+     * that what a poll leaves queued goes out by then even if nobody polls again.
      */
     private boolean progressThreadNear()
     {
