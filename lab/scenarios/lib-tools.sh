@@ -150,15 +150,17 @@ ipv6_up() {
 }
 # The tools swap QPN, PSN and GID over TCP to the IPv4 address (rdma-core's server listens on 0.0.0.0); the
 # GIDs they swap, and so every RoCEv2 packet, are IPv6.
+# (their limit, as every limit, scaled by LAB_TIMEOUT_SCALE: a loaded host once let a fixed 60 s end the host's
+# server while the emulated guest was still starting its client; the port is the run's own, as for IPv4)
 g_pingpong6() { local kind=$1; shift
-  if [ "$GUEST_TOOLS" = native ]; then rdma4j ${kind}_pingpong -d rxe0 -g "$(gid_idx6)" "$@"
-  else lb timeout 60 ibv_${kind}_pingpong -d rxe0 -g "$(gid_idx6)" "$@"; fi; }
-h_pingpong6() { local kind=$1; shift; timeout 60 "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED \
-  ${RDMA4J_JAVA_OPTS:-} -cp "$TOOLS_CP" io.rdma4j.tools.Main ${kind}_pingpong --address "$HOST_IP6" "$@"; }
+  if [ "$GUEST_TOOLS" = native ]; then rdma4j ${kind}_pingpong -d rxe0 -g "$(gid_idx6)" -p "$PP_PORT" "$@"
+  else lb timeout "$(scaled 60)" ibv_${kind}_pingpong -d rxe0 -g "$(gid_idx6)" -p "$PP_PORT" "$@"; fi; }
+h_pingpong6() { local kind=$1; shift; timeout "$(scaled 60)" "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED \
+  ${RDMA4J_JAVA_OPTS:-} -cp "$TOOLS_CP" io.rdma4j.tools.Main ${kind}_pingpong --address "$HOST_IP6" -p "$PP_PORT" "$@"; }
 # rxe's counters, one "name value" line each (after a run: what rxe sent, received and dropped)
 rxe_counters() { local f; for f in /sys/class/infiniband/rxe0/ports/1/hw_counters/*; do echo "${f##*/} $(cat $f)"; done; }
 pp6_guest_serves_guest() { local o; o=$(mktemp); ipv6_up || return 1; serve "$o" g_pingpong6 "$@"
-  wait_tcp_listen 18515 || return 1; post ready; finish "$o" && check_out "$o" 'iters in'; }
+  wait_tcp_listen "$PP_PORT" || return 1; post ready; finish "$o" && check_out "$o" 'iters in'; }
 # the host's count of IPv6 UDP datagrams dropped for their checksum: rxe sends IPv6 UDP with checksum 0, which
 # Linux takes only on a socket with UDP_NO_CHECK6_RX (rxe's own has it; a JDK socket cannot set it)
 udp6_csum_errors() { awk '/^Udp6InCsumErrors/ {print $2}' /proc/net/snmp6; }
@@ -166,7 +168,7 @@ pp6_guest_serves_host() { local o kind=$1 e rc; shift; o=$(mktemp); ipv6_up || r
   e=$(udp6_csum_errors); client "$o" h_pingpong6 "$kind" "$@" "$GUEST_IP" && check_out "$o" 'iters in'; rc=$?
   log "Udp6InCsumErrors +$(( $(udp6_csum_errors) - e ))"; return $rc; }
 pp6_host_serves_host() { local o e rc; o=$(mktemp); ipv6_up || return 1; e=$(udp6_csum_errors); serve "$o" h_pingpong6 "$@"
-  wait_tcp_listen 18515 || return 1; post ready; finish "$o" && check_out "$o" 'iters in'; rc=$?
+  wait_tcp_listen "$PP_PORT" || return 1; post ready; finish "$o" && check_out "$o" 'iters in'; rc=$?
   log "Udp6InCsumErrors +$(( $(udp6_csum_errors) - e ))"; return $rc; }
 pp6_host_serves_guest() { local o kind=$1; shift; o=$(mktemp); ipv6_up || return 1; wait_for ready 180 || return 1
   client "$o" g_pingpong6 "$kind" "$@" "$HOST_IP" && check_out "$o" 'iters in'; }
