@@ -106,6 +106,15 @@ junit() {
     --details=tree --fail-if-no-tests --class-path="$cp" --reports-dir="/tmp/junit-$$" "$@"
 }
 
+# interleaved WARMUP KIND ARGS...: native-cost's side-by-side measurement in one guest: rdma-core's KIND
+# ping-pong, then four times rdma4j's (after WARMUP untimed exchanges) and rdma-core's again, so that each rdma4j
+# figure has a C run on either side of it and the host's drift falls on both
+interleaved() { local warmup=$1 kind=$2 i; shift 2
+  pp_pair rdmacore rdmacore "$kind" "$@" || return 1
+  for i in 1 2 3 4; do
+    pp_pair native native "$kind" "$@" --warmup "$warmup" && pp_pair rdmacore rdmacore "$kind" "$@" || return 1
+  done; }
+
 # with_tools native|rdmacore CMD...: run a g_* helper with the given guest tools (two kinds in one guest)
 with_tools() { local GUEST_TOOLS=$1; shift; "$@"; }
 # Guest-only pairs: SERVER and CLIENT are native or rdmacore, both on rxe0 at GUEST_IP.

@@ -4,9 +4,4 @@
 # against the mean of the C runs either side of it (the same C tool measured 7.9 and 19.6 ms/iter twenty
 # minutes apart on a loaded host, so runs far apart compare nothing). The JVMs run with the JVM's defaults.
 TIMEOUT=1200
-guest_side() {
-  pp_pair rdmacore rdmacore ud -n 10000 -s 1000 || return 1
-  local i; for i in 1 2 3 4; do
-    pp_pair native native ud -n 10000 -s 1000 --warmup 20000 && pp_pair rdmacore rdmacore ud -n 10000 -s 1000 || return 1
-  done
-}
+guest_side() { interleaved 20000 ud -n 10000 -s 1000; }
