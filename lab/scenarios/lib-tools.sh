@@ -7,7 +7,9 @@ TOOLS_CP="$(ls "$PROJ"/rdma4j-tools/target/rdma4j-tools-*.jar | grep -v -E -- '-
 # for the JVM's defaults (native-cost measures the JIT-compiled loop).
 [ "$SIDE" = guest ] && RDMA4J_JAVA_OPTS=${RDMA4J_JAVA_OPTS-"-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"}
 # rdma4j TOOL ARGS...: the tools as bin/rdma4j runs them, without its build check (the project is built)
-rdma4j() { "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED ${RDMA4J_JAVA_OPTS:-} -cp "$TOOLS_CP" io.rdma4j.tools.Main "$@"; }
+# (a JVM that crashes leaves its hs_err file with the run's results, where the host can read it)
+rdma4j() { "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -XX:ErrorFile="$RES/hs_err_${SIDE}_%p.log" \
+  ${RDMA4J_JAVA_OPTS:-} -cp "$TOOLS_CP" io.rdma4j.tools.Main "$@"; }
 # on the host, the soft device takes the host's lab address unless a tool names another
 [ "$SIDE" = host ] && export RDMA4J_SOFT_ADDRESS=$HOST_IP
 # line-buffered output for C tools whose stdout is a file (so wait_log sees what they print at once)

@@ -42,6 +42,8 @@ public final class PingPongSession implements AutoCloseable
     private static final long LINGER_LIMIT_NS = TimeUnit.SECONDS.toNanos(5);
     /** Empty polls spent spinning before yielding the core between polls (soft device only). */
     private static final int SPIN_POLLS = 2000;
+    /** {@link #spinPollsFor}'s answer for a native device: poll again at once, never pause or yield. */
+    static final int PLAIN_SPIN = Integer.MAX_VALUE;
 
     private final PingPongConfig cfg;
     private final PrintWriter out;
@@ -214,18 +216,18 @@ public final class PingPongSession implements AutoCloseable
     }
 
     /**
-     * rdma-core's tools spin on an empty CQ, and so do ours on a native device, whose work is done by
-     * the kernel or the NIC: a yield there only adds a system call per empty poll (measured on rxe
-     * under emulation, where it showed as the tools' hottest frame). Two JVMs sharing two cores with
-     * the soft device's own threads need those cores, so on the soft device the tools spin a little
-     * and then yield between polls.
+     * rdma-core's tools poll an empty CQ again at once, and so do ours on a native device, whose work is
+     * done by the kernel or the NIC: no yield (a system call per empty poll) and no spin-wait hint (an
+     * x86 PAUSE, which an emulator such as qemu's TCG turns into an exit from its translated code on
+     * every empty poll). Two JVMs sharing two cores with the soft device's own threads need those cores,
+     * so on the soft device the tools spin a little and then yield between polls.
      *
      * @param device the device the tool polls.
-     * @return empty polls spent spinning before each yield.
+     * @return empty polls spent spinning before each yield, or {@link #PLAIN_SPIN}.
      */
     static int spinPollsFor(final Device device)
     {
-        return "soft".equals(device.provider()) ? SPIN_POLLS : Integer.MAX_VALUE;
+        return "soft".equals(device.provider()) ? SPIN_POLLS : PLAIN_SPIN;
     }
 
     private void init(final Device device) throws PingPongException
@@ -309,7 +311,7 @@ public final class PingPongSession implements AutoCloseable
             do
             {
                 ne = cq.poll(wc);
-                if (ne < 1 && !cfg.useEvents())
+                if (ne < 1 && !cfg.useEvents() && spinPolls != PLAIN_SPIN)
                 {
                     if (++idle < spinPolls)
                     {
