@@ -133,7 +133,7 @@ public final class SoftCq implements CompletionQueue
     @Override
     public int poll(final WorkCompletion[] wcs, final int max)
     {
-        engine.flushOwed();
+        engine.pollBegins();
         final int limit = Math.min(max, wcs.length);
         final int n = take(wcs, limit);
         if (n > 0 || !engine.pollsInline() || engine.progressInline() == 0)

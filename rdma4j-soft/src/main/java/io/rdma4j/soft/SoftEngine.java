@@ -48,8 +48,6 @@ public final class SoftEngine implements AutoCloseable
     public static final int MAD_LENGTH = CmMad.MAD_LENGTH;
     private static final long IDLE_WAIT_NS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final long TIMER_WAIT_NS = TimeUnit.MICROSECONDS.toNanos(200);
-    /** How long the progress thread waits before trying again for a receive lock a poller holds. */
-    private static final long CONTENDED_BACKOFF_NS = TimeUnit.MICROSECONDS.toNanos(50);
     /** Datagrams the progress thread handles per duty cycle before it looks at its timers. */
     private static final int RECEIVE_BATCH = 64;
     /** Datagrams a poller handles per empty poll, so one poll stays short. */
@@ -94,7 +92,7 @@ public final class SoftEngine implements AutoCloseable
     private final ProgressErrorLog errorLog;
     private volatile boolean running = true;
     private volatile long timerHint = Long.MAX_VALUE;
-    /** When a thread last polled in polling mode ({@link #progressInline}), in {@link #nanoTime()}'s clock. */
+    /** When a thread last polled a CQ in polling mode ({@link #pollBegins}), in {@link #nanoTime()}'s clock. */
     private volatile long lastInlinePollNs = Long.MIN_VALUE / 2;
     /**
      * Polling mode: a poll that received left what its packets queued (their ACKs) unsent, for the
@@ -376,11 +374,18 @@ public final class SoftEngine implements AutoCloseable
     }
 
     /**
-     * Send what an earlier poll left queued ({@link #progressInline}), if anything: a CQ's poll calls
-     * it first, so that a poller that only polls still sends its ACKs at once.
+     * A CQ's poll begins, whether or not the CQ holds completions. In polling mode this marks a poller
+     * active, so that the progress thread leaves receiving and the timers to it (a poller that finds
+     * completions the progress thread produced would otherwise never look like one, and the two threads
+     * would trade every packet); and it sends what an earlier poll left queued ({@link #progressInline}),
+     * so that a poller that only polls still sends its ACKs at once.
      */
-    public void flushOwed()
+    public void pollBegins()
     {
+        if (pollsInline)
+        {
+            lastInlinePollNs = nanoTime();
+        }
         if (flushOwed)
         {
             flushSends();
@@ -479,7 +484,9 @@ public final class SoftEngine implements AutoCloseable
             int work;
             try
             {
-                work = doWork();
+                // while a thread polls (polling mode) it receives, runs the timers that fall due and sends
+                // what they queue: this thread keeps out of its way, and takes over when the polls stop
+                work = pollerActive(nanoTime()) ? 0 : doWork();
             }
             catch (final Throwable ex)
             {
@@ -510,8 +517,13 @@ public final class SoftEngine implements AutoCloseable
      */
     public int doWork()
     {
-        if (!lockForProgress())
+        if (!receiveLock.tryLock())
         {
+            // a poller holds it (polling mode; no other thread takes it): that poller receives and runs the
+            // timers that fall due, so this cycle has nothing to do, and the idle strategy parks as for any
+            // active poller. Trying again at once would spin against a poller descheduled with the lock, on
+            // the core it needs to finish.
+            lastInlinePollNs = nanoTime();
             return 0;
         }
         try
@@ -541,7 +553,9 @@ public final class SoftEngine implements AutoCloseable
     /**
      * The default idle strategy: after an empty cycle, wait on the link for a datagram or a wake-up,
      * but no longer than until the next timer (and at most {@link #TIMER_WAIT_NS} with one armed, since
-     * a transport may arm a shorter one without waking the thread).
+     * a transport may arm a shorter one without waking the thread). While a thread polls (polling mode),
+     * park instead until it may have stopped: one wake-up per {@link #POLLER_ACTIVE_NS} at most, none per
+     * packet.
      */
     private void awaitWork(final int workCount)
     {
@@ -556,10 +570,10 @@ public final class SoftEngine implements AutoCloseable
         final long next = Math.min(nextTimer, timerHint);
         final long now = nanoTime();
         final long wait = next == Long.MAX_VALUE ? IDLE_WAIT_NS : Math.min(TIMER_WAIT_NS, Math.max(0, next - now));
-        if (pollsInline && now - lastInlinePollNs < POLLER_ACTIVE_NS)
+        if (pollerActive(now))
         {
-            // a thread polls and receives: no sender need wake this one; back soon in case it stops
-            final long brief = Math.min(wait, POLLER_ACTIVE_NS);
+            // nothing to do until the poller may have stopped, POLLER_ACTIVE_NS after its last poll
+            final long brief = POLLER_ACTIVE_NS - (now - lastInlinePollNs);
             progressWaitEndNs = now + brief;
             link.awaitReadableWhilePolled(brief);
         }
@@ -569,26 +583,6 @@ public final class SoftEngine implements AutoCloseable
             link.awaitReadable(wait);
         }
         progressWaitEndNs = Long.MAX_VALUE;
-    }
-
-    /**
-     * The progress thread's way into the receive lock. Whoever holds it (a poller in polling mode) is
-     * receiving already, so the thread backs off and tries again rather than queueing: a queued wait
-     * allocates a node per contention, garbage on every packet a poller and the thread race for.
-     *
-     * @return false if the device closed while waiting.
-     */
-    private boolean lockForProgress()
-    {
-        while (!receiveLock.tryLock())
-        {
-            if (!running)
-            {
-                return false;
-            }
-            LockSupport.parkNanos(CONTENDED_BACKOFF_NS);
-        }
-        return true;
     }
 
     /** Lock held: receive and handle up to {@code max} datagrams waiting on the link. */
@@ -601,6 +595,16 @@ public final class SoftEngine implements AutoCloseable
             receivePath.onDatagram(rxSegment, rxBuffer.limit(), rxInfo, rxParser, rxPacket);
         }
         return received;
+    }
+
+    /**
+     * @param now the clock.
+     * @return true in polling mode while a thread polls a CQ of this device: one did within
+     *     {@link #POLLER_ACTIVE_NS}.
+     */
+    private boolean pollerActive(final long now)
+    {
+        return pollsInline && now - lastInlinePollNs < POLLER_ACTIVE_NS;
     }
 
     /**
@@ -625,7 +629,6 @@ public final class SoftEngine implements AutoCloseable
         {
             return 0;
         }
-        lastInlinePollNs = nanoTime();
         if (!receiveLock.tryLock())
         {
             return 0;
@@ -634,10 +637,13 @@ public final class SoftEngine implements AutoCloseable
         try
         {
             received = receiveBatch(INLINE_BATCH);
-            if (received > 0)
+            final long now = nanoTime();
+            if (received > 0 || timerHint <= now || timersRequested)
             {
-                // as the progress thread does after a batch: queue the ACKs the batch coalesced
-                timerHint = runTimers(nanoTime());
+                // as the progress thread does after a batch: queue the ACKs the batch coalesced; and the
+                // timers that fell due, which the progress thread leaves to an active poller
+                timersRequested = false;
+                timerHint = runTimers(now);
             }
             return received;
         }

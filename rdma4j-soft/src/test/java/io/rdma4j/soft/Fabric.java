@@ -34,6 +34,7 @@ public final class Fabric implements AutoCloseable
     private int host;
     private java.util.function.UnaryOperator<io.rdma4j.soft.link.Link> linkWrapper = java.util.function.UnaryOperator.identity();
     private boolean pollsInline;
+    private java.util.function.LongSupplier clock;
     private UdpLinks.Socket socket;
 
     /**
@@ -101,6 +102,16 @@ public final class Fabric implements AutoCloseable
     }
 
     /**
+     * @param nanoClock the clock of every device opened from now on (null: the system's).
+     * @return this.
+     */
+    public Fabric clock(final java.util.function.LongSupplier nanoClock)
+    {
+        this.clock = nanoClock;
+        return this;
+    }
+
+    /**
      * @param limits the device's limits.
      * @return a new device on the next address, opened.
      */
@@ -109,6 +120,10 @@ public final class Fabric implements AutoCloseable
         final InetAddress address = address(++host);
         final SoftDevice.Builder builder = SoftDevice.builder("test" + subnet + "_" + host, address).limits(limits)
             .pollsInline(pollsInline);
+        if (clock != null)
+        {
+            builder.clock(clock);
+        }
         if (kind == Kind.MEMORY)
         {
             builder.link(a -> linkWrapper.apply(network.attach(a)));

@@ -21,6 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * In polling mode a thread that polls an empty CQ receives from the network itself. The
@@ -156,6 +157,91 @@ class PollingModeTest
                 "the poll that produced the completion sent the coalesced ACK");
             assertEquals(WcStatus.SUCCESS, sender.pollSend(1, 10_000).getFirst().status());
             assertEquals(0L, sender.qp.counters().get("retransmitted_pkts"));
+        }
+    }
+
+    /**
+     * Records which threads ask the link for a datagram, and counts the progress thread's parks while a
+     * thread polls; hides nothing.
+     */
+    private static final class WatchedByTheTest extends ForwardingLink
+    {
+        final Set<String> askers = ConcurrentHashMap.newKeySet();
+        final java.util.concurrent.atomic.AtomicInteger progressParks = new java.util.concurrent.atomic.AtomicInteger();
+        volatile boolean watching;
+
+        WatchedByTheTest(final Link inner)
+        {
+            super(inner);
+        }
+
+        @Override
+        public boolean receive(final ByteBuffer buffer, final DatagramInfo info)
+        {
+            if (watching)
+            {
+                askers.add(Thread.currentThread().getName());
+            }
+            return inner.receive(buffer, info);
+        }
+
+        @Override
+        public void awaitReadableWhilePolled(final long timeoutNanos)
+        {
+            if (watching && Thread.currentThread().getName().startsWith("rdma4j-"))
+            {
+                progressParks.incrementAndGet();
+            }
+            inner.awaitReadableWhilePolled(timeoutNanos);
+        }
+    }
+
+    @Test
+    void shouldLeaveTheLinkToAPollerEvenWhenItsPollsFindCompletions()
+    {
+        // the receiver's clock stands still, so its poller never looks stopped: the progress thread parks
+        // and wakes (real time) and must not touch the link in between, neither while the poller's polls
+        // come back empty nor while they find completions (which do not receive)
+        final long frozen = System.nanoTime();
+        try (Fabric fabric = new Fabric(Fabric.Kind.UDP).pollsInline(true))
+        {
+            final UdEndpoint sender = new UdEndpoint(fabric.open());
+            final WatchedByTheTest[] watched = new WatchedByTheTest[1];
+            fabric.clock(() -> frozen).linkWrapper(link ->
+            {
+                watched[0] = new WatchedByTheTest(link);
+                return watched[0];
+            });
+            final UdEndpoint receiver = new UdEndpoint(fabric.open());
+            final int messages = 64;
+            receiver.postRecvs(messages);
+            final WorkCompletion[] wcs = WorkCompletion.array(4);
+            receiver.cq.poll(wcs);
+            watched[0].watching = true;
+            // polls until the progress thread has parked, woken and parked again: a cycle in between
+            final long deadline = System.nanoTime() + 10_000_000_000L;
+            while (watched[0].progressParks.get() < 2 && System.nanoTime() < deadline)
+            {
+                receiver.cq.poll(wcs);
+            }
+            assertTrue(watched[0].progressParks.get() >= 2, "the progress thread parked twice");
+            final AddressHandle ah = sender.ahTo(receiver.gid());
+            int received = 0;
+            for (int i = 0; i < messages; i++)
+            {
+                sender.send(ah, receiver.qp.qpNum(), UdEndpoint.QKEY, "polled " + i, i);
+                // small polls, so that many find completions a previous one received
+                received += receiver.cq.poll(wcs);
+            }
+            final int parksBefore = watched[0].progressParks.get();
+            while ((received < messages || watched[0].progressParks.get() < parksBefore + 2) &&
+                System.nanoTime() < deadline)
+            {
+                received += receiver.cq.poll(wcs);
+            }
+            assertEquals(messages, received);
+            assertEquals(Set.of(Thread.currentThread().getName()), watched[0].askers,
+                "only the polling thread asked the link for datagrams");
         }
     }
 }
