@@ -317,6 +317,8 @@ final class FanOutRun
         private final DatagramChannel udp;
         private final SocketAddress udpGroup;
         private final SendWr wr = new SendWr();
+        /** -l: the chain the stream posts at once, each a copy of {@link #wr}. */
+        private final SendWr[] list;
         private final ByteBuffer data;
         private final ByteBuffer small = ByteBuffer.allocateDirect(Long.BYTES);
         private final long[] credits = new long[receivers];
@@ -334,6 +336,12 @@ final class FanOutRun
             this.data = ByteBuffer.allocateDirect(Math.max(cfg.maxSize(), Long.BYTES));
             wr.wrId(RdmaPeer.SEND_WRID).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
                 .ud(groupAh, RdmaCm.MULTICAST_QPN, RdmaPeer.QKEY);
+            list = new SendWr[cfg.postList()];
+            for (int i = 0; i < list.length; i++)
+            {
+                list[i] = new SendWr().wrId(RdmaPeer.SEND_WRID).opcode(WrOpcode.SEND)
+                    .ud(groupAh, RdmaCm.MULTICAST_QPN, RdmaPeer.QKEY);
+            }
         }
 
         private void reap(final int n)
@@ -386,23 +394,50 @@ final class FanOutRun
 
         long rdmaStream(final int size, final int count) throws PerfException, InterruptedException
         {
-            wr.sge(peer.mr(), peer.sourceOffset(), size).sendFlags(SendFlags.SIGNALED |
-                (size <= cfg.inline() ? SendFlags.INLINE : 0));
+            final int flags = SendFlags.SIGNALED | (size <= cfg.inline() ? SendFlags.INLINE : 0);
+            wr.sge(peer.mr(), peer.sourceOffset(), size).sendFlags(flags);
+            for (int i = 0; i < list.length; i++)
+            {
+                list[i].sge(peer.mr(), peer.sourceOffset(), size).sendFlags(flags);
+            }
             Arrays.fill(credits, 0);
             final long window = window(size);
             final long base = sendsPosted;
             final long start = System.nanoTime();
             while (sendsDone - base < count || slowest() < count)
             {
-                while (sendsPosted - base < count && sendsPosted - sendsDone < cfg.txDepth() &&
-                    sendsPosted - base - slowest() < window)
+                long room;
+                while ((room = room(count - (sendsPosted - base), window - (sendsPosted - base - slowest()))) > 0)
                 {
-                    peer.qp(0).postSend(wr);
-                    sendsPosted++;
+                    if (list.length > 1)
+                    {
+                        // as many as -l, the count, the depth and the slowest receiver's credit allow, in one chain
+                        final int length = (int)Math.min(list.length, room);
+                        for (int i = 0; i < length; i++)
+                        {
+                            list[i].next(i + 1 < length ? list[i + 1] : null);
+                        }
+                        peer.qp(0).postSend(list[0]);
+                        sendsPosted += length;
+                    }
+                    else
+                    {
+                        peer.qp(0).postSend(wr);
+                        sendsPosted++;
+                    }
                 }
                 reap(peer.await());
             }
             return System.nanoTime() - start;
+        }
+
+        /**
+         * @return the messages the stream may post now: within what is left of the count, the send queue's
+         *     depth and the slowest receiver's credit.
+         */
+        private long room(final long left, final long credit)
+        {
+            return Math.min(Math.min(left, cfg.txDepth() - (sendsPosted - sendsDone)), credit);
         }
 
         private long slowest()

@@ -216,7 +216,8 @@ class PerfEndToEndTest
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
         "send_lat -c UD -s 256 -n 100 --warmup 20 | 227",
-        "send_bw -c UD -s 2048 -n 300 --warmup 30 -e | 231"})
+        "send_bw -c UD -s 2048 -n 300 --warmup 30 -e | 231",
+        "send_bw -c UD -s 2048 -n 301 --warmup 30 -l 16 | 235"})
     void shouldFanOutToEveryReceiverOfAGroup(final String args, final int host) throws Exception
     {
         final List<String> argv = new ArrayList<>(Arrays.asList(args.trim().split(" +")));
