@@ -637,13 +637,13 @@ public final class SoftEngine implements AutoCloseable
         try
         {
             received = receiveBatch(INLINE_BATCH);
-            final long now = nanoTime();
-            if (received > 0 || timerHint <= now || timersRequested)
+            // the poll's own time (pollBegins) tells whether a timer fell due: no clock read for an empty poll
+            if (received > 0 || timerHint <= lastInlinePollNs || timersRequested)
             {
                 // as the progress thread does after a batch: queue the ACKs the batch coalesced; and the
                 // timers that fell due, which the progress thread leaves to an active poller
                 timersRequested = false;
-                timerHint = runTimers(now);
+                timerHint = runTimers(nanoTime());
             }
             return received;
         }

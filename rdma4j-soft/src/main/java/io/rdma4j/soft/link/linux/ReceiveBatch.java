@@ -71,6 +71,12 @@ final class ReceiveBatch
     private int rxOffset;
     private Endpoint rxEndpoint;
     private int nextEndpointIndex;
+    /**
+     * The last refill found nothing: the next asks for one datagram (or GRO run) only. A busy poller, or a thread
+     * woken by a datagram, most often finds just one, and a recvmmsg for more pays a second, failing receive in the
+     * kernel to learn that; behind a backlog the call after it asks for a full batch again.
+     */
+    private boolean lastEmpty;
     private volatile long receiveSyscalls;
     private volatile long receivedDatagrams;
     /** The device's counters: udp_rcvd_pkts, as the NIO link counts it. */
@@ -104,6 +110,21 @@ final class ReceiveBatch
             rxMessages.set(ValueLayout.JAVA_LONG, message + MSG_IOVLEN, 1L);
             rxMessages.set(ValueLayout.JAVA_LONG, message + MSG_CONTROL,
                 rxControl.address() + (long)i * CMSG_SPACE_INT);
+        }
+        resetSlots(RX_SLOTS);
+    }
+
+    /**
+     * Give the first {@code count} slots their full room again: the kernel writes the name and control
+     * lengths it used into each slot it fills, and into no other (a call that finds nothing writes none).
+     */
+    private void resetSlots(final int count)
+    {
+        for (int slot = 0; slot < count; slot++)
+        {
+            final long message = (long)slot * MMSGHDR_BYTES;
+            rxMessages.set(ValueLayout.JAVA_INT, message + MSG_NAMELEN, SOCKADDR_SLOT);
+            rxMessages.set(ValueLayout.JAVA_LONG, message + MSG_CONTROLLEN, groReceive ? CMSG_SPACE_INT : 0L);
         }
     }
 
@@ -156,6 +177,8 @@ final class ReceiveBatch
      */
     boolean refill(final Endpoint[] current)
     {
+        // only the last batch's slots were written to: an empty poll, the busy-polling case, resets none
+        resetSlots(rxCount);
         rxCount = 0;
         rxIndex = 0;
         rxOffset = 0;
@@ -165,16 +188,10 @@ final class ReceiveBatch
         {
             final int index = start + i < count ? start + i : start + i - count;
             final Endpoint endpoint = current[index];
-            for (int slot = 0; slot < RX_SLOTS; slot++)
-            {
-                final long message = (long)slot * MMSGHDR_BYTES;
-                // the kernel wrote the lengths it used: give each slot its full room again
-                rxMessages.set(ValueLayout.JAVA_INT, message + MSG_NAMELEN, SOCKADDR_SLOT);
-                rxMessages.set(ValueLayout.JAVA_LONG, message + MSG_CONTROLLEN, groReceive ? CMSG_SPACE_INT : 0L);
-            }
-            final int received = LinuxLibc.recvmmsg(endpoint.fd, rxMessages, RX_SLOTS, MSG_DONTWAIT);
+            final int received = LinuxLibc.recvmmsg(endpoint.fd, rxMessages, lastEmpty ? 1 : RX_SLOTS, MSG_DONTWAIT);
             if (received > 0)
             {
+                lastEmpty = false;
                 receiveSyscalls++;
                 rxCount = received;
                 rxEndpoint = endpoint;
@@ -183,6 +200,7 @@ final class ReceiveBatch
             }
             // -1 is EAGAIN (nothing waiting) all but always; errno is not captured on this path (see LinuxLibc)
         }
+        lastEmpty = true;
         return false;
     }
 

@@ -103,6 +103,33 @@ class LinuxUdpLinkTest
     }
 
     @Test
+    void shouldAskForOneDatagramAfterAnEmptyReceiveAndForTheBacklogAfterThat()
+    {
+        try (LinuxUdpLink a = new LinuxUdpLink(addressA, port, false);
+            LinuxUdpLink b = new LinuxUdpLink(addressB, port, false))
+        {
+            assertFalse(b.receive(buffer, info), "nothing sent yet");
+            for (int i = 0; i < 10; i++)
+            {
+                assertTrue(a.queue(packet(i, PAYLOAD, a), addressB, 64));
+            }
+            a.flush();
+            for (int i = 0; i < 10; i++)
+            {
+                assertTrue(b.receive(buffer, info), "datagram " + i);
+                assertEquals(i, psn(buffer));
+                if (i == 0)
+                {
+                    // a busy poller's case: one datagram, and no second receive in the kernel to find none
+                    assertEquals(1, b.receiveSyscalls(), "the first recvmmsg took one datagram");
+                }
+            }
+            assertEquals(2, b.receiveSyscalls(), "the other nine came in one more recvmmsg");
+            assertEquals(10, b.receivedDatagrams());
+        }
+    }
+
+    @Test
     void shouldFlushWhatIsQueuedBeforeWaiting()
     {
         try (LinuxUdpLink a = new LinuxUdpLink(addressA, port); LinuxUdpLink b = new LinuxUdpLink(addressB, port))
