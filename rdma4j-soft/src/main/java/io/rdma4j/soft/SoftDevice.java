@@ -2,6 +2,7 @@ package io.rdma4j.soft;
 
 import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.link.IpLink;
+import io.rdma4j.soft.link.LinkOpenException;
 import io.rdma4j.soft.link.SameHostLink;
 import io.rdma4j.soft.link.UdpLinks;
 import io.rdma4j.soft.transport.TransportFactory;
@@ -132,8 +133,9 @@ public final class SoftDevice implements Device
             }
             catch (final RuntimeException ex)
             {
-                throw new RdmaException(Errno.EADDRINUSE, "cannot open " + name + " on " + address.getHostAddress() +
-                    ": " + ex.getMessage(), ex);
+                // the link's errno when it has one (an address in use, one this host lacks, no native access)
+                throw new RdmaException(ex instanceof LinkOpenException refused ? refused.errno() : Errno.EIO,
+                    "cannot open " + name + " on " + address.getHostAddress() + ": " + ex.getMessage(), ex);
             }
             engine = new SoftEngine(this, link, limits, transportFactory, pollsInline, clock, logger,
                 progressThread);

@@ -22,7 +22,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.function.Executable;
 
+import io.rdma4j.soft.link.Link;
+import io.rdma4j.testing.TestNet;
+
 import java.lang.foreign.Arena;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.nio.channels.DatagramChannel;
 import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
 
@@ -41,6 +48,21 @@ class VerbsMisuseTest
         final RdmaException ex = assertThrows(RdmaException.class, call);
         assertEquals(errno, ex.errno(), ex.getMessage());
         assertTrue(ex.getMessage().contains(phrase), "'" + ex.getMessage() + "' should say '" + phrase + "'");
+    }
+
+    @Test
+    void shouldSayWhyADeviceCannotOpenWithTheErrnoOfTheCause() throws Exception
+    {
+        // an address this host lacks (documentation's TEST-NET-1: nothing is sent, the bind fails) is not one in use
+        final SoftDevice foreign = SoftDevice.builder("misuse_foreign", InetAddress.getByName("192.0.2.1")).build();
+        assertErrno(Errno.EADDRNOTAVAIL, "is not an address of this host", foreign::open);
+        final InetAddress taken = TestNet.hostAddress(7);
+        try (DatagramChannel other = DatagramChannel.open(StandardProtocolFamily.INET))
+        {
+            other.bind(new InetSocketAddress(taken, Link.ROCE_V2_PORT));
+            final SoftDevice clash = SoftDevice.builder("misuse_clash", taken).build();
+            assertErrno(Errno.EADDRINUSE, "is already in use", clash::open);
+        }
     }
 
     @Test

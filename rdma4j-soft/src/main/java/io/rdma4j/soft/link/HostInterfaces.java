@@ -1,5 +1,7 @@
 package io.rdma4j.soft.link;
 
+import io.rdma4j.verbs.Errno;
+
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
@@ -36,7 +38,7 @@ public final class HostInterfaces
             }
             if (null == networkInterface)
             {
-                throw new IllegalStateException(
+                throw new LinkOpenException(Errno.EADDRNOTAVAIL,
                     address.getHostAddress() + " is not an address of this host: a link binds one of the " +
                     "host's own addresses (127.x.y.z on loopback)");
             }

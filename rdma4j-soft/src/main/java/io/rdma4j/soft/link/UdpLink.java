@@ -2,6 +2,7 @@ package io.rdma4j.soft.link;
 
 import io.rdma4j.soft.Counters;
 import io.rdma4j.soft.SoftCounter;
+import io.rdma4j.verbs.Errno;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -582,11 +583,13 @@ public final class UdpLink implements IpLink
         }
         catch (final BindException ex)
         {
+            // the JDK's BindException carries the errno only as strerror's sentence
             if (null == ex.getMessage() || !ex.getMessage().contains("in use"))
             {
-                throw new IllegalStateException("cannot bind " + addressAndPort() + ": " + ex.getMessage(), ex);
+                throw new LinkOpenException(ex.getMessage() != null && ex.getMessage().contains("assign requested") ?
+                    Errno.EADDRNOTAVAIL : Errno.EIO, "cannot bind " + addressAndPort() + ": " + ex.getMessage(), ex);
             }
-            throw new IllegalStateException(
+            throw new LinkOpenException(Errno.EADDRINUSE,
                 addressAndPort() + " is already in use by another process (or by the kernel's rxe, which binds " +
                 "the wildcard address): each process needs its own address (127.x.y.z on loopback)", ex);
         }

@@ -1,5 +1,7 @@
 package io.rdma4j.soft.link;
 
+import io.rdma4j.verbs.Errno;
+
 import static io.rdma4j.soft.link.LinkTesting.address;
 import static io.rdma4j.soft.link.LinkTesting.datagram;
 import static io.rdma4j.soft.link.LinkTesting.freePort;
@@ -257,6 +259,7 @@ class UdpLinkTest
                 taken.getHostAddress() + ":" + port + " is already in use by another process"),
                 ex.getMessage());
             assertTrue(ex.getMessage().contains("each process needs its own address (127.x.y.z"), ex.getMessage());
+            assertEquals(Errno.EADDRINUSE, ((LinkOpenException)ex).errno());
         }
     }
 
@@ -266,6 +269,7 @@ class UdpLinkTest
         final IllegalStateException ex =
             assertThrows(IllegalStateException.class, () -> UdpLinks.open(address("192.0.2.1"), port));
         assertTrue(ex.getMessage().startsWith("192.0.2.1 is not an address of this host"), ex.getMessage());
+        assertEquals(Errno.EADDRNOTAVAIL, ((LinkOpenException)ex).errno());
     }
 
     @Test

@@ -4,6 +4,8 @@ import io.rdma4j.soft.Counters;
 import io.rdma4j.soft.link.DatagramInfo;
 import io.rdma4j.soft.link.HostInterfaces;
 import io.rdma4j.soft.link.IpLink;
+import io.rdma4j.soft.link.LinkOpenException;
+import io.rdma4j.verbs.Errno;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -157,7 +159,7 @@ public final class LinuxUdpLink implements IpLink
         final String unavailable = LinuxLibc.unavailableReason();
         if (null != unavailable)
         {
-            throw new IllegalStateException(unavailable);
+            throw new LinkOpenException(Errno.EPERM, unavailable);
         }
         this.localAddress = localAddress;
         this.port = port;
@@ -787,8 +789,9 @@ public final class LinuxUdpLink implements IpLink
             LinuxLibc.SOCK_DGRAM | LinuxLibc.SOCK_NONBLOCK | LinuxLibc.SOCK_CLOEXEC);
         if (fd < 0)
         {
-            throw new IllegalStateException("cannot open a UDP socket for " + addressAndPort() + ": errno " +
-                LinuxLibc.errno(controlCapture));
+            final int errno = LinuxLibc.errno(controlCapture);
+            throw new LinkOpenException(LinkOpenException.errnoOf(errno), "cannot open a UDP socket for " +
+                addressAndPort() + ": errno " + errno);
         }
         return fd;
     }
@@ -811,11 +814,12 @@ public final class LinuxUdpLink implements IpLink
                 final int errno = LinuxLibc.errno(controlCapture);
                 if (LinuxLibc.EADDRINUSE == errno)
                 {
-                    throw new IllegalStateException(
+                    throw new LinkOpenException(Errno.EADDRINUSE,
                         addressAndPort() + " is already in use by another process (or by the kernel's rxe, which " +
                         "binds the wildcard address): each process needs its own address (127.x.y.z on loopback)");
                 }
-                throw new IllegalStateException("cannot bind " + addressAndPort() + ": errno " + errno +
+                throw new LinkOpenException(LinkOpenException.errnoOf(errno), "cannot bind " + addressAndPort() +
+                    ": errno " + errno +
                     (LinuxLibc.EADDRNOTAVAIL == errno ? " (not an address of this host)" : ""));
             }
         }
