@@ -12,6 +12,8 @@
 #   LAB_TIMEOUT_SCALE=N  passed to the guest: the factor of every limit in lib.sh's helpers (default 5).
 #   LAB_SHARE=/host/dir  the folder the guest sees as /lab (default $RXELAB/share); give each concurrent
 #            run its own so that one run's scenarios and barriers never meet another's.
+#   LAB_TCG_THREAD=multi|single  qemu's TCG with a host thread per vCPU (default) or one for all of them
+#            (lab/README "A JVM crash that is the emulator's").
 # Output: $LAB_SHARE/run/JOB.console.log (kernel console), JOB.guest.log (scenario output), JOB.rc
 # (its exit code); the scenario sees $RXELAB/share as /lab and may write under /lab/captures.
 set -euo pipefail
@@ -46,11 +48,11 @@ if [ "$TAP" != none ]; then
   NET=(-netdev "tap,id=n0,ifname=$TAP,script=no,downscript=no" -device "virtio-net-pci,netdev=n0,mac=$MAC")
   NS=(ip netns exec rxelab)
 fi
-echo "[$(date +%T)] boot $JOB (tcg, ${CPUS}cpu, ${MEM}M, ip=$IP tap=$TAP) scenario=$SCRIPT $*"
+echo "[$(date +%T)] boot $JOB (tcg ${LAB_TCG_THREAD:-multi}, ${CPUS}cpu, ${MEM}M, ip=$IP tap=$TAP) scenario=$SCRIPT $*"
 t0=$SECONDS
 set +e
 "${NS[@]}" timeout "$TMO" qemu-system-x86_64 -nodefaults -display none -no-reboot \
-  -accel tcg,thread=multi -cpu max -m "$MEM" -smp "$CPUS" \
+  -accel "tcg,thread=${LAB_TCG_THREAD:-multi}" -cpu max -m "$MEM" -smp "$CPUS" \
   -kernel "$W/vmlinuz" -initrd "$W/initrd.gz" \
   -append "console=ttyS0 panic=-1 loglevel=4 lab.job=$JOB" \
   -drive "file=$W/rootfs.img,if=virtio,format=raw,snapshot=on" \

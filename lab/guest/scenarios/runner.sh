@@ -22,7 +22,7 @@ if [ "$SIDE" = guest ]; then
   # rdma_cm traffic meant for the host: nothing to set, eth0 is the guest's only interface
 fi
 export PROJ JAVA_HOME LAB_ROOT LAB_JOB
-RES=$LAB_ROOT/run/results/$LAB_JOB
+RES=$LAB_ROOT/run/results/$LAB_JOB; export RES
 mkdir -p "$RES"
 SYNC_BASE=$SYNC
 pid=
