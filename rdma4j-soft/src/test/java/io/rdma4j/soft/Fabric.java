@@ -9,6 +9,7 @@ import io.rdma4j.verbs.Context;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongSupplier;
 
 /**
  * A test network of software devices, either in memory or over UDP on loopback addresses, so
@@ -34,7 +35,7 @@ public final class Fabric implements AutoCloseable
     private int host;
     private java.util.function.UnaryOperator<io.rdma4j.soft.link.Link> linkWrapper = java.util.function.UnaryOperator.identity();
     private boolean pollsInline;
-    private java.util.function.LongSupplier clock;
+    private LongSupplier clock;
     private UdpLinks.Socket socket;
 
     /**
@@ -105,7 +106,7 @@ public final class Fabric implements AutoCloseable
      * @param nanoClock the clock of every device opened from now on (null: the system's).
      * @return this.
      */
-    public Fabric clock(final java.util.function.LongSupplier nanoClock)
+    public Fabric clock(final LongSupplier nanoClock)
     {
         this.clock = nanoClock;
         return this;

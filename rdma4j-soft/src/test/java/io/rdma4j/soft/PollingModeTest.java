@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -167,7 +168,7 @@ class PollingModeTest
     private static final class WatchedByTheTest extends ForwardingLink
     {
         final Set<String> askers = ConcurrentHashMap.newKeySet();
-        final java.util.concurrent.atomic.AtomicInteger progressParks = new java.util.concurrent.atomic.AtomicInteger();
+        final AtomicInteger progressParks = new AtomicInteger();
         volatile boolean watching;
 
         WatchedByTheTest(final Link inner)
