@@ -159,7 +159,9 @@ public final class LinuxUdpLink implements IpLink
         final String unavailable = LinuxLibc.unavailableReason();
         if (null != unavailable)
         {
-            throw new LinkOpenException(Errno.EPERM, unavailable);
+            // EPERM: the JVM denies the module native access; EOPNOTSUPP: not Linux, or not a layout we know
+            throw new LinkOpenException(LinuxUdpLink.class.getModule().isNativeAccessEnabled() ? Errno.EOPNOTSUPP :
+                Errno.EPERM, unavailable);
         }
         this.localAddress = localAddress;
         this.port = port;
