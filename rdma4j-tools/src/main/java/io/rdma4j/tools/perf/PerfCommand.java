@@ -85,8 +85,9 @@ public final class PerfCommand implements Callable<Integer>
     private int inline;
 
     @Option(names = {"-l", "--post_list"}, paramLabel = "<n>", defaultValue = "1",
-        description = "bandwidth client: post this many WRs as one chain, one postSend (default 1), as "
-            + "perftest's --post_list; the soft device's Linux socket then sends the chain in one system call")
+        description = "bandwidth client (with -M, the sender): post this many WRs as one chain, one postSend "
+            + "(default 1), as perftest's --post_list; the soft device's Linux socket then sends the chain in one "
+            + "system call")
     private int postList;
 
     @Option(names = "--baseline-datagram", paramLabel = "<bytes>", defaultValue = "65507",
