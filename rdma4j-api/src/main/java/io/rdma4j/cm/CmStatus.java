@@ -47,7 +47,6 @@ public final class CmStatus
         {
             return Errno.ECONNREFUSED;
         }
-        final Errno errno = status == 0 ? null : Errno.fromCode(Math.abs(status));
-        return errno == null ? Errno.EPROTO : errno;
+        return status == 0 ? Errno.EPROTO : Errno.fromCode(Math.abs(status), Errno.EPROTO);
     }
 }

@@ -43,4 +43,15 @@ public enum Errno
         }
         return null;
     }
+
+    /**
+     * @param code    a Linux errno number.
+     * @param unknown what to answer for a number that is not one of ours.
+     * @return the constant with that number, or {@code unknown}.
+     */
+    public static Errno fromCode(final int code, final Errno unknown)
+    {
+        final Errno known = fromCode(code);
+        return known == null ? unknown : known;
+    }
 }

@@ -285,8 +285,7 @@ public final class NativeQp implements QueuePair
     private PostException postFailure(final String operation, final int rc, final int badIndex)
     {
         final int code = Math.abs(rc);
-        final Errno errno = Errno.fromCode(code);
-        return new PostException(errno == null ? Errno.EIO : errno, operation + " on " + label + " in " + state() +
+        return new PostException(Errno.fromCode(code, Errno.EIO), operation + " on " + label + " in " + state() +
             " failed (errno " + code + ')', badIndex);
     }
 

@@ -69,8 +69,7 @@ public final class NativeSrq implements SharedReceiveQueue
             }
             if (rc != 0)
             {
-                final Errno errno = Errno.fromCode(Math.abs(rc));
-                throw new PostException(errno == null ? Errno.EIO : errno, "post_srq_recv failed (errno " +
+                throw new PostException(Errno.fromCode(Math.abs(rc), Errno.EIO), "post_srq_recv failed (errno " +
                     Math.abs(rc) + ')', wrs.badIndex());
             }
         }

@@ -32,16 +32,6 @@ public final class LinkOpenException extends IllegalStateException
     }
 
     /**
-     * @param code a Linux errno value.
-     * @return its {@link Errno}, or EIO for one the API does not name.
-     */
-    public static Errno errnoOf(final int code)
-    {
-        final Errno known = Errno.fromCode(code);
-        return known == null ? Errno.EIO : known;
-    }
-
-    /**
      * @return why the link could not be opened.
      */
     public Errno errno()

@@ -1,5 +1,7 @@
 package io.rdma4j.soft.link.linux;
 
+import io.rdma4j.verbs.Errno;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -112,6 +114,8 @@ final class LinuxLibc
     private static final VarHandle ERRNO = CAPTURE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
 
     private static final String UNAVAILABLE;
+    /** EPERM when the JVM denies native access, EOPNOTSUPP for any other reason; null when available. */
+    private static final Errno UNAVAILABLE_ERRNO;
     private static final MethodHandle SOCKET;
     private static final MethodHandle BIND;
     private static final MethodHandle SETSOCKOPT;
@@ -127,6 +131,7 @@ final class LinuxLibc
     static
     {
         String reason = null;
+        Errno reasonErrno = Errno.EOPNOTSUPP;
         MethodHandle socket = null;
         MethodHandle bind = null;
         MethodHandle setsockopt = null;
@@ -151,6 +156,7 @@ final class LinuxLibc
         else if (!LinuxLibc.class.getModule().isNativeAccessEnabled())
         {
             // binding anyway would work but print the JDK's restricted-method warning on every run
+            reasonErrno = Errno.EPERM;
             reason = "native access is not enabled for rdma4j-soft (java --enable-native-access=ALL-UNNAMED, " +
                 "or the module's name)";
         }
@@ -192,6 +198,7 @@ final class LinuxLibc
             }
         }
         UNAVAILABLE = reason;
+        UNAVAILABLE_ERRNO = reason == null ? null : reasonErrno;
         SOCKET = socket;
         BIND = bind;
         SETSOCKOPT = setsockopt;
@@ -215,6 +222,15 @@ final class LinuxLibc
     static String unavailableReason()
     {
         return UNAVAILABLE;
+    }
+
+    /**
+     * @return null if the binding loaded, else the errno that says why not: EPERM without native access,
+     *     EOPNOTSUPP off Linux, on another architecture, or without the C library's symbols.
+     */
+    static Errno unavailableErrno()
+    {
+        return UNAVAILABLE_ERRNO;
     }
 
     /**

@@ -159,9 +159,7 @@ public final class LinuxUdpLink implements IpLink
         final String unavailable = LinuxLibc.unavailableReason();
         if (null != unavailable)
         {
-            // EPERM: the JVM denies the module native access; EOPNOTSUPP: not Linux, or not a layout we know
-            throw new LinkOpenException(LinuxUdpLink.class.getModule().isNativeAccessEnabled() ? Errno.EOPNOTSUPP :
-                Errno.EPERM, unavailable);
+            throw new LinkOpenException(LinuxLibc.unavailableErrno(), unavailable);
         }
         this.localAddress = localAddress;
         this.port = port;
@@ -792,7 +790,7 @@ public final class LinuxUdpLink implements IpLink
         if (fd < 0)
         {
             final int errno = LinuxLibc.errno(controlCapture);
-            throw new LinkOpenException(LinkOpenException.errnoOf(errno), "cannot open a UDP socket for " +
+            throw new LinkOpenException(Errno.fromCode(errno, Errno.EIO), "cannot open a UDP socket for " +
                 addressAndPort() + ": errno " + errno);
         }
         return fd;
@@ -820,7 +818,7 @@ public final class LinuxUdpLink implements IpLink
                         addressAndPort() + " is already in use by another process (or by the kernel's rxe, which " +
                         "binds the wildcard address): each process needs its own address (127.x.y.z on loopback)");
                 }
-                throw new LinkOpenException(LinkOpenException.errnoOf(errno), "cannot bind " + addressAndPort() +
+                throw new LinkOpenException(Errno.fromCode(errno, Errno.EIO), "cannot bind " + addressAndPort() +
                     ": errno " + errno +
                     (LinuxLibc.EADDRNOTAVAIL == errno ? " (not an address of this host)" : ""));
             }
