@@ -413,11 +413,7 @@ final class FanOutRun
                     {
                         // as many as -l, the count, the depth and the slowest receiver's credit allow, in one chain
                         final int length = (int)Math.min(list.length, room);
-                        for (int i = 0; i < length; i++)
-                        {
-                            list[i].next(i + 1 < length ? list[i + 1] : null);
-                        }
-                        peer.qp(0).postSend(list[0]);
+                        peer.qp(0).postSend(RdmaLoops.chain(list, length));
                         sendsPosted += length;
                     }
                     else

@@ -144,10 +144,23 @@ final class RdmaLoops
         for (int i = 0; i < length; i++)
         {
             prepare(list[i], size, qp);
+        }
+        peer.qp(qp).postSend(chain(list, length));
+        sendsPosted += length;
+    }
+
+    /**
+     * Link the first {@code length} requests of {@code list} into one chain (-l), the last ending it.
+     *
+     * @return the chain's head, {@code list[0]}.
+     */
+    static SendWr chain(final SendWr[] list, final int length)
+    {
+        for (int i = 0; i < length; i++)
+        {
             list[i].next(i + 1 < length ? list[i + 1] : null);
         }
-        peer.qp(qp).postSend(list[0]);
-        sendsPosted += length;
+        return list[0];
     }
 
     private void awaitSendRoom(final long inFlight) throws PerfException, InterruptedException
