@@ -91,7 +91,8 @@ public final class SoftEngine implements AutoCloseable
     private final LongSupplier clock;
     private final ProgressErrorLog errorLog;
     private volatile boolean running = true;
-    private volatile long timerHint = Long.MAX_VALUE;
+    /** The earliest deadline of any QP's timer: armed by posting threads, run under the receive lock. */
+    private final TimerDeadline timerDeadline = new TimerDeadline();
     /** When a thread last polled a CQ in polling mode ({@link #pollBegins}), in {@link #nanoTime()}'s clock. */
     private volatile long lastInlinePollNs = Long.MIN_VALUE / 2;
     /**
@@ -109,8 +110,6 @@ public final class SoftEngine implements AutoCloseable
     private volatile long progressWaitEndNs = Long.MAX_VALUE;
     /** Set by {@link #wakeup}: the next duty cycle runs the timers whether one is due or not. */
     private volatile boolean timersRequested;
-    /** The earliest timer deadline the last run of the timers reported; the progress thread's. */
-    private long nextTimer = Long.MAX_VALUE;
     private final IdleStrategy idleStrategy;
 
     SoftEngine(final SoftDevice device, final Link link, final DeviceLimits limits, final TransportFactory factory,
@@ -400,15 +399,11 @@ public final class SoftEngine implements AutoCloseable
      */
     public void timerArmed(final long deadlineNs)
     {
-        if (deadlineNs < timerHint)
+        // read after the deadline is written, as the thread publishes its wait's end before reading the
+        // deadline: a thread that will wake before the deadline anyway costs no system call here
+        if (timerDeadline.lower(deadlineNs) && deadlineNs < progressWaitEndNs)
         {
-            timerHint = deadlineNs;
-            // read after timerHint is written, as the thread publishes its wait's end before reading
-            // timerHint: a thread that will wake before the deadline anyway costs no system call here
-            if (deadlineNs < progressWaitEndNs)
-            {
-                wakeProgressThread();
-            }
+            wakeProgressThread();
         }
     }
 
@@ -530,13 +525,11 @@ public final class SoftEngine implements AutoCloseable
         {
             final int received = receiveBatch(RECEIVE_BATCH);
             final long now = nanoTime();
-            nextTimer = Math.min(nextTimer, timerHint);
-            if (nextTimer <= now || received > 0 || timersRequested)
+            if (timerDeadline.get() <= now || received > 0 || timersRequested)
             {
                 // cleared before running: a wake-up during the run buys one more run, none is lost
                 timersRequested = false;
-                nextTimer = runTimers(now);
-                timerHint = nextTimer;
+                runTimers(now);
                 return received + 1;
             }
             return received;
@@ -563,11 +556,11 @@ public final class SoftEngine implements AutoCloseable
         {
             return;
         }
-        // "may wait long" until the wait is chosen: written before timerHint and lastInlinePollNs are read,
+        // "may wait long" until the wait is chosen: written before the deadline and lastInlinePollNs are read,
         // as a transport arming a timer and a poller write those before reading this, so that either this
         // thread sees what they wrote or they see it may wait long (and wake it, or flush themselves)
         progressWaitEndNs = Long.MAX_VALUE;
-        final long next = Math.min(nextTimer, timerHint);
+        final long next = timerDeadline.get();
         final long now = nanoTime();
         final long wait = next == Long.MAX_VALUE ? IDLE_WAIT_NS : Math.min(TIMER_WAIT_NS, Math.max(0, next - now));
         if (pollerActive(now))
@@ -638,12 +631,12 @@ public final class SoftEngine implements AutoCloseable
         {
             received = receiveBatch(INLINE_BATCH);
             // the poll's own time (pollBegins) tells whether a timer fell due: no clock read for an empty poll
-            if (received > 0 || timerHint <= lastInlinePollNs || timersRequested)
+            if (received > 0 || timerDeadline.get() <= lastInlinePollNs || timersRequested)
             {
                 // as the progress thread does after a batch: queue the ACKs the batch coalesced; and the
                 // timers that fell due, which the progress thread leaves to an active poller
                 timersRequested = false;
-                timerHint = runTimers(nanoTime());
+                runTimers(nanoTime());
             }
             return received;
         }
@@ -679,9 +672,15 @@ public final class SoftEngine implements AutoCloseable
         return end != Long.MAX_VALUE && end - nanoTime() <= POLLER_ACTIVE_NS;
     }
 
-    private long runTimers(final long now)
+    /**
+     * Lock held: run every QP's timers.
+     *
+     * @param now the clock.
+     */
+    private void runTimers(final long now)
     {
-        long next = Long.MAX_VALUE;
+        timerDeadline.runBegins();
+        long next = TimerDeadline.NONE;
         final SoftQp[] table = qpTable.snapshot();
         for (final SoftQp qp : table)
         {
@@ -690,7 +689,7 @@ public final class SoftEngine implements AutoCloseable
                 next = Math.min(next, qp.transport().onTimer(now));
             }
         }
-        return next;
+        timerDeadline.runEnded(next);
     }
 
     /**
