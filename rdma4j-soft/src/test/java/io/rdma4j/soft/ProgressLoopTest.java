@@ -129,12 +129,15 @@ class ProgressLoopTest
         assertEquals(count, engine.counters().get(SoftCounter.PROGRESS_ERRORS));
     }
 
-    private record Faulty(QpTransport transport, AtomicReference<Error> fault) implements QpTransport
+    /** Throws the fault it is given from the next packet's handling, once. */
+    private static final class Faulty extends ForwardingTransport
     {
-        @Override
-        public void kick(final long nowNs)
+        private final AtomicReference<Error> fault;
+
+        Faulty(final QpTransport transport, final AtomicReference<Error> fault)
         {
-            transport.kick(nowNs);
+            super(transport);
+            this.fault = fault;
         }
 
         @Override
@@ -145,31 +148,7 @@ class ProgressLoopTest
             {
                 throw error;
             }
-            transport.onPacket(packet, datagram, nowNs);
-        }
-
-        @Override
-        public long onTimer(final long nowNs)
-        {
-            return transport.onTimer(nowNs);
-        }
-
-        @Override
-        public void flush()
-        {
-            transport.flush();
-        }
-
-        @Override
-        public void reset()
-        {
-            transport.reset();
-        }
-
-        @Override
-        public void attributesChanged()
-        {
-            transport.attributesChanged();
+            super.onPacket(packet, datagram, nowNs);
         }
     }
 

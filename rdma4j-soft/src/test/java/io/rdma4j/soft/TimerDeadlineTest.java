@@ -1,9 +1,7 @@
 package io.rdma4j.soft;
 
-import io.rdma4j.soft.link.DatagramInfo;
 import io.rdma4j.soft.transport.QpTransport;
 import io.rdma4j.soft.transport.Transports;
-import io.rdma4j.soft.wire.PacketInfo;
 import io.rdma4j.verbs.CompletionQueue;
 import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.ProtectionDomain;
@@ -124,9 +122,8 @@ class TimerDeadlineTest
     }
 
     /** A QP's transport whose timers are the test's: everything else is the real transport's. */
-    private static final class ScriptedTimers implements QpTransport
+    private static final class ScriptedTimers extends ForwardingTransport
     {
-        private final QpTransport transport;
         private final List<ScriptedTimers> visits;
         private final List<Long> fired = new ArrayList<>();
         private long deadline = NONE;
@@ -134,7 +131,7 @@ class TimerDeadlineTest
 
         ScriptedTimers(final QpTransport transport, final List<ScriptedTimers> visits)
         {
-            this.transport = transport;
+            super(transport);
             this.visits = visits;
         }
 
@@ -154,36 +151,6 @@ class TimerDeadlineTest
                 deadline = NONE;
             }
             return deadline;
-        }
-
-        @Override
-        public void kick(final long nowNs)
-        {
-            transport.kick(nowNs);
-        }
-
-        @Override
-        public void onPacket(final PacketInfo packet, final DatagramInfo datagram, final long nowNs)
-        {
-            transport.onPacket(packet, datagram, nowNs);
-        }
-
-        @Override
-        public void flush()
-        {
-            transport.flush();
-        }
-
-        @Override
-        public void reset()
-        {
-            transport.reset();
-        }
-
-        @Override
-        public void attributesChanged()
-        {
-            transport.attributesChanged();
         }
     }
 }
