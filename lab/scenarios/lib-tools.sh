@@ -6,10 +6,12 @@ TOOLS_CP="$(ls "$PROJ"/rdma4j-tools/target/rdma4j-tools-*.jar | grep -v -E -- '-
 # serial collector (no GC threads to schedule on two vCPUs). A suite's env.sh may set RDMA4J_JAVA_OPTS, empty
 # for the JVM's defaults (native-cost measures the JIT-compiled loop).
 [ "$SIDE" = guest ] && RDMA4J_JAVA_OPTS=${RDMA4J_JAVA_OPTS-"-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"}
-# rdma4j TOOL ARGS...: the tools as bin/rdma4j runs them, without its build check (the project is built)
-# (a JVM that crashes leaves its hs_err file with the run's results, where the host can read it)
-rdma4j() { "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -XX:ErrorFile="$RES/hs_err_${SIDE}_%p.log" \
-  ${RDMA4J_JAVA_OPTS:-} -cp "$TOOLS_CP" io.rdma4j.tools.Main "$@"; }
+# rdma4j_java: sets RDMA4J_JAVA to the command line that runs the tools as bin/rdma4j does, without its build
+# check (the project is built); a JVM that crashes leaves its hs_err file with the run's results, where the host
+# can read it. rdma4j TOOL ARGS... runs it; a caller that needs it under timeout(1) expands the array itself.
+rdma4j_java() { RDMA4J_JAVA=("$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED \
+  -XX:ErrorFile="$RES/hs_err_${SIDE}_%p.log" ${RDMA4J_JAVA_OPTS:-} -cp "$TOOLS_CP" io.rdma4j.tools.Main); }
+rdma4j() { rdma4j_java; "${RDMA4J_JAVA[@]}" "$@"; }
 # on the host, the soft device takes the host's lab address unless a tool names another
 [ "$SIDE" = host ] && export RDMA4J_SOFT_ADDRESS=$HOST_IP
 # line-buffered output for C tools whose stdout is a file (so wait_log sees what they print at once)
@@ -166,8 +168,8 @@ ipv6_up() {
 g_pingpong6() { local kind=$1; shift
   if [ "$GUEST_TOOLS" = native ]; then rdma4j ${kind}_pingpong -d rxe0 -g "$(gid_idx6)" -p "$PP_PORT" "$@"
   else lb timeout "$(scaled 60)" ibv_${kind}_pingpong -d rxe0 -g "$(gid_idx6)" -p "$PP_PORT" "$@"; fi; }
-h_pingpong6() { local kind=$1; shift; timeout "$(scaled 60)" "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED \
-  ${RDMA4J_JAVA_OPTS:-} -cp "$TOOLS_CP" io.rdma4j.tools.Main ${kind}_pingpong --address "$HOST_IP6" -p "$PP_PORT" "$@"; }
+h_pingpong6() { local kind=$1; shift; rdma4j_java
+  timeout "$(scaled 60)" "${RDMA4J_JAVA[@]}" ${kind}_pingpong --address "$HOST_IP6" -p "$PP_PORT" "$@"; }
 # rxe's counters, one "name value" line each (after a run: what rxe sent, received and dropped)
 rxe_counters() { local f; for f in /sys/class/infiniband/rxe0/ports/1/hw_counters/*; do echo "${f##*/} $(cat $f)"; done; }
 pp6_guest_serves_guest() { local o; o=$(mktemp); ipv6_up || return 1; serve "$o" g_pingpong6 "$@"
