@@ -1,5 +1,7 @@
 package io.rdma4j.soft;
 
+import io.rdma4j.soft.link.Link;
+import io.rdma4j.testing.TestNet;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.CompletionQueue;
 import io.rdma4j.verbs.Context;
@@ -22,15 +24,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.function.Executable;
 
-import io.rdma4j.soft.link.Link;
-import io.rdma4j.testing.TestNet;
-
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
 import java.nio.channels.DatagramChannel;
-import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;

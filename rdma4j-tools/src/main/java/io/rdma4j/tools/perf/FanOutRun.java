@@ -317,7 +317,7 @@ final class FanOutRun
         private final DatagramChannel udp;
         private final SocketAddress udpGroup;
         private final SendWr wr = new SendWr();
-        /** -l: the chain the stream posts at once, each a copy of {@link #wr}. */
+        /** The stream's requests, {@link #wr}'s like: -l of them go in one chain (one, without -l). */
         private final SendWr[] list;
         private final ByteBuffer data;
         private final ByteBuffer small = ByteBuffer.allocateDirect(Long.BYTES);
@@ -395,7 +395,6 @@ final class FanOutRun
         long rdmaStream(final int size, final int count) throws PerfException, InterruptedException
         {
             final int flags = SendFlags.SIGNALED | (size <= cfg.inline() ? SendFlags.INLINE : 0);
-            wr.sge(peer.mr(), peer.sourceOffset(), size).sendFlags(flags);
             for (int i = 0; i < list.length; i++)
             {
                 list[i].sge(peer.mr(), peer.sourceOffset(), size).sendFlags(flags);
@@ -409,18 +408,10 @@ final class FanOutRun
                 long room;
                 while ((room = room(count - (sendsPosted - base), window - (sendsPosted - base - slowest()))) > 0)
                 {
-                    if (list.length > 1)
-                    {
-                        // as many as -l, the count, the depth and the slowest receiver's credit allow, in one chain
-                        final int length = (int)Math.min(list.length, room);
-                        peer.qp(0).postSend(RdmaLoops.chain(list, length));
-                        sendsPosted += length;
-                    }
-                    else
-                    {
-                        peer.qp(0).postSend(wr);
-                        sendsPosted++;
-                    }
+                    // as many as -l, the count, the depth and the slowest receiver's credit allow, in one chain
+                    final int length = (int)Math.min(list.length, room);
+                    peer.qp(0).postSend(RdmaLoops.chain(list, length));
+                    sendsPosted += length;
                 }
                 reap(peer.await());
             }
