@@ -34,7 +34,7 @@ final class RdmaLoops
     private final RdmaPeer peer;
     private final PerfConfig cfg;
     private final SendWr wr = new SendWr();
-    /** -l: the chain a bandwidth client posts at once ({@link #wr} is not one of them). */
+    /** The bandwidth client's requests: -l of them go in one chain (one, without -l); {@link #wr} is not one of them. */
     private final SendWr[] list;
     private final SendWr credit = new SendWr();
     private final IdleSpin spin = new IdleSpin();
@@ -365,21 +365,13 @@ final class RdmaLoops
             while (sendsPosted - base < count && sendsPosted - sendsDone < inFlight &&
                 (!credited || sendsPosted - base - lastImm < window))
             {
-                if (list.length > 1)
+                // as many as -l (one without it), the count, the depth and the credit allow, in one chain to one QP
+                long room = Math.min(count - (sendsPosted - base), inFlight - (sendsPosted - sendsDone));
+                if (credited)
                 {
-                    // as many as -l, the count, the depth and the credit allow, in one chain to one QP
-                    long room = Math.min(count - (sendsPosted - base), inFlight - (sendsPosted - sendsDone));
-                    if (credited)
-                    {
-                        room = Math.min(room, window - (sendsPosted - base - lastImm));
-                    }
-                    postList(size, next, (int)Math.min(list.length, room));
+                    room = Math.min(room, window - (sendsPosted - base - lastImm));
                 }
-                else
-                {
-                    prepare(size, next);
-                    post(next);
-                }
+                postList(size, next, (int)Math.min(list.length, room));
                 next = next + 1 == peer.qpCount() ? 0 : next + 1;
             }
             reap(peer.await());
