@@ -28,8 +28,8 @@ public final class Counters
     }
 
     /**
-     * Counters in memory the caller provides, e.g. a file mapped so another process can read them
-     * ({@link io.rdma4j.soft.stat.StatFile}).
+     * Counters in memory the caller provides. Not a file another process can truncate: a write to a
+     * truncated mapping faults the writing thread ({@link io.rdma4j.soft.stat.StatFile} copies instead).
      *
      * @param values at least {@link #bytes()} bytes, 8-byte aligned, accessible from every thread.
      */

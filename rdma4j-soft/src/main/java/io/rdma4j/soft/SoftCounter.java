@@ -83,7 +83,9 @@ public enum SoftCounter
     /** An inbox file refused: closed, or left by a dead process. */
     SHM_REFUSED_DEAD("shm_refused_dead"),
     /** This device's inbox held a record no sender of ours writes, or stalled: replaced by a fresh one. */
-    SHM_INBOX_CORRUPT("shm_inbox_corrupt");
+    SHM_INBOX_CORRUPT("shm_inbox_corrupt"),
+    /** The stat file was truncated, replaced or removed by another process: the device stopped publishing. */
+    STAT_FILE_ABANDONED("stat_file_abandoned");
 
     private static final SoftCounter[] VALUES = values();
     private static final java.util.Set<SoftCounter> RECEIVE_VERDICTS = java.util.Collections.unmodifiableSet(

@@ -118,7 +118,7 @@ public final class SoftEngine implements AutoCloseable
         this.device = device;
         this.clock = clock;
         this.statFile = StatPublisher.openFile(device.name(), link.localAddress().getHostAddress(), logger);
-        this.counters = statFile != null ? statFile.counters() : new Counters();
+        this.counters = new Counters();
         this.errorLog = new ProgressErrorLog(device.name(), counters, logger, clock);
         this.pollsInline = pollsInline;
         this.link = link;

@@ -16,15 +16,17 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Keeps the describe section of every open device's {@link StatFile} current (its QPs, its groups and the
- * {@link StatSections}' lines): one daemon thread for the process, waking once a second (the counters need
- * nothing: they live in the files). Also registers each device's counters as a JMX MBean
- * ({@link CountersMBean}). Off by {@code rdma4j.stat=false} (or {@code RDMA4J_STAT=false}), for a process that
- * wants no files.
+ * Keeps every open device's {@link StatFile} current: one daemon thread for the process copies the device's
+ * counters into it every {@value #PERIOD_MS} ms, and every {@value #DESCRIBE_EVERY}th time the describe
+ * section too (its QPs, its groups and the {@link StatSections}' lines), which allocates. A file another
+ * process truncated or replaced is abandoned, counted ({@code stat_file_abandoned}) and said once; the device
+ * goes on. Also registers each device's counters as a JMX MBean ({@link CountersMBean}). Off by
+ * {@code rdma4j.stat=false} (or {@code RDMA4J_STAT=false}), for a process that wants no files.
  */
 final class StatPublisher
 {
-    private static final long PERIOD_MS = 1000;
+    private static final long PERIOD_MS = 100;
+    private static final int DESCRIBE_EVERY = 10;
     private static final List<SoftEngine> ENGINES = new CopyOnWriteArrayList<>();
     private static final AtomicBoolean STARTED = new AtomicBoolean();
     private static final AtomicBoolean WARNED = new AtomicBoolean();
@@ -64,7 +66,7 @@ final class StatPublisher
         jmx(engine, true);
         // the device's own part only: the opening thread may hold a connection manager's lock, which a section
         // takes, and a device just opened has no ids on it yet
-        engine.statFile().describe(engine.describe());
+        publish(engine, engine.describe());
         if (STARTED.compareAndSet(false, true))
         {
             Thread.ofPlatform().daemon().name("rdma4j-stat").start(StatPublisher::run);
@@ -108,9 +110,19 @@ final class StatPublisher
         return text.toString();
     }
 
+    private static void publish(final SoftEngine engine, final String describe)
+    {
+        final StatFile file = engine.statFile();
+        if (file.abandoned() == null && !file.publish(engine.counters(), describe) && file.abandoned() != null)
+        {
+            engine.counters().increment(SoftCounter.STAT_FILE_ABANDONED);
+            System.getLogger("io.rdma4j.soft").log(System.Logger.Level.WARNING, "rdma4j: " + file.abandoned());
+        }
+    }
+
     private static void run()
     {
-        while (true)
+        for (long round = 1; ; round++)
         {
             try
             {
@@ -120,11 +132,12 @@ final class StatPublisher
             {
                 return;
             }
+            final boolean describe = round % DESCRIBE_EVERY == 0;
             for (final SoftEngine engine : ENGINES)
             {
                 try
                 {
-                    engine.statFile().describe(describeWithSections(engine));
+                    publish(engine, describe ? describeWithSections(engine) : null);
                 }
                 catch (final RuntimeException ex)
                 {

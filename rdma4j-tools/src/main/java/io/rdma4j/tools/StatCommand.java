@@ -48,7 +48,7 @@ public final class StatCommand implements Callable<Integer>
     private Pattern filter;
 
     /**
-     * @return 0, or 1 when no device is running.
+     * @return 0, 1 when no device is running, 2 when the directory is refused (not this user's alone).
      */
     @Override
     public Integer call() throws IOException, InterruptedException
@@ -57,7 +57,16 @@ public final class StatCommand implements Callable<Integer>
         final Path dir = directory != null ? directory : StatFile.directory();
         for (int round = 1; ; round++)
         {
-            final List<StatReader.DeviceStat> devices = StatReader.readAll(dir);
+            final List<StatReader.DeviceStat> devices;
+            try
+            {
+                devices = StatReader.readAll(dir);
+            }
+            catch (final IOException ex)
+            {
+                spec.commandLine().getErr().println("rdma4j stat: " + ex.getMessage());
+                return 2;
+            }
             print(out, dir, devices);
             out.flush();
             if (!watch || (count > 0 && round >= count))

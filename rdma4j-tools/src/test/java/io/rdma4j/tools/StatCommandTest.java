@@ -100,6 +100,20 @@ class StatCommandTest
         }
     }
 
+    @Test
+    void shouldRefuseADirectoryOthersMayWriteWithAClearError(@TempDir final Path tmp) throws Exception
+    {
+        final Path dir = Files.createDirectory(tmp.resolve("rdma4j-stat"));
+        Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+        final StringWriter err = new StringWriter();
+        final var cl = Main.commandLine();
+        cl.setOut(new PrintWriter(new StringWriter(), true));
+        cl.setErr(new PrintWriter(err, true));
+        assertEquals(2, cl.execute("stat", "--dir", dir.toString()));
+        assertEquals("rdma4j stat: " + dir + " is rwxrwxrwx, not rwx------: other users could change what is in it, " +
+            "so it is not used for rdma4j stat files\n", err.toString());
+    }
+
     /**
      * @return what {@code rdma4j stat} shows once a line matches, asked again until then (60 s at most): the
      * describe section is rewritten once a second.

@@ -1,14 +1,10 @@
 package io.rdma4j.soft.link;
 
+import io.rdma4j.soft.file.OwnerOnlyDirectory;
+
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFileAttributes;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.util.EnumSet;
-import java.util.Set;
 
 /**
  * The per-user directory of same-host inboxes: {@code /dev/shm/rdma4j-USER} (memory, never written back to
@@ -25,8 +21,6 @@ public final class ShmDirectory
 {
     /** The property naming another directory (tests). */
     public static final String DIR_PROPERTY = "rdma4j.soft.shm.dir";
-    private static final Set<PosixFilePermission> OWNER_ONLY = EnumSet.of(PosixFilePermission.OWNER_READ,
-        PosixFilePermission.OWNER_WRITE, PosixFilePermission.OWNER_EXECUTE);
 
     private final Path path;
     private final int uid;
@@ -57,33 +51,7 @@ public final class ShmDirectory
      */
     public static ShmDirectory open(final Path path) throws IOException
     {
-        final int uid = currentUid();
-        if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS))
-        {
-            try
-            {
-                Files.createDirectories(path.getParent());
-                Files.createDirectory(path, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
-            }
-            catch (final java.nio.file.FileAlreadyExistsException ex)
-            {
-                // another process made it first: checked below like any other
-            }
-        }
-        final PosixFileAttributes attributes =
-            Files.readAttributes(path, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-        final int owner = (Integer)Files.getAttribute(path, "unix:uid", LinkOption.NOFOLLOW_LINKS);
-        if (!attributes.isDirectory() || owner != uid)
-        {
-            throw new IOException(path + " is not a directory of user " + uid + " (a link, or another user's): " +
-                "same-host inboxes are not used");
-        }
-        if (!attributes.permissions().equals(OWNER_ONLY))
-        {
-            throw new IOException(path + " is " + PosixFilePermissions.toString(attributes.permissions()) +
-                ", not rwx------: another user could write the inboxes in it, so same-host inboxes are not used");
-        }
-        return new ShmDirectory(path, uid, namespace());
+        return new ShmDirectory(path, OwnerOnlyDirectory.open(path, "same-host inboxes"), namespace());
     }
 
     /**
@@ -153,19 +121,6 @@ public final class ShmDirectory
         final Path shm = Path.of("/dev/shm");
         return Files.isDirectory(shm) && Files.isWritable(shm) ? shm.resolve("rdma4j-" + user) :
             Path.of(System.getProperty("java.io.tmpdir"), "rdma4j-shm-" + user);
-    }
-
-    private static int currentUid() throws IOException
-    {
-        try
-        {
-            // /proc/self is the process's own directory, owned by its user
-            return (Integer)Files.getAttribute(Path.of("/proc/self"), "unix:uid");
-        }
-        catch (final UnsupportedOperationException | IllegalArgumentException ex)
-        {
-            throw new IOException("this system tells no user id (no /proc/self): same-host inboxes are not used", ex);
-        }
     }
 
     private static String namespace()

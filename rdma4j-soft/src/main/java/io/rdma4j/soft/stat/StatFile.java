@@ -2,6 +2,7 @@ package io.rdma4j.soft.stat;
 
 import io.rdma4j.soft.Counters;
 import io.rdma4j.soft.SoftCounter;
+import io.rdma4j.soft.file.OwnerOnlyDirectory;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -10,17 +11,25 @@ import java.lang.foreign.ValueLayout;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Set;
 
 /**
- * A device's counters in a memory-mapped file, so that another process ({@code rdma4j stat}) reads
- * them while the device runs, as Aeron's tools read its media driver's counters. The device's
- * {@link Counters} live in the file itself: bumping one is the same atomic add as in heap memory,
- * with no copy and no publishing thread. A text section, rewritten about once a second, describes
- * what changes rarely: the QPs, the multicast groups, the connection manager's ids on the device.
+ * A device's counters in a memory-mapped file, so that another process of the same user ({@code rdma4j stat})
+ * reads them while the device runs, as Aeron's tools read its media driver's counters. The device counts in
+ * its own memory ({@link Counters}), and the {@code StatPublisher} copies the values here a few times a
+ * second: a file another process truncates or replaces then costs the publishing, never the device (a write
+ * to a truncated mapping is a SIGBUS, which must not land on the data path). A text section describes what
+ * changes rarely: the QPs, the multicast groups, the connection manager's ids on the device.
  * <p>
- * Layout (little-endian, as the JVM writes it on every platform rdma4j runs on):
+ * The files live in an {@link OwnerOnlyDirectory} ({@code <java.io.tmpdir>/rdma4j-stat-USER} by default), are
+ * made new ({@code O_CREAT|O_EXCL}, so never through a link) and {@code rw-------}: a QP's number, state and
+ * peer are what a blind packet injector lacks, so only the device's user may read them.
+ * <p>
+ * Layout (the platform's byte order, little-endian on every platform rdma4j runs on):
  * <pre>
  *   0  magic "r4jstat1" (8 bytes)
  *   8  pid (long)               16 start time, ms since the epoch (long)
@@ -50,34 +59,51 @@ public final class StatFile implements AutoCloseable
     public static final String DIR_PROPERTY = "rdma4j.stat.dir";
     /** Files end so. */
     public static final String SUFFIX = ".stat";
+    /** What the directory is for, in a refusal's message. */
+    static final String ROLE = "rdma4j stat files";
 
     private final Path path;
+    private final FileChannel channel;
+    private final Object fileKey;
+    private final Arena arena;
     private final MemorySegment file;
-    private final Counters counters;
+    private final long valuesOffset;
     private final long describeOffset;
+    private final SoftCounter[] counters = SoftCounter.values();
+    /** Why the file is no longer written, or null while it is; guarded by this. */
+    private String abandoned;
 
-    private StatFile(final Path path, final MemorySegment file, final long valuesOffset, final long describeOffset)
+    private StatFile(final Path path, final FileChannel channel, final Object fileKey, final Arena arena,
+        final MemorySegment file, final long valuesOffset, final long describeOffset)
     {
         this.path = path;
+        this.channel = channel;
+        this.fileKey = fileKey;
+        this.arena = arena;
         this.file = file;
-        this.counters = new Counters(file.asSlice(valuesOffset, Counters.bytes()));
+        this.valuesOffset = valuesOffset;
         this.describeOffset = describeOffset;
     }
 
     /**
      * @return where device files go: {@code rdma4j.stat.dir}, {@code RDMA4J_STAT_DIR}, or
-     *         {@code <java.io.tmpdir>/rdma4j-stat}.
+     *         {@code <java.io.tmpdir>/rdma4j-stat-USER}; whichever it is must be this user's alone
+     *         ({@link OwnerOnlyDirectory}).
      */
     public static Path directory()
     {
         final String property = System.getProperty(DIR_PROPERTY);
         if (property != null && !property.isBlank())
         {
-            return Path.of(property);
+            return Path.of(property.trim());
         }
         final String environment = System.getenv("RDMA4J_STAT_DIR");
-        return environment != null && !environment.isBlank() ? Path.of(environment) :
-            Path.of(System.getProperty("java.io.tmpdir"), "rdma4j-stat");
+        if (environment != null && !environment.isBlank())
+        {
+            return Path.of(environment.trim());
+        }
+        final String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9_.-]", "_");
+        return Path.of(System.getProperty("java.io.tmpdir"), "rdma4j-stat-" + user);
     }
 
     static long valuesOffset(final int count)
@@ -90,36 +116,47 @@ public final class StatFile implements AutoCloseable
         return align(valuesOffset(count) + (long)Long.BYTES * count);
     }
 
+    static long size(final int count)
+    {
+        return describeOffset(count) + DESCRIBE_BYTES;
+    }
+
     private static long align(final long offset)
     {
         return (offset + 63) & ~63L;
     }
 
     /**
-     * Create the file of a device of this process, replacing one a dead process of the same pid left.
+     * Create the file of a device of this process in {@link #directory()}, replacing one a dead process of
+     * the same pid left, and removing those of other dead processes.
      *
      * @param deviceName the device's name.
      * @param address    its address, as text.
-     * @return the file, mapped; its {@link #counters()} are the device's.
-     * @throws IOException if the file cannot be made.
+     * @return the file, mapped.
+     * @throws IOException if the directory is not this user's alone, or the file cannot be made.
      */
     public static StatFile create(final String deviceName, final String address) throws IOException
     {
         final int count = SoftCounter.values().length;
         final long describe = describeOffset(count);
-        final long size = describe + DESCRIBE_BYTES;
+        final long size = size(count);
         final Path dir = directory();
-        Files.createDirectories(dir);
+        OwnerOnlyDirectory.open(dir, ROLE);
+        StatReader.removeDead(dir);
         final long pid = ProcessHandle.current().pid();
         // the address too: two devices of one process may share a name (the connection manager opens
         // one per address), never an address
         final Path path = dir.resolve(pid + "-" + deviceName + "-" + address.replace(':', '_') + SUFFIX);
-        // an automatic arena: the mapping lives as long as the counters are reachable, so a late bump
-        // (or a read of a closed device's counters) never meets unmapped memory; close() only unlinks
-        final Arena arena = Arena.ofAuto();
-        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ,
-            StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING))
+        // a file of this name is a dead process's of the same pid (ours are unique by address): only this
+        // user can have put it in the directory, and it is unlinked, not opened
+        Files.deleteIfExists(path);
+        final FileChannel channel = FileChannel.open(path, Set.of(StandardOpenOption.CREATE_NEW,
+            StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS), OwnerOnlyDirectory.fileMode());
+        final Arena arena = Arena.ofShared();
+        try
         {
+            final Object key = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+                .fileKey();
             final MemorySegment file = channel.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
             file.set(ValueLayout.JAVA_LONG, PID_OFFSET, pid);
             file.set(ValueLayout.JAVA_LONG, START_OFFSET, System.currentTimeMillis());
@@ -133,10 +170,12 @@ public final class StatFile implements AutoCloseable
             }
             // the magic last: a reader that sees it sees a complete header
             MemorySegment.copy(MemorySegment.ofArray(MAGIC), 0, file, 0, MAGIC.length);
-            return new StatFile(path, file, valuesOffset(count), describe);
+            return new StatFile(path, channel, key, arena, file, valuesOffset(count), describe);
         }
         catch (final IOException | RuntimeException ex)
         {
+            arena.close();
+            channel.close();
             Files.deleteIfExists(path);
             throw ex;
         }
@@ -151,14 +190,6 @@ public final class StatFile implements AutoCloseable
     }
 
     /**
-     * @return the device's counters, in the file.
-     */
-    public Counters counters()
-    {
-        return counters;
-    }
-
-    /**
      * @return the file.
      */
     public Path path()
@@ -167,30 +198,125 @@ public final class StatFile implements AutoCloseable
     }
 
     /**
-     * Replace the describe section: what the device holds now (QPs, groups), a few lines of text.
-     * Text beyond the section is cut.
+     * Copy the device's counters into the file, and the describe section if given.
      *
-     * @param text the lines.
+     * @param values   the device's counters.
+     * @param describe what the device holds now (QPs, groups), a few lines of text cut to the section; or
+     *                 null to leave the section as it is.
+     * @return true if written; false if the file is closed or was abandoned, now or before, because another
+     *         process truncated or replaced it ({@link #abandoned()} says why).
      */
-    public void describe(final String text)
+    public synchronized boolean publish(final Counters values, final String describe)
     {
-        final byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
-        final int length = Math.min(utf8.length, DESCRIBE_BYTES);
-        // length 0 first, so a reader never takes a half-written text for a whole one
-        file.set(ValueLayout.JAVA_INT, DESCRIBE_LENGTH_OFFSET, 0);
-        MemorySegment.copy(MemorySegment.ofArray(utf8), 0, file, describeOffset, length);
-        file.set(ValueLayout.JAVA_INT, DESCRIBE_LENGTH_OFFSET, length);
+        if (abandoned != null || !arena.scope().isAlive())
+        {
+            return false;
+        }
+        final String broken = integrity();
+        if (broken != null)
+        {
+            abandon(broken);
+            return false;
+        }
+        try
+        {
+            for (final SoftCounter counter : counters)
+            {
+                file.set(ValueLayout.JAVA_LONG, valuesOffset + (long)Long.BYTES * counter.ordinal(),
+                    values.get(counter));
+            }
+            if (describe != null)
+            {
+                final byte[] utf8 = describe.getBytes(StandardCharsets.UTF_8);
+                final int length = Math.min(utf8.length, DESCRIBE_BYTES);
+                // length 0 first, so a reader never takes a half-written text for a whole one
+                file.set(ValueLayout.JAVA_INT, DESCRIBE_LENGTH_OFFSET, 0);
+                MemorySegment.copy(MemorySegment.ofArray(utf8), 0, file, describeOffset, length);
+                file.set(ValueLayout.JAVA_INT, DESCRIBE_LENGTH_OFFSET, length);
+            }
+            return true;
+        }
+        catch (final InternalError ex)
+        {
+            // the JVM's word for a SIGBUS on a mapping: the file shrank between the check and the copy
+            abandon("truncated while written (" + ex.getMessage() + ")");
+            return false;
+        }
     }
 
     /**
-     * Delete the file: the device is gone. The mapping stays until the counters are unreachable.
+     * @return why the file is no longer written (another process truncated or replaced it), or null.
      */
-    @Override
-    public void close()
+    public synchronized String abandoned()
+    {
+        return abandoned;
+    }
+
+    /** What is wrong with the file now, or null: its size and its identity, checked without touching the map. */
+    private String integrity()
+    {
+        if (!stillAtPath())
+        {
+            return "replaced or removed by another process";
+        }
+        try
+        {
+            final long size = channel.size();
+            return size < file.byteSize() ? "truncated to " + size + " bytes by another process" : null;
+        }
+        catch (final IOException ex)
+        {
+            return "unreadable (" + ex.getMessage() + ")";
+        }
+    }
+
+    /** Whether the path still names the file this device made (not another put in its place). */
+    private boolean stillAtPath()
     {
         try
         {
-            Files.deleteIfExists(path);
+            final Object key = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+                .fileKey();
+            return fileKey == null || fileKey.equals(key);
+        }
+        catch (final IOException ex)
+        {
+            return false;
+        }
+    }
+
+    private void abandon(final String why)
+    {
+        abandoned = path + " " + why + ": no longer written";
+        arena.close();
+        try
+        {
+            channel.close();
+        }
+        catch (final IOException ex)
+        {
+            // closing a descriptor of a file we give up on: nothing more to lose
+        }
+    }
+
+    /**
+     * Unmap and delete the file: the device is gone. A file put in its place by another process is left.
+     */
+    @Override
+    public synchronized void close()
+    {
+        final boolean ours = stillAtPath();
+        if (arena.scope().isAlive())
+        {
+            arena.close();
+        }
+        try
+        {
+            channel.close();
+            if (ours)
+            {
+                Files.deleteIfExists(path);
+            }
         }
         catch (final IOException ex)
         {

@@ -1,17 +1,20 @@
 package io.rdma4j.soft.stat;
 
+import io.rdma4j.soft.file.OwnerOnlyDirectory;
+
 import java.io.IOException;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,12 +22,16 @@ import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
- * Reads the {@link StatFile}s of the devices running on this machine, from any process: what
- * {@code rdma4j stat} prints. A file whose process is gone (it was killed before it could delete it)
- * is removed.
+ * Reads the {@link StatFile}s of this user's devices running on this machine, from any of the user's
+ * processes: what {@code rdma4j stat} prints. A file whose process is gone (it was killed before it could
+ * delete it) is removed.
  */
 public final class StatReader
 {
+    /** More counters than any device has: a count beyond it is not a stat file's. */
+    private static final int MAX_COUNTERS = 4096;
+    /** A stat file of {@link #MAX_COUNTERS} counters; anything larger is not read. */
+    private static final long MAX_FILE_BYTES = StatFile.size(MAX_COUNTERS);
     /** How far a process's start instant may seem to lie after its own device's start. */
     private static final long START_SLACK_MS = 2_000;
 
@@ -48,31 +55,68 @@ public final class StatReader
     }
 
     /**
-     * @param directory where the files are ({@link StatFile#directory()}).
-     * @return every live device's counters now, by pid and name.
-     * @throws IOException if the directory cannot be listed.
+     * @param directory where the files are ({@link StatFile#directory()}); it must be this user's alone.
+     * @return every live device's counters now, by pid and name. Anything in the directory that is not a
+     *         regular {@code rw-------} file of this user (a link, a FIFO, another user's file) is skipped
+     *         unopened, so reading never blocks and never reads what someone else planted.
+     * @throws IOException if the directory cannot be listed, or is not this user's alone (the message says why).
      */
     public static List<DeviceStat> readAll(final Path directory) throws IOException
     {
         final List<DeviceStat> stats = new ArrayList<>();
-        if (!Files.isDirectory(directory))
+        if (!Files.exists(directory, LinkOption.NOFOLLOW_LINKS))
         {
             return stats;
         }
-        final List<Path> files;
-        try (Stream<Path> listing = Files.list(directory))
+        final int uid = OwnerOnlyDirectory.check(directory, StatFile.ROLE);
+        for (final Path file : statFiles(directory))
         {
-            files = listing.filter(p -> p.getFileName().toString().endsWith(StatFile.SUFFIX)).sorted().toList();
-        }
-        for (final Path file : files)
-        {
-            final DeviceStat stat = read(file);
-            if (stat != null)
+            if (OwnerOnlyDirectory.isOwnFile(file, uid))
             {
-                stats.add(stat);
+                final DeviceStat stat = read(file);
+                if (stat != null)
+                {
+                    stats.add(stat);
+                }
             }
         }
         return stats;
+    }
+
+    /**
+     * Delete the files of devices whose processes are gone (killed before they could delete them). Only files
+     * of this user's are looked at; the caller has checked the directory.
+     *
+     * @param directory where the files are.
+     * @return how many were deleted.
+     */
+    static int removeDead(final Path directory)
+    {
+        int removed = 0;
+        try
+        {
+            final int uid = OwnerOnlyDirectory.currentUid();
+            for (final Path file : statFiles(directory))
+            {
+                if (OwnerOnlyDirectory.isOwnFile(file, uid) && read(file) == null && !Files.exists(file))
+                {
+                    removed++;
+                }
+            }
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            // a directory we cannot list now: left for the next device or reader
+        }
+        return removed;
+    }
+
+    private static List<Path> statFiles(final Path directory) throws IOException
+    {
+        try (Stream<Path> listing = Files.list(directory))
+        {
+            return listing.filter(p -> p.getFileName().toString().endsWith(StatFile.SUFFIX)).sorted().toList();
+        }
     }
 
     /**
@@ -97,65 +141,73 @@ public final class StatReader
     }
 
     /**
-     * @param file a device's file.
-     * @return what it holds, or null if it is not a complete stat file or its process is gone.
+     * @param file a device's file; not followed if it is a link. The caller has checked it is a regular
+     *             file: opening a FIFO would block.
+     * @return what it holds, or null if it is not a complete stat file or its process is gone (then the file
+     *         is deleted).
      * @throws IOException if it cannot be read.
      */
     public static DeviceStat read(final Path file) throws IOException
     {
-        try (Arena arena = Arena.ofConfined(); FileChannel channel = FileChannel.open(file, StandardOpenOption.READ))
+        final ByteBuffer map;
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS))
         {
+            // read, not mapped: a file truncated under a mapping is a SIGBUS here
             final long size = channel.size();
-            if (size < StatFile.LABELS_OFFSET)
+            if (size < StatFile.LABELS_OFFSET || size > MAX_FILE_BYTES)
             {
                 return null;
             }
-            final MemorySegment map = channel.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
-            if (MemorySegment.ofArray(StatFile.MAGIC).mismatch(map.asSlice(0, StatFile.MAGIC.length)) != -1)
+            map = ByteBuffer.allocate((int)size).order(ByteOrder.nativeOrder());
+            while (map.hasRemaining() && channel.read(map) >= 0)
             {
-                return null;
+                // a regular file reads to its end; one that shrank meanwhile ends the loop early
             }
-            final long pid = map.get(ValueLayout.JAVA_LONG, StatFile.PID_OFFSET);
-            if (!writerAlive(pid, map.get(ValueLayout.JAVA_LONG, StatFile.START_OFFSET)))
-            {
-                Files.deleteIfExists(file);
-                return null;
-            }
-            final int count = map.get(ValueLayout.JAVA_INT, StatFile.COUNT_OFFSET);
-            final long values = StatFile.valuesOffset(count);
-            final long describe = StatFile.describeOffset(count);
-            if (count <= 0 || describe + StatFile.DESCRIBE_BYTES > size)
-            {
-                return null;
-            }
-            final Map<String, Long> counters = new LinkedHashMap<>();
-            for (int i = 0; i < count; i++)
-            {
-                counters.put(text(map, StatFile.LABELS_OFFSET + (long)StatFile.LABEL_BYTES * i, StatFile.LABEL_BYTES),
-                    map.get(ValueLayout.JAVA_LONG, values + (long)Long.BYTES * i));
-            }
-            final int describeLength = Math.min(map.get(ValueLayout.JAVA_INT, StatFile.DESCRIBE_LENGTH_OFFSET),
-                StatFile.DESCRIBE_BYTES);
-            return new DeviceStat(pid, map.get(ValueLayout.JAVA_LONG, StatFile.START_OFFSET),
-                text(map, StatFile.NAME_OFFSET, StatFile.NAME_BYTES), text(map, StatFile.ADDRESS_OFFSET,
-                StatFile.ADDRESS_BYTES), counters, new String(map.asSlice(describe, Math.max(0, describeLength))
-                .toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8));
+            map.flip();
         }
         catch (final NoSuchFileException ex)
         {
             // the device closed while we listed
             return null;
         }
+        final long size = map.limit();
+        if (size < StatFile.LABELS_OFFSET || !Arrays.equals(StatFile.MAGIC, 0, StatFile.MAGIC.length, map.array(), 0,
+            StatFile.MAGIC.length))
+        {
+            return null;
+        }
+        final long pid = map.getLong(StatFile.PID_OFFSET);
+        if (!writerAlive(pid, map.getLong(StatFile.START_OFFSET)))
+        {
+            Files.deleteIfExists(file);
+            return null;
+        }
+        final int count = map.getInt(StatFile.COUNT_OFFSET);
+        if (count <= 0 || count > MAX_COUNTERS || StatFile.size(count) > size)
+        {
+            return null;
+        }
+        final int values = (int)StatFile.valuesOffset(count);
+        final int describe = (int)StatFile.describeOffset(count);
+        final Map<String, Long> counters = new LinkedHashMap<>();
+        for (int i = 0; i < count; i++)
+        {
+            counters.put(text(map, StatFile.LABELS_OFFSET + StatFile.LABEL_BYTES * i, StatFile.LABEL_BYTES),
+                map.getLong(values + Long.BYTES * i));
+        }
+        final int describeLength = Math.clamp(map.getInt(StatFile.DESCRIBE_LENGTH_OFFSET), 0, StatFile.DESCRIBE_BYTES);
+        return new DeviceStat(pid, map.getLong(StatFile.START_OFFSET), text(map, StatFile.NAME_OFFSET,
+            StatFile.NAME_BYTES), text(map, StatFile.ADDRESS_OFFSET, StatFile.ADDRESS_BYTES), counters,
+            new String(map.array(), describe, describeLength, StandardCharsets.UTF_8));
     }
 
-    private static String text(final MemorySegment map, final long offset, final int bytes)
+    private static String text(final ByteBuffer map, final int offset, final int bytes)
     {
-        final byte[] raw = map.asSlice(offset, bytes).toArray(ValueLayout.JAVA_BYTE);
         int length = 0;
-        while (length < raw.length && raw[length] != 0)
+        while (length < bytes && map.get(offset + length) != 0)
         {
             length++;
         }
-        return new String(raw, 0, length, StandardCharsets.UTF_8);
+        return new String(map.array(), offset, length, StandardCharsets.UTF_8);
     }
 }

@@ -1,21 +1,7 @@
 package io.rdma4j.soft.stat;
 
 import io.rdma4j.soft.Fabric;
-import io.rdma4j.verbs.AccessFlag;
-import io.rdma4j.verbs.AhAttr;
-import io.rdma4j.verbs.CompletionQueue;
 import io.rdma4j.verbs.Context;
-import io.rdma4j.verbs.ProtectionDomain;
-import io.rdma4j.verbs.QpAttr;
-import io.rdma4j.verbs.QpCap;
-import io.rdma4j.verbs.QpInitAttr;
-import io.rdma4j.verbs.QpState;
-import io.rdma4j.verbs.QpType;
-import io.rdma4j.verbs.QueuePair;
-import io.rdma4j.verbs.SendFlags;
-import io.rdma4j.verbs.SendWr;
-import io.rdma4j.verbs.WorkCompletion;
-import io.rdma4j.verbs.WrOpcode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,7 +9,6 @@ import org.junit.jupiter.api.io.TempDir;
 import javax.management.InstanceNotFoundException;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
-import java.lang.foreign.Arena;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -31,8 +16,8 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.EnumSet;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -40,8 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A device's counters live in its stat file, where a reader (another process, here the same one) sees
- * the values the device counts, and in a JMX MBean; closing the device removes both.
+ * A device's counters are published in its stat file, where a reader (another process, here the same one)
+ * sees the values the device counts, and in a JMX MBean; closing the device removes both.
  */
 class StatFileTest
 {
@@ -60,33 +45,13 @@ class StatFileTest
         try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY))
         {
             final Context context = fabric.open();
-            final ProtectionDomain pd = context.allocPd();
-            final CompletionQueue cq = context.createCq(16, null, 0);
-            final QueuePair qp = pd.createQp(QpInitAttr.of(QpType.UD, cq, QpCap.of(8, 8)));
-            qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1).qkey(1));
-            qp.modify(new QpAttr().state(QpState.RTR));
-            qp.modify(new QpAttr().state(QpState.RTS).sqPsn(0));
-            final SendWr send = new SendWr().wrId(1).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
-                .sge(pd.regMr(Arena.ofAuto().allocate(8), EnumSet.of(AccessFlag.LOCAL_WRITE)), 0, 8)
-                .ud(pd.createAh(AhAttr.global(context.queryGid(1, 0), 64)), 0x123456, 1);
-            final WorkCompletion[] wcs = WorkCompletion.array(1);
-            for (int i = 0; i < 3; i++)
-            {
-                qp.postSend(send);
-                while (cq.poll(wcs) == 0)
-                {
-                    Thread.onSpinWait();
-                }
-            }
-
-            final List<StatReader.DeviceStat> stats = StatReader.readAll(dir);
-            assertEquals(1, stats.size(), "one device open: " + stats);
-            final StatReader.DeviceStat stat = stats.getFirst();
-            assertEquals(ProcessHandle.current().pid(), stat.pid());
-            assertEquals(context.device().name(), stat.device());
+            new SelfSender(context).send(3);
             final long sent = context.counters().get("sent_pkts");
             assertEquals(3, sent);
-            assertEquals(sent, stat.counters().get("sent_pkts"), "the file holds the device's own counter");
+
+            final StatReader.DeviceStat stat = awaitCounter(dir, "sent_pkts", sent);
+            assertEquals(ProcessHandle.current().pid(), stat.pid());
+            assertEquals(context.device().name(), stat.device());
 
             name = CountersMBean.objectName(context.device().name(), stat.address());
             assertEquals(sent, jmx.getAttribute(name, "sent_pkts"));
@@ -96,6 +61,22 @@ class StatFileTest
             assertFalse(files.findAny().isPresent(), "closing the device removes its file");
         }
         assertThrows(InstanceNotFoundException.class, () -> jmx.getAttribute(name, "sent_pkts"));
+    }
+
+    /**
+     * The publisher copies the counters a few times a second: wait, bounded, until the file shows the value.
+     */
+    static StatReader.DeviceStat awaitCounter(final Path dir, final String counter, final long value) throws Exception
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        List<StatReader.DeviceStat> stats = StatReader.readAll(dir);
+        while (stats.size() != 1 || stats.getFirst().counters().get(counter) != value)
+        {
+            assertTrue(System.nanoTime() < deadline, "the file never showed " + counter + " = " + value + ": " + stats);
+            TimeUnit.MILLISECONDS.sleep(10);
+            stats = StatReader.readAll(dir);
+        }
+        return stats.getFirst();
     }
 
     @Test

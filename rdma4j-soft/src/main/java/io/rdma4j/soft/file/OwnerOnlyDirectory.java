@@ -1,0 +1,148 @@
+package io.rdma4j.soft.file;
+
+import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * A directory only this user can enter, list or change ({@code rwx------}, this user's, not a link), and
+ * the files in it, owner-only and made new. Such a directory is what makes a name in {@code /tmp} or
+ * {@code /dev/shm} safe to trust: nobody else can plant a link, a FIFO or a file of theirs in it, or read
+ * what is there. One made by someone else first (say after a reboot, to catch the next process that
+ * would use it) is refused, never repaired: its maker may still hold a descriptor of it.
+ */
+public final class OwnerOnlyDirectory
+{
+    /** {@code rwx------}. */
+    public static final Set<PosixFilePermission> DIRECTORY_MODE = EnumSet.of(PosixFilePermission.OWNER_READ,
+        PosixFilePermission.OWNER_WRITE, PosixFilePermission.OWNER_EXECUTE);
+    /** {@code rw-------}. */
+    public static final Set<PosixFilePermission> FILE_MODE = EnumSet.of(PosixFilePermission.OWNER_READ,
+        PosixFilePermission.OWNER_WRITE);
+
+    private OwnerOnlyDirectory()
+    {
+    }
+
+    /**
+     * Make the directory if it is missing (its parents as usual), then check it.
+     *
+     * @param path the directory.
+     * @param role what it is for, named in the message of a refusal (e.g. "stat files").
+     * @return this user's id, the owner of the directory.
+     * @throws IOException if it cannot be made, or is a link, or another user's, or open to others: the
+     *                     message names which, and the directory.
+     */
+    public static int open(final Path path, final String role) throws IOException
+    {
+        if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS))
+        {
+            final Path parent = path.toAbsolutePath().getParent();
+            if (parent != null)
+            {
+                Files.createDirectories(parent);
+            }
+            try
+            {
+                // the mode at creation, so there is no moment where it is open to others; a umask only
+                // takes bits away
+                Files.createDirectory(path, PosixFilePermissions.asFileAttribute(DIRECTORY_MODE));
+            }
+            catch (final FileAlreadyExistsException ex)
+            {
+                // another process made it first: checked below like any other
+            }
+        }
+        return check(path, role);
+    }
+
+    /**
+     * @param path the directory.
+     * @param role what it is for, named in the message of a refusal.
+     * @return this user's id, the owner of the directory.
+     * @throws IOException if it is missing, a link, another user's or open to others.
+     */
+    public static int check(final Path path, final String role) throws IOException
+    {
+        final int uid = currentUid();
+        final PosixFileAttributes attributes =
+            Files.readAttributes(path, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        if (attributes.isSymbolicLink() || !attributes.isDirectory())
+        {
+            throw new IOException(path + " is not a directory but a " + (attributes.isSymbolicLink() ? "link" :
+                "file") + ": it is not used for " + role);
+        }
+        final int owner = ownerOf(path);
+        if (owner != uid)
+        {
+            throw new IOException(path + " belongs to user " + owner + ", not to this user (" + uid +
+                "): it is not used for " + role + "; remove it, or name another directory");
+        }
+        if (!attributes.permissions().equals(DIRECTORY_MODE))
+        {
+            throw new IOException(path + " is " + PosixFilePermissions.toString(attributes.permissions()) +
+                ", not rwx------: other users could change what is in it, so it is not used for " + role);
+        }
+        return uid;
+    }
+
+    /**
+     * @param file a path, not followed if it is a link.
+     * @param uid  the user it must belong to.
+     * @return true if it is a regular file (not a link, FIFO, device or directory) of that user that no other
+     *         user may read or write: the only kind a reader opens, so that opening never blocks and never
+     *         reads what another user put there.
+     */
+    public static boolean isOwnFile(final Path file, final int uid)
+    {
+        try
+        {
+            final PosixFileAttributes attributes =
+                Files.readAttributes(file, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            return attributes.isRegularFile() && ownerOf(file) == uid && FILE_MODE.containsAll(
+                attributes.permissions());
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            return false;
+        }
+    }
+
+    /**
+     * @return the attribute to create a file {@code rw-------} with.
+     */
+    public static FileAttribute<Set<PosixFilePermission>> fileMode()
+    {
+        return PosixFilePermissions.asFileAttribute(FILE_MODE);
+    }
+
+    /**
+     * @return this process's user id.
+     * @throws IOException if the system does not tell it (no {@code /proc/self}).
+     */
+    public static int currentUid() throws IOException
+    {
+        try
+        {
+            // /proc/self is a link to the process's own directory, owned by its (effective) user: followed
+            return (Integer)Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+        }
+        catch (final UnsupportedOperationException | IllegalArgumentException | IOException ex)
+        {
+            throw new IOException("this system tells no user id (no /proc/self), so no owner can be checked", ex);
+        }
+    }
+
+    private static int ownerOf(final Path path) throws IOException
+    {
+        return (Integer)Files.getAttribute(path, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+    }
+}
