@@ -13,5 +13,5 @@ module io.rdma4j.soft
 
     exports io.rdma4j.soft.stat to io.rdma4j.tools;
 
-    provides io.rdma4j.spi.RdmaProvider with io.rdma4j.soft.SoftProvider;
+    provides io.rdma4j.spi.RdmaProvider with io.rdma4j.soft.provider.SoftProvider;
 }

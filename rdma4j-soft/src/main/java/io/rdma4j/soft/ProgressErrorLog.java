@@ -1,5 +1,7 @@
 package io.rdma4j.soft;
 
+import io.rdma4j.soft.counter.Counters;
+import io.rdma4j.soft.counter.SoftCounter;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 

@@ -1,5 +1,7 @@
 package io.rdma4j.soft;
 
+import io.rdma4j.soft.counter.Counters;
+import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.link.DatagramInfo;
 import io.rdma4j.soft.link.Ipv6;
 import io.rdma4j.soft.wire.BthFlyweight;
@@ -98,7 +100,7 @@ final class ReceivePath
         final DropCause cause = parser.parseHeaders(segment, 0, length, packet);
         if (cause != DropCause.NONE)
         {
-            counters.increment(SoftCounter.forDrop(cause));
+            counters.increment(counterOf(cause));
             return;
         }
         final int destQp = packet.destQp();
@@ -140,6 +142,11 @@ final class ReceivePath
             if (packet.qkey() != qp.qkey())
             {
                 qp.count(SoftCounter.DROP_QKEY_VIOLATION);
+                return;
+            }
+            if (packet.payloadLength() > engine.activeMtu().bytes())
+            {
+                qp.count(SoftCounter.DROP_UD_OVER_MTU);
                 return;
             }
         }
@@ -201,6 +208,11 @@ final class ReceivePath
         if (!packet.has(OpcodeMask.UD))
         {
             counters.increment(SoftCounter.DROP_WRONG_TRANSPORT);
+            return;
+        }
+        if (packet.payloadLength() > engine.activeMtu().bytes())
+        {
+            counters.increment(SoftCounter.DROP_UD_OVER_MTU);
             return;
         }
         final Object[] members = toGroup ? engine.mcast().members(groupGid(packet)) : NO_MEMBERS;
@@ -332,5 +344,25 @@ final class ReceivePath
     {
         // 224.0.0.0/4
         return (ipv4 >>> 28) == 0xE;
+    }
+
+    /**
+     * @param cause why the parser refused a packet.
+     * @return the counter that cause bumps.
+     */
+    static SoftCounter counterOf(final DropCause cause)
+    {
+        return switch (cause)
+        {
+            case NONE -> SoftCounter.RCVD_PKTS;
+            case TOO_SHORT -> SoftCounter.DROP_TOO_SHORT;
+            case UNKNOWN_OPCODE -> SoftCounter.DROP_UNKNOWN_OPCODE;
+            case HEADER_TRUNCATED -> SoftCounter.DROP_HDR_TRUNCATED;
+            case BAD_TRANSPORT_VERSION -> SoftCounter.DROP_BAD_TRANSPORT_VERSION;
+            case BAD_QPN -> SoftCounter.DROP_BAD_QPN;
+            case BAD_PKEY -> SoftCounter.DROP_BAD_PKEY;
+            case BAD_PAD -> SoftCounter.DROP_BAD_PAD;
+            case ICRC_MISMATCH -> SoftCounter.DROP_ICRC;
+        };
     }
 }

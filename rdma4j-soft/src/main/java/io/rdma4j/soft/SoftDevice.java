@@ -47,7 +47,7 @@ public final class SoftDevice implements Device
         }
         else
         {
-            final boolean sameHost = builder.sameHost != null ? builder.sameHost : SoftProvider.sameHostPath();
+            final boolean sameHost = builder.sameHost != null ? builder.sameHost : SoftDevices.sameHostPath();
             final System.Logger linkLogger = builder.logger;
             this.linkFactory = a -> udpLink(a, sameHost, linkLogger);
         }
@@ -118,7 +118,7 @@ public final class SoftDevice implements Device
     @Override
     public String provider()
     {
-        return SoftProvider.NAME;
+        return SoftDevices.NAME;
     }
 
     @Override

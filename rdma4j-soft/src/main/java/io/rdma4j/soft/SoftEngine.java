@@ -1,6 +1,7 @@
 package io.rdma4j.soft;
 
-import io.rdma4j.soft.cm.mad.CmMad;
+import io.rdma4j.soft.counter.Counters;
+import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.link.DatagramInfo;
 import io.rdma4j.soft.link.Ipv4;
 import io.rdma4j.soft.link.Link;
@@ -44,8 +45,8 @@ public final class SoftEngine implements AutoCloseable
 {
     /** QP1, the general services interface: the connection manager's MADs come and go there. */
     public static final int GSI_QPN = 1;
-    /** Bytes in a management datagram: the MAD format's, {@link CmMad#MAD_LENGTH}. */
-    public static final int MAD_LENGTH = CmMad.MAD_LENGTH;
+    /** Bytes in a management datagram: the MAD format's (IBA 13.4.1), which {@code CmMad} lays out. */
+    public static final int MAD_LENGTH = 256;
     private static final long IDLE_WAIT_NS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final long TIMER_WAIT_NS = TimeUnit.MICROSECONDS.toNanos(200);
     /** Datagrams the progress thread handles per duty cycle before it looks at its timers. */

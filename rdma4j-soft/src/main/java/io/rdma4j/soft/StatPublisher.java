@@ -1,8 +1,9 @@
 package io.rdma4j.soft;
 
+import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.stat.CountersMBean;
 import io.rdma4j.soft.stat.StatFile;
-import io.rdma4j.soft.stat.StatSections;
+import io.rdma4j.soft.StatSections;
 
 import javax.management.JMException;
 import javax.management.MBeanServer;
@@ -40,7 +41,7 @@ final class StatPublisher
      */
     static StatFile openFile(final String deviceName, final String address, final System.Logger logger)
     {
-        final String setting = SoftProvider.setting("rdma4j.stat", "RDMA4J_STAT");
+        final String setting = SoftDevices.setting("rdma4j.stat", "RDMA4J_STAT");
         if ("false".equalsIgnoreCase(setting))
         {
             return null;

@@ -1,5 +1,6 @@
 package io.rdma4j.soft;
 
+import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.link.Ipv4;
 import io.rdma4j.soft.wire.Opcode;
 import io.rdma4j.soft.wire.PacketBuilder;
@@ -170,6 +171,73 @@ class ForeignSenderTest
         sendAndReceive(peer, victim, 2048);
     }
 
+    @Test
+    void shouldCountAReadResponseNoRequestAskedFor() throws IOException
+    {
+        final RcEndpoint[] pair = connect(QpType.RC);
+        final RcEndpoint victim = pair[0];
+        // from the peer's own address (any port passes check_addr), to a QP with no READ outstanding
+        try (DatagramChannel fromPeer = DatagramChannel.open())
+        {
+            fromPeer.setOption(ExtendedSocketOptions.IP_DONTFRAGMENT, true);
+            fromPeer.bind(new InetSocketAddress(peerAddress, 0));
+            final int port = ((InetSocketAddress)fromPeer.getLocalAddress()).getPort();
+            final PacketInfo response = new PacketInfo()
+                .network(Ipv4.toInt(peerAddress), port, Ipv4.toInt(victimAddress), 4791, 0)
+                .dontFragment(true)
+                .opcode(Opcode.RC_RDMA_READ_RESPONSE_ONLY)
+                .destQp(victim.qp.qpNum())
+                .psn(VICTIM_PSN)
+                .syndrome(0)
+                .msn(1);
+            fromPeer.send(build(response, LENGTH), new InetSocketAddress(victimAddress, 4791));
+        }
+        awaitCounter(victim::counter, SoftCounter.DROP_UNEXPECTED_RESPONSE, 1);
+        assertEquals(1, victim.counter(SoftCounter.RCVD_PKTS), "it passed the device's checks");
+        assertEquals(io.rdma4j.verbs.QpState.RTS, victim.qp.query().state(), "and changed nothing");
+    }
+
+    @Test
+    void shouldDropAUdPayloadLargerThanTheMtu() throws IOException
+    {
+        final UdEndpoint victim = new UdEndpoint(open(victimAddress));
+        victim.postRecvs(2);
+        final int port = ((InetSocketAddress)attacker.getLocalAddress()).getPort();
+        final PacketInfo huge = new PacketInfo()
+            .network(Ipv4.toInt(attackerAddress), port, Ipv4.toInt(victimAddress), 4791, 0)
+            .dontFragment(true)
+            .opcode(Opcode.UD_SEND_ONLY)
+            .destQp(victim.qp.qpNum())
+            .psn(1)
+            .qkey(UdEndpoint.QKEY)
+            .srcQp(0x42);
+        attacker.send(build(huge, 65_000), new InetSocketAddress(victimAddress, 4791));
+        awaitCounter(victim::counter, SoftCounter.DROP_UD_OVER_MTU, 1);
+        assertEquals(0, victim.counter(SoftCounter.RCVD_PKTS), "not received");
+        assertEquals(0, victim.cq.poll(WorkCompletion.array(1)), "and no receive completed");
+    }
+
+    private static ByteBuffer build(final PacketInfo spec, final int payloadLength)
+    {
+        final byte[] payload = new byte[payloadLength];
+        Arrays.fill(payload, (byte)0xA5);
+        final byte[] bytes = new byte[PacketBuilder.length(spec.opcode(), payloadLength)];
+        final int length = new PacketBuilder().build(spec, MemorySegment.ofArray(payload), MemorySegment.ofArray(bytes),
+            0);
+        return ByteBuffer.wrap(bytes, 0, length);
+    }
+
+    private static void awaitCounter(final java.util.function.ToLongFunction<SoftCounter> counters,
+        final SoftCounter counter, final long count)
+    {
+        final long deadline = System.nanoTime() + 10_000_000_000L;
+        while (counters.applyAsLong(counter) < count && System.nanoTime() < deadline)
+        {
+            Thread.onSpinWait();
+        }
+        assertEquals(count, counters.applyAsLong(counter), counter.counterName());
+    }
+
     private RcEndpoint[] connect(final QpType type)
     {
         final RcEndpoint victim = new RcEndpoint(open(victimAddress), type, 1 << 16, 16);
@@ -202,13 +270,7 @@ class ForeignSenderTest
 
     private void send(final PacketInfo spec, final int payloadLength) throws IOException
     {
-        final byte[] payload = new byte[payloadLength];
-        Arrays.fill(payload, (byte)0xA5);
-        final byte[] bytes = new byte[PacketBuilder.length(spec.opcode(), payloadLength)];
-        final int length = new PacketBuilder().build(spec, MemorySegment.ofArray(payload), MemorySegment.ofArray(bytes),
-            0);
-        attacker.send(ByteBuffer.wrap(bytes, 0, length),
-            new InetSocketAddress(victimAddress, 4791));
+        attacker.send(build(spec, payloadLength), new InetSocketAddress(victimAddress, 4791));
     }
 
     private static void awaitAddressDrop(final RcEndpoint victim, final long count)

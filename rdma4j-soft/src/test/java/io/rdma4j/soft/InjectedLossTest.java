@@ -51,7 +51,7 @@ class InjectedLossTest
     @Test
     void shouldDropExactlyTheSeededShareOfSentDatagramsAndCountThem()
     {
-        final List<Device> devices = new SoftProvider().devices();
+        final List<SoftDevice> devices = SoftDevices.all();
         assertEquals(2, devices.size());
         // the provider's devices live as long as this JVM, which is this class's own
         final Context senderContext = devices.get(0).open();
@@ -90,7 +90,7 @@ class InjectedLossTest
         System.setProperty("rdma4j.soft.loss", "1.5");
         try
         {
-            final RdmaException ex = assertThrows(RdmaException.class, () -> SoftProvider.deviceFor(address));
+            final RdmaException ex = assertThrows(RdmaException.class, () -> SoftDevices.deviceFor(address));
             assertEquals(Errno.EINVAL, ex.errno());
             assertTrue(ex.getMessage().contains("'1.5' is not a fraction in [0, 1)"), ex.getMessage());
         }

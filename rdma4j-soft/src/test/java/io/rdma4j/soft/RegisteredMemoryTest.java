@@ -1,5 +1,6 @@
 package io.rdma4j.soft;
 
+import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.MemoryRegion;

@@ -1,5 +1,6 @@
 package io.rdma4j.soft;
 
+import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.link.DatagramInfo;
 import io.rdma4j.soft.link.ForwardingLink;
 import io.rdma4j.soft.link.Link;
@@ -356,6 +357,41 @@ class SameHostPathTest
             assertEquals(2, a.counter(SoftCounter.SHM_SENT_PKTS));
             assertEquals(2, b.counter(SoftCounter.SHM_RCVD_PKTS));
             assertNotNull(bLink.inboxPath());
+        }
+    }
+
+    @Test
+    void aTruncatedInboxFaultsNeitherSideAndIsReplaced() throws IOException
+    {
+        try (Fabric fabric = new Fabric(Fabric.Kind.SHM))
+        {
+            final UdEndpoint a = new UdEndpoint(fabric.open());
+            final UdEndpoint b = new UdEndpoint(fabric.open());
+            final SameHostLink bLink = (SameHostLink)((SoftContext)b.context).engine().link();
+            b.postRecvs(3);
+            final AddressHandle toB = a.ahTo(b.gid());
+            a.send(toB, b.qp.qpNum(), UdEndpoint.QKEY, "before", 1);
+            assertEquals(1, b.poll(1, 10_000).size());
+
+            // another process of the user truncates b's inbox under both mappings: a write or a read there is
+            // a SIGBUS, which must reach neither a's postSend nor b's progress thread
+            try (FileChannel channel = FileChannel.open(bLink.inboxPath(), StandardOpenOption.WRITE))
+            {
+                channel.truncate(0);
+            }
+            a.send(toB, b.qp.qpNum(), UdEndpoint.QKEY, "during", 2);
+            final List<WorkCompletion> during = b.poll(1, 10_000);
+            assertEquals(1, during.size());
+            assertEquals("during", b.text(during.getFirst()));
+            awaitAtLeast(() -> b.counter(SoftCounter.SHM_INBOX_CORRUPT), 1);
+
+            a.send(toB, b.qp.qpNum(), UdEndpoint.QKEY, "after", 3);
+            final List<WorkCompletion> after = b.poll(1, 10_000);
+            assertEquals("after", b.text(after.getFirst()));
+            assertEquals(1, b.counter(SoftCounter.SHM_INBOX_CORRUPT), "replaced once, no spin");
+            assertTrue(Files.size(bLink.inboxPath()) > 0, "a whole inbox under the name again");
+            assertEquals(0, a.counter(SoftCounter.PROGRESS_ERRORS));
+            assertEquals(0, b.counter(SoftCounter.PROGRESS_ERRORS));
         }
     }
 

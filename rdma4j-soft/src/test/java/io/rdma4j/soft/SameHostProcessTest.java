@@ -1,5 +1,6 @@
 package io.rdma4j.soft;
 
+import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.link.SameHostLink;
 import io.rdma4j.soft.link.ShmDirectory;
 import io.rdma4j.testing.TestNet;

@@ -1,5 +1,6 @@
 package io.rdma4j.soft;
 
+import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.wire.DropCause;
 import org.junit.jupiter.api.Test;
 
@@ -18,11 +19,11 @@ class SoftCounterTest
         final Set<SoftCounter> seen = EnumSet.noneOf(SoftCounter.class);
         for (final DropCause cause : DropCause.values())
         {
-            final SoftCounter counter = SoftCounter.forDrop(cause);
+            final SoftCounter counter = ReceivePath.counterOf(cause);
             assertTrue(seen.add(counter), cause + " shares " + counter);
             assertTrue(SoftCounter.receiveVerdicts().contains(counter), cause + " is no receive verdict");
         }
-        assertEquals(SoftCounter.DROP_HDR_TRUNCATED, SoftCounter.forDrop(DropCause.HEADER_TRUNCATED));
+        assertEquals(SoftCounter.DROP_HDR_TRUNCATED, ReceivePath.counterOf(DropCause.HEADER_TRUNCATED));
     }
 
     @Test

@@ -127,7 +127,7 @@ class ModulePathTest
         final List<String> providers = ServiceLoader.load(layer, service).stream()
             .map(p -> p.type().getName()).sorted().toList();
 
-        assertEquals(List.of("io.rdma4j.rdmacore.NativeProvider", "io.rdma4j.soft.SoftProvider"), providers);
+        assertEquals(List.of("io.rdma4j.rdmacore.NativeProvider", "io.rdma4j.soft.provider.SoftProvider"), providers);
         assertTrue(layer.configuration().findModule("io.rdma4j.rdmacore").isPresent());
     }
 

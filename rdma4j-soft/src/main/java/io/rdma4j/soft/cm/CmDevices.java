@@ -2,7 +2,7 @@ package io.rdma4j.soft.cm;
 
 import io.rdma4j.soft.SoftContext;
 import io.rdma4j.soft.SoftDevice;
-import io.rdma4j.soft.SoftProvider;
+import io.rdma4j.soft.SoftDevices;
 import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.Device;
 import io.rdma4j.verbs.Errno;
@@ -47,7 +47,7 @@ final class CmDevices
             throw new RdmaException(Errno.EADDRNOTAVAIL, address.getHostAddress() +
                 " is not an address of this host nor of a registered soft device");
         }
-        return SoftProvider.deviceFor(address);
+        return SoftDevices.deviceFor(address);
     }
 
     /**
@@ -56,7 +56,7 @@ final class CmDevices
      */
     static SoftDevice registered(final InetAddress address)
     {
-        for (final Device device : new SoftProvider().devices())
+        for (final Device device : SoftDevices.all())
         {
             if (device instanceof SoftDevice soft && soft.address().equals(address))
             {
@@ -74,14 +74,14 @@ final class CmDevices
      */
     static SoftDevice defaultDevice(final boolean ipv6)
     {
-        for (final Device device : new SoftProvider().devices())
+        for (final Device device : SoftDevices.all())
         {
             if (device instanceof SoftDevice soft && (soft.address() instanceof Inet6Address) == ipv6)
             {
                 return soft;
             }
         }
-        return SoftProvider.deviceFor(ipv6 ? InetAddress.ofLiteral("::1") : InetAddress.getLoopbackAddress());
+        return SoftDevices.deviceFor(ipv6 ? InetAddress.ofLiteral("::1") : InetAddress.getLoopbackAddress());
     }
 
     /**

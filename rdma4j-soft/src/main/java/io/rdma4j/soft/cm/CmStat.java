@@ -1,7 +1,7 @@
 package io.rdma4j.soft.cm;
 
 import io.rdma4j.soft.SoftDevice;
-import io.rdma4j.soft.stat.StatSections;
+import io.rdma4j.soft.StatSections;
 
 import java.util.ArrayList;
 import java.util.Collections;

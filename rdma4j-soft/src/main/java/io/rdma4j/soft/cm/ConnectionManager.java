@@ -3,7 +3,7 @@ package io.rdma4j.soft.cm;
 import io.rdma4j.cm.CmEventType;
 import io.rdma4j.cm.ConnParam;
 import io.rdma4j.cm.UdParam;
-import io.rdma4j.soft.SoftCounter;
+import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.SoftEngine;
 import io.rdma4j.cm.RejectReason;
 import io.rdma4j.soft.cm.mad.SidrStatus;
@@ -654,5 +654,20 @@ public final class ConnectionManager
     /** A MAD as a device handed it over. */
     private record ReceivedMad(SoftEngine engine, byte[] bytes, Gid source)
     {
+    }
+
+    /**
+     * @return the process's connection manager, started on first use: every event channel of the provider and
+     *         every device it serves share its thread, its timers and its id tables.
+     */
+    public static ConnectionManager shared()
+    {
+        return Shared.INSTANCE;
+    }
+
+    /** Holds the shared connection manager so that a process that never uses rdma_cm never starts it. */
+    private static final class Shared
+    {
+        static final ConnectionManager INSTANCE = withSystemClock();
     }
 }

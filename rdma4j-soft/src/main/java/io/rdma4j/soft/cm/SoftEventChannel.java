@@ -5,7 +5,7 @@ import io.rdma4j.cm.CmEvent;
 import io.rdma4j.cm.CmId;
 import io.rdma4j.cm.EventChannel;
 import io.rdma4j.cm.PortSpace;
-import io.rdma4j.soft.SoftProvider;
+import io.rdma4j.soft.SoftDevices;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.RdmaException;
 
@@ -63,7 +63,7 @@ public final class SoftEventChannel implements EventChannel
      */
     public static EventChannel create()
     {
-        return new SoftEventChannel(SoftProvider.connectionManager());
+        return new SoftEventChannel(ConnectionManager.shared());
     }
 
     /**

@@ -1,6 +1,6 @@
 package io.rdma4j.soft.link;
 
-import io.rdma4j.soft.Counters;
+import io.rdma4j.soft.counter.Counters;
 
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;

@@ -1,7 +1,7 @@
 package io.rdma4j.soft.link;
 
-import io.rdma4j.soft.Counters;
-import io.rdma4j.soft.SoftCounter;
+import io.rdma4j.soft.counter.Counters;
+import io.rdma4j.soft.counter.SoftCounter;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -228,13 +228,28 @@ public final class SameHostLink extends ForwardingLink
         }
         final long nowMs = System.currentTimeMillis();
         final Peer peer = peer(destination);
-        final ShmInbox target = peer == null ? null : usableInbox(peer, nowMs);
-        if (target == null || length > target.ring().maxPayload() || hopLimit < 1 || hopLimit > 255)
+        ShmInbox target = null;
+        final int result;
+        try
         {
+            target = peer == null ? null : usableInbox(peer, nowMs);
+            if (target == null || length > target.ring().maxPayload() || hopLimit < 1 || hopLimit > 255)
+            {
+                return VIA_UDP;
+            }
+            result = target.ring().offer(
+                head, payload, payloadOffset, payloadLength, tail, localIpv4, port, ipIdentification);
+        }
+        catch (final InternalError fault)
+        {
+            // the JVM's word for a SIGBUS: the peer's file was truncated under our mapping. The peer replaces
+            // its inbox; this datagram, whole, goes by UDP, and the next lookup finds the new one
+            if (target != null)
+            {
+                forget(peer, target, nowMs);
+            }
             return VIA_UDP;
         }
-        final int result = target.ring().offer(
-            head, payload, payloadOffset, payloadLength, tail, localIpv4, port, ipIdentification);
         if (result == ShmRing.OK)
         {
             counters.increment(SoftCounter.SHM_SENT_PKTS);
@@ -271,6 +286,20 @@ public final class SameHostLink extends ForwardingLink
         {
             return receiveUdp(buffer, info);
         }
+        try
+        {
+            return receiveEither(own, buffer, info);
+        }
+        catch (final InternalError fault)
+        {
+            inboxFaulted(own, fault);
+            buffer.limit(0);
+            return false;
+        }
+    }
+
+    private boolean receiveEither(final ShmInbox own, final ByteBuffer buffer, final DatagramInfo info)
+    {
         if (++receiveCalls >= HEARTBEAT_EVERY)
         {
             receiveCalls = 0;
@@ -313,16 +342,23 @@ public final class SameHostLink extends ForwardingLink
             udpDue = true;
             return;
         }
-        own.beat(System.currentTimeMillis());
-        own.parked(true);
-        if (own.ring().hasRecord())
+        try
         {
+            own.beat(System.currentTimeMillis());
+            own.parked(true);
+            if (own.ring().hasRecord())
+            {
+                own.parked(false);
+                return;
+            }
+            udp.awaitReadable(timeoutNanos);
             own.parked(false);
-            return;
+            own.beat(System.currentTimeMillis());
         }
-        udp.awaitReadable(timeoutNanos);
-        own.parked(false);
-        own.beat(System.currentTimeMillis());
+        catch (final InternalError fault)
+        {
+            inboxFaulted(own, fault);
+        }
         udpDue = true;
     }
 
@@ -338,7 +374,14 @@ public final class SameHostLink extends ForwardingLink
         final ShmInbox own = inbox;
         if (own != null)
         {
-            own.beat(System.currentTimeMillis());
+            try
+            {
+                own.beat(System.currentTimeMillis());
+            }
+            catch (final InternalError fault)
+            {
+                inboxFaulted(own, fault);
+            }
         }
         udp.awaitReadableWhilePolled(timeoutNanos);
         udpDue = true;
@@ -439,6 +482,24 @@ public final class SameHostLink extends ForwardingLink
     private void replaceInbox(final ShmInbox own, final String why)
     {
         own.markClosed();
+        renewInbox(own, why);
+    }
+
+    /**
+     * The inbox's file was truncated under its mapping (another process of this user did it): every access
+     * to it faults now, its closed flag included, so it is left as it is and a fresh file takes its name.
+     * Senders fault on it too and look the name up again.
+     */
+    private void inboxFaulted(final ShmInbox own, final InternalError fault)
+    {
+        if (inbox == own)
+        {
+            renewInbox(own, "a file truncated under it (" + fault.getMessage() + ")");
+        }
+    }
+
+    private void renewInbox(final ShmInbox own, final String why)
+    {
         stalledHead = -1;
         ShmInbox fresh = null;
         try

@@ -1,7 +1,7 @@
 package io.rdma4j.soft.stat;
 
-import io.rdma4j.soft.Counters;
-import io.rdma4j.soft.SoftCounter;
+import io.rdma4j.soft.counter.Counters;
+import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.file.OwnerOnlyDirectory;
 
 import java.io.IOException;

@@ -1,7 +1,7 @@
 package io.rdma4j.soft.transport;
 
 import io.rdma4j.soft.CompletionWriter;
-import io.rdma4j.soft.SoftCounter;
+import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.SoftQp;
 import io.rdma4j.soft.wire.AethFlyweight;
 import io.rdma4j.soft.wire.OpcodeMask;
@@ -166,7 +166,7 @@ final class Completer
                 {
                     wqe = sq.peekTail();
                     state = wqe == null || !wqe.started || wqe.state == SendWqe.STATE_POSTED ||
-                        wqe.state == SendWqe.STATE_ERROR ? CompState.DROP : CompState.CHECK_PSN;
+                        wqe.state == SendWqe.STATE_ERROR ? unexpected() : CompState.CHECK_PSN;
                 }
                 case CHECK_PSN -> state = checkPsn(packet, wqe);
                 case CHECK_ACK -> state = checkAck(packet, wqe);
@@ -225,19 +225,19 @@ final class Completer
         if (Psn.diff(p, requester.psn()) >= 0 && !(Psn.diff(p, requester.psn()) == 0 && isNak(packet)))
         {
             // answers a packet not (re)sent since the last go-back-N: stale
-            return CompState.DROP;
+            return unexpected();
         }
         if (Psn.diff(p, wqe.lastPsn) > 0)
         {
             if (wqe.state != SendWqe.STATE_PENDING)
             {
-                return CompState.DROP;
+                return unexpected();
             }
             return RequestOpcodes.isReadOrAtomic(wqe.opcode) ? CompState.RETRY : CompState.IMPLICIT_COMPLETE;
         }
         if (Psn.diff(p, psn) < 0)
         {
-            return CompState.DROP;
+            return unexpected();
         }
         if (Psn.diff(p, psn) > 0 && packet.has(OpcodeMask.READ))
         {
@@ -245,6 +245,13 @@ final class Completer
             return CompState.RETRY;
         }
         return CompState.CHECK_ACK;
+    }
+
+    /** A response no outstanding request expects: counted, then dropped. */
+    private CompState unexpected()
+    {
+        qp.count(SoftCounter.DROP_UNEXPECTED_RESPONSE);
+        return CompState.DROP;
     }
 
     private static boolean isNak(final PacketInfo packet)

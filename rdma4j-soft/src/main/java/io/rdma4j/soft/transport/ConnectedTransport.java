@@ -1,7 +1,7 @@
 package io.rdma4j.soft.transport;
 
 import io.rdma4j.soft.CompletionWriter;
-import io.rdma4j.soft.SoftCounter;
+import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.SoftQp;
 import io.rdma4j.soft.link.DatagramInfo;
 import io.rdma4j.soft.wire.OpcodeMask;

@@ -1,6 +1,6 @@
 package io.rdma4j.soft.transport;
 
-import io.rdma4j.soft.SoftCounter;
+import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.MrTable;
 import io.rdma4j.soft.SoftEngine;
 import io.rdma4j.soft.SoftPd;

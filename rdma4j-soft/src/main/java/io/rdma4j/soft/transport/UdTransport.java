@@ -2,7 +2,7 @@ package io.rdma4j.soft.transport;
 
 import io.rdma4j.soft.CompletionWriter;
 import io.rdma4j.soft.SoftAh;
-import io.rdma4j.soft.SoftCounter;
+import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.SoftEngine;
 import io.rdma4j.soft.SoftQp;
 import io.rdma4j.soft.SoftSrq;

@@ -3,7 +3,7 @@ package io.rdma4j.soft.wire;
 /**
  * Why {@link PacketParser} refused a packet, in the order the checks run (Linux rxe's order);
  * {@link #NONE} means the packet was accepted. The counter each cause bumps, and its name, come from
- * the device's one counter enum ({@code SoftCounter.forDrop}).
+ * the device's one counter enum ({@code ReceivePath.counterOf}).
  */
 public enum DropCause
 {

@@ -3,7 +3,7 @@ package io.rdma4j.soft.cm;
 import io.rdma4j.soft.DeviceLimits;
 import io.rdma4j.soft.SoftContext;
 import io.rdma4j.soft.SoftDevice;
-import io.rdma4j.soft.SoftProvider;
+import io.rdma4j.soft.SoftDevices;
 import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.link.MemoryLink;
 import io.rdma4j.soft.link.MemoryNetwork;
@@ -106,7 +106,7 @@ final class CmFabric implements AutoCloseable
             builder.link(UdpLinks::open);
         }
         final SoftDevice device = builder.build();
-        SoftProvider.register(device);
+        SoftDevices.register(device);
         devices.add(device);
         return device;
     }
@@ -149,7 +149,7 @@ final class CmFabric implements AutoCloseable
     {
         for (final SoftDevice device : devices)
         {
-            SoftProvider.unregister(device);
+            SoftDevices.unregister(device);
         }
     }
 }

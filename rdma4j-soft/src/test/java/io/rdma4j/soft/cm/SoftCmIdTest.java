@@ -7,7 +7,7 @@ import io.rdma4j.cm.EventChannel;
 import io.rdma4j.cm.PortSpace;
 import io.rdma4j.cm.RdmaCm;
 import io.rdma4j.soft.SoftDevice;
-import io.rdma4j.soft.SoftProvider;
+import io.rdma4j.soft.SoftDevices;
 import io.rdma4j.testing.TestNet;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.CompletionQueue;
@@ -257,7 +257,7 @@ class SoftCmIdTest
         {
             if (made != null)
             {
-                SoftProvider.unregister(made);
+                SoftDevices.unregister(made);
             }
         }
     }

@@ -2,7 +2,7 @@ package io.rdma4j.soft.wire;
 
 import io.rdma4j.soft.Fabric;
 import io.rdma4j.soft.SoftContext;
-import io.rdma4j.soft.SoftCounter;
+import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.SoftEngine;
 import io.rdma4j.soft.link.Ipv4;
 import io.rdma4j.verbs.AccessFlag;

@@ -219,9 +219,9 @@ class PingPongEndToEndTest
                     dropped += Long.parseLong(m.group(1));
                     retransmitted += Long.parseLong(m.group(2));
                 }
-                else if (!line.contains("SoftProvider") && !line.contains("rdma4j.soft.loss"))
+                else if (!line.contains("SoftDevices") && !line.contains("rdma4j.soft.loss"))
                 {
-                    // everything else is the tool's usual report; the provider's warning is not
+                    // everything else is the tool's usual report; the device registry's warning is not
                     report.add(line);
                 }
             }

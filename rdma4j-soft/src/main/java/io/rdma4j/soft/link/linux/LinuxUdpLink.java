@@ -1,6 +1,6 @@
 package io.rdma4j.soft.link.linux;
 
-import io.rdma4j.soft.Counters;
+import io.rdma4j.soft.counter.Counters;
 import io.rdma4j.soft.link.DatagramInfo;
 import io.rdma4j.soft.link.HostInterfaces;
 import io.rdma4j.soft.link.IpLink;

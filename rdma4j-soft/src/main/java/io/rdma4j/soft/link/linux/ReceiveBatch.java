@@ -1,7 +1,7 @@
 package io.rdma4j.soft.link.linux;
 
-import io.rdma4j.soft.Counters;
-import io.rdma4j.soft.SoftCounter;
+import io.rdma4j.soft.counter.Counters;
+import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.link.DatagramInfo;
 import io.rdma4j.soft.link.Ipv4;
 

@@ -1,9 +1,6 @@
 package io.rdma4j.soft;
 
-import io.rdma4j.cm.EventChannel;
 import io.rdma4j.soft.link.LossyLink;
-import io.rdma4j.spi.RdmaProvider;
-import io.rdma4j.verbs.Device;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.RdmaException;
 
@@ -12,7 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The software device provider. Its devices, one per IPv4 or IPv6 address, come from the system
+ * The software devices of this process, the registry behind the provider ({@code SoftProvider}). Its devices, one per IPv4 or IPv6 address, come from the system
  * property {@code rdma4j.soft.address} or the environment variable {@code RDMA4J_SOFT_ADDRESS}
  * (comma-separated; default 127.0.0.1), and the connection manager adds one on demand for any
  * local address an id is bound or resolved to. One process owns UDP 4791 on one address, so
@@ -35,55 +32,28 @@ import java.util.List;
  * the default, sends unicast datagrams to the devices of other rdma4j processes of this user on this host
  * through their shared-memory inboxes ({@link io.rdma4j.soft.link.SameHostLink}).
  */
-public final class SoftProvider implements RdmaProvider
+public final class SoftDevices
 {
-    /** The provider's name. */
+    /** The provider's name, which its devices carry too. */
     public static final String NAME = "soft";
 
     private static final List<SoftDevice> DEVICES = new ArrayList<>();
     private static boolean configured;
 
-    @Override
-    public String name()
+    private SoftDevices()
     {
-        return NAME;
     }
 
-    @Override
-    public int priority()
-    {
-        return 100;
-    }
-
-    @Override
-    public List<Device> devices()
+    /**
+     * @return every device: those the settings name, made on first use, and those added since.
+     */
+    public static List<SoftDevice> all()
     {
         synchronized (DEVICES)
         {
             configure();
             return List.copyOf(DEVICES);
         }
-    }
-
-    @Override
-    public String unavailableReason()
-    {
-        return devices().isEmpty() ? "no soft device is configured (rdma4j.soft.address)" : null;
-    }
-
-    @Override
-    public EventChannel createEventChannel()
-    {
-        return io.rdma4j.soft.cm.SoftEventChannel.create(connectionManager());
-    }
-
-    /**
-     * @return the process's connection manager, started on first use: every event channel of this
-     *         provider and every device it serves share its thread, its timers and its id tables.
-     */
-    public static io.rdma4j.soft.cm.ConnectionManager connectionManager()
-    {
-        return CmHolder.INSTANCE;
     }
 
     /**
@@ -181,7 +151,7 @@ public final class SoftProvider implements RdmaProvider
             final double probability = lossProbability(loss);
             final String seedText = setting("rdma4j.soft.loss.seed", "RDMA4J_SOFT_LOSS_SEED");
             final long seed = (seedText == null ? System.nanoTime() : lossSeed(seedText)) + DEVICES.size();
-            System.getLogger(SoftProvider.class.getName()).log(System.Logger.Level.WARNING,
+            System.getLogger(SoftDevices.class.getName()).log(System.Logger.Level.WARNING,
                 "{0} on {1} drops {2} of the datagrams it sends (rdma4j.soft.loss, seed {3})", name,
                 address.getHostAddress(), loss, Long.toString(seed));
             final boolean sameHost = sameHostPath();
@@ -215,7 +185,7 @@ public final class SoftProvider implements RdmaProvider
      * @return false if {@code rdma4j.soft.shm} (or {@code RDMA4J_SOFT_SHM}) is {@code off}, true if it is
      * {@code auto} or not given: devices on one host then exchange unicast datagrams through shared memory.
      */
-    static boolean sameHostPath()
+    public static boolean sameHostPath()
     {
         final String shm = setting(io.rdma4j.soft.link.SameHostLink.SETTING, "RDMA4J_SOFT_SHM");
         if (shm == null || shm.equals("auto"))
@@ -230,7 +200,7 @@ public final class SoftProvider implements RdmaProvider
             "host exchange datagrams through shared memory, the default) nor 'off' (UDP only)");
     }
 
-    static String setting(final String property, final String environment)
+    public static String setting(final String property, final String environment)
     {
         final String value = System.getProperty(property);
         if (value != null && !value.isBlank())
@@ -269,12 +239,5 @@ public final class SoftProvider implements RdmaProvider
         {
             throw new RdmaException(Errno.EINVAL, "rdma4j.soft.loss.seed '" + text + "' is not a long integer", ex);
         }
-    }
-
-    /** Holds the connection manager so that a process that never uses rdma_cm never starts it. */
-    private static final class CmHolder
-    {
-        static final io.rdma4j.soft.cm.ConnectionManager INSTANCE =
-            io.rdma4j.soft.cm.ConnectionManager.withSystemClock();
     }
 }

@@ -1,4 +1,4 @@
-package io.rdma4j.soft;
+package io.rdma4j.soft.counter;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

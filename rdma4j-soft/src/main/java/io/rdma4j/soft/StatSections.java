@@ -1,6 +1,5 @@
-package io.rdma4j.soft.stat;
+package io.rdma4j.soft;
 
-import io.rdma4j.soft.SoftDevice;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

@@ -1,4 +1,4 @@
-package io.rdma4j.soft;
+package io.rdma4j.soft.counter;
 
 /**
  * The counters of a software device and of each of its QPs: rxe's {@code hw_counters} names where
@@ -85,14 +85,18 @@ public enum SoftCounter
     /** This device's inbox held a record no sender of ours writes, or stalled: replaced by a fresh one. */
     SHM_INBOX_CORRUPT("shm_inbox_corrupt"),
     /** The stat file was truncated, replaced or removed by another process: the device stopped publishing. */
-    STAT_FILE_ABANDONED("stat_file_abandoned");
+    STAT_FILE_ABANDONED("stat_file_abandoned"),
+    /** A UD datagram whose payload is larger than the port's active MTU: no UD message may be. */
+    DROP_UD_OVER_MTU("drop_ud_over_mtu"),
+    /** A response no outstanding request expects (to an idle QP, or an old duplicate): ignored, as rxe does. */
+    DROP_UNEXPECTED_RESPONSE("drop_unexpected_response");
 
     private static final SoftCounter[] VALUES = values();
     private static final java.util.Set<SoftCounter> RECEIVE_VERDICTS = java.util.Collections.unmodifiableSet(
         java.util.EnumSet.of(RCVD_PKTS, DROP_TOO_SHORT, DROP_UNKNOWN_OPCODE, DROP_HDR_TRUNCATED,
             DROP_BAD_TRANSPORT_VERSION, DROP_BAD_QPN, DROP_BAD_PKEY, DROP_BAD_PAD, DROP_ICRC, DROP_NO_QP,
             DROP_WRONG_TRANSPORT, DROP_QP_STATE, DROP_ADDR_MISMATCH, DROP_QKEY_VIOLATION, DROP_SHORT_MAD,
-            DROP_NOT_A_MEMBER, DROP_OWN_MCAST_ECHO, DROP_NOT_FOR_US));
+            DROP_NOT_A_MEMBER, DROP_OWN_MCAST_ECHO, DROP_NOT_FOR_US, DROP_UD_OVER_MTU));
 
     private final String counterName;
 
@@ -107,26 +111,6 @@ public enum SoftCounter
     public String counterName()
     {
         return counterName;
-    }
-
-    /**
-     * @param cause why the parser refused a packet.
-     * @return the counter that cause bumps.
-     */
-    public static SoftCounter forDrop(final io.rdma4j.soft.wire.DropCause cause)
-    {
-        return switch (cause)
-        {
-            case NONE -> RCVD_PKTS;
-            case TOO_SHORT -> DROP_TOO_SHORT;
-            case UNKNOWN_OPCODE -> DROP_UNKNOWN_OPCODE;
-            case HEADER_TRUNCATED -> DROP_HDR_TRUNCATED;
-            case BAD_TRANSPORT_VERSION -> DROP_BAD_TRANSPORT_VERSION;
-            case BAD_QPN -> DROP_BAD_QPN;
-            case BAD_PKEY -> DROP_BAD_PKEY;
-            case BAD_PAD -> DROP_BAD_PAD;
-            case ICRC_MISMATCH -> DROP_ICRC;
-        };
     }
 
     /**
