@@ -112,6 +112,7 @@ public final class SoftEngine implements AutoCloseable
     /** Set by {@link #wakeup}: the next duty cycle runs the timers whether one is due or not. */
     private volatile boolean timersRequested;
     private final IdleStrategy idleStrategy;
+    private volatile java.util.function.BiConsumer<SoftEngine, Gid> unreachableHandler;
 
     SoftEngine(final SoftDevice device, final Link link, final DeviceLimits limits, final TransportFactory factory,
         final boolean pollsInline, final LongSupplier clock, final System.Logger logger, final boolean startsThread)
@@ -124,6 +125,7 @@ public final class SoftEngine implements AutoCloseable
         this.pollsInline = pollsInline;
         this.link = link;
         link.bindCounters(counters);
+        link.unreachableListener(this::peerUnreachable);
         this.limits = limits;
         this.activeMtu = Mtu.forEthernet(limits.ethernetMtu());
         this.gid = Gid.fromInet(link.localAddress());
@@ -710,6 +712,27 @@ public final class SoftEngine implements AutoCloseable
     public void gsiHandler(final GsiHandler handler)
     {
         gsi.handler(handler);
+    }
+
+    /**
+     * Be told, on the progress thread, of each peer whose host says no RoCEv2 device listens on it (ICMP port
+     * unreachable, on a link that sees ICMP errors): the connection manager fails its requests to it at once.
+     *
+     * @param handler told the device and the peer's GID; or null to tell nobody.
+     */
+    public void unreachableHandler(final java.util.function.BiConsumer<SoftEngine, Gid> handler)
+    {
+        unreachableHandler = handler;
+    }
+
+    private void peerUnreachable(final java.net.InetAddress peer)
+    {
+        counters.increment(SoftCounter.ICMP_PORT_UNREACHABLE);
+        final java.util.function.BiConsumer<SoftEngine, Gid> handler = unreachableHandler;
+        if (handler != null)
+        {
+            handler.accept(this, Gid.fromInet(peer));
+        }
     }
 
     /**

@@ -554,15 +554,36 @@ final class CmConnection
         }
         pending = null;
         retry = null;
+        giveUp(ConnectionManager.ETIMEDOUT);
+    }
+
+    /**
+     * Lock held: the peer's host answered with ICMP port unreachable. A request still being sent to it ends as
+     * its last retry's timeout would, with ECONNREFUSED for a status; nothing else changes (the ICMP error may
+     * answer an older datagram, or another id's).
+     */
+    void peerUnreachable(final Gid unreachable)
+    {
+        if (pending == null || !peer.equals(unreachable))
+        {
+            return;
+        }
+        cancelRetry();
+        giveUp(ConnectionManager.ECONNREFUSED);
+    }
+
+    /** Lock held: our request is answered no more. */
+    private void giveUp(final int status)
+    {
         if (phase == Phase.DREQ_SENT)
         {
-            post(CmEventType.DISCONNECTED, ConnectionManager.ETIMEDOUT, null, null);
+            post(CmEventType.DISCONNECTED, status, null, null);
             phase = enterTimewait(Phase.TIMEWAIT);
             return;
         }
         phase = Phase.CLOSED;
         ConnectionManager.errorQp(owner.qpLocked());
-        post(CmEventType.UNREACHABLE, ConnectionManager.ETIMEDOUT, null, null);
+        post(CmEventType.UNREACHABLE, status, null, null);
     }
 
     private void send(final CmMessage message)

@@ -59,6 +59,10 @@ public final class ConnectionManager
     static final int DEFAULT_RETRY = 7;
     /** Negative errno of a request that got no answer. */
     static final int ETIMEDOUT = -110;
+    /** The status of an UNREACHABLE whose peer's host answered with ICMP port unreachable. */
+    static final int ECONNREFUSED = -111;
+    /** Unreachable reports queued for the CM thread at most: an ICMP flood costs a bounded queue. */
+    private static final int MAX_UNREACHABLE_QUEUED = 64;
     /** How long a request waits for its answer before it goes again. */
     static final long RESPONSE_TIMEOUT_NANOS = 4096L << CM_RESPONSE_TIMEOUT;
     /**
@@ -85,6 +89,7 @@ public final class ConnectionManager
     private final PriorityQueue<CmTimer> timers = new PriorityQueue<>();
     private final AtomicLongArray counters = new AtomicLongArray(CmCounter.values().length);
     private final Map<Integer, SoftCmId> byCommId = new ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.AtomicInteger unreachableQueued = new java.util.concurrent.atomic.AtomicInteger();
     private final List<CmListener> listeners = new CopyOnWriteArrayList<>();
     /** The high half of every transaction ID we start, as the kernel's MAD agent puts its own. */
     private final long tidHigh = (RANDOM.nextInt() & 0xFFFFFFFFL) << 32;
@@ -180,6 +185,29 @@ public final class ConnectionManager
     void install(final SoftEngine engine)
     {
         engine.gsiHandler(this::receive);
+        engine.unreachableHandler(this::peerUnreachable);
+    }
+
+    /**
+     * A peer's host answered with ICMP port unreachable, on a device's progress thread: the ids still sending
+     * it a request are told on the CM thread. Reports beyond {@value #MAX_UNREACHABLE_QUEUED} queued are
+     * dropped; the requests they concern end by their timeouts as before.
+     */
+    private void peerUnreachable(final SoftEngine engine, final Gid peer)
+    {
+        if (unreachableQueued.incrementAndGet() > MAX_UNREACHABLE_QUEUED)
+        {
+            unreachableQueued.decrementAndGet();
+            return;
+        }
+        later(() ->
+        {
+            unreachableQueued.decrementAndGet();
+            for (final SoftCmId id : java.util.Set.copyOf(byCommId.values()))
+            {
+                id.peerUnreachable(peer);
+            }
+        });
     }
 
     /**

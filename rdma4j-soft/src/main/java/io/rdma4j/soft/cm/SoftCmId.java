@@ -640,6 +640,25 @@ public final class SoftCmId implements CmId
     }
 
     /**
+     * The peer's host said no RoCEv2 device listens there (ICMP port unreachable), from the connection-manager
+     * thread: a request this id is still sending it ends now instead of after its retries.
+     *
+     * @param peer the unreachable peer.
+     */
+    void peerUnreachable(final Gid peer)
+    {
+        withLock(() ->
+        {
+            final CmConnection c = connection;
+            if (c != null && state != CmState.DESTROYING)
+            {
+                c.peerUnreachable(peer);
+            }
+            return null;
+        });
+    }
+
+    /**
      * @return true if the request repeats one this id is answering (a lost reply): the reply
      * goes again, or an MRA if the application has not answered yet.
      */

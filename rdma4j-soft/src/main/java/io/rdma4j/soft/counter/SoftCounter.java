@@ -89,7 +89,9 @@ public enum SoftCounter
     /** A UD datagram whose payload is larger than the port's active MTU: no UD message may be. */
     DROP_UD_OVER_MTU("drop_ud_over_mtu"),
     /** A response no outstanding request expects (to an idle QP, or an old duplicate): ignored, as rxe does. */
-    DROP_UNEXPECTED_RESPONSE("drop_unexpected_response");
+    DROP_UNEXPECTED_RESPONSE("drop_unexpected_response"),
+    /** ICMP port unreachable answers to our datagrams: no RoCEv2 device listens at that address. */
+    ICMP_PORT_UNREACHABLE("icmp_port_unreachable");
 
     private static final SoftCounter[] VALUES = values();
     private static final java.util.Set<SoftCounter> RECEIVE_VERDICTS = java.util.Collections.unmodifiableSet(

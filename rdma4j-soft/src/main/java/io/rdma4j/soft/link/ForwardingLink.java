@@ -98,6 +98,12 @@ public abstract class ForwardingLink implements Link
     }
 
     @Override
+    public void unreachableListener(final java.util.function.Consumer<InetAddress> listener)
+    {
+        inner.unreachableListener(listener);
+    }
+
+    @Override
     public void wakeup()
     {
         inner.wakeup();

@@ -171,6 +171,17 @@ public interface Link extends AutoCloseable
     }
 
     /**
+     * Be told of each address that answered one of this link's datagrams with "port unreachable" (ICMP):
+     * no RoCEv2 device listens there. Called on the receiving thread; a link that cannot see ICMP errors
+     * (the NIO socket, the in-memory network) never calls it.
+     *
+     * @param listener told each such address.
+     */
+    default void unreachableListener(final java.util.function.Consumer<InetAddress> listener)
+    {
+    }
+
+    /**
      * @return datagrams this link dropped on purpose to simulate loss ({@link LossyLink}); 0 for a
      * link that injects none.
      */

@@ -86,6 +86,13 @@ final class LinuxLibc
     static final int EAGAIN = 11;
     static final int EADDRINUSE = 98;
     static final int EADDRNOTAVAIL = 99;
+    static final int ECONNREFUSED = 111;
+    /** Queue ICMP errors on the socket's error queue, IPv4 and IPv6. */
+    static final int IP_RECVERR = 11;
+    static final int IPV6_RECVERR = 25;
+    /** Read the error queue instead of the data. */
+    static final int MSG_ERRQUEUE = 0x2000;
+    static final short POLLERR = 8;
 
     /** {@code struct sockaddr_in6}, the larger of the two socket addresses we use. */
     static final int SOCKADDR_BYTES = 28;

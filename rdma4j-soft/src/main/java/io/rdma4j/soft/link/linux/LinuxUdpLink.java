@@ -18,6 +18,7 @@ import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -96,6 +97,12 @@ public final class LinuxUdpLink implements IpLink
     // receiving: the receive lock's
     private final ReentrantLock rxLock = new ReentrantLock();
     private final MemorySegment drainBuffer;
+    /** How often a busy poller looks at the error queue when it receives nothing. */
+    private static final long ERROR_DRAIN_MS = 10;
+    private final ErrorQueue errors;
+    private volatile Consumer<InetAddress> unreachable = address -> { };
+    /** Receive lock held: when a receive that finds nothing next reads the error queue. */
+    private long nextErrorDrainNs;
     private final ReceiveBatch receives;
     private MemorySegment pollFds;
     private Endpoint[] pollFdsFor;
@@ -205,7 +212,33 @@ public final class LinuxUdpLink implements IpLink
         this.eventFd = event;
         this.sends = new SendBatch(arena, family, port, unicast, ipIdentification, gso);
         this.receives = new ReceiveBatch(arena, port, groReceive);
+        this.errors = new ErrorQueue(arena);
         this.endpoints = new Endpoint[]{ new Endpoint(unicast, localAddress, null) };
+    }
+
+    /**
+     * Told of each address whose host answered one of our datagrams to this port with ICMP port unreachable,
+     * read from the unicast socket's error queue: on a wait that {@code poll} ends with {@code POLLERR}, and at
+     * most every {@value #ERROR_DRAIN_MS} ms while a busy poller finds nothing to receive.
+     * <p>
+     * {@inheritDoc}
+     */
+    @Override
+    public void unreachableListener(final Consumer<InetAddress> listener)
+    {
+        unreachable = listener;
+    }
+
+    /** Lock held: read the error queue and report the refusals of our port. */
+    private void drainErrors()
+    {
+        errors.drain(unicastFd, refusedBy ->
+        {
+            if (refusedBy.getPort() == port)
+            {
+                unreachable.accept(refusedBy.getAddress());
+            }
+        });
     }
 
     @Override
@@ -510,6 +543,15 @@ public final class LinuxUdpLink implements IpLink
                 if (closed || !receives.buffered() && !receives.refill(endpoints))
                 {
                     buffer.limit(0);
+                    if (!closed)
+                    {
+                        final long now = System.nanoTime();
+                        if (now - nextErrorDrainNs >= 0)
+                        {
+                            nextErrorDrainNs = now + TimeUnit.MILLISECONDS.toNanos(ERROR_DRAIN_MS);
+                            drainErrors();
+                        }
+                    }
                     return false;
                 }
                 if (receives.deliver(buffer, info))
@@ -570,6 +612,22 @@ public final class LinuxUdpLink implements IpLink
             {
                 // consume the wake-ups: the eventfd counter resets to 0 on read
                 LinuxLibc.read(eventFd, drainBuffer, 8);
+            }
+            if (ready > 0 && (pollFds.get(ValueLayout.JAVA_SHORT, POLLFD_BYTES + 6) & LinuxLibc.POLLERR) != 0 &&
+                rxLock.tryLock())
+            {
+                // the unicast socket's error queue holds an ICMP error: read it, or every poll returns at once
+                try
+                {
+                    if (!closed)
+                    {
+                        drainErrors();
+                    }
+                }
+                finally
+                {
+                    rxLock.unlock();
+                }
             }
             // ready < 0 is a signal (EINTR): the caller's loop waits again
         }
@@ -804,6 +862,9 @@ public final class LinuxUdpLink implements IpLink
                 "IPV6_V6ONLY");
             acceptZeroChecksums(controlCapture, controlOption, fd);
         }
+        // ICMP errors to the error queue (ErrorQueue): "port unreachable" ends a connect to an address with no device
+        SocketOptions.tryInt(controlCapture, controlOption, fd, ipLevel(), AF_INET == family ? LinuxLibc.IP_RECVERR :
+            LinuxLibc.IPV6_RECVERR, 1);
         SocketOptions.tryInt(controlCapture, controlOption, fd, LinuxLibc.SOL_SOCKET, LinuxLibc.SO_RCVBUF, RECEIVE_BUFFER_BYTES);
         SocketOptions.tryInt(controlCapture, controlOption, fd, LinuxLibc.SOL_SOCKET, LinuxLibc.SO_SNDBUF, SEND_BUFFER_BYTES);
         try (Arena scratch = Arena.ofConfined())
