@@ -574,11 +574,21 @@ final class Responder
         }
         final boolean write = packet.has(OpcodeMask.WRITE);
         haveRecv = false;
+        final boolean acknowledged = !uc && packet.ackReq() && pendingResponses == 0;
+        if (acknowledged)
+        {
+            // the ACK goes to the link before the completion is visible: an application that answers the
+            // message at once (another thread may poll the CQ now) must not send its answer ahead of our ACK,
+            // or the peer, whose send queue the ACK frees, may find it full when it answers in turn, as it never
+            // would with rxe. Coalescing still merges the ACKs of a message's packets, and of WRITEs and READs
+            queueAck(packet.psn());
+            flushAck();
+        }
         completion.begin(recv.wrId, write ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV)
             .byteLen((int)(write ? writeLength : recvOffset)).immData(imm).qpNum(qp.qpNum()).srcQp(qp.destQpNum())
             .wcFlags(flags).solicited(packet.se()).writeTo(qp.softRecvCq());
         recvOffset = 0;
-        return RespState.ACKNOWLEDGE;
+        return acknowledged ? RespState.DONE : RespState.ACKNOWLEDGE;
     }
 
     private RespState duplicate(final PacketInfo packet)
