@@ -1,0 +1,708 @@
+package io.rdma4j.netty;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.AbstractChannel;
+import io.netty.channel.ChannelMetadata;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.ConnectTimeoutException;
+import io.netty.channel.EventLoop;
+import io.netty.channel.IoEvent;
+import io.netty.channel.IoEventLoop;
+import io.netty.channel.IoRegistration;
+import io.netty.channel.RecvByteBufAllocator;
+import io.netty.util.concurrent.Future;
+import io.rdma4j.cm.CmEventType;
+import io.rdma4j.cm.CmId;
+import io.rdma4j.cm.PortSpace;
+import io.rdma4j.verbs.RdmaException;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.NoRouteToHostException;
+import java.net.SocketAddress;
+import java.nio.channels.AlreadyConnectedException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ConnectionPendingException;
+import java.nio.channels.UnsupportedAddressTypeException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A byte stream over an RC connection of the connection manager: Netty's {@code SocketChannel} role for RDMA.
+ * Register it on an event loop of a {@code MultiThreadIoEventLoopGroup} made with {@link RdmaIoHandler#newFactory()}.
+ * <p>
+ * Outgoing {@link ByteBuf}s are cut into SENDs of at most {@link RdmaChannelOption#BUFFER_SIZE} bytes; a write's
+ * promise completes once its bytes are copied into registered memory and posted, as a socket's completes once the
+ * kernel has them; closing waits (up to five seconds) for posted SENDs to complete before it disconnects. Message
+ * boundaries are not kept: it is a stream. Flow control is by credits ({@code RdmaEndpoint}): a peer that does
+ * not read stops this side's SENDs, and the bytes wait in the outbound buffer, where
+ * {@code WRITE_BUFFER_WATER_MARK} turns the channel unwritable.
+ * <p>
+ * Failures are what socket users expect: {@link ConnectException} when the peer refuses (no listener, or a
+ * reject), {@link NoRouteToHostException} when the address or route does not resolve,
+ * {@link ConnectTimeoutException} after {@code CONNECT_TIMEOUT_MILLIS}, {@link ClosedChannelException} for writes
+ * after close, and an {@link IOException} through {@code exceptionCaught} when a work request fails.
+ */
+public class RdmaChannel extends AbstractChannel implements CmSink
+{
+    private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
+    private static final int DEFAULT_RESOLVE_TIMEOUT_MS = 2000;
+
+    private enum State
+    {
+        NEW, CONNECTING, ACCEPTING, ACTIVE, CLOSED
+    }
+
+    private final RdmaChannelConfig config;
+    private final byte[] peerData;
+    private final Object earlyLock = new Object();
+    private List<CmNotice> early = new ArrayList<>();
+    private boolean loopReady;
+
+    private volatile State state;
+    private volatile InetSocketAddress local;
+    private volatile InetSocketAddress remote;
+    private CmId id;
+    private RdmaEndpoint endpoint;
+    private RdmaIoHandler handler;
+    private IoRegistration registration;
+    private InetSocketAddress bindAddress;
+    private ChannelPromise connectPromise;
+    private Future<?> connectTimeout;
+    private boolean readPending;
+    private boolean inDeliver;
+    private boolean deliverScheduled;
+    private boolean writeBlocked;
+    private boolean peerGone;
+
+    /**
+     * A channel that connects ({@code Bootstrap}).
+     */
+    public RdmaChannel()
+    {
+        super(null);
+        this.config = new RdmaChannelConfig(this, this::autoReadCleared);
+        this.peerData = null;
+        this.state = State.NEW;
+    }
+
+    /**
+     * A connection request taken by a listener; it is accepted once registered.
+     *
+     * @param parent   the listener.
+     * @param id       the request's id, whose context is to be this channel.
+     * @param peerData the request's private data.
+     */
+    RdmaChannel(final RdmaServerChannel parent, final CmId id, final byte[] peerData)
+    {
+        super(parent);
+        this.config = new RdmaChannelConfig(this, this::autoReadCleared);
+        this.peerData = peerData;
+        this.id = id;
+        this.local = id.localAddress();
+        this.remote = id.peerAddress();
+        this.state = State.ACCEPTING;
+    }
+
+    @Override
+    public RdmaChannelConfig config()
+    {
+        return config;
+    }
+
+    @Override
+    public boolean isOpen()
+    {
+        return state != State.CLOSED;
+    }
+
+    @Override
+    public boolean isActive()
+    {
+        return state == State.ACTIVE;
+    }
+
+    @Override
+    public ChannelMetadata metadata()
+    {
+        return METADATA;
+    }
+
+    @Override
+    public RdmaServerChannel parent()
+    {
+        return (RdmaServerChannel)super.parent();
+    }
+
+    @Override
+    public InetSocketAddress localAddress()
+    {
+        return (InetSocketAddress)super.localAddress();
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress()
+    {
+        return (InetSocketAddress)super.remoteAddress();
+    }
+
+    @Override
+    protected AbstractUnsafe newUnsafe()
+    {
+        return new RdmaUnsafe();
+    }
+
+    @Override
+    protected boolean isCompatible(final EventLoop loop)
+    {
+        return loop instanceof IoEventLoop ioLoop && ioLoop.isCompatible(RdmaUnsafe.class);
+    }
+
+    @Override
+    protected SocketAddress localAddress0()
+    {
+        return local;
+    }
+
+    @Override
+    protected SocketAddress remoteAddress0()
+    {
+        return remote;
+    }
+
+    @Override
+    protected void doRegister(final ChannelPromise promise)
+    {
+        if (handler != null)
+        {
+            // the connection's resources belong to the first loop's handler
+            promise.setFailure(new IllegalStateException("an rdma4j channel cannot move to another event loop"));
+            return;
+        }
+        ((IoEventLoop)eventLoop()).register((RdmaUnsafe)unsafe()).addListener(f ->
+        {
+            if (!f.isSuccess())
+            {
+                promise.setFailure(f.cause());
+                return;
+            }
+            registration = (IoRegistration)f.getNow();
+            handler = registration.attachment();
+            promise.setSuccess();
+            onLoopReady();
+        });
+    }
+
+    @Override
+    protected void doDeregister()
+    {
+        final IoRegistration current = registration;
+        if (current != null)
+        {
+            registration = null;
+            current.cancel();
+        }
+    }
+
+    /** Registered: the events that came before run now, and a connection request is accepted. */
+    private void onLoopReady()
+    {
+        final List<CmNotice> before;
+        synchronized (earlyLock)
+        {
+            loopReady = true;
+            before = early;
+            early = null;
+        }
+        if (state == State.ACCEPTING)
+        {
+            accept();
+        }
+        for (final CmNotice notice : before)
+        {
+            onCm(notice);
+        }
+    }
+
+    private void accept()
+    {
+        try
+        {
+            endpoint = new RdmaEndpoint(handler, id, config.getReceiveBuffers(), config.getBufferSize(),
+                config.getSendBuffers(), new Owner());
+            endpoint.peer(peerData);
+            id.accept(RdmaEndpoint.connParam(config.getReceiveBuffers(), config.getBufferSize()));
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            pipeline().fireExceptionCaught(ex);
+            closeNow();
+        }
+    }
+
+    @Override
+    public void cmEvent(final CmNotice notice)
+    {
+        synchronized (earlyLock)
+        {
+            if (!loopReady)
+            {
+                early.add(notice);
+                return;
+            }
+        }
+        final EventLoop loop = eventLoop();
+        if (loop.inEventLoop())
+        {
+            onCm(notice);
+        }
+        else
+        {
+            loop.execute(() -> onCm(notice));
+        }
+    }
+
+    private void onCm(final CmNotice notice)
+    {
+        final State current = state;
+        if (current == State.CLOSED)
+        {
+            // a closed channel's endpoint lingers on its completions alone
+            return;
+        }
+        final CmEventType type = notice.type();
+        try
+        {
+            switch (type)
+            {
+                case ADDR_RESOLVED ->
+                {
+                    if (current == State.CONNECTING)
+                    {
+                        endpoint = new RdmaEndpoint(handler, id, config.getReceiveBuffers(), config.getBufferSize(),
+                            config.getSendBuffers(), new Owner());
+                        id.resolveRoute(resolveTimeoutMs());
+                    }
+                }
+                case ROUTE_RESOLVED ->
+                {
+                    if (current == State.CONNECTING)
+                    {
+                        id.connect(RdmaEndpoint.connParam(config.getReceiveBuffers(), config.getBufferSize()));
+                    }
+                }
+                case ESTABLISHED -> established(current, notice);
+                case DISCONNECTED -> peerDisconnected();
+                case ADDR_ERROR, ROUTE_ERROR, UNREACHABLE, REJECTED, CONNECT_ERROR -> connectFailed(current, notice);
+                case DEVICE_REMOVAL ->
+                {
+                    pipeline().fireExceptionCaught(new IOException("the RDMA device was removed"));
+                    closeNow();
+                }
+                default ->
+                {
+                    // TIMEWAIT_EXIT, ADDR_CHANGE and the like change nothing for a stream
+                }
+            }
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            if (current == State.CONNECTING)
+            {
+                failConnect(ex instanceof IOException io ? io : connectException(ex));
+            }
+            else
+            {
+                pipeline().fireExceptionCaught(ex);
+                closeNow();
+            }
+        }
+    }
+
+    private void established(final State current, final CmNotice notice) throws IOException
+    {
+        if (current == State.CONNECTING)
+        {
+            endpoint.peer(notice.privateData());
+        }
+        else if (current != State.ACCEPTING)
+        {
+            return;
+        }
+        endpoint.connected();
+        local = id.localAddress();
+        remote = id.peerAddress();
+        state = State.ACTIVE;
+        cancelConnectTimeout();
+        final ChannelPromise promise = connectPromise;
+        connectPromise = null;
+        if (promise != null && !promise.trySuccess())
+        {
+            // the user gave up on it: a connection nobody waits for is closed at once
+            closeNow();
+            return;
+        }
+        // the head of the pipeline starts reading if AUTO_READ is on
+        pipeline().fireChannelActive();
+        endpointReadable();
+    }
+
+    private void connectFailed(final State current, final CmNotice notice)
+    {
+        final InetSocketAddress peer = remote;
+        final String what = notice.type().description() + " (" + notice.description() + ")";
+        if (current == State.CONNECTING)
+        {
+            failConnect(switch (notice.type())
+            {
+                case ADDR_ERROR, ROUTE_ERROR -> new NoRouteToHostException("no route to " + peer + ": " + what);
+                case REJECTED -> new ConnectException("connection refused by " + peer + ": " + what);
+                default -> new ConnectException("cannot connect to " + peer + ": " + what);
+            });
+        }
+        else
+        {
+            closeNow();
+        }
+    }
+
+    private void failConnect(final IOException cause)
+    {
+        cancelConnectTimeout();
+        final ChannelPromise promise = connectPromise;
+        connectPromise = null;
+        if (promise != null)
+        {
+            promise.tryFailure(cause);
+        }
+        closeNow();
+    }
+
+    private static ConnectException connectException(final Throwable cause)
+    {
+        final ConnectException ex = new ConnectException(cause.getMessage());
+        ex.initCause(cause);
+        return ex;
+    }
+
+    private void cancelConnectTimeout()
+    {
+        if (connectTimeout != null)
+        {
+            connectTimeout.cancel(false);
+            connectTimeout = null;
+        }
+    }
+
+    private void peerDisconnected()
+    {
+        peerGone = true;
+        if (endpoint != null && state == State.ACTIVE)
+        {
+            // what the peer sent before its disconnect request is in the CQ already: let the reader have it
+            endpoint.drain();
+            if (state == State.ACTIVE && endpoint.pending() > 0)
+            {
+                return;
+            }
+        }
+        closeNow();
+    }
+
+    private void closeNow()
+    {
+        if (isOpen())
+        {
+            unsafe().close(unsafe().voidPromise());
+        }
+    }
+
+    private int resolveTimeoutMs()
+    {
+        final int connectTimeoutMs = config.getConnectTimeoutMillis();
+        return connectTimeoutMs > 0 ? Math.min(connectTimeoutMs, DEFAULT_RESOLVE_TIMEOUT_MS) :
+            DEFAULT_RESOLVE_TIMEOUT_MS;
+    }
+
+    @Override
+    protected void doBind(final SocketAddress localAddress)
+    {
+        if (!(localAddress instanceof InetSocketAddress address))
+        {
+            throw new UnsupportedAddressTypeException();
+        }
+        // the source address of the connect to come; the connection manager binds it when it resolves
+        bindAddress = address;
+    }
+
+    @Override
+    protected void doDisconnect()
+    {
+        closeNow();
+    }
+
+    @Override
+    protected void doClose()
+    {
+        final State was = state;
+        state = State.CLOSED;
+        cancelConnectTimeout();
+        final ChannelPromise promise = connectPromise;
+        connectPromise = null;
+        if (promise != null)
+        {
+            promise.tryFailure(new ClosedChannelException());
+        }
+        if (endpoint != null)
+        {
+            // from here the endpoint closes the id, once its SENDs have completed
+            endpoint.close(peerGone);
+        }
+        else if (id != null)
+        {
+            RdmaIoHandler.closeQuietly(id, was == State.ACCEPTING);
+        }
+    }
+
+    @Override
+    protected void doBeginRead()
+    {
+        if (state == State.CLOSED)
+        {
+            return;
+        }
+        readPending = true;
+        if (!inDeliver)
+        {
+            deliver();
+        }
+    }
+
+    private void autoReadCleared()
+    {
+        readPending = false;
+    }
+
+    /** Hand received messages to the pipeline, as far as reading is asked for. */
+    private void deliver()
+    {
+        if (endpoint == null || state != State.ACTIVE || inDeliver)
+        {
+            return;
+        }
+        inDeliver = true;
+        boolean read = false;
+        try
+        {
+            final RecvByteBufAllocator.Handle allocHandle = unsafe().recvBufAllocHandle();
+            allocHandle.reset(config);
+            while (endpoint.pending() > 0 && (readPending || config.isAutoRead()))
+            {
+                final int length = endpoint.peekLength();
+                final ByteBuf buf = config.getAllocator().ioBuffer(length);
+                endpoint.read(buf);
+                // as much arrived as was asked for, so the handle lets the loop go on to its message limit
+                allocHandle.attemptedBytesRead(length);
+                allocHandle.lastBytesRead(length);
+                allocHandle.incMessagesRead(1);
+                readPending = false;
+                read = true;
+                pipeline().fireChannelRead(buf);
+                if (state != State.ACTIVE || !allocHandle.continueReading())
+                {
+                    break;
+                }
+            }
+            if (read)
+            {
+                allocHandle.readComplete();
+                pipeline().fireChannelReadComplete();
+            }
+        }
+        finally
+        {
+            inDeliver = false;
+        }
+        if (state != State.ACTIVE)
+        {
+            return;
+        }
+        if (endpoint.pending() == 0 && peerGone)
+        {
+            closeNow();
+            return;
+        }
+        endpoint.maybeSendUpdate();
+        if (endpoint.pending() > 0 && (readPending || config.isAutoRead()) && !deliverScheduled)
+        {
+            // the rest on the next turn, so that one busy connection does not starve the loop's others
+            deliverScheduled = true;
+            eventLoop().execute(() ->
+            {
+                deliverScheduled = false;
+                deliver();
+            });
+        }
+    }
+
+    private void endpointReadable()
+    {
+        if (state == State.ACTIVE && (readPending || config.isAutoRead()))
+        {
+            deliver();
+        }
+    }
+
+    @Override
+    protected Object filterOutboundMessage(final Object msg)
+    {
+        if (msg instanceof ByteBuf)
+        {
+            return msg;
+        }
+        throw new UnsupportedOperationException("an rdma4j channel writes ByteBufs only, not " +
+            msg.getClass().getName());
+    }
+
+    @Override
+    protected void doWrite(final ChannelOutboundBuffer in) throws IOException
+    {
+        try
+        {
+            while (true)
+            {
+                final Object msg = in.current();
+                if (msg == null)
+                {
+                    break;
+                }
+                final ByteBuf buf = (ByteBuf)msg;
+                final int readable = buf.readableBytes();
+                if (readable == 0)
+                {
+                    in.remove();
+                    continue;
+                }
+                if (!endpoint.canSend())
+                {
+                    // the rest goes when credits or slots come back
+                    writeBlocked = true;
+                    break;
+                }
+                final int length = Math.min(readable, endpoint.maxMessage());
+                endpoint.send(buf, buf.readerIndex(), length);
+                in.removeBytes(length);
+            }
+            endpoint.maybeSendUpdate();
+        }
+        catch (final RdmaException ex)
+        {
+            throw new IOException("posting a SEND failed: " + ex.getMessage(), ex);
+        }
+    }
+
+    /** The endpoint's callbacks, kept off the channel's public face. */
+    private final class Owner implements RdmaEndpoint.Owner
+    {
+        @Override
+        public void endpointReadable()
+        {
+            RdmaChannel.this.endpointReadable();
+        }
+
+        @Override
+        public void endpointWritable()
+        {
+            if (writeBlocked && state == State.ACTIVE)
+            {
+                writeBlocked = false;
+                ((RdmaUnsafe)unsafe()).flushNow();
+            }
+        }
+
+        @Override
+        public void endpointFailed(final IOException cause)
+        {
+            pipeline().fireExceptionCaught(cause);
+            closeNow();
+        }
+    }
+
+    /** Netty's unsafe for this channel, and what the channel registers with the {@link RdmaIoHandler}. */
+    private final class RdmaUnsafe extends AbstractUnsafe implements RdmaIoHandle
+    {
+        @Override
+        public void connect(final SocketAddress remoteAddress, final SocketAddress localAddress,
+            final ChannelPromise promise)
+        {
+            if (!promise.setUncancellable() || !ensureOpen(promise))
+            {
+                return;
+            }
+            if (state != State.NEW)
+            {
+                promise.setFailure(state == State.CONNECTING ? new ConnectionPendingException() :
+                    new AlreadyConnectedException());
+                return;
+            }
+            if (!(remoteAddress instanceof InetSocketAddress peer) ||
+                localAddress != null && !(localAddress instanceof InetSocketAddress))
+            {
+                promise.setFailure(new UnsupportedAddressTypeException());
+                return;
+            }
+            final InetSocketAddress source = localAddress != null ? (InetSocketAddress)localAddress : bindAddress;
+            remote = peer;
+            try
+            {
+                id = handler.eventChannel().createId(RdmaChannel.this, PortSpace.TCP);
+                state = State.CONNECTING;
+                connectPromise = promise;
+                id.resolveAddr(source, peer, resolveTimeoutMs());
+            }
+            catch (final RuntimeException ex)
+            {
+                failConnect(connectException(ex));
+                return;
+            }
+            final int timeoutMs = config.getConnectTimeoutMillis();
+            if (timeoutMs > 0)
+            {
+                connectTimeout = eventLoop().schedule(() ->
+                {
+                    if (state == State.CONNECTING)
+                    {
+                        failConnect(new ConnectTimeoutException("connection to " + peer + " timed out after " +
+                            timeoutMs + " ms"));
+                    }
+                }, timeoutMs, TimeUnit.MILLISECONDS);
+            }
+        }
+
+        void flushNow()
+        {
+            flush0();
+        }
+
+        @Override
+        public void handle(final IoRegistration ioRegistration, final IoEvent event)
+        {
+            // readiness reaches the channel through its endpoint and the connection manager, not as IoEvents
+        }
+
+        @Override
+        public void closeNow()
+        {
+            close(voidPromise());
+        }
+
+        @Override
+        public void close()
+        {
+            close(voidPromise());
+        }
+    }
+}

@@ -1,0 +1,35 @@
+package io.rdma4j.netty;
+
+import io.netty.channel.ChannelOption;
+
+/**
+ * The rdma4j channels' own options, beside Netty's ({@code CONNECT_TIMEOUT_MILLIS}, {@code WRITE_BUFFER_WATER_MARK},
+ * {@code AUTO_READ}, {@code SO_BACKLOG} on a server).
+ */
+public final class RdmaChannelOption
+{
+    /**
+     * Receive buffers a connection keeps posted: the SENDs its peer may have in flight. At least
+     * {@value RdmaChannelConfig#MIN_RECEIVE_BUFFERS}; {@value RdmaChannelConfig#DEFAULT_RECEIVE_BUFFERS} by default.
+     */
+    public static final ChannelOption<Integer> RECEIVE_BUFFERS =
+        ChannelOption.valueOf(RdmaChannelOption.class, "RECEIVE_BUFFERS");
+
+    /**
+     * Bytes of each receive buffer and send slot: the most one SEND carries.
+     * {@value RdmaChannelConfig#DEFAULT_BUFFER_SIZE} by default.
+     */
+    public static final ChannelOption<Integer> BUFFER_SIZE =
+        ChannelOption.valueOf(RdmaChannelOption.class, "BUFFER_SIZE");
+
+    /**
+     * Send slots: registered buffers that outgoing bytes are copied into until their SEND completes.
+     * {@value RdmaChannelConfig#DEFAULT_SEND_BUFFERS} by default.
+     */
+    public static final ChannelOption<Integer> SEND_BUFFERS =
+        ChannelOption.valueOf(RdmaChannelOption.class, "SEND_BUFFERS");
+
+    private RdmaChannelOption()
+    {
+    }
+}

@@ -1,0 +1,539 @@
+package io.rdma4j.netty;
+
+import io.netty.channel.IoHandle;
+import io.netty.channel.IoHandler;
+import io.netty.channel.IoHandlerContext;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.IoOps;
+import io.netty.channel.IoRegistration;
+import io.netty.util.concurrent.ThreadAwareExecutor;
+import io.rdma4j.cm.CmEvent;
+import io.rdma4j.cm.CmEventType;
+import io.rdma4j.cm.CmId;
+import io.rdma4j.cm.EventChannel;
+import io.rdma4j.cm.RdmaCm;
+import io.rdma4j.verbs.CompletionChannel;
+import io.rdma4j.verbs.CompletionQueue;
+import io.rdma4j.verbs.Context;
+import io.rdma4j.verbs.Errno;
+import io.rdma4j.verbs.RdmaException;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Netty's I/O for rdma4j channels on one event loop: the connection manager's events of the ids made on this
+ * loop, and the completions of the connections' completion queues.
+ * <p>
+ * rdma4j's event channel and completion channels can each be waited on, but no call waits on several at once
+ * (there is no file descriptor to hand to epoll). So each is waited on by a small daemon thread of this handler:
+ * one for the event channel and one per device the loop's connections use, however many connections there are.
+ * Such a thread takes an event, acknowledges it, queues it for the loop and unparks the loop thread; the loop
+ * thread parks when it has nothing to do, and Netty's {@link #wakeup()} unparks it too. Idle, nothing spins; the
+ * price is one thread hand-off per wake-up (see the module's report).
+ */
+public final class RdmaIoHandler implements IoHandler
+{
+    /** At most this many queued events are handled per {@link #run} before the loop turns to its tasks. */
+    private static final int MAX_EVENTS_PER_RUN = 1024;
+    private static final System.Logger LOG = System.getLogger(RdmaIoHandler.class.getName());
+
+    private final ThreadAwareExecutor executor;
+    /** Completion queues with new completions and connection-manager events, from the waiting threads. */
+    private final ConcurrentLinkedQueue<Object> ready = new ConcurrentLinkedQueue<>();
+    private final Set<Registration> registrations = new HashSet<>();
+    private final Map<Context, CqWaiter> cqWaiters = new HashMap<>();
+    private final Map<CompletionQueue, RdmaEndpoint> endpoints = new IdentityHashMap<>();
+    /** Endpoints torn down whose CQ, device hold and id are still to be let go (see {@link #retire}). */
+    private final List<RdmaEndpoint> retiring = new ArrayList<>();
+    private volatile Thread loopThread;
+    private EventChannel eventChannel;
+    private Thread cmWaiter;
+
+    private RdmaIoHandler(final ThreadAwareExecutor executor)
+    {
+        this.executor = Objects.requireNonNull(executor, "executor");
+    }
+
+    /**
+     * @return the factory to give {@code MultiThreadIoEventLoopGroup}.
+     */
+    public static IoHandlerFactory newFactory()
+    {
+        return RdmaIoHandler::new;
+    }
+
+    @Override
+    public int run(final IoHandlerContext context)
+    {
+        if (loopThread == null)
+        {
+            loopThread = Thread.currentThread();
+        }
+        int handled = handleReady();
+        if (handled == 0 && context.canBlock())
+        {
+            long parkNanos = context.delayNanos(System.nanoTime());
+            final long lingerNanos = nextLingerDeadline() - System.nanoTime();
+            parkNanos = Math.min(parkNanos, Math.max(0, lingerNanos));
+            if (parkNanos > 0)
+            {
+                // a waiting thread or Netty's wakeup() unparks us; a permit left by an earlier unpark only makes
+                // this return at once, which costs one empty turn
+                LockSupport.parkNanos(this, parkNanos);
+            }
+            handled = handleReady();
+        }
+        expireLingering();
+        retryRetiring();
+        return handled;
+    }
+
+    private int handleReady()
+    {
+        int handled = 0;
+        Object item;
+        for (int i = 0; i < MAX_EVENTS_PER_RUN && (item = ready.poll()) != null; i++)
+        {
+            if (item instanceof CompletionQueue cq)
+            {
+                final RdmaEndpoint endpoint = endpoints.get(cq);
+                if (endpoint != null)
+                {
+                    endpoint.onCompletions();
+                    handled++;
+                }
+            }
+            else if (item instanceof CmNotice notice)
+            {
+                dispatch(notice);
+                handled++;
+            }
+        }
+        return handled;
+    }
+
+    private static void dispatch(final CmNotice notice)
+    {
+        final Object target = notice.target();
+        if (target instanceof CmSink sink)
+        {
+            sink.cmEvent(notice);
+        }
+        else if (notice.type() == CmEventType.CONNECT_REQUEST)
+        {
+            // a request for a listener already gone: refuse it rather than leave the peer waiting
+            closeQuietly(notice.id(), true);
+        }
+    }
+
+    static void closeQuietly(final CmId id, final boolean reject)
+    {
+        try
+        {
+            if (reject)
+            {
+                id.reject(null);
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            LOG.log(System.Logger.Level.DEBUG, "reject failed", ex);
+        }
+        try
+        {
+            id.close();
+        }
+        catch (final RuntimeException ex)
+        {
+            LOG.log(System.Logger.Level.DEBUG, "closing a connection-manager id failed", ex);
+        }
+    }
+
+    @Override
+    public void wakeup()
+    {
+        if (!executor.isExecutorThread(Thread.currentThread()))
+        {
+            final Thread thread = loopThread;
+            if (thread != null)
+            {
+                LockSupport.unpark(thread);
+            }
+        }
+    }
+
+    private void offer(final Object item)
+    {
+        ready.offer(item);
+        final Thread thread = loopThread;
+        if (thread != null)
+        {
+            LockSupport.unpark(thread);
+        }
+    }
+
+    @Override
+    public void prepareToDestroy()
+    {
+        for (final Registration registration : new ArrayList<>(registrations))
+        {
+            registration.handle.closeNow();
+        }
+    }
+
+    @Override
+    public void destroy()
+    {
+        for (final RdmaEndpoint endpoint : new ArrayList<>(endpoints.values()))
+        {
+            endpoint.forceClose();
+        }
+        if (cmWaiter != null)
+        {
+            stop(cmWaiter);
+        }
+        for (final CqWaiter waiter : cqWaiters.values())
+        {
+            stop(waiter.thread);
+        }
+        // the waiting threads are gone, so no CQ event can be held unacknowledged any more
+        retryRetiring();
+        for (final RdmaEndpoint endpoint : retiring)
+        {
+            LOG.log(System.Logger.Level.WARNING, "a connection's completion queue could not be closed: " + endpoint);
+        }
+        for (final CqWaiter waiter : cqWaiters.values())
+        {
+            closeChannel(waiter);
+        }
+        cqWaiters.clear();
+        if (eventChannel != null)
+        {
+            try
+            {
+                eventChannel.close();
+            }
+            catch (final RuntimeException ex)
+            {
+                // ids of accepted connections live on their listener's channel and may outlive this loop's
+                LOG.log(System.Logger.Level.WARNING, "closing the event channel failed", ex);
+            }
+        }
+    }
+
+    private static void stop(final Thread thread)
+    {
+        thread.interrupt();
+        try
+        {
+            thread.join(TimeUnit.SECONDS.toMillis(5));
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public IoRegistration register(final IoHandle handle)
+    {
+        if (!(handle instanceof RdmaIoHandle rdmaHandle))
+        {
+            throw new IllegalArgumentException("not an rdma4j handle: " + handle.getClass().getName());
+        }
+        final Registration registration = new Registration(rdmaHandle);
+        registrations.add(registration);
+        handle.registered();
+        return registration;
+    }
+
+    @Override
+    public boolean isCompatible(final Class<? extends IoHandle> handleType)
+    {
+        return RdmaIoHandle.class.isAssignableFrom(handleType);
+    }
+
+    /**
+     * @return this loop's event channel, made on first use with its waiting thread.
+     */
+    EventChannel eventChannel()
+    {
+        if (eventChannel == null)
+        {
+            eventChannel = RdmaCm.createEventChannel();
+            final EventChannel channel = eventChannel;
+            cmWaiter = Thread.ofPlatform().daemon().name("rdma4j-netty-cm-" + threadName()).start(() -> waitForCm(channel));
+        }
+        return eventChannel;
+    }
+
+    private String threadName()
+    {
+        final Thread thread = loopThread;
+        return thread == null ? "loop" : thread.getName();
+    }
+
+    private void waitForCm(final EventChannel channel)
+    {
+        try
+        {
+            while (!Thread.currentThread().isInterrupted())
+            {
+                final CmEvent event = channel.getEvent(-1, TimeUnit.SECONDS);
+                if (event == null)
+                {
+                    continue;
+                }
+                final CmNotice notice;
+                try
+                {
+                    notice = CmNotice.of(event);
+                }
+                finally
+                {
+                    event.ack();
+                }
+                offer(notice);
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            // the loop is going away
+        }
+        catch (final RdmaException ex)
+        {
+            // EINVAL: the channel was destroyed under us, which also means the loop is going away
+            if (ex.errno() != Errno.EINVAL)
+            {
+                LOG.log(System.Logger.Level.ERROR, "waiting for connection-manager events failed", ex);
+            }
+        }
+    }
+
+    /**
+     * Take a hold on this loop's completion channel of a device, made with its waiting thread on the first hold.
+     * Every hold is given back with {@link #releaseCompletionChannel}: the channel must be gone before the last
+     * connection-manager id on the device is closed, or the device's context cannot close with it.
+     *
+     * @param verbs a device.
+     * @return the completion channel.
+     */
+    CompletionChannel holdCompletionChannel(final Context verbs)
+    {
+        CqWaiter waiter = cqWaiters.get(verbs);
+        if (waiter == null)
+        {
+            final CompletionChannel channel = verbs.createCompChannel();
+            final Thread thread = Thread.ofPlatform().daemon().name("rdma4j-netty-cq-" + threadName())
+                .unstarted(() -> waitForCompletions(channel));
+            waiter = new CqWaiter(channel, thread);
+            cqWaiters.put(verbs, waiter);
+            thread.start();
+        }
+        waiter.holds++;
+        return waiter.channel;
+    }
+
+    /**
+     * Give back a hold; the last one stops the waiting thread and destroys the channel.
+     *
+     * @param verbs the device given to {@link #holdCompletionChannel}.
+     */
+    void releaseCompletionChannel(final Context verbs)
+    {
+        final CqWaiter waiter = cqWaiters.get(verbs);
+        if (waiter != null && --waiter.holds == 0)
+        {
+            cqWaiters.remove(verbs);
+            stop(waiter.thread);
+            closeChannel(waiter);
+        }
+    }
+
+    private static void closeChannel(final CqWaiter waiter)
+    {
+        try
+        {
+            waiter.channel.close();
+        }
+        catch (final RuntimeException ex)
+        {
+            LOG.log(System.Logger.Level.WARNING, "closing a completion channel failed", ex);
+        }
+    }
+
+    private void waitForCompletions(final CompletionChannel channel)
+    {
+        try
+        {
+            while (!Thread.currentThread().isInterrupted())
+            {
+                final CompletionQueue cq = channel.getCqEvent(-1, TimeUnit.SECONDS);
+                if (cq != null)
+                {
+                    cq.ackEvents(1);
+                    offer(cq);
+                }
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            // the loop is going away
+        }
+        catch (final RdmaException ex)
+        {
+            if (ex.errno() != Errno.EINVAL)
+            {
+                LOG.log(System.Logger.Level.ERROR, "waiting for completions failed", ex);
+            }
+        }
+    }
+
+    /** Start handling an endpoint's completions; on the loop thread. */
+    void add(final RdmaEndpoint endpoint)
+    {
+        endpoints.put(endpoint.cq(), endpoint);
+    }
+
+    /**
+     * Stop handling an endpoint's completions and let the rest of it go: its CQ as soon as no waiting thread can
+     * still hold an unacknowledged event of it (a thread that has just taken one makes the close EBUSY until it
+     * acknowledges), then its hold on the completion channel, then its id.
+     */
+    void retire(final RdmaEndpoint endpoint)
+    {
+        if (endpoints.remove(endpoint.cq()) != null)
+        {
+            retiring.add(endpoint);
+            retryRetiring();
+        }
+    }
+
+    private void retryRetiring()
+    {
+        for (final Iterator<RdmaEndpoint> it = retiring.iterator(); it.hasNext(); )
+        {
+            if (it.next().finishRetiring())
+            {
+                it.remove();
+            }
+        }
+    }
+
+    private long nextLingerDeadline()
+    {
+        long deadline = Long.MAX_VALUE;
+        for (final RdmaEndpoint endpoint : endpoints.values())
+        {
+            if (endpoint.lingering())
+            {
+                deadline = Math.min(deadline, endpoint.lingerDeadline());
+            }
+        }
+        if (!retiring.isEmpty())
+        {
+            deadline = Math.min(deadline, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1));
+        }
+        return deadline;
+    }
+
+    private void expireLingering()
+    {
+        if (endpoints.isEmpty())
+        {
+            return;
+        }
+        final long now = System.nanoTime();
+        for (final RdmaEndpoint endpoint : new ArrayList<>(endpoints.values()))
+        {
+            if (endpoint.lingering() && now - endpoint.lingerDeadline() >= 0)
+            {
+                endpoint.forceClose();
+            }
+        }
+    }
+
+    /** A completion channel of one device, the thread that waits on it and the endpoints that use it. */
+    private static final class CqWaiter
+    {
+        final CompletionChannel channel;
+        final Thread thread;
+        int holds;
+
+        CqWaiter(final CompletionChannel channel, final Thread thread)
+        {
+            this.channel = channel;
+            this.thread = thread;
+        }
+    }
+
+    /** A channel's registration; its attachment is this handler, which the channel asks for its resources. */
+    private final class Registration implements IoRegistration
+    {
+        private final RdmaIoHandle handle;
+        private final AtomicBoolean canceled = new AtomicBoolean();
+
+        Registration(final RdmaIoHandle handle)
+        {
+            this.handle = handle;
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public <T> T attachment()
+        {
+            return (T)RdmaIoHandler.this;
+        }
+
+        @Override
+        public long submit(final IoOps ops)
+        {
+            // readiness comes from the completion queues and the event channel, not from interest ops
+            throw new UnsupportedOperationException("rdma4j channels submit no IoOps");
+        }
+
+        @Override
+        public boolean isValid()
+        {
+            return !canceled.get();
+        }
+
+        @Override
+        public boolean cancel()
+        {
+            if (!canceled.compareAndSet(false, true))
+            {
+                return false;
+            }
+            if (executor.isExecutorThread(Thread.currentThread()))
+            {
+                cancelNow();
+            }
+            else
+            {
+                executor.execute(this::cancelNow);
+            }
+            return true;
+        }
+
+        private void cancelNow()
+        {
+            if (registrations.remove(this))
+            {
+                handle.unregistered();
+            }
+        }
+    }
+}

@@ -1,0 +1,322 @@
+package io.rdma4j.netty;
+
+import io.netty.channel.AbstractServerChannel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.DefaultChannelConfig;
+import io.netty.channel.EventLoop;
+import io.netty.channel.IoEvent;
+import io.netty.channel.IoEventLoop;
+import io.netty.channel.IoRegistration;
+import io.netty.channel.RecvByteBufAllocator;
+import io.netty.channel.ServerChannelRecvByteBufAllocator;
+import io.rdma4j.cm.CmEventType;
+import io.rdma4j.cm.CmId;
+import io.rdma4j.cm.PortSpace;
+import io.rdma4j.verbs.Errno;
+import io.rdma4j.verbs.RdmaException;
+
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.channels.UnsupportedAddressTypeException;
+import java.util.ArrayDeque;
+import java.util.Map;
+
+/**
+ * A listener of the connection manager ({@code rdma_listen}): Netty's {@code ServerSocketChannel} role for RDMA.
+ * Each connection request becomes an {@link RdmaChannel}, accepted once the child is registered on its event
+ * loop (whose handler owns the connection's completion queue); the request's events keep arriving on this
+ * channel's event loop, which hands them to the child's.
+ */
+public class RdmaServerChannel extends AbstractServerChannel implements CmSink
+{
+    private static final int DEFAULT_BACKLOG = 128;
+
+    private final ServerConfig config = new ServerConfig();
+    private final ArrayDeque<RdmaChannel> accepted = new ArrayDeque<>();
+    private volatile boolean open = true;
+    private volatile CmId listener;
+    private RdmaIoHandler handler;
+    private IoRegistration registration;
+    private boolean readPending;
+    private boolean deliverScheduled;
+
+    /**
+     * A listener, bound by {@code ServerBootstrap.bind}.
+     */
+    public RdmaServerChannel()
+    {
+    }
+
+    @Override
+    public DefaultChannelConfig config()
+    {
+        return config;
+    }
+
+    @Override
+    public boolean isOpen()
+    {
+        return open;
+    }
+
+    @Override
+    public boolean isActive()
+    {
+        return open && listener != null;
+    }
+
+    @Override
+    public InetSocketAddress localAddress()
+    {
+        return (InetSocketAddress)super.localAddress();
+    }
+
+    @Override
+    protected AbstractUnsafe newUnsafe()
+    {
+        return new ServerUnsafe();
+    }
+
+    @Override
+    protected boolean isCompatible(final EventLoop loop)
+    {
+        return loop instanceof IoEventLoop ioLoop && ioLoop.isCompatible(ServerUnsafe.class);
+    }
+
+    @Override
+    protected SocketAddress localAddress0()
+    {
+        final CmId current = listener;
+        return current == null ? null : current.localAddress();
+    }
+
+    @Override
+    protected void doRegister(final ChannelPromise promise)
+    {
+        ((IoEventLoop)eventLoop()).register((ServerUnsafe)unsafe()).addListener(f ->
+        {
+            if (f.isSuccess())
+            {
+                registration = (IoRegistration)f.getNow();
+                handler = registration.attachment();
+                promise.setSuccess();
+            }
+            else
+            {
+                promise.setFailure(f.cause());
+            }
+        });
+    }
+
+    @Override
+    protected void doDeregister()
+    {
+        final IoRegistration current = registration;
+        if (current != null)
+        {
+            registration = null;
+            current.cancel();
+        }
+    }
+
+    @Override
+    protected void doBind(final SocketAddress localAddress) throws Exception
+    {
+        if (!(localAddress instanceof InetSocketAddress address))
+        {
+            throw new UnsupportedAddressTypeException();
+        }
+        final CmId id = handler.eventChannel().createId(this, PortSpace.TCP);
+        try
+        {
+            id.bindAddr(address);
+            id.listen(config.backlog);
+        }
+        catch (final RdmaException ex)
+        {
+            RdmaIoHandler.closeQuietly(id, false);
+            if (ex.errno() == Errno.EADDRINUSE || ex.errno() == Errno.EADDRNOTAVAIL)
+            {
+                final BindException bind = new BindException(ex.getMessage());
+                bind.initCause(ex);
+                throw bind;
+            }
+            throw ex;
+        }
+        listener = id;
+    }
+
+    @Override
+    protected void doClose()
+    {
+        open = false;
+        final CmId id = listener;
+        if (id != null)
+        {
+            // requests nobody took from the event channel are rejected with it
+            RdmaIoHandler.closeQuietly(id, false);
+        }
+        RdmaChannel child;
+        while ((child = accepted.poll()) != null)
+        {
+            child.unsafe().closeForcibly();
+        }
+    }
+
+    @Override
+    protected void doBeginRead()
+    {
+        if (!open)
+        {
+            return;
+        }
+        readPending = true;
+        deliver();
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * The listener's id is made on this channel's event loop, so its events come here on that loop.
+     */
+    @Override
+    public void cmEvent(final CmNotice notice)
+    {
+        if (notice.type() != CmEventType.CONNECT_REQUEST)
+        {
+            return;
+        }
+        if (!open)
+        {
+            RdmaIoHandler.closeQuietly(notice.id(), true);
+            return;
+        }
+        final RdmaChannel child = new RdmaChannel(this, notice.id(), notice.privateData());
+        // from now on the request's events go to the child, which takes them to its own event loop
+        notice.id().context(child);
+        accepted.add(child);
+        if (readPending || config.isAutoRead())
+        {
+            deliver();
+        }
+    }
+
+    private void deliver()
+    {
+        if (accepted.isEmpty())
+        {
+            return;
+        }
+        final RecvByteBufAllocator.Handle allocHandle = unsafe().recvBufAllocHandle();
+        allocHandle.reset(config);
+        boolean read = false;
+        RdmaChannel child;
+        while ((readPending || config.isAutoRead()) && (child = accepted.poll()) != null)
+        {
+            readPending = false;
+            read = true;
+            allocHandle.incMessagesRead(1);
+            pipeline().fireChannelRead(child);
+            if (!allocHandle.continueReading())
+            {
+                break;
+            }
+        }
+        if (read)
+        {
+            allocHandle.readComplete();
+            pipeline().fireChannelReadComplete();
+        }
+        if (!accepted.isEmpty() && config.isAutoRead() && !deliverScheduled)
+        {
+            deliverScheduled = true;
+            eventLoop().execute(() ->
+            {
+                deliverScheduled = false;
+                deliver();
+            });
+        }
+    }
+
+    /** Netty's options and {@code SO_BACKLOG}: the requests the connection manager keeps waiting. */
+    private final class ServerConfig extends DefaultChannelConfig
+    {
+        private volatile int backlog = DEFAULT_BACKLOG;
+
+        ServerConfig()
+        {
+            super(RdmaServerChannel.this, new ServerChannelRecvByteBufAllocator());
+        }
+
+        @Override
+        public Map<ChannelOption<?>, Object> getOptions()
+        {
+            return getOptions(super.getOptions(), ChannelOption.SO_BACKLOG);
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public <T> T getOption(final ChannelOption<T> option)
+        {
+            if (option == ChannelOption.SO_BACKLOG)
+            {
+                return (T)Integer.valueOf(backlog);
+            }
+            return super.getOption(option);
+        }
+
+        @Override
+        public <T> boolean setOption(final ChannelOption<T> option, final T value)
+        {
+            validate(option, value);
+            if (option == ChannelOption.SO_BACKLOG)
+            {
+                final int requested = (Integer)value;
+                if (requested < 1)
+                {
+                    throw new IllegalArgumentException("SO_BACKLOG " + requested + " is below 1");
+                }
+                backlog = requested;
+                return true;
+            }
+            return super.setOption(option, value);
+        }
+
+        @Override
+        protected void autoReadCleared()
+        {
+            readPending = false;
+        }
+    }
+
+    /** Netty's unsafe for the listener, and what it registers with the {@link RdmaIoHandler}. */
+    private final class ServerUnsafe extends AbstractUnsafe implements RdmaIoHandle
+    {
+        @Override
+        public void connect(final SocketAddress remoteAddress, final SocketAddress localAddress,
+            final ChannelPromise promise)
+        {
+            safeSetFailure(promise, new UnsupportedOperationException("a listener does not connect"));
+        }
+
+        @Override
+        public void handle(final IoRegistration ioRegistration, final IoEvent event)
+        {
+            // connection requests arrive through cmEvent
+        }
+
+        @Override
+        public void closeNow()
+        {
+            close(voidPromise());
+        }
+
+        @Override
+        public void close()
+        {
+            close(voidPromise());
+        }
+    }
+}
