@@ -1,0 +1,78 @@
+package io.rdma4j.netty;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.rdma4j.testing.TestNet;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Two loopback addresses of this JVM's own (a server's device and a client's) and one event loop group of the
+ * rdma4j transport with two loops, so that a server's children may land on another loop than their listener.
+ */
+final class NettyFixture implements AutoCloseable
+{
+    static
+    {
+        LeakCheck.install();
+    }
+
+    final InetAddress serverHost;
+    final InetAddress clientHost;
+    final MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(2, RdmaIoHandler.newFactory());
+
+    NettyFixture()
+    {
+        final int subnet = TestNet.nextSubnet();
+        serverHost = TestNet.address(subnet, 1);
+        clientHost = TestNet.address(subnet, 2);
+    }
+
+    /**
+     * @param childHandler the accepted channels' handler.
+     * @param childOptions options of the accepted channels.
+     * @return the bound listener.
+     * @throws InterruptedException if interrupted.
+     */
+    Channel server(final ChannelHandler childHandler, final Map<ChannelOption<?>, Object> childOptions)
+        throws InterruptedException
+    {
+        final ServerBootstrap bootstrap = new ServerBootstrap().group(group).channel(RdmaServerChannel.class)
+            .childHandler(childHandler);
+        childOptions.forEach((option, value) -> childOption(bootstrap, option, value));
+        return bootstrap.bind(new InetSocketAddress(serverHost, 0)).sync().channel();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> void childOption(final ServerBootstrap bootstrap, final ChannelOption<T> option,
+        final Object value)
+    {
+        bootstrap.childOption(option, (T)value);
+    }
+
+    /**
+     * @param target  the server.
+     * @param handler the client channel's handler.
+     * @return the connect's future.
+     */
+    ChannelFuture connect(final InetSocketAddress target, final ChannelHandler handler)
+    {
+        return new Bootstrap().group(group).channel(RdmaChannel.class).handler(handler)
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 10_000)
+            .connect(target, new InetSocketAddress(clientHost, 0));
+    }
+
+    @Override
+    public void close()
+    {
+        group.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+}

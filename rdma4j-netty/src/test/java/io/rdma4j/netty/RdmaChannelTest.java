@@ -1,0 +1,260 @@
+package io.rdma4j.netty;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ConnectTimeoutException;
+import io.rdma4j.testing.TestNet;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.nio.channels.ClosedChannelException;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The RC stream channel end to end over the software device on loopback: connecting, being refused, echoing,
+ * closing from either side.
+ */
+@Timeout(60)
+class RdmaChannelTest
+{
+    static
+    {
+        LeakCheck.install();
+    }
+
+    private NettyFixture net;
+
+    @BeforeEach
+    void start()
+    {
+        net = new NettyFixture();
+    }
+
+    @AfterEach
+    void stop()
+    {
+        net.close();
+    }
+
+    @AfterAll
+    static void noLeaks()
+    {
+        assertEquals(java.util.List.of(), LeakCheck.leaks(), "ByteBufs leaked");
+    }
+
+    /** Writes back what it reads, flushing at the end of each read. */
+    private static final class Echo extends ChannelInboundHandlerAdapter
+    {
+        @Override
+        public void channelRead(final ChannelHandlerContext ctx, final Object msg)
+        {
+            ctx.write(msg);
+        }
+
+        @Override
+        public void channelReadComplete(final ChannelHandlerContext ctx)
+        {
+            ctx.flush();
+        }
+    }
+
+    /** Completes with the accepted channel once it is active. */
+    private static final class Accepted extends ChannelInboundHandlerAdapter
+    {
+        final CompletableFuture<Channel> active = new CompletableFuture<>();
+
+        @Override
+        public void channelActive(final ChannelHandlerContext ctx)
+        {
+            active.complete(ctx.channel());
+            ctx.fireChannelActive();
+        }
+    }
+
+    private static byte[] randomBytes(final int length)
+    {
+        final byte[] data = new byte[length];
+        new Random(length).nextBytes(data);
+        return data;
+    }
+
+    @Test
+    void connects()
+        throws Exception
+    {
+        final Accepted accepted = new Accepted();
+        final Channel server = net.server(accepted, Map.of());
+        final InetSocketAddress listening = (InetSocketAddress)server.localAddress();
+        assertEquals(net.serverHost, listening.getAddress());
+        assertTrue(listening.getPort() > 0, "the listener has a port: " + listening);
+
+        final Channel client = net.connect(listening, new ChannelInboundHandlerAdapter()).sync().channel();
+        final Channel child = accepted.active.get(10, TimeUnit.SECONDS);
+        assertTrue(client.isActive());
+        assertTrue(child.isActive());
+        assertEquals(listening, client.remoteAddress());
+        assertEquals(net.clientHost, ((InetSocketAddress)client.localAddress()).getAddress());
+        assertEquals(client.localAddress(), child.remoteAddress());
+        assertEquals(server, child.parent());
+
+        client.close().sync();
+        assertTrue(child.closeFuture().await(10, TimeUnit.SECONDS), "the server side saw the disconnect");
+        server.close().sync();
+    }
+
+    @Test
+    void aPortNobodyListensOnRefusesTheConnection()
+        throws Exception
+    {
+        // the server's device exists (its listener makes it), but nobody listens on the port we call
+        final Channel server = net.server(new ChannelInboundHandlerAdapter(), Map.of());
+        final int port = ((InetSocketAddress)server.localAddress()).getPort();
+        final long start = System.nanoTime();
+        final ChannelFuture connect = net.connect(new InetSocketAddress(net.serverHost, port + 1),
+            new ChannelInboundHandlerAdapter());
+        assertTrue(connect.await(10, TimeUnit.SECONDS), "the connect ended");
+        assertInstanceOf(ConnectException.class, connect.cause());
+        assertFalse(connect.cause() instanceof ConnectTimeoutException, "refused, not timed out: " + connect.cause());
+        assertTrue(connect.cause().getMessage().contains("REJECTED"), connect.cause().getMessage());
+        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5), "a refusal is quick");
+        assertTrue(connect.channel().closeFuture().await(5, TimeUnit.SECONDS), "the failed channel is closed");
+        server.close().sync();
+    }
+
+    @Test
+    void aServerThatClosesTheChildRefusesTheConnection()
+        throws Exception
+    {
+        final Channel server = net.server(new ChannelInitializer<RdmaChannel>()
+        {
+            @Override
+            protected void initChannel(final RdmaChannel ch)
+            {
+                ch.close();
+            }
+        }, Map.of());
+        final ChannelFuture connect = net.connect((InetSocketAddress)server.localAddress(),
+            new ChannelInboundHandlerAdapter());
+        assertTrue(connect.await(10, TimeUnit.SECONDS), "the connect ended");
+        assertInstanceOf(ConnectException.class, connect.cause());
+        server.close().sync();
+    }
+
+    @Test
+    void anAddressWithNoDeviceTimesOutWithinTheConnectTimeout()
+        throws Exception
+    {
+        // nothing answers on this loopback address: the connect timeout bounds the wait
+        final InetSocketAddress nobody = new InetSocketAddress(TestNet.address(TestNet.nextSubnet(), 9), 4000);
+        final long start = System.nanoTime();
+        final ChannelFuture connect = new io.netty.bootstrap.Bootstrap().group(net.group).channel(RdmaChannel.class)
+            .handler(new ChannelInboundHandlerAdapter()).option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 1500)
+            .connect(nobody, new InetSocketAddress(net.clientHost, 0));
+        assertTrue(connect.await(10, TimeUnit.SECONDS), "the connect ended");
+        assertInstanceOf(ConnectException.class, connect.cause());
+        final long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertTrue(elapsedMs < 5000, "bounded by the connect timeout: " + elapsedMs + " ms");
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 64 * 1024, 16 * 1024 * 1024})
+    void echoes(final int length)
+        throws Exception
+    {
+        final Channel server = net.server(new Echo(), Map.of());
+        final Collector collector = new Collector(length);
+        final Channel client = net.connect((InetSocketAddress)server.localAddress(), collector).sync().channel();
+        final byte[] data = randomBytes(length);
+        client.writeAndFlush(Unpooled.wrappedBuffer(data)).sync();
+        final byte[] echoed = collector.done.get(40, TimeUnit.SECONDS);
+        assertEquals(length, echoed.length);
+        assertArrayEquals(data, echoed);
+        client.close().sync();
+        server.close().sync();
+    }
+
+    @Test
+    void closingTheClientClosesTheServerSide()
+        throws Exception
+    {
+        final Accepted accepted = new Accepted();
+        final Channel server = net.server(accepted, Map.of());
+        final Channel client = net.connect((InetSocketAddress)server.localAddress(),
+            new ChannelInboundHandlerAdapter()).sync().channel();
+        final Channel child = accepted.active.get(10, TimeUnit.SECONDS);
+        client.close().sync();
+        assertFalse(client.isOpen());
+        assertTrue(child.closeFuture().await(10, TimeUnit.SECONDS), "DISCONNECTED closed the server side");
+        final ChannelFuture late = client.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {1}));
+        assertTrue(late.await(5, TimeUnit.SECONDS));
+        assertInstanceOf(ClosedChannelException.class, late.cause());
+        server.close().sync();
+    }
+
+    @Test
+    void closingTheServerSideClosesTheClient()
+        throws Exception
+    {
+        // the server closes the connection on the first byte it reads
+        final Channel server = net.server(new ChannelInboundHandlerAdapter()
+        {
+            @Override
+            public void channelRead(final ChannelHandlerContext ctx, final Object msg)
+            {
+                ((ByteBuf)msg).release();
+                ctx.close();
+            }
+        }, Map.of());
+        final Collector collector = new Collector(1);
+        final Channel client = net.connect((InetSocketAddress)server.localAddress(), collector).sync().channel();
+        client.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {42})).sync();
+        collector.inactive.get(10, TimeUnit.SECONDS);
+        assertTrue(client.closeFuture().await(10, TimeUnit.SECONDS));
+        assertFalse(client.isActive());
+        final ChannelFuture late = client.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {1}));
+        assertTrue(late.await(5, TimeUnit.SECONDS));
+        assertInstanceOf(ClosedChannelException.class, late.cause());
+        server.close().sync();
+    }
+
+    @Test
+    void closeAfterWriteDeliversEverythingFirst()
+        throws Exception
+    {
+        final int length = 2 * 1024 * 1024;
+        final Collector collector = new Collector(length);
+        final Channel server = net.server(collector, Map.of());
+        final Channel client = net.connect((InetSocketAddress)server.localAddress(),
+            new ChannelInboundHandlerAdapter()).sync().channel();
+        final byte[] data = randomBytes(length);
+        // the write's promise completes when the bytes are posted, long before the peer has them all
+        client.writeAndFlush(Unpooled.wrappedBuffer(data)).addListener(ChannelFutureListener.CLOSE);
+        assertArrayEquals(data, collector.done.get(30, TimeUnit.SECONDS));
+        collector.inactive.get(10, TimeUnit.SECONDS);
+        assertTrue(client.closeFuture().await(10, TimeUnit.SECONDS));
+        server.close().sync();
+    }
+}
