@@ -234,7 +234,7 @@ public class RdmaChannel extends AbstractChannel implements CmSink
             endpoint = new RdmaEndpoint(handler, id, config.getReceiveBuffers(), config.getBufferSize(),
                 config.getSendBuffers(), new Owner());
             endpoint.peer(peerData);
-            id.accept(RdmaEndpoint.connParam(config.getReceiveBuffers(), config.getBufferSize()));
+            id.accept(RdmaEndpoint.connParam(config));
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -291,7 +291,7 @@ public class RdmaChannel extends AbstractChannel implements CmSink
                 {
                     if (current == State.CONNECTING)
                     {
-                        id.connect(RdmaEndpoint.connParam(config.getReceiveBuffers(), config.getBufferSize()));
+                        id.connect(RdmaEndpoint.connParam(config));
                     }
                 }
                 case ESTABLISHED -> established(current, notice);

@@ -20,10 +20,13 @@ public final class RdmaChannelConfig extends DefaultChannelConfig
     public static final int DEFAULT_SEND_BUFFERS = 16;
     /** Bytes per buffer by default. */
     public static final int DEFAULT_BUFFER_SIZE = 64 * 1024;
+    /** SEND retries by default: a finite count, so a vanished peer fails the channel (7 would retry for ever). */
+    public static final int DEFAULT_RETRY_COUNT = 6;
 
     private volatile int receiveBuffers = DEFAULT_RECEIVE_BUFFERS;
     private volatile int sendBuffers = DEFAULT_SEND_BUFFERS;
     private volatile int bufferSize = DEFAULT_BUFFER_SIZE;
+    private volatile int retryCount = DEFAULT_RETRY_COUNT;
     private final Runnable autoReadCleared;
 
     RdmaChannelConfig(final Channel channel, final Runnable autoReadCleared)
@@ -36,7 +39,7 @@ public final class RdmaChannelConfig extends DefaultChannelConfig
     public Map<ChannelOption<?>, Object> getOptions()
     {
         return getOptions(super.getOptions(), RdmaChannelOption.RECEIVE_BUFFERS, RdmaChannelOption.SEND_BUFFERS,
-            RdmaChannelOption.BUFFER_SIZE);
+            RdmaChannelOption.BUFFER_SIZE, RdmaChannelOption.RETRY_COUNT);
     }
 
     @Override
@@ -54,6 +57,10 @@ public final class RdmaChannelConfig extends DefaultChannelConfig
         if (option == RdmaChannelOption.BUFFER_SIZE)
         {
             return (T)Integer.valueOf(bufferSize);
+        }
+        if (option == RdmaChannelOption.RETRY_COUNT)
+        {
+            return (T)Integer.valueOf(retryCount);
         }
         return super.getOption(option);
     }
@@ -73,6 +80,10 @@ public final class RdmaChannelConfig extends DefaultChannelConfig
         else if (option == RdmaChannelOption.BUFFER_SIZE)
         {
             setBufferSize((Integer)value);
+        }
+        else if (option == RdmaChannelOption.RETRY_COUNT)
+        {
+            setRetryCount((Integer)value);
         }
         else
         {
@@ -145,6 +156,28 @@ public final class RdmaChannelConfig extends DefaultChannelConfig
             throw new IllegalArgumentException("BUFFER_SIZE " + size + " is outside 1..2^30");
         }
         bufferSize = size;
+        return this;
+    }
+
+    /**
+     * @return SEND retries before the connection fails.
+     */
+    public int getRetryCount()
+    {
+        return retryCount;
+    }
+
+    /**
+     * @param count SEND retries, 0..7 (7: for ever).
+     * @return this.
+     */
+    public RdmaChannelConfig setRetryCount(final int count)
+    {
+        if (count < 0 || count > 7)
+        {
+            throw new IllegalArgumentException("RETRY_COUNT " + count + " is outside 0..7");
+        }
+        retryCount = count;
         return this;
     }
 

@@ -29,6 +29,15 @@ public final class RdmaChannelOption
     public static final ChannelOption<Integer> SEND_BUFFERS =
         ChannelOption.valueOf(RdmaChannelOption.class, "SEND_BUFFERS");
 
+    /**
+     * How often an unacknowledged SEND is sent again before the connection fails ({@code retry_cnt}, 0..7). Each
+     * try waits the connection manager's ACK timeout (about 2 s on RoCE), so this bounds how long a vanished
+     * peer goes unnoticed while there is data for it. 7 means for ever, as on Linux rxe.
+     * {@value RdmaChannelConfig#DEFAULT_RETRY_COUNT} by default.
+     */
+    public static final ChannelOption<Integer> RETRY_COUNT =
+        ChannelOption.valueOf(RdmaChannelOption.class, "RETRY_COUNT");
+
     private RdmaChannelOption()
     {
     }

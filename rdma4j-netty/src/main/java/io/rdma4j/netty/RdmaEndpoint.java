@@ -233,14 +233,14 @@ final class RdmaEndpoint
     }
 
     /**
-     * @param recvCount receives this side posts.
-     * @param recvSize  bytes each.
+     * @param config the channel's configuration.
      * @return the parameters of a connect or accept: never an RNR retry, since credits rule RNR out and one
      *         would be a bug to report, not to hide.
      */
-    static ConnParam connParam(final int recvCount, final int recvSize)
+    static ConnParam connParam(final RdmaChannelConfig config)
     {
-        return ConnParam.builder().privateData(privateData(recvCount, recvSize)).rnrRetryCount(0).build();
+        return ConnParam.builder().privateData(privateData(config.getReceiveBuffers(), config.getBufferSize()))
+            .retryCount(config.getRetryCount()).rnrRetryCount(0).build();
     }
 
     /**
