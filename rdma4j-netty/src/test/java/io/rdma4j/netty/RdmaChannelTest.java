@@ -5,6 +5,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
@@ -65,7 +66,8 @@ class RdmaChannelTest
         assertEquals(java.util.List.of(), LeakCheck.leaks(), "ByteBufs leaked");
     }
 
-    /** Writes back what it reads, flushing at the end of each read. */
+    /** Writes back what it reads, flushing at the end of each read; stateless, so one serves every child. */
+    @ChannelHandler.Sharable
     private static final class Echo extends ChannelInboundHandlerAdapter
     {
         @Override
@@ -193,6 +195,39 @@ class RdmaChannelTest
         assertEquals(length, echoed.length);
         assertArrayEquals(data, echoed);
         client.close().sync();
+        server.close().sync();
+    }
+
+    @Test
+    void manyConnectionsEchoAtOnce()
+        throws Exception
+    {
+        // eight connections over the group's two loops: children land on either, their events cross loops
+        final int connections = 8;
+        final int length = 256 * 1024;
+        final Channel server = net.server(new Echo(), Map.of());
+        final Collector[] collectors = new Collector[connections];
+        final Channel[] clients = new Channel[connections];
+        final byte[][] data = new byte[connections][];
+        for (int i = 0; i < connections; i++)
+        {
+            collectors[i] = new Collector(length);
+            clients[i] = net.connect((InetSocketAddress)server.localAddress(), collectors[i]).sync().channel();
+        }
+        for (int i = 0; i < connections; i++)
+        {
+            data[i] = randomBytes(length + i);
+            clients[i].writeAndFlush(Unpooled.wrappedBuffer(data[i], 0, length));
+        }
+        for (int i = 0; i < connections; i++)
+        {
+            assertArrayEquals(java.util.Arrays.copyOf(data[i], length), collectors[i].done.get(40, TimeUnit.SECONDS),
+                "connection " + i);
+        }
+        for (final Channel client : clients)
+        {
+            client.close().sync();
+        }
         server.close().sync();
     }
 
