@@ -4,6 +4,9 @@ import io.netty.channel.IoEvent;
 import io.rdma4j.cm.CmEvent;
 import io.rdma4j.cm.CmEventType;
 import io.rdma4j.cm.CmId;
+import io.rdma4j.cm.UdParam;
+
+import java.net.InetSocketAddress;
 
 /**
  * What the transport needs of a connection-manager event, copied out so the event can be acknowledged at once:
@@ -16,8 +19,11 @@ import io.rdma4j.cm.CmId;
  * @param status      the event's status.
  * @param description the status in words.
  * @param privateData the peer's private data, or null.
+ * @param udParam     for multicast and SIDR events, the address vector, QPN and Q_Key; else null.
+ * @param group       for multicast events, the group; else null.
  */
-record CmNotice(CmEventType type, CmId id, CmId listenId, int status, String description, byte[] privateData)
+record CmNotice(CmEventType type, CmId id, CmId listenId, int status, String description, byte[] privateData,
+    UdParam udParam, InetSocketAddress group)
     implements IoEvent
 {
     /**
@@ -28,7 +34,7 @@ record CmNotice(CmEventType type, CmId id, CmId listenId, int status, String des
     {
         final byte[] data = event.connParam() == null ? null : event.connParam().privateData();
         return new CmNotice(event.type(), event.id(), event.listenId(), event.status(), event.statusDescription(),
-            data);
+            data, event.udParam(), event.multicastAddress());
     }
 
     /**

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.rdma4j.cm.CmId;
 import io.rdma4j.cm.ConnParam;
 import io.rdma4j.verbs.AccessFlag;
+import io.rdma4j.verbs.CompletionChannel;
 import io.rdma4j.verbs.CompletionQueue;
 import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.Errno;
@@ -49,7 +50,7 @@ import java.util.concurrent.TimeUnit;
  * so updates do not answer each other. A reader that stops reading holds its buffers, the credits stop, and the
  * writer's bytes wait in its channel's outbound buffer, where Netty's water marks turn the channel unwritable.
  */
-final class RdmaEndpoint
+final class RdmaEndpoint implements CqConsumer
 {
     /** Private data of both sides: this magic, then the receive count and size, big-endian. */
     static final int MAGIC = 0x52444e31;
@@ -149,8 +150,9 @@ final class RdmaEndpoint
         boolean qpMade = false;
         try
         {
-            madeCq = verbs.createCq(sqDepth + recvCount, handler.holdCompletionChannel(verbs), 0);
+            final CompletionChannel channel = handler.holdCompletionChannel(verbs);
             held = true;
+            madeCq = verbs.createCq(sqDepth + recvCount, channel, 0);
             this.qp = id.createQp(null, QpInitAttr.of(QpType.RC, madeCq, QpCap.of(sqDepth, recvCount)));
             qpMade = true;
             final ProtectionDomain pd = qp.pd();
@@ -274,17 +276,20 @@ final class RdmaEndpoint
         connected = true;
     }
 
-    CompletionQueue cq()
+    @Override
+    public CompletionQueue cq()
     {
         return cq;
     }
 
-    boolean lingering()
+    @Override
+    public boolean lingering()
     {
         return state == State.LINGERING;
     }
 
-    long lingerDeadline()
+    @Override
+    public long lingerDeadline()
     {
         return lingerDeadline;
     }
@@ -405,7 +410,8 @@ final class RdmaEndpoint
      * Take every completion: the CQ announced some. Re-arms first, so one that comes while this runs announces
      * itself again rather than waiting for the next.
      */
-    void onCompletions()
+    @Override
+    public void onCompletions()
     {
         if (state == State.CLOSED)
         {
@@ -534,7 +540,8 @@ final class RdmaEndpoint
     }
 
     /** Tear down now, whatever is still in flight: the event loop is going away or the linger ran out. */
-    void forceClose()
+    @Override
+    public void forceClose()
     {
         owner = null;
         if (state != State.CLOSED)
@@ -566,7 +573,8 @@ final class RdmaEndpoint
      *
      * @return true when done; false to be called again.
      */
-    boolean finishRetiring()
+    @Override
+    public boolean finishRetiring()
     {
         if (retired)
         {

@@ -54,9 +54,9 @@ public final class RdmaIoHandler implements IoHandler
     private final ConcurrentLinkedQueue<Object> ready = new ConcurrentLinkedQueue<>();
     private final Set<Registration> registrations = new HashSet<>();
     private final Map<Context, CqWaiter> cqWaiters = new HashMap<>();
-    private final Map<CompletionQueue, RdmaEndpoint> endpoints = new IdentityHashMap<>();
+    private final Map<CompletionQueue, CqConsumer> endpoints = new IdentityHashMap<>();
     /** Endpoints torn down whose CQ, device hold and id are still to be let go (see {@link #retire}). */
-    private final List<RdmaEndpoint> retiring = new ArrayList<>();
+    private final List<CqConsumer> retiring = new ArrayList<>();
     private volatile Thread loopThread;
     private EventChannel eventChannel;
     private Thread cmWaiter;
@@ -108,7 +108,7 @@ public final class RdmaIoHandler implements IoHandler
         {
             if (item instanceof CompletionQueue cq)
             {
-                final RdmaEndpoint endpoint = endpoints.get(cq);
+                final CqConsumer endpoint = endpoints.get(cq);
                 if (endpoint != null)
                 {
                     endpoint.onCompletions();
@@ -196,7 +196,7 @@ public final class RdmaIoHandler implements IoHandler
     @Override
     public void destroy()
     {
-        for (final RdmaEndpoint endpoint : new ArrayList<>(endpoints.values()))
+        for (final CqConsumer endpoint : new ArrayList<>(endpoints.values()))
         {
             endpoint.forceClose();
         }
@@ -210,7 +210,7 @@ public final class RdmaIoHandler implements IoHandler
         }
         // the waiting threads are gone, so no CQ event can be held unacknowledged any more
         retryRetiring();
-        for (final RdmaEndpoint endpoint : retiring)
+        for (final CqConsumer endpoint : retiring)
         {
             LOG.log(System.Logger.Level.WARNING, "a connection's completion queue could not be closed: " + endpoint);
         }
@@ -402,7 +402,7 @@ public final class RdmaIoHandler implements IoHandler
     }
 
     /** Start handling an endpoint's completions; on the loop thread. */
-    void add(final RdmaEndpoint endpoint)
+    void add(final CqConsumer endpoint)
     {
         endpoints.put(endpoint.cq(), endpoint);
     }
@@ -412,7 +412,7 @@ public final class RdmaIoHandler implements IoHandler
      * still hold an unacknowledged event of it (a thread that has just taken one makes the close EBUSY until it
      * acknowledges), then its hold on the completion channel, then its id.
      */
-    void retire(final RdmaEndpoint endpoint)
+    void retire(final CqConsumer endpoint)
     {
         if (endpoints.remove(endpoint.cq()) != null)
         {
@@ -423,7 +423,7 @@ public final class RdmaIoHandler implements IoHandler
 
     private void retryRetiring()
     {
-        for (final Iterator<RdmaEndpoint> it = retiring.iterator(); it.hasNext(); )
+        for (final Iterator<CqConsumer> it = retiring.iterator(); it.hasNext(); )
         {
             if (it.next().finishRetiring())
             {
@@ -435,7 +435,7 @@ public final class RdmaIoHandler implements IoHandler
     private long nextLingerDeadline()
     {
         long deadline = Long.MAX_VALUE;
-        for (final RdmaEndpoint endpoint : endpoints.values())
+        for (final CqConsumer endpoint : endpoints.values())
         {
             if (endpoint.lingering())
             {
@@ -456,7 +456,7 @@ public final class RdmaIoHandler implements IoHandler
             return;
         }
         final long now = System.nanoTime();
-        for (final RdmaEndpoint endpoint : new ArrayList<>(endpoints.values()))
+        for (final CqConsumer endpoint : new ArrayList<>(endpoints.values()))
         {
             if (endpoint.lingering() && now - endpoint.lingerDeadline() >= 0)
             {
