@@ -7,6 +7,11 @@
  * sender never posts more SENDs than its peer has receives posted, so there is no receiver-not-ready retry and
  * no unbounded queue; a reader that stops reading stops the credits, and the writer's channel turns unwritable
  * at its high water mark.
+ * An {@link io.rdma4j.netty.RdmaDatagramChannel} is Netty's {@code DatagramChannel} over a UD QP, for multicast:
+ * {@code joinGroup} and {@code leaveGroup} are the connection manager's join and leave.
+ * <p>
+ * The handler's loop thread parks when idle; the event channel and each device's completion channel are waited
+ * on by one small thread each, which wakes the loop (rdma4j offers no call that waits on several channels).
  * <pre>{@code
  * EventLoopGroup group = new MultiThreadIoEventLoopGroup(RdmaIoHandler.newFactory());
  * new ServerBootstrap().group(group).channel(RdmaServerChannel.class).childHandler(...).bind(address);
