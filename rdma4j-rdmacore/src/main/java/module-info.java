@@ -9,5 +9,5 @@ module io.rdma4j.rdmacore
 {
     requires io.rdma4j.api;
 
-    provides io.rdma4j.spi.RdmaProvider with io.rdma4j.rdmacore.NativeProvider;
+    provides io.rdma4j.spi.RdmaProvider with io.rdma4j.rdmacore.provider.NativeProvider;
 }

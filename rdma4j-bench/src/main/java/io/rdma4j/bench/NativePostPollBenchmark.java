@@ -1,6 +1,6 @@
 package io.rdma4j.bench;
 
-import io.rdma4j.rdmacore.NativeProvider;
+import io.rdma4j.rdmacore.provider.NativeProvider;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.AhAttr;

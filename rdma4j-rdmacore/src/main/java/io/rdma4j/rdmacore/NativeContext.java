@@ -89,7 +89,7 @@ public final class NativeContext implements Context
         final String name = ((MemorySegment)Ibverbs.call("ibv_get_device_name", ibvDevice))
             .reinterpret(Long.MAX_VALUE).getString(0);
         NativeDevice device = null;
-        for (final var listed : new NativeProvider().devices())
+        for (final var listed : NativeDevices.list())
         {
             if (listed.name().equals(name))
             {

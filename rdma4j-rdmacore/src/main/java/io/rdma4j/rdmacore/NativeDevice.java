@@ -37,7 +37,7 @@ public final class NativeDevice implements Device
     @Override
     public String provider()
     {
-        return NativeProvider.NAME;
+        return NativeDevices.PROVIDER_NAME;
     }
 
     /**

@@ -4,6 +4,7 @@ import io.rdma4j.cm.CmId;
 import io.rdma4j.cm.EventChannel;
 import io.rdma4j.cm.PortSpace;
 import io.rdma4j.cm.RdmaCm;
+import io.rdma4j.rdmacore.provider.NativeProvider;
 import io.rdma4j.soft.cm.SoftEventChannel;
 import org.junit.jupiter.api.Test;
 

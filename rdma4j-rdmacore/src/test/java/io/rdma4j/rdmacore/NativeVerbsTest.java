@@ -2,6 +2,7 @@ package io.rdma4j.rdmacore;
 
 import io.rdma4j.rdmacore.abi.CLayout;
 import io.rdma4j.rdmacore.abi.IbvQpInitAttr;
+import io.rdma4j.rdmacore.provider.NativeProvider;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.DeviceAttr;
 import io.rdma4j.verbs.Errno;

@@ -1,5 +1,6 @@
 package io.rdma4j.rdmacore;
 
+import io.rdma4j.rdmacore.provider.NativeProvider;
 import io.rdma4j.verbs.Device;
 import io.rdma4j.verbs.Verbs;
 import org.junit.jupiter.api.BeforeAll;

@@ -37,9 +37,8 @@ final class Rxe
      */
     static NativeDevice device()
     {
-        final NativeProvider provider = new NativeProvider();
-        final List<Device> devices = provider.devices();
-        assumeTrue(!devices.isEmpty(), () -> "no native RDMA device: " + provider.unavailableReason());
+        final List<Device> devices = NativeDevices.list();
+        assumeTrue(!devices.isEmpty(), () -> "no native RDMA device: " + NativeDevices.unavailableReason());
         return (NativeDevice)devices.getFirst();
     }
 

@@ -103,7 +103,8 @@ class ModulePathTest
         // the stat file's reader goes to the tools alone
         assertTrue(soft.isExported("io.rdma4j.soft.stat", tools));
         assertFalse(soft.isExported("io.rdma4j.soft.stat", api));
-        for (final String internal : List.of("io.rdma4j.rdmacore", "io.rdma4j.rdmacore.abi", "io.rdma4j.rdmacore.cm"))
+        for (final String internal : List.of("io.rdma4j.rdmacore", "io.rdma4j.rdmacore.abi", "io.rdma4j.rdmacore.cm",
+            "io.rdma4j.rdmacore.provider"))
         {
             assertFalse(rdmacore.isExported(internal), internal + " is exported");
         }
@@ -127,7 +128,8 @@ class ModulePathTest
         final List<String> providers = ServiceLoader.load(layer, service).stream()
             .map(p -> p.type().getName()).sorted().toList();
 
-        assertEquals(List.of("io.rdma4j.rdmacore.NativeProvider", "io.rdma4j.soft.provider.SoftProvider"), providers);
+        assertEquals(List.of("io.rdma4j.rdmacore.provider.NativeProvider", "io.rdma4j.soft.provider.SoftProvider"),
+            providers);
         assertTrue(layer.configuration().findModule("io.rdma4j.rdmacore").isPresent());
     }
 

@@ -1,8 +1,5 @@
 package io.rdma4j.rdmacore;
 
-import io.rdma4j.cm.EventChannel;
-import io.rdma4j.rdmacore.cm.NativeEventChannel;
-import io.rdma4j.spi.RdmaProvider;
 import io.rdma4j.verbs.Device;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.RdmaException;
@@ -10,42 +7,34 @@ import io.rdma4j.verbs.RdmaException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The native provider: the RDMA devices of this machine (a NIC's, or Soft-RoCE's rxe) through rdma-core's
- * libibverbs, called with the FFM API. Without libibverbs, or with it and no device, it lists nothing and
- * {@link #unavailableReason()} says why in one sentence; nothing is thrown.
+ * The RDMA devices of this machine (a NIC's, or Soft-RoCE's rxe) as libibverbs lists them. Without
+ * libibverbs, or with it and no device, the list is empty and {@link #unavailableReason()} says why in one
+ * sentence; nothing is thrown.
  * <p>
- * The device list is read once per process and kept (the devices stay referenced for as long as contexts on
- * them may be opened): a device added later is seen by the next process.
+ * The list is read once per process and kept (the devices stay referenced for as long as contexts on them may
+ * be opened): a device added later is seen by the next process.
  */
-public final class NativeProvider implements RdmaProvider
+public final class NativeDevices
 {
-    /** The provider's name, also what {@code rdma4j.provider} selects. */
-    public static final String NAME = "native";
+    /** The native engine's name: every native device's provider, and what {@code rdma4j.provider} selects. */
+    public static final String PROVIDER_NAME = "native";
 
     private static final Object LOCK = new Object();
     private static List<Device> devices;
     private static String unavailableReason;
 
-    @Override
-    public String name()
+    private NativeDevices()
     {
-        return NAME;
     }
 
-    @Override
-    public int priority()
-    {
-        // real hardware (or the kernel's rxe) is preferred to the software device when both have devices
-        return 50;
-    }
-
-    @Override
-    public List<Device> devices()
+    /**
+     * @return the devices, empty when there are none or libibverbs is missing.
+     */
+    public static List<Device> list()
     {
         synchronized (LOCK)
         {
@@ -54,29 +43,16 @@ public final class NativeProvider implements RdmaProvider
         }
     }
 
-    @Override
-    public String unavailableReason()
+    /**
+     * @return why there is no device, or null when there are some.
+     */
+    public static String unavailableReason()
     {
         synchronized (LOCK)
         {
             discover();
             return unavailableReason;
         }
-    }
-
-    @Override
-    public EventChannel createEventChannel()
-    {
-        return NativeEventChannel.create();
-    }
-
-    /**
-     * librdmacm is asked: an address that {@code rdma_bind_addr} accepts is one of a native device's.
-     */
-    @Override
-    public boolean ownsAddress(final InetAddress address)
-    {
-        return !address.isAnyLocalAddress() && !devices().isEmpty() && NativeEventChannel.canBind(address);
     }
 
     private static void discover()
