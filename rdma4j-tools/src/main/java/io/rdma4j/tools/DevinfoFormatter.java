@@ -1,5 +1,6 @@
 package io.rdma4j.tools;
 
+import io.rdma4j.tools.common.GidText;
 import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.DeviceAttr;
 import io.rdma4j.verbs.Gid;

@@ -2,6 +2,7 @@ package io.rdma4j.tools;
 
 import io.rdma4j.cm.CmId;
 import io.rdma4j.cm.UdParam;
+import io.rdma4j.tools.common.Closing;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.CompletionChannel;

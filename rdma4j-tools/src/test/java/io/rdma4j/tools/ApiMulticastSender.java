@@ -8,6 +8,7 @@ import io.rdma4j.cm.JoinFlags;
 import io.rdma4j.cm.PortSpace;
 import io.rdma4j.cm.RdmaCm;
 import io.rdma4j.cm.UdParam;
+import io.rdma4j.tools.common.Closing;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.CompletionQueue;

@@ -2,6 +2,7 @@ package io.rdma4j.tools;
 
 import io.rdma4j.cm.EventChannel;
 import io.rdma4j.soft.cm.SoftEventChannel;
+import io.rdma4j.tools.common.DeviceOption;
 import io.rdma4j.verbs.Device;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.RdmaException;

@@ -1,6 +1,6 @@
 package io.rdma4j.tools.perf;
 
-import io.rdma4j.tools.pingpong.SoftAddress;
+import io.rdma4j.tools.common.SoftAddress;
 import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.RdmaException;
 import picocli.CommandLine;

@@ -1,6 +1,6 @@
 package io.rdma4j.tools.perf;
 
-import io.rdma4j.tools.HistogramLogFile;
+import io.rdma4j.tools.common.HistogramLogFile;
 import io.rdma4j.verbs.QpType;
 import org.HdrHistogram.Histogram;
 

@@ -1,6 +1,6 @@
 package io.rdma4j.tools.pingpong;
 
-import io.rdma4j.tools.GidText;
+import io.rdma4j.tools.common.GidText;
 import io.rdma4j.verbs.Gid;
 
 import java.nio.charset.StandardCharsets;

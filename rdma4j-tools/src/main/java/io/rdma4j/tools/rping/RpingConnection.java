@@ -2,7 +2,7 @@ package io.rdma4j.tools.rping;
 
 import io.rdma4j.cm.CmId;
 import io.rdma4j.cm.ConnParam;
-import io.rdma4j.tools.Closing;
+import io.rdma4j.tools.common.Closing;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.CompletionChannel;
 import io.rdma4j.verbs.CompletionQueue;

@@ -1,7 +1,7 @@
 package io.rdma4j.tools.udaddy;
 
 import io.rdma4j.cm.CmId;
-import io.rdma4j.tools.Closing;
+import io.rdma4j.tools.common.Closing;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.AhAttr;

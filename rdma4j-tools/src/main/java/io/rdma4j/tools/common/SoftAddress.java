@@ -1,4 +1,4 @@
-package io.rdma4j.tools.pingpong;
+package io.rdma4j.tools.common;
 
 import java.io.IOException;
 import java.net.DatagramSocket;
@@ -10,11 +10,11 @@ import java.net.SocketException;
 import java.net.UnknownHostException;
 
 /**
- * Which address this process's soft device takes. Every soft device owns UDP 4791 on its address,
- * so two pingpong processes on one machine need two addresses: the server keeps the provider's
- * default (127.0.0.1), and a client whose server is on this machine moves to the first free
- * 127.0.0.x from 127.0.0.2 unless told otherwise; a client of an IPv6 server needs an address
- * given, IPv6 loopback being one address only.
+ * Which address this process's soft device takes, for the tools that run as a server or a client (pingpong,
+ * perf, rping, udaddy). Every soft device owns UDP 4791 on its address, so two such processes on one machine
+ * need two addresses: the server keeps the provider's default (127.0.0.1), and a client whose server is on
+ * this machine moves to the first free 127.0.0.x from 127.0.0.2 unless told otherwise; a client of an IPv6
+ * server needs an address given, IPv6 loopback being one address only.
  */
 public final class SoftAddress
 {

@@ -1,4 +1,4 @@
-package io.rdma4j.tools.pingpong;
+package io.rdma4j.tools.common;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

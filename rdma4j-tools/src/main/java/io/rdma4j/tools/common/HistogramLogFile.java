@@ -1,4 +1,4 @@
-package io.rdma4j.tools;
+package io.rdma4j.tools.common;
 
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramLogWriter;
