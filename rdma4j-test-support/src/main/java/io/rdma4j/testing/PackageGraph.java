@@ -1,6 +1,21 @@
 package io.rdma4j.testing;
 
 import java.io.IOException;
+import java.lang.classfile.Annotation;
+import java.lang.classfile.AnnotationValue;
+import java.lang.classfile.Attribute;
+import java.lang.classfile.AttributedElement;
+import java.lang.classfile.Attributes;
+import java.lang.classfile.ClassFile;
+import java.lang.classfile.ClassModel;
+import java.lang.classfile.attribute.AnnotationDefaultAttribute;
+import java.lang.classfile.attribute.RuntimeInvisibleAnnotationsAttribute;
+import java.lang.classfile.attribute.RuntimeInvisibleParameterAnnotationsAttribute;
+import java.lang.classfile.attribute.RuntimeInvisibleTypeAnnotationsAttribute;
+import java.lang.classfile.attribute.RuntimeVisibleAnnotationsAttribute;
+import java.lang.classfile.attribute.RuntimeVisibleParameterAnnotationsAttribute;
+import java.lang.classfile.attribute.RuntimeVisibleTypeAnnotationsAttribute;
+import java.lang.constant.ClassDesc;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
@@ -40,7 +55,9 @@ import java.util.stream.Stream;
  * <p>
  * jdeps reads the compiled classes, so it sees what the compiler kept: a reference that javac folded away
  * (a compile-time constant) makes no edge, and neither does a name that only appears in a comment or a
- * {@code {@link}} in Javadoc.
+ * {@code {@link}} in Javadoc. jdeps also skips the classes named in annotation values (picocli's
+ * {@code converter = CNumber.class}, an enum constant), which are imports all the same: this class reads
+ * those itself with the JDK's class-file API and adds them to jdeps' edges.
  */
 public final class PackageGraph
 {
@@ -173,6 +190,7 @@ public final class PackageGraph
                     references.add(new ClassEdge(m.group(1), m.group(2)));
                 }
             }
+            references.addAll(annotationReferences(copy));
             return new PackageGraph(classes.toString(), packages, references);
         }
         catch (final IOException ex)
@@ -392,6 +410,96 @@ public final class PackageGraph
                     found.add(component);
                 }
             }
+        }
+    }
+
+    /**
+     * @param classes a directory of class files.
+     * @return each class's references to the classes that its annotations' values name.
+     */
+    static List<ClassEdge> annotationReferences(final Path classes) throws IOException
+    {
+        final List<ClassEdge> references = new ArrayList<>();
+        final List<Path> files;
+        try (Stream<Path> walk = Files.walk(classes))
+        {
+            files = walk.filter(f -> f.toString().endsWith(".class")).toList();
+        }
+        for (final Path file : files)
+        {
+            final ClassModel model = ClassFile.of().parse(Files.readAllBytes(file));
+            final String from = model.thisClass().asInternalName().replace('/', '.');
+            final Set<String> named = new TreeSet<>();
+            annotated(model, named);
+            model.fields().forEach(f -> annotated(f, named));
+            model.methods().forEach(m -> annotated(m, named));
+            model.findAttribute(Attributes.record()).ifPresent(r ->
+                r.components().forEach(c -> annotated(c, named)));
+            named.forEach(to -> references.add(new ClassEdge(from, to)));
+        }
+        return references;
+    }
+
+    private static void annotated(final AttributedElement element, final Set<String> named)
+    {
+        for (final Attribute<?> attribute : element.attributes())
+        {
+            switch (attribute)
+            {
+                case RuntimeVisibleAnnotationsAttribute a ->
+                    a.annotations().forEach(x -> annotation(x, named));
+                case RuntimeInvisibleAnnotationsAttribute a ->
+                    a.annotations().forEach(x -> annotation(x, named));
+                case RuntimeVisibleParameterAnnotationsAttribute a ->
+                    a.parameterAnnotations().forEach(p -> p.forEach(x -> annotation(x, named)));
+                case RuntimeInvisibleParameterAnnotationsAttribute a ->
+                    a.parameterAnnotations().forEach(p -> p.forEach(x -> annotation(x, named)));
+                case RuntimeVisibleTypeAnnotationsAttribute a ->
+                    a.annotations().forEach(x -> annotation(x.annotation(), named));
+                case RuntimeInvisibleTypeAnnotationsAttribute a ->
+                    a.annotations().forEach(x -> annotation(x.annotation(), named));
+                case AnnotationDefaultAttribute a -> value(a.defaultValue(), named);
+                default ->
+                {
+                    // the rest name their classes where jdeps looks (constant pool, descriptors, signatures);
+                    // type annotations inside method bodies are not read
+                }
+            }
+        }
+    }
+
+    private static void annotation(final Annotation annotation, final Set<String> named)
+    {
+        name(annotation.classSymbol(), named);
+        annotation.elements().forEach(e -> value(e.value(), named));
+    }
+
+    private static void value(final AnnotationValue value, final Set<String> named)
+    {
+        switch (value)
+        {
+            case AnnotationValue.OfClass c -> name(c.classSymbol(), named);
+            case AnnotationValue.OfEnum e -> name(e.classSymbol(), named);
+            case AnnotationValue.OfAnnotation a -> annotation(a.annotation(), named);
+            case AnnotationValue.OfArray a -> a.values().forEach(v -> value(v, named));
+            default ->
+            {
+                // a constant names no class
+            }
+        }
+    }
+
+    private static void name(final ClassDesc type, final Set<String> named)
+    {
+        ClassDesc element = type;
+        while (element.isArray())
+        {
+            element = element.componentType();
+        }
+        if (element.isClassOrInterface())
+        {
+            final String descriptor = element.descriptorString();
+            named.add(descriptor.substring(1, descriptor.length() - 1).replace('/', '.'));
         }
     }
 

@@ -122,6 +122,28 @@ class PackageGraphTest
         assertDoesNotThrow(() -> graph.assertCyclesExactly(Set.of(Set.of("p.a", "p.b"))));
     }
 
+    @Test
+    void shouldSeeTheClassesThatAnnotationValuesName(@TempDir final Path dir) throws IOException
+    {
+        final Path src = dir.resolve("src");
+        final Path classes = dir.resolve("classes");
+        // jdeps alone sees the annotation's type but not the classes and enums its values name
+        write(src.resolve("p/m/Uses.java"), "package p.m; public @interface Uses { Class<?>[] value(); " +
+            "java.lang.annotation.ElementType kind() default java.lang.annotation.ElementType.TYPE; }");
+        write(src.resolve("p/a/A.java"), "package p.a; @p.m.Uses({String.class, p.b.B[].class}) public class A { " +
+            "void m(@p.m.Uses(p.c.C.class) int x) {} }");
+        write(src.resolve("p/b/B.java"), "package p.b; public class B { p.a.A a; }");
+        write(src.resolve("p/c/C.java"), "package p.c; public class C {}");
+        compile(classes, List.of(), src);
+
+        final PackageGraph graph = PackageGraph.of(classes);
+
+        assertEquals(Set.of("p.a.A -> p.b.B"), graph.references("p.a", "p.b"));
+        assertEquals(Set.of("p.a.A -> p.c.C"), graph.references("p.a", "p.c"));
+        assertEquals(Set.of("p.a.A -> p.m.Uses"), graph.references("p.a", "p.m"));
+        assertEquals(List.of(Set.of("p.a", "p.b")), graph.cycles());
+    }
+
     private static void compile(final Path out, final List<String> options, final Path root) throws IOException
     {
         final JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
