@@ -15,8 +15,10 @@ module io.rdma4j.tools
     requires java.management;
     requires jdk.management;
 
-    // picocli builds each command from its annotated fields and constructor by reflection
+    // picocli builds each command from its annotated fields and constructor by reflection, and makes the
+    // converters an option names (common's CNumber) the same way
     opens io.rdma4j.tools to info.picocli;
+    opens io.rdma4j.tools.common to info.picocli;
     opens io.rdma4j.tools.perf to info.picocli;
     opens io.rdma4j.tools.pingpong to info.picocli;
     opens io.rdma4j.tools.rping to info.picocli;

@@ -1,5 +1,6 @@
 package io.rdma4j.tools.pingpong;
 
+import io.rdma4j.tools.common.CNumber;
 import io.rdma4j.tools.common.SoftAddress;
 import io.rdma4j.verbs.Mtu;
 import io.rdma4j.verbs.RdmaException;

@@ -1,5 +1,6 @@
 package io.rdma4j.tools.pingpong;
 
+import io.rdma4j.tools.common.CNumber;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

@@ -1,9 +1,9 @@
 package io.rdma4j.tools.rping;
 
 import io.rdma4j.cm.EventChannel;
+import io.rdma4j.tools.common.CNumber;
 import io.rdma4j.tools.common.DeviceOption;
 import io.rdma4j.tools.common.SoftAddress;
-import io.rdma4j.tools.pingpong.CNumber;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.RdmaException;
 import picocli.CommandLine.Command;

@@ -1,4 +1,4 @@
-package io.rdma4j.tools.pingpong;
+package io.rdma4j.tools.common;
 
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
