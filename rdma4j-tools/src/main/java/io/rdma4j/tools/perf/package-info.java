@@ -1,0 +1,13 @@
+/**
+ * {@code rdma4j perf}: perftest's latency and bandwidth tests over the public verbs API
+ * ({@link io.rdma4j.tools.perf.PerfCommand}), each figure printed beside a raw JDK UDP baseline measured in the
+ * same run ({@code UdpBaseline}, {@link io.rdma4j.tools.perf.ResultLine}). The two sides meet on a TCP
+ * connection as perftest does without {@code -R} ({@link io.rdma4j.tools.perf.ControlChannel},
+ * {@link io.rdma4j.tools.perf.PerfEndpoint}); {@code -M} is a multicast fan-out through the connection manager
+ * ({@code FanOutRun}).
+ * <p>
+ * <b>Arrows.</b> Uses {@code common} and, outside the module, the API ({@code io.rdma4j.verbs},
+ * {@code io.rdma4j.cm}), picocli and HdrHistogram. Only the root package imports it, to list the command; it
+ * imports no other command package.
+ */
+package io.rdma4j.tools.perf;
