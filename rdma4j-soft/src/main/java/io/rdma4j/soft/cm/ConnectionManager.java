@@ -63,6 +63,8 @@ public final class ConnectionManager
     static final int ECONNREFUSED = -111;
     /** Unreachable reports queued for the CM thread at most: an ICMP flood costs a bounded queue. */
     private static final int MAX_UNREACHABLE_QUEUED = 64;
+    /** How long the exiting process waits for an id's channel another thread holds, per id. */
+    private static final long FAREWELL_WAIT_MS = 100;
     /** How long a request waits for its answer before it goes again. */
     static final long RESPONSE_TIMEOUT_NANOS = 4096L << CM_RESPONSE_TIMEOUT;
     /**
@@ -693,9 +695,45 @@ public final class ConnectionManager
         return Shared.INSTANCE;
     }
 
+    /**
+     * On the way out of the process: every id with a connection says goodbye (DREQ, or REJ to a request), as the
+     * kernel's rdma_cm does for a process that exits or is killed by a signal the JVM catches (SIGTERM, SIGINT),
+     * so its peers see DISCONNECTED at once instead of finding out through their own timeouts. What SIGKILL
+     * ends, nobody can answer for: see the README's liveness notes.
+     *
+     * @return ids seen to.
+     */
+    int farewell()
+    {
+        int seen = 0;
+        for (final SoftCmId id : java.util.Set.copyOf(byCommId.values()))
+        {
+            try
+            {
+                seen += id.farewell(FAREWELL_WAIT_MS) ? 1 : 0;
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            catch (final RuntimeException ex)
+            {
+                // an id torn down under us: the others still get theirs
+            }
+        }
+        return seen;
+    }
+
     /** Holds the shared connection manager so that a process that never uses rdma_cm never starts it. */
     private static final class Shared
     {
         static final ConnectionManager INSTANCE = withSystemClock();
+
+        static
+        {
+            Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("rdma4j-cm-farewell").unstarted(
+                INSTANCE::farewell));
+        }
     }
 }

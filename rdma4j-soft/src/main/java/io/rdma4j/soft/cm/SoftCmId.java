@@ -581,6 +581,37 @@ public final class SoftCmId implements CmId
         });
     }
 
+    /**
+     * The process is exiting (normal exit, SIGTERM, Ctrl-C): say goodbye as the kernel does for the ids of a
+     * dying process, each message sent once and nothing waited for: a connected peer gets a DREQ, an unanswered
+     * request a REJ. An id whose channel another thread holds for longer than {@code waitMs} is skipped, so that
+     * a stuck application cannot hold the exit up.
+     *
+     * @param waitMs how long to wait for the channel's lock.
+     * @return true if the id was seen to.
+     * @throws InterruptedException if the exiting thread is interrupted.
+     */
+    boolean farewell(final long waitMs) throws InterruptedException
+    {
+        if (!channel.lock.tryLock(waitMs, java.util.concurrent.TimeUnit.MILLISECONDS))
+        {
+            return false;
+        }
+        try
+        {
+            final CmConnection c = connection;
+            if (c != null && state != CmState.DESTROYING)
+            {
+                c.abandon();
+            }
+            return true;
+        }
+        finally
+        {
+            channel.lock.unlock();
+        }
+    }
+
     /** @return what the action returns, run under the channel's lock. */
     private <T> T withLock(final Supplier<T> action)
     {
