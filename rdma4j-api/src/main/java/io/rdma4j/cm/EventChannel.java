@@ -23,9 +23,11 @@ public interface EventChannel extends AutoCloseable
     /**
      * Wait for the next event ({@code rdma_get_cm_event}).
      *
-     * @param timeout how long; 0 does not wait.
+     * @param timeout how long; 0 does not wait, and a negative value waits for ever (until an event comes or the
+     *                thread is interrupted).
      * @param unit    the timeout's unit.
-     * @return the event, or null on timeout.
+     * @return the event, or null on timeout (never, when the timeout is negative).
+     * @throws io.rdma4j.verbs.RdmaException EINVAL if the channel is closed.
      * @throws InterruptedException if interrupted while waiting.
      */
     CmEvent getEvent(long timeout, TimeUnit unit) throws InterruptedException;

@@ -106,7 +106,10 @@ final class RoutedEventChannel implements EventChannel
     @Override
     public CmEvent getEvent(final long timeout, final TimeUnit unit) throws InterruptedException
     {
-        final long deadline = System.nanoTime() + Math.min(unit.toNanos(timeout), Long.MAX_VALUE / 4);
+        // a negative timeout waits for ever, as the engines' own channels do: a deadline decades away, which the
+        // slices below still cut into short waits on each engine
+        final long wait = timeout < 0 ? Long.MAX_VALUE / 4 : Math.min(unit.toNanos(timeout), Long.MAX_VALUE / 4);
+        final long deadline = System.nanoTime() + wait;
         while (true)
         {
             RdmaException.check(!closed, Errno.EINVAL, "getEvent: the event channel is closed");

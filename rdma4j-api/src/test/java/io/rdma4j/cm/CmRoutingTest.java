@@ -9,9 +9,11 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -108,6 +110,36 @@ class CmRoutingTest
         assertSame(other, channel.getEvent(WAIT_SECONDS, TimeUnit.SECONDS).id(),
             "the second engine's events are waited for too");
         assertNull(channel.getEvent(1, TimeUnit.MILLISECONDS));
+    }
+
+    @Test
+    void aNegativeTimeoutWaitsForTheEventOverSeveralEngines() throws Exception
+    {
+        final FakeEngine nativeEngine = new FakeEngine("native", true, ip("10.77.0.12"));
+        final FakeEngine soft = new FakeEngine("soft", true);
+        final EventChannel channel = RdmaCm.createEventChannel(List.of(nativeEngine, soft));
+        final CmId id = channel.createId("late", PortSpace.TCP);
+        id.bindAddr(new InetSocketAddress(ip("127.0.0.34"), 0));
+        final FakeEngine.FakeChannel softChannel = soft.channels.getFirst();
+        final CompletableFuture<CmEvent> got = new CompletableFuture<>();
+        final Thread waiter = Thread.ofPlatform().daemon().start(() ->
+        {
+            try
+            {
+                got.complete(channel.getEvent(-1, TimeUnit.SECONDS));
+            }
+            catch (final InterruptedException | RuntimeException ex)
+            {
+                got.completeExceptionally(ex);
+            }
+        });
+
+        // the waiter has gone through many 10 ms slices by now: it must still be waiting, not have given up
+        Thread.sleep(200);
+        assertFalse(got.isDone(), () -> "getEvent(-1) returned " + got.getNow(null) + " with no event queued");
+        softChannel.events.add(new FakeCmEvent(CmEventType.ADDR_RESOLVED, softChannel.ids.getFirst(), null));
+        assertSame(id, got.get(WAIT_SECONDS, TimeUnit.SECONDS).id());
+        waiter.join();
     }
 
     @Test
