@@ -16,7 +16,12 @@ package io.rdma4j.cm;
  * @param initiatorDepth     RDMA READs/atomics the local side issues in flight.
  * @param flowControl        end-to-end flow control.
  * @param retryCount         transport retries (0..7).
- * @param rnrRetryCount      RNR retries (0..7, 7 = forever).
+ * @param rnrRetryCount      RNR retries of the <em>peer's</em> QP (0..7, 7 = retry for ever): how often the remote
+ *                           side re-sends a message that this side answered with an RNR NAK (no receive posted)
+ *                           before failing it. The value travels in the REQ ({@code connect}) or REP
+ *                           ({@code accept}) and the peer sets its QP's {@code rnr_retry} from it, as rdma_cm
+ *                           does; this side's QP takes the value the peer sent. In a {@code CONNECT_REQUEST} or
+ *                           {@code CONNECT_RESPONSE} event it is the value the peer asked of this side.
  * @param srq                the QP uses an SRQ.
  * @param qpNum              QPN when the user made the QP.
  */
@@ -129,7 +134,8 @@ public record ConnParam(
         }
 
         /**
-         * @param value RNR retries (0..7, 7 = forever).
+         * @param value RNR retries of the peer's QP, sent to it in the REQ or REP (0..7, 7 = retry for ever); see
+         *              {@link ConnParam}.
          * @return this.
          */
         public Builder rnrRetryCount(final int value)
