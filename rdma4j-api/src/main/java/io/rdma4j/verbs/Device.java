@@ -1,5 +1,7 @@
 package io.rdma4j.verbs;
 
+import java.net.InetAddress;
+
 /**
  * An RDMA device ({@code struct ibv_device}), found with {@link Verbs#getDeviceList()}.
  */
@@ -19,6 +21,19 @@ public interface Device
      * @return which provider serves it, e.g. {@code soft} or {@code rdma-core}.
      */
     String provider();
+
+    /**
+     * The IP address a device is, for a device that has exactly one and knows it without being opened: a software
+     * device's address, from which its GID 0 is made (IPv4 as {@code ::ffff:a.b.c.d}, IPv6 as it is). A device
+     * whose GIDs come from the interfaces its ports are on, such as rdma-core's, has none here: open it and read
+     * its GID table ({@link Context#queryGid}).
+     *
+     * @return the device's IP address, or null where it has none of its own.
+     */
+    default InetAddress address()
+    {
+        return null;
+    }
 
     /**
      * Open the device ({@code ibv_open_device}).

@@ -71,7 +71,7 @@ public final class NativeContext implements Context
     static NativeContext open(final NativeDevice device)
     {
         final MemorySegment context = Ibverbs.pointer("ibv_open_device on " + device.name(), "ibv_open_device",
-            device.address());
+            device.pointer());
         return new NativeContext(device, context, true);
     }
 

@@ -41,9 +41,12 @@ public final class NativeDevice implements Device
     }
 
     /**
+     * Not {@code address()}, as the other native objects name their C pointer: on a device that name is the API's
+     * IP address ({@link Device#address()}), which a native device does not know before it is opened.
+     *
      * @return the {@code struct ibv_device *}.
      */
-    public MemorySegment address()
+    public MemorySegment pointer()
     {
         return device;
     }

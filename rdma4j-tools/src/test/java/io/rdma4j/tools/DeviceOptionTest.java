@@ -11,16 +11,20 @@ import picocli.CommandLine;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The tools' {@code -d NAME}: a device found by name, an unknown name refused with the names there are, the
- * connection-manager tools taking the named device's engine, and {@code devices} naming each device's engine.
+ * connection-manager tools taking the named device's engine, and {@code devices} naming each device's engine and a
+ * software device's address.
  */
 class DeviceOptionTest
 {
@@ -68,10 +72,23 @@ class DeviceOptionTest
     }
 
     @Test
-    void devicesNamesTheEngineOfEachDevice()
+    void devicesNamesTheEngineAndTheSoftwareDevicesAddress()
     {
+        final InetAddress address = DeviceOption.find("soft0").address();
+        assertNotNull(address, "a software device knows its address unopened");
+
         final String result = run("devices");
-        assertTrue(result.contains("engine"), result);
-        assertTrue(result.lines().anyMatch(line -> line.contains("soft0") && line.trim().endsWith("soft")), result);
+        assertTrue(result.contains("engine\taddress"), result);
+        assertTrue(result.lines().anyMatch(line -> line.contains("soft0") &&
+            line.trim().endsWith("\tsoft\t" + address.getHostAddress())), result);
+    }
+
+    @Test
+    void anAddressReadsAsTheToolsTakeIt() throws UnknownHostException
+    {
+        assertEquals("127.0.0.5", DevicesCommand.addressText(InetAddress.getByName("127.0.0.5")));
+        assertEquals("::1", DevicesCommand.addressText(InetAddress.getByName("::1")));
+        assertEquals("fd77::3", DevicesCommand.addressText(InetAddress.getByName("fd77:0:0:0:0:0:0:3")));
+        assertEquals("-", DevicesCommand.addressText(null), "a native device has no address of its own");
     }
 }

@@ -218,12 +218,14 @@ class ModulePathTest
     @Test
     void shouldListTheSoftDeviceWhenTheToolsRunAsAModule(@TempDir final Path dir) throws Exception
     {
+        final String address = TestNet.host(77, 201);
         final Run run = java(dir, plus(modular("--enable-native-access=io.rdma4j.rdmacore",
-            "-Drdma4j.soft.address=" + TestNet.host(77, 201)), "devices"));
+            "-Drdma4j.soft.address=" + address), "devices"));
 
         assertEquals(0, run.status(), run.err());
-        assertTrue(run.out().lines().anyMatch(l -> l.trim().startsWith("soft") && l.trim().endsWith("soft")),
-            run.out());
+        // the engine, then the address the device was given: the API's Device.address() across the module boundary
+        assertTrue(run.out().lines().anyMatch(l -> l.trim().startsWith("soft") &&
+            l.trim().endsWith("\tsoft\t" + address)), run.out());
         assertFalse(run.err().contains("WARNING"), run.err());
     }
 
