@@ -19,13 +19,16 @@ import java.util.List;
 /**
  * The {@code rdma4j} command line: the rdma-core tools people already know ({@code ibv_devices},
  * {@code ibv_devinfo}, the {@code ibv_*_pingpong} tools, {@code mckey}, {@code rping}, {@code udaddy})
- * on rdma4j's devices, and a one-command multicast demo.
+ * on rdma4j's devices, a one-command multicast demo, perftest's tests ({@code perf}), the live counters of
+ * every device on the machine ({@code stat}) and leak-hunting cycles ({@code soak}).
  */
 @Command(
     name = "rdma4j",
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
-    description = "RDMA verbs and connection manager for Java: device listing, device attributes, UD multicast.")
+    description = "rdma-core's and librdmacm's tools on rdma4j's devices (devices, devinfo, the ping-pongs, mckey, " +
+        "rping, udaddy), a multicast demo, perftest's tests beside a raw-UDP baseline (perf), every running " +
+        "device's counters, live (stat), and leak-hunting cycles (soak).")
 public final class Main implements Runnable
 {
     /** The subcommands, in the order the help lists them. */

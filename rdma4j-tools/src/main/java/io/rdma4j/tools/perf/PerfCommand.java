@@ -31,8 +31,10 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "perf", mixinStandardHelpOptions = true, sortOptions = false,
     description = {
-        "perftest over rdma4j: latency (p50/p99/p99.9/max, HdrHistogram) or bandwidth (MB/s = 2^20 B/s, msgs/s),",
-        "each with the raw JDK UDP (DatagramChannel) figure of the same exchange in the same run, and the ratio.",
+        // the first line is the command's whole summary in `rdma4j --help`: one sentence
+        "perftest's latency and bandwidth tests over rdma4j, each beside a raw JDK UDP baseline.",
+        "Latency: p50/p99/p99.9/max (HdrHistogram); bandwidth: MB/s (2^20 B/s) and msgs/s. The baseline is a",
+        "DatagramChannel running the same exchange in the same run; the ratio of the two closes each line.",
         "Server: rdma4j perf send_lat -c RC --address 127.0.0.11",
         "Client: rdma4j perf send_lat -c RC --address 127.0.0.12 127.0.0.11",
         "The soft device's progress mode: --progress polling, or RDMA4J_SOFT_PROGRESS=polling."})
