@@ -75,12 +75,12 @@ public final class SoftDevice implements Device
      *
      * @param address  the device's address.
      * @param sameHost true to add the same-host path ({@link SameHostLink}) when it can be had.
-     * @param logger   where a same-host path that cannot be had is said.
+     * @param logger   where a same-host path that cannot be had is said, and a fallback to the NIO socket.
      * @return the link.
      */
     static Link udpLink(final InetAddress address, final boolean sameHost, final System.Logger logger)
     {
-        final IpLink udp = UdpLinks.open(address);
+        final IpLink udp = UdpLinks.open(address, logger);
         return sameHost ? SameHostLink.over(udp, null, logger) : udp;
     }
 

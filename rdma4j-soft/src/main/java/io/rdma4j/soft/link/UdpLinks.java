@@ -4,6 +4,7 @@ import io.rdma4j.soft.link.linux.LinuxUdpLink;
 
 import java.net.InetAddress;
 import java.util.Locale;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Chooses the socket under a device's IP link: {@code rdma4j.soft.socket} (or the environment
@@ -28,8 +29,17 @@ public final class UdpLinks
         LINUX
     }
 
+    /** Whether this process has been told that auto fell back to NIO: once, however many devices it opens. */
+    private static final AtomicBoolean FALLBACK_SAID = new AtomicBoolean();
+
     private UdpLinks()
     {
+    }
+
+    private static String setting()
+    {
+        final String setting = System.getProperty(PROPERTY);
+        return null == setting ? System.getenv(ENVIRONMENT) : setting;
     }
 
     /**
@@ -39,11 +49,7 @@ public final class UdpLinks
      */
     public static Socket chosen()
     {
-        String setting = System.getProperty(PROPERTY);
-        if (null == setting)
-        {
-            setting = System.getenv(ENVIRONMENT);
-        }
+        final String setting = setting();
         final String value = null == setting ? "auto" : setting.trim().toLowerCase(Locale.ROOT);
         return switch (value)
         {
@@ -72,6 +78,31 @@ public final class UdpLinks
     public static IpLink open(final InetAddress localAddress)
     {
         return open(localAddress, Link.ROCE_V2_PORT);
+    }
+
+    /**
+     * Open a link on {@link Link#ROCE_V2_PORT} with the chosen socket, as a device does: where {@code auto} falls
+     * back to NIO on Linux, the logger hears why, once per process. A Linux host without native access for this
+     * module runs several times slower for want of a flag, which a silent fallback would hide; an explicit
+     * {@code nio} is a choice and says nothing.
+     *
+     * @param localAddress an address of this host, the device's GID.
+     * @param logger       where the fallback is said.
+     * @return the link.
+     */
+    public static IpLink open(final InetAddress localAddress, final System.Logger logger)
+    {
+        final Socket socket = chosen();
+        final String setting = setting();
+        final boolean auto = null == setting || setting.isBlank() || "auto".equalsIgnoreCase(setting.trim());
+        if (Socket.NIO == socket && auto && System.getProperty("os.name", "").startsWith("Linux") &&
+            FALLBACK_SAID.compareAndSet(false, true))
+        {
+            logger.log(System.Logger.Level.WARNING, "rdma4j: not using the Linux socket, " +
+                LinuxUdpLink.unavailableReason() + "; the NIO socket sends and receives one datagram per system " +
+                "call (" + PROPERTY + "=nio chooses it without this warning)");
+        }
+        return open(socket, localAddress, Link.ROCE_V2_PORT);
     }
 
     /**
