@@ -11,7 +11,8 @@ import java.util.List;
  */
 public final class ChildJvm
 {
-    private static final String NATIVE_MODULE = "io.rdma4j.rdmacore";
+    /** The modules that call C: the native provider, and the software device for its Linux socket. */
+    private static final List<String> NATIVE_MODULES = List.of("io.rdma4j.rdmacore", "io.rdma4j.soft");
 
     private ChildJvm()
     {
@@ -26,9 +27,11 @@ public final class ChildJvm
         final List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         final Module tools = Main.class.getModule();
-        // the native provider's module where this JVM runs from the module path and has it there
-        final boolean nativeModule = ModuleLayer.boot().findModule(NATIVE_MODULE).isPresent();
-        command.add("--enable-native-access=" + (nativeModule ? NATIVE_MODULE : "ALL-UNNAMED"));
+        // the engines' modules where this JVM runs from the module path and has them there
+        final List<String> nativeModules = NATIVE_MODULES.stream()
+            .filter(name -> ModuleLayer.boot().findModule(name).isPresent()).toList();
+        command.add("--enable-native-access=" +
+            (nativeModules.isEmpty() ? "ALL-UNNAMED" : String.join(",", nativeModules)));
         // Small heaps: five JVMs may share two cores and little memory.
         command.add("-Xmx256m");
         command.add("-XX:+UseSerialGC");

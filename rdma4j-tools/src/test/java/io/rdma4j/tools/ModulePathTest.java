@@ -240,6 +240,8 @@ class ModulePathTest
 
         assertEquals(0, run.status(), run.out() + run.err());
         assertTrue(run.out().lines().anyMatch(l -> l.startsWith("demo: PASS")), run.out());
+        // the children got native access for the software device's module too: its Linux socket, no fallback
+        assertFalse((run.out() + run.err()).contains("not using the Linux socket"), run.out() + run.err());
     }
 
     @Test
