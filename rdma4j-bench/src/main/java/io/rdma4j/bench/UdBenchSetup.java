@@ -3,7 +3,7 @@ package io.rdma4j.bench;
 import io.rdma4j.soft.link.IpLink;
 import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.link.SameHostLink;
-import io.rdma4j.soft.link.UdpLinks;
+import io.rdma4j.soft.link.socket.UdpLinks;
 import io.rdma4j.verbs.CompletionQueue;
 import io.rdma4j.verbs.ProtectionDomain;
 import io.rdma4j.verbs.QpAttr;

@@ -4,7 +4,7 @@ import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.link.IpLink;
 import io.rdma4j.soft.link.LinkOpenException;
 import io.rdma4j.soft.link.SameHostLink;
-import io.rdma4j.soft.link.UdpLinks;
+import io.rdma4j.soft.link.socket.UdpLinks;
 import io.rdma4j.soft.transport.TransportFactory;
 import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.Device;
@@ -62,7 +62,7 @@ public final class SoftDevice implements Device
     /**
      * @param name    the device name.
      * @param address its IPv4 address.
-     * @return a builder; by default the device uses the IP link {@link UdpLinks#open} chooses (with the same-host
+     * @return a builder; by default the device uses the IP link {@code UdpLinks.open} chooses (with the same-host
      *         path of {@link SameHostLink} unless {@code rdma4j.soft.shm} is {@code off}) and rxe's limits.
      */
     public static Builder builder(final String name, final InetAddress address)

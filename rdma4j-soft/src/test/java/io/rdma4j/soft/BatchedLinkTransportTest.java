@@ -2,7 +2,7 @@ package io.rdma4j.soft;
 
 import io.rdma4j.soft.counter.Counters;
 import io.rdma4j.soft.counter.SoftCounter;
-import io.rdma4j.soft.link.UdpLinks;
+import io.rdma4j.soft.link.socket.UdpLinks;
 import io.rdma4j.soft.link.linux.LinuxUdpLink;
 import io.rdma4j.verbs.Mtu;
 import io.rdma4j.verbs.QpType;

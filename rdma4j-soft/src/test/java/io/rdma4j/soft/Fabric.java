@@ -2,7 +2,7 @@ package io.rdma4j.soft;
 
 import io.rdma4j.soft.link.MemoryNetwork;
 import io.rdma4j.soft.link.SameHostLink;
-import io.rdma4j.soft.link.UdpLinks;
+import io.rdma4j.soft.link.socket.UdpLinks;
 import io.rdma4j.testing.TestNet;
 import io.rdma4j.verbs.Context;
 

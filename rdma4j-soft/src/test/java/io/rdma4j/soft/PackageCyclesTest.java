@@ -20,9 +20,7 @@ class PackageCyclesTest
     private static final Set<Set<String>> ALLOWED = Set.of(
         // the transports use the verbs objects and the engine (SoftQp, SoftCq, MrTable, SoftEngine, ...)
         // instead of a narrow interface, while the device creates and drives the transports
-        Set.of("io.rdma4j.soft", "io.rdma4j.soft.transport"),
-        // link's UdpLinks picks its own Linux implementation, which builds on link's types
-        Set.of("io.rdma4j.soft.link", "io.rdma4j.soft.link.linux"));
+        Set.of("io.rdma4j.soft", "io.rdma4j.soft.transport"));
 
     @Test
     void shouldHaveNoPackageCycleButTheKnownOnes()

@@ -6,7 +6,7 @@ import java.net.NetworkInterface;
 /**
  * A {@link Link} over the host's IP stack, whichever socket carries it: the portable NIO one
  * ({@link UdpLink}) or the Linux one through the FFM API ({@code linux.LinuxUdpLink}).
- * {@link UdpLinks#open} chooses.
+ * {@code UdpLinks.open} chooses.
  */
 public interface IpLink extends Link
 {

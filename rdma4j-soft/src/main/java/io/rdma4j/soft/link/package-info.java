@@ -5,7 +5,7 @@
  * {@link io.rdma4j.soft.link.Link} is the contract. {@link io.rdma4j.soft.link.UdpLink} is the real
  * one, over the host's IP stack: UDP port 4791 on the device's address, IP multicast for groups;
  * {@code linux.LinuxUdpLink} is the same over the Linux socket API through the FFM API, batching
- * datagrams per system call. {@link io.rdma4j.soft.link.UdpLinks} chooses between them.
+ * datagrams per system call. {@code link.socket.UdpLinks} chooses between them.
  * {@link io.rdma4j.soft.link.MemoryNetwork} and {@link io.rdma4j.soft.link.MemoryLink} are an
  * in-JVM network for tests carrying the same bytes, with a seeded
  * {@link io.rdma4j.soft.link.FaultInjector}.

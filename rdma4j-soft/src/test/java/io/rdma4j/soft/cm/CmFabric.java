@@ -8,7 +8,7 @@ import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.link.MemoryLink;
 import io.rdma4j.soft.link.MemoryNetwork;
 import io.rdma4j.soft.link.IpLink;
-import io.rdma4j.soft.link.UdpLinks;
+import io.rdma4j.soft.link.socket.UdpLinks;
 import io.rdma4j.testing.TestNet;
 import io.rdma4j.verbs.Context;
 

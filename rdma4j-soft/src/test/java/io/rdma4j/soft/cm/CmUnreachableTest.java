@@ -6,7 +6,7 @@ import io.rdma4j.cm.CmId;
 import io.rdma4j.cm.EventChannel;
 import io.rdma4j.cm.PortSpace;
 import io.rdma4j.soft.counter.SoftCounter;
-import io.rdma4j.soft.link.UdpLinks;
+import io.rdma4j.soft.link.socket.UdpLinks;
 import io.rdma4j.verbs.CompletionQueue;
 import io.rdma4j.verbs.QpCap;
 import io.rdma4j.verbs.QpInitAttr;

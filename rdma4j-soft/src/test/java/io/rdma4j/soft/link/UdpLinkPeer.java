@@ -1,5 +1,6 @@
 package io.rdma4j.soft.link;
 
+import io.rdma4j.soft.link.socket.UdpLinks;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.ByteBuffer;

@@ -1,5 +1,6 @@
 package io.rdma4j.soft.link;
 
+import io.rdma4j.soft.link.socket.UdpLinks;
 import static io.rdma4j.soft.link.LinkTesting.address;
 import static io.rdma4j.soft.link.LinkTesting.datagram;
 import static io.rdma4j.soft.link.LinkTesting.freePort;

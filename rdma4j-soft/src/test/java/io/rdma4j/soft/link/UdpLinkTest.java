@@ -1,5 +1,6 @@
 package io.rdma4j.soft.link;
 
+import io.rdma4j.soft.link.socket.UdpLinks;
 import io.rdma4j.verbs.Errno;
 
 import static io.rdma4j.soft.link.LinkTesting.address;

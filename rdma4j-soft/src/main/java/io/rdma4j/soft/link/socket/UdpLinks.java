@@ -1,4 +1,8 @@
-package io.rdma4j.soft.link;
+package io.rdma4j.soft.link.socket;
+
+import io.rdma4j.soft.link.IpLink;
+import io.rdma4j.soft.link.Link;
+import io.rdma4j.soft.link.UdpLink;
 
 import io.rdma4j.soft.link.linux.LinuxUdpLink;
 
