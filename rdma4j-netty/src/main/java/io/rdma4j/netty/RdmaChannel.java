@@ -332,7 +332,7 @@ public class RdmaChannel extends AbstractChannel implements CmSink
         {
             return;
         }
-        endpoint.connected();
+        endpoint.established();
         local = id.localAddress();
         remote = id.peerAddress();
         state = State.ACTIVE;

@@ -573,7 +573,7 @@ public class RdmaDatagramChannel extends AbstractChannel implements DatagramChan
     private final class Owner implements UdEndpoint.Owner
     {
         @Override
-        public void readable()
+        public void endpointReadable()
         {
             if (isActive() && (readPending || config.isAutoRead()))
             {
@@ -582,7 +582,7 @@ public class RdmaDatagramChannel extends AbstractChannel implements DatagramChan
         }
 
         @Override
-        public void writable()
+        public void endpointWritable()
         {
             if (writeBlocked && isActive())
             {
@@ -592,7 +592,7 @@ public class RdmaDatagramChannel extends AbstractChannel implements DatagramChan
         }
 
         @Override
-        public void failed(final IOException cause)
+        public void endpointFailed(final IOException cause)
         {
             pipeline().fireExceptionCaught(cause);
             unsafe().close(unsafe().voidPromise());

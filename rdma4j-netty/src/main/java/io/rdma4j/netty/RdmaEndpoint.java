@@ -3,32 +3,15 @@ package io.rdma4j.netty;
 import io.netty.buffer.ByteBuf;
 import io.rdma4j.cm.CmId;
 import io.rdma4j.cm.ConnParam;
-import io.rdma4j.verbs.AccessFlag;
-import io.rdma4j.verbs.CompletionChannel;
-import io.rdma4j.verbs.CompletionQueue;
-import io.rdma4j.verbs.Context;
-import io.rdma4j.verbs.Errno;
-import io.rdma4j.verbs.MemoryRegion;
-import io.rdma4j.verbs.ProtectionDomain;
-import io.rdma4j.verbs.QpCap;
-import io.rdma4j.verbs.QpInitAttr;
 import io.rdma4j.verbs.QpType;
-import io.rdma4j.verbs.QueuePair;
-import io.rdma4j.verbs.RdmaException;
-import io.rdma4j.verbs.RecvWr;
-import io.rdma4j.verbs.SendFlags;
-import io.rdma4j.verbs.SendWr;
 import io.rdma4j.verbs.WcFlags;
 import io.rdma4j.verbs.WcStatus;
 import io.rdma4j.verbs.WorkCompletion;
 import io.rdma4j.verbs.WrOpcode;
 
 import java.io.IOException;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.EnumSet;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -50,7 +33,7 @@ import java.util.concurrent.TimeUnit;
  * so updates do not answer each other. A reader that stops reading holds its buffers, the credits stop, and the
  * writer's bytes wait in its channel's outbound buffer, where Netty's water marks turn the channel unwritable.
  */
-final class RdmaEndpoint implements CqConsumer
+final class RdmaEndpoint extends QpEndpoint
 {
     /** Private data of both sides: this magic, then the receive count and size, big-endian. */
     static final int MAGIC = 0x52444e31;
@@ -58,59 +41,7 @@ final class RdmaEndpoint implements CqConsumer
     /** How long a closed channel's SENDs may take to complete before the connection is cut anyway. */
     static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(5);
 
-    private static final long SEND_TAG = 1L << 32;
-    private static final int UPDATE_SLOT = 0xFFFF;
-    private static final System.Logger LOG = System.getLogger(RdmaEndpoint.class.getName());
-
-    /** What the channel learns from its endpoint; called on the event loop. */
-    interface Owner
-    {
-        /** Received messages wait to be read. */
-        void endpointReadable();
-
-        /** Credits or send slots came back: flushed bytes may go on. */
-        void endpointWritable();
-
-        /**
-         * @param cause a work request failed other than by being flushed.
-         */
-        void endpointFailed(IOException cause);
-    }
-
-    private enum State
-    {
-        OPEN, LINGERING, CLOSED
-    }
-
-    private final RdmaIoHandler handler;
-    private final CmId id;
-    private final Context verbs;
-    private final CompletionQueue cq;
-    private final QueuePair qp;
-    private final Arena arena;
-    private final MemoryRegion recvMr;
-    private final MemoryRegion sendMr;
-    private final ByteBuffer[] recvViews;
-    private final ByteBuffer[] slotViews;
-    private final int recvCount;
-    private final int recvSize;
-    private final int slotSize;
-    private final int sqDepth;
-    private final int[] freeSlots;
-    private final int[] stashIndex;
-    private final int[] stashLength;
-    private final RecvWr recvWr = new RecvWr();
-    private final SendWr sendWr = new SendWr();
-    private final WorkCompletion[] wcs = WorkCompletion.array(32);
-
-    private Owner owner;
-    private State state = State.OPEN;
     private boolean connected;
-    private boolean retired;
-    private long lingerDeadline;
-    private int freeSlotCount;
-    private int stashHead;
-    private int stashCount;
     /** SENDs the peer has receives for. */
     private int credits;
     private int peerRecvSize;
@@ -118,7 +49,6 @@ final class RdmaEndpoint implements CqConsumer
     private int owed;
     /** Of those, the ones that held data (an update's are not counted: they must not cause updates). */
     private int dataOwed;
-    private int sqOutstanding;
 
     /**
      * Make the QP on the id, register the buffers and post every receive; on the event loop's thread.
@@ -133,94 +63,8 @@ final class RdmaEndpoint implements CqConsumer
     RdmaEndpoint(final RdmaIoHandler handler, final CmId id, final int recvCount, final int recvSize,
         final int slotCount, final Owner owner)
     {
-        this.handler = handler;
-        this.id = id;
-        this.owner = owner;
-        this.recvCount = recvCount;
-        this.recvSize = recvSize;
-        this.slotSize = recvSize;
-        // every SEND is signaled; two more than the slots leave room for credit updates
-        this.sqDepth = slotCount + 2;
-        this.verbs = id.verbs();
-        CompletionQueue madeCq = null;
-        Arena madeArena = null;
-        MemoryRegion madeRecvMr = null;
-        MemoryRegion madeSendMr = null;
-        boolean held = false;
-        boolean qpMade = false;
-        try
-        {
-            final CompletionChannel channel = handler.holdCompletionChannel(verbs);
-            held = true;
-            madeCq = verbs.createCq(sqDepth + recvCount, channel, 0);
-            this.qp = id.createQp(null, QpInitAttr.of(QpType.RC, madeCq, QpCap.of(sqDepth, recvCount)));
-            qpMade = true;
-            final ProtectionDomain pd = qp.pd();
-            // the device reaches this memory from its own threads
-            madeArena = Arena.ofShared();
-            final MemorySegment recvMemory = madeArena.allocate((long)recvCount * recvSize, 64);
-            final MemorySegment sendMemory = madeArena.allocate((long)slotCount * slotSize, 64);
-            madeRecvMr = pd.regMr(recvMemory, EnumSet.of(AccessFlag.LOCAL_WRITE));
-            madeSendMr = pd.regMr(sendMemory, EnumSet.noneOf(AccessFlag.class));
-            this.recvMr = madeRecvMr;
-            this.sendMr = madeSendMr;
-            this.recvViews = views(recvMemory, recvCount, recvSize);
-            this.slotViews = views(sendMemory, slotCount, slotSize);
-            this.cq = madeCq;
-            this.arena = madeArena;
-            for (int i = 0; i < recvCount; i++)
-            {
-                qp.postRecv(recvWr.wrId(i).sge(recvMr, (long)i * recvSize, recvSize));
-            }
-            madeCq.requestNotify(false);
-        }
-        catch (final RuntimeException ex)
-        {
-            if (qpMade)
-            {
-                quietly(id::destroyQp);
-            }
-            if (madeRecvMr != null)
-            {
-                quietly(madeRecvMr::close);
-            }
-            if (madeSendMr != null)
-            {
-                quietly(madeSendMr::close);
-            }
-            if (madeArena != null)
-            {
-                madeArena.close();
-            }
-            if (madeCq != null)
-            {
-                quietly(madeCq::close);
-            }
-            if (held)
-            {
-                handler.releaseCompletionChannel(verbs);
-            }
-            throw ex;
-        }
-        this.freeSlots = new int[slotCount];
-        for (int i = 0; i < slotCount; i++)
-        {
-            freeSlots[i] = slotCount - 1 - i;
-        }
-        freeSlotCount = slotCount;
-        stashIndex = new int[recvCount];
-        stashLength = new int[recvCount];
-        handler.add(this);
-    }
-
-    private static ByteBuffer[] views(final MemorySegment memory, final int count, final int size)
-    {
-        final ByteBuffer[] views = new ByteBuffer[count];
-        for (int i = 0; i < count; i++)
-        {
-            views[i] = memory.asSlice((long)i * size, size).asByteBuffer();
-        }
-        return views;
+        // slots as large as the receives; two SENDs more than the slots leave room for credit updates
+        super(handler, id, owner, QpType.RC, recvCount, recvSize, slotCount, recvSize, slotCount + 2);
     }
 
     /**
@@ -271,27 +115,15 @@ final class RdmaEndpoint implements CqConsumer
     }
 
     /** The connection is established: SENDs may go. */
-    void connected()
+    void established()
     {
         connected = true;
     }
 
     @Override
-    public CompletionQueue cq()
+    protected boolean connected()
     {
-        return cq;
-    }
-
-    @Override
-    public boolean lingering()
-    {
-        return state == State.LINGERING;
-    }
-
-    @Override
-    public long lingerDeadline()
-    {
-        return lingerDeadline;
+        return connected;
     }
 
     /**
@@ -299,7 +131,7 @@ final class RdmaEndpoint implements CqConsumer
      */
     int maxMessage()
     {
-        return Math.min(slotSize, peerRecvSize);
+        return Math.min(slotSize(), peerRecvSize);
     }
 
     /**
@@ -307,7 +139,7 @@ final class RdmaEndpoint implements CqConsumer
      */
     boolean canSend()
     {
-        return state == State.OPEN && connected && credits >= 2 && freeSlotCount > 0 && sqOutstanding < sqDepth;
+        return connected && credits >= 2 && canPostSlot();
     }
 
     /**
@@ -320,33 +152,16 @@ final class RdmaEndpoint implements CqConsumer
      */
     void send(final ByteBuf buf, final int index, final int length)
     {
-        final int slot = freeSlots[--freeSlotCount];
-        final ByteBuffer view = slotViews[slot];
-        view.clear().limit(length);
-        buf.getBytes(index, view);
-        sendWr.wrId(SEND_TAG | slot).opcode(WrOpcode.SEND_WITH_IMM).sendFlags(SendFlags.SIGNALED).immData(owed)
-            .sge(sendMr, (long)slot * slotSize, length);
-        try
-        {
-            qp.postSend(sendWr);
-        }
-        catch (final RdmaException ex)
-        {
-            freeSlots[freeSlotCount++] = slot;
-            throw ex;
-        }
+        sendWithCredits(fillSlot(buf, index, length), length);
+    }
+
+    private void sendWithCredits(final int slot, final int length)
+    {
+        sendWr(slot, length).opcode(WrOpcode.SEND_WITH_IMM).immData(owed);
+        post(slot);
         credits--;
         owed = 0;
         dataOwed = 0;
-        sqOutstanding++;
-    }
-
-    /**
-     * @return messages received and not yet read.
-     */
-    int pending()
-    {
-        return stashCount;
     }
 
     /**
@@ -356,13 +171,9 @@ final class RdmaEndpoint implements CqConsumer
      */
     void read(final ByteBuf into)
     {
-        final int index = stashIndex[stashHead];
-        final int length = stashLength[stashHead];
-        stashHead = (stashHead + 1) % recvCount;
-        stashCount--;
-        final ByteBuffer view = recvViews[index];
-        view.clear().limit(length);
-        into.writeBytes(view);
+        final int length = stashedLength();
+        final int index = unstash();
+        into.writeBytes(receiveView(index).clear().limit(length));
         repost(index);
         dataOwed++;
     }
@@ -372,12 +183,12 @@ final class RdmaEndpoint implements CqConsumer
      */
     int peekLength()
     {
-        return stashLength[stashHead];
+        return stashedLength();
     }
 
     private void repost(final int index)
     {
-        qp.postRecv(recvWr.wrId(index).sge(recvMr, (long)index * recvSize, recvSize));
+        postReceive(index);
         owed++;
     }
 
@@ -387,124 +198,57 @@ final class RdmaEndpoint implements CqConsumer
      */
     void maybeSendUpdate()
     {
-        if (state != State.OPEN || !connected || owed == 0 || credits == 0 || sqOutstanding >= sqDepth)
+        if (state() != State.OPEN || !connected || owed == 0 || credits == 0 || !sendQueueHasRoom())
         {
             return;
         }
         // the most credits the peer can have: our receives neither reported back nor held by the reader
-        final int peerCredits = recvCount - owed - stashCount;
-        if (peerCredits >= 2 && dataOwed < recvCount / 2)
+        final int peerCredits = receiveCount() - owed - pending();
+        if (peerCredits >= 2 && dataOwed < receiveCount() / 2)
         {
             return;
         }
-        sendWr.wrId(SEND_TAG | UPDATE_SLOT).opcode(WrOpcode.SEND_WITH_IMM).sendFlags(SendFlags.SIGNALED)
-            .immData(owed).sgList().numSge(0);
-        qp.postSend(sendWr);
-        credits--;
-        owed = 0;
-        dataOwed = 0;
-        sqOutstanding++;
+        sendWithCredits(NO_SLOT, 0);
     }
 
-    /**
-     * Take every completion: the CQ announced some. Re-arms first, so one that comes while this runs announces
-     * itself again rather than waiting for the next.
-     */
     @Override
-    public void onCompletions()
+    protected int received(final WorkCompletion wc)
     {
-        if (state == State.CLOSED)
+        if (wc.status() != WcStatus.SUCCESS)
         {
-            return;
+            // flushed receives are the connection going down, which the connection manager reports
+            return 0;
         }
-        cq.requestNotify(false);
-        boolean readable = false;
-        boolean writable = false;
-        IOException failure = null;
-        int n;
-        while (state != State.CLOSED && (n = cq.poll(wcs)) > 0)
+        int events = 0;
+        if ((wc.wcFlags() & WcFlags.WITH_IMM) != 0 && wc.immData() > 0)
         {
-            for (int i = 0; i < n; i++)
-            {
-                final WorkCompletion wc = wcs[i];
-                final long wrId = wc.wrId();
-                final boolean ok = wc.status() == WcStatus.SUCCESS;
-                if ((wrId & SEND_TAG) != 0)
-                {
-                    sqOutstanding--;
-                    final int slot = (int)(wrId & 0xFFFF);
-                    if (slot != UPDATE_SLOT)
-                    {
-                        freeSlots[freeSlotCount++] = slot;
-                    }
-                    writable = true;
-                    if (!ok && wc.status() != WcStatus.WR_FLUSH_ERR && failure == null)
-                    {
-                        failure = new IOException("a SEND failed: " + wc.status().description() + " (" + wc + ")");
-                    }
-                    continue;
-                }
-                if (!ok)
-                {
-                    // flushed receives are the connection going down, which the connection manager reports
-                    if (wc.status() != WcStatus.WR_FLUSH_ERR && failure == null)
-                    {
-                        failure = new IOException("a receive failed: " + wc.status().description() + " (" + wc +
-                            ")");
-                    }
-                    continue;
-                }
-                if ((wc.wcFlags() & WcFlags.WITH_IMM) != 0 && wc.immData() > 0)
-                {
-                    credits += wc.immData();
-                    writable = true;
-                }
-                if (state != State.OPEN)
-                {
-                    // a closed channel reads nothing more: the buffer stays unposted
-                    continue;
-                }
-                final int index = (int)wrId;
-                if (wc.byteLen() == 0)
-                {
-                    repost(index);
-                }
-                else
-                {
-                    final int tail = (stashHead + stashCount) % recvCount;
-                    stashIndex[tail] = index;
-                    stashLength[tail] = wc.byteLen();
-                    stashCount++;
-                    readable = true;
-                }
-            }
+            credits += wc.immData();
+            events = WRITABLE;
         }
-        if (state == State.LINGERING)
+        if (state() != State.OPEN)
         {
-            if (sqOutstanding == 0)
-            {
-                tearDown(true);
-            }
-            return;
+            // a closed channel reads nothing more: the buffer stays unposted
+            return events;
         }
-        final Owner current = owner;
-        if (state != State.OPEN || current == null)
+        final int index = (int)wc.wrId();
+        if (wc.byteLen() == 0)
         {
-            return;
+            repost(index);
+            return events;
         }
-        if (failure != null)
-        {
-            current.endpointFailed(failure);
-            return;
-        }
-        if (readable)
-        {
-            current.endpointReadable();
-        }
-        if (writable && state == State.OPEN)
-        {
-            current.endpointWritable();
-        }
+        stash(index, wc.byteLen());
+        return events | READABLE;
+    }
+
+    @Override
+    protected String describe(final WorkCompletion wc)
+    {
+        return isSend(wc) ? "a SEND" : "a receive";
+    }
+
+    @Override
+    protected void completionsDelivered()
+    {
         maybeSendUpdate();
     }
 
@@ -525,95 +269,23 @@ final class RdmaEndpoint implements CqConsumer
      */
     void close(final boolean peerGone)
     {
-        if (state != State.OPEN)
+        if (state() != State.OPEN)
         {
             return;
         }
-        owner = null;
-        if (connected && !peerGone && sqOutstanding > 0)
+        detach();
+        if (connected && !peerGone && sendsInFlight() > 0)
         {
-            state = State.LINGERING;
-            lingerDeadline = System.nanoTime() + LINGER_NANOS;
+            linger(LINGER_NANOS);
             return;
         }
         tearDown(connected);
     }
 
-    /** Tear down now, whatever is still in flight: the event loop is going away or the linger ran out. */
-    @Override
-    public void forceClose()
-    {
-        owner = null;
-        if (state != State.CLOSED)
-        {
-            tearDown(connected);
-        }
-    }
-
-    private void tearDown(final boolean disconnect)
-    {
-        state = State.CLOSED;
-        if (disconnect)
-        {
-            // EINVAL when the peer's disconnect came first: nothing to do then
-            quietly(id::disconnect);
-        }
-        quietly(id::destroyQp);
-        quietly(recvMr::close);
-        quietly(sendMr::close);
-        arena.close();
-        handler.retire(this);
-    }
-
-    /**
-     * The last steps, after the QP is gone: close the CQ (EBUSY while the channel's waiting thread holds an
-     * event of it not yet acknowledged), give back the completion channel, and close the id, in the order the
-     * connection manager needs: the device's context goes with its last id, and only if nothing made from it is
-     * left.
-     *
-     * @return true when done; false to be called again.
-     */
-    @Override
-    public boolean finishRetiring()
-    {
-        if (retired)
-        {
-            return true;
-        }
-        try
-        {
-            cq.close();
-        }
-        catch (final RdmaException ex)
-        {
-            if (ex.errno() == Errno.EBUSY)
-            {
-                return false;
-            }
-            LOG.log(System.Logger.Level.WARNING, "closing a completion queue failed", ex);
-        }
-        retired = true;
-        handler.releaseCompletionChannel(verbs);
-        quietly(id::close);
-        return true;
-    }
-
-    private static void quietly(final Runnable action)
-    {
-        try
-        {
-            action.run();
-        }
-        catch (final RuntimeException ex)
-        {
-            LOG.log(System.Logger.Level.DEBUG, "ignored during teardown", ex);
-        }
-    }
-
     @Override
     public String toString()
     {
-        return "RdmaEndpoint[" + id.localAddress() + " -> " + id.peerAddress() + ", " + state + ", credits " +
-            credits + ", owed " + owed + ", pending " + stashCount + ", sends " + sqOutstanding + "]";
+        return "RdmaEndpoint[" + id().localAddress() + " -> " + id().peerAddress() + ", " + state() +
+            ", credits " + credits + ", owed " + owed + ", pending " + pending() + ", sends " + sendsInFlight() + "]";
     }
 }

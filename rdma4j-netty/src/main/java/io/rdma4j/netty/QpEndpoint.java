@@ -1,0 +1,616 @@
+package io.rdma4j.netty;
+
+import io.netty.buffer.ByteBuf;
+import io.rdma4j.cm.CmId;
+import io.rdma4j.verbs.AccessFlag;
+import io.rdma4j.verbs.CompletionChannel;
+import io.rdma4j.verbs.CompletionQueue;
+import io.rdma4j.verbs.Context;
+import io.rdma4j.verbs.Errno;
+import io.rdma4j.verbs.MemoryRegion;
+import io.rdma4j.verbs.ProtectionDomain;
+import io.rdma4j.verbs.QpCap;
+import io.rdma4j.verbs.QpInitAttr;
+import io.rdma4j.verbs.QpType;
+import io.rdma4j.verbs.QueuePair;
+import io.rdma4j.verbs.RdmaException;
+import io.rdma4j.verbs.RecvWr;
+import io.rdma4j.verbs.SendFlags;
+import io.rdma4j.verbs.SendWr;
+import io.rdma4j.verbs.WcStatus;
+import io.rdma4j.verbs.WorkCompletion;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.EnumSet;
+
+/**
+ * What every endpoint of this transport is: a QP made on a connection-manager id, its CQ on the loop's completion
+ * channel, receive buffers registered once that stay posted and send slots registered once that outgoing bytes
+ * are copied into; driven by its event loop's thread alone.
+ * <p>
+ * A received message waits in a ring (the stash) until the channel reads it, and only then is its buffer posted
+ * again; a slot is free again at its SEND's completion. Every SEND is signaled. An endpoint is open; it may then
+ * linger, waiting for its SENDs to complete; then it is closed, and retired once its CQ could be closed.
+ */
+abstract class QpEndpoint implements CqConsumer
+{
+    /** What {@link #received} returns when the channel has messages to read. */
+    static final int READABLE = 1;
+    /** What {@link #received} returns when the channel may send again. */
+    static final int WRITABLE = 2;
+    /** The slot of a SEND that carries no bytes. */
+    static final int NO_SLOT = 0xFFFF;
+
+    private static final long SEND_TAG = 1L << 32;
+
+    /** What the channel learns from its endpoint; called on the event loop. */
+    interface Owner
+    {
+        /** Received messages wait to be read. */
+        void endpointReadable();
+
+        /** Send slots (or credits) came back: flushed messages may go on. */
+        void endpointWritable();
+
+        /**
+         * @param cause a work request failed other than by being flushed.
+         */
+        void endpointFailed(IOException cause);
+    }
+
+    /** Where an endpoint is in its life. */
+    enum State
+    {
+        OPEN, LINGERING, CLOSED
+    }
+
+    // named for the concrete class, as each endpoint logged before they shared this code
+    private final System.Logger log = System.getLogger(getClass().getName());
+    private final RdmaIoHandler handler;
+    private final CmId id;
+    private final Context verbs;
+    private final CompletionQueue cq;
+    private final QueuePair qp;
+    private final Arena arena;
+    private final MemoryRegion recvMr;
+    private final MemoryRegion sendMr;
+    private final ByteBuffer[] recvViews;
+    private final ByteBuffer[] slotViews;
+    private final int recvCount;
+    private final int recvSize;
+    private final int slotSize;
+    private final int sqDepth;
+    private final int[] freeSlots;
+    private final int[] stashIndex;
+    private final int[] stashLength;
+    private final RecvWr recvWr = new RecvWr();
+    private final SendWr sendWr = new SendWr();
+    private final WorkCompletion[] wcs = WorkCompletion.array(32);
+
+    private Owner owner;
+    private State state = State.OPEN;
+    private boolean retired;
+    private long lingerDeadline;
+    private int freeSlotCount;
+    private int stashHead;
+    private int stashCount;
+    private int sendsInFlight;
+
+    /**
+     * Make the QP on the id, register the buffers and post every receive; on the event loop's thread.
+     *
+     * @param handler   the loop's handler.
+     * @param id        an id with a device.
+     * @param owner     the channel.
+     * @param type      the QP's type.
+     * @param recvCount receives posted.
+     * @param recvSize  bytes each.
+     * @param slotCount send slots.
+     * @param slotSize  bytes each.
+     * @param sqDepth   SENDs in flight at most: the send queue's depth.
+     */
+    QpEndpoint(final RdmaIoHandler handler, final CmId id, final Owner owner, final QpType type, final int recvCount,
+        final int recvSize, final int slotCount, final int slotSize, final int sqDepth)
+    {
+        this.handler = handler;
+        this.id = id;
+        this.owner = owner;
+        this.recvCount = recvCount;
+        this.recvSize = recvSize;
+        this.slotSize = slotSize;
+        this.sqDepth = sqDepth;
+        this.verbs = id.verbs();
+        CompletionQueue madeCq = null;
+        Arena madeArena = null;
+        MemoryRegion madeRecvMr = null;
+        MemoryRegion madeSendMr = null;
+        boolean held = false;
+        boolean qpMade = false;
+        try
+        {
+            final CompletionChannel channel = handler.holdCompletionChannel(verbs);
+            held = true;
+            madeCq = verbs.createCq(sqDepth + recvCount, channel, 0);
+            this.qp = id.createQp(null, QpInitAttr.of(type, madeCq, QpCap.of(sqDepth, recvCount)));
+            qpMade = true;
+            final ProtectionDomain pd = qp.pd();
+            // the device reaches this memory from its own threads
+            madeArena = Arena.ofShared();
+            final MemorySegment recvMemory = madeArena.allocate((long)recvCount * recvSize, 64);
+            final MemorySegment sendMemory = madeArena.allocate((long)slotCount * slotSize, 64);
+            madeRecvMr = pd.regMr(recvMemory, EnumSet.of(AccessFlag.LOCAL_WRITE));
+            madeSendMr = pd.regMr(sendMemory, EnumSet.noneOf(AccessFlag.class));
+            this.recvMr = madeRecvMr;
+            this.sendMr = madeSendMr;
+            this.recvViews = views(recvMemory, recvCount, recvSize);
+            this.slotViews = views(sendMemory, slotCount, slotSize);
+            this.cq = madeCq;
+            this.arena = madeArena;
+            for (int i = 0; i < recvCount; i++)
+            {
+                postReceive(i);
+            }
+            madeCq.requestNotify(false);
+        }
+        catch (final RuntimeException ex)
+        {
+            if (qpMade)
+            {
+                quietly(id::destroyQp);
+            }
+            if (madeRecvMr != null)
+            {
+                quietly(madeRecvMr::close);
+            }
+            if (madeSendMr != null)
+            {
+                quietly(madeSendMr::close);
+            }
+            if (madeArena != null)
+            {
+                madeArena.close();
+            }
+            if (madeCq != null)
+            {
+                quietly(madeCq::close);
+            }
+            if (held)
+            {
+                handler.releaseCompletionChannel(verbs);
+            }
+            throw ex;
+        }
+        this.freeSlots = new int[slotCount];
+        for (int i = 0; i < slotCount; i++)
+        {
+            freeSlots[i] = slotCount - 1 - i;
+        }
+        freeSlotCount = slotCount;
+        stashIndex = new int[recvCount];
+        stashLength = new int[recvCount];
+        handler.add(this);
+    }
+
+    private static ByteBuffer[] views(final MemorySegment memory, final int count, final int size)
+    {
+        final ByteBuffer[] views = new ByteBuffer[count];
+        for (int i = 0; i < count; i++)
+        {
+            views[i] = memory.asSlice((long)i * size, size).asByteBuffer();
+        }
+        return views;
+    }
+
+    /**
+     * Take a receive completion that {@link #onCompletions} handed over: stash its message, post its buffer
+     * again, or keep it; a failure of it is reported already.
+     *
+     * @param wc the completion.
+     * @return {@link #READABLE} and {@link #WRITABLE}, or'ed, as the completion makes the channel.
+     */
+    protected abstract int received(WorkCompletion wc);
+
+    /**
+     * @param wc a completion that failed.
+     * @return what failed, in the words of the exception the channel gets ("a SEND").
+     */
+    protected abstract String describe(WorkCompletion wc);
+
+    /**
+     * @return whether there is a connection to cut before the QP goes.
+     */
+    protected abstract boolean connected();
+
+    /** The owner has heard of a batch of completions and the endpoint is still open. */
+    protected void completionsDelivered()
+    {
+        // nothing to follow up on by default
+    }
+
+    /** The QP is destroyed: let go of what it could still have used, before the buffers go. */
+    protected void qpDestroyed()
+    {
+        // nothing beside the buffers by default
+    }
+
+    /**
+     * @param wc a completion.
+     * @return whether it is a SEND's.
+     */
+    protected static boolean isSend(final WorkCompletion wc)
+    {
+        return (wc.wrId() & SEND_TAG) != 0;
+    }
+
+    /**
+     * @return where the endpoint is in its life.
+     */
+    protected final State state()
+    {
+        return state;
+    }
+
+    /**
+     * @return the id the QP was made on.
+     */
+    protected final CmId id()
+    {
+        return id;
+    }
+
+    /**
+     * @return the protection domain the QP is in.
+     */
+    protected final ProtectionDomain pd()
+    {
+        return qp.pd();
+    }
+
+    /**
+     * @return receives posted.
+     */
+    protected final int receiveCount()
+    {
+        return recvCount;
+    }
+
+    /**
+     * @return bytes per send slot.
+     */
+    protected final int slotSize()
+    {
+        return slotSize;
+    }
+
+    /**
+     * @return SENDs posted and not yet completed.
+     */
+    protected final int sendsInFlight()
+    {
+        return sendsInFlight;
+    }
+
+    /**
+     * @return whether the send queue has room for one more SEND.
+     */
+    protected final boolean sendQueueHasRoom()
+    {
+        return sendsInFlight < sqDepth;
+    }
+
+    /**
+     * @return whether a SEND from a slot may be posted now, as far as the QP goes.
+     */
+    protected final boolean canPostSlot()
+    {
+        return state == State.OPEN && freeSlotCount > 0 && sendQueueHasRoom();
+    }
+
+    /**
+     * Copy bytes into a free slot; only when {@link #canPostSlot()}.
+     *
+     * @param buf    the bytes.
+     * @param index  where they start.
+     * @param length how many, at most {@link #slotSize()}.
+     * @return the slot, to give {@link #sendWr} and {@link #post}.
+     */
+    protected final int fillSlot(final ByteBuf buf, final int index, final int length)
+    {
+        final int slot = freeSlots[--freeSlotCount];
+        final ByteBuffer view = slotViews[slot];
+        view.clear().limit(length);
+        buf.getBytes(index, view);
+        return slot;
+    }
+
+    /**
+     * @param slot   a slot from {@link #fillSlot}, or {@link #NO_SLOT} for a SEND of no bytes.
+     * @param length the bytes in the slot.
+     * @return the work request of a signaled SEND of them, for the subclass to finish and {@link #post}.
+     */
+    protected final SendWr sendWr(final int slot, final int length)
+    {
+        sendWr.wrId(SEND_TAG | slot).sendFlags(SendFlags.SIGNALED);
+        if (slot == NO_SLOT)
+        {
+            sendWr.sgList().numSge(0);
+        }
+        else
+        {
+            sendWr.sge(sendMr, (long)slot * slotSize, length);
+        }
+        return sendWr;
+    }
+
+    /**
+     * Post the work request {@link #sendWr} gave; if that fails, the slot is free again.
+     *
+     * @param slot the slot it sends, or {@link #NO_SLOT}.
+     */
+    protected final void post(final int slot)
+    {
+        try
+        {
+            qp.postSend(sendWr);
+        }
+        catch (final RdmaException ex)
+        {
+            if (slot != NO_SLOT)
+            {
+                freeSlots[freeSlotCount++] = slot;
+            }
+            throw ex;
+        }
+        sendsInFlight++;
+    }
+
+    /**
+     * @param index a receive buffer.
+     */
+    protected final void postReceive(final int index)
+    {
+        qp.postRecv(recvWr.wrId(index).sge(recvMr, (long)index * recvSize, recvSize));
+    }
+
+    /**
+     * Keep a received message until the channel reads it.
+     *
+     * @param index  its receive buffer.
+     * @param length its bytes.
+     */
+    protected final void stash(final int index, final int length)
+    {
+        final int tail = (stashHead + stashCount) % recvCount;
+        stashIndex[tail] = index;
+        stashLength[tail] = length;
+        stashCount++;
+    }
+
+    /**
+     * @return the bytes of the oldest message stashed.
+     */
+    protected final int stashedLength()
+    {
+        return stashLength[stashHead];
+    }
+
+    /**
+     * Take the oldest message off the stash; its buffer is the caller's to read and post again.
+     *
+     * @return its receive buffer's index.
+     */
+    protected final int unstash()
+    {
+        final int index = stashIndex[stashHead];
+        stashHead = (stashHead + 1) % recvCount;
+        stashCount--;
+        return index;
+    }
+
+    /**
+     * @param index a receive buffer.
+     * @return its bytes, whole; the caller sets position and limit.
+     */
+    protected final ByteBuffer receiveView(final int index)
+    {
+        return recvViews[index];
+    }
+
+    /**
+     * @return messages received and not yet read.
+     */
+    final int pending()
+    {
+        return stashCount;
+    }
+
+    @Override
+    public final CompletionQueue cq()
+    {
+        return cq;
+    }
+
+    @Override
+    public final boolean lingering()
+    {
+        return state == State.LINGERING;
+    }
+
+    @Override
+    public final long lingerDeadline()
+    {
+        return lingerDeadline;
+    }
+
+    /**
+     * Take every completion: the CQ announced some. Re-arms first, so one that comes while this runs announces
+     * itself again rather than waiting for the next.
+     */
+    @Override
+    public final void onCompletions()
+    {
+        if (state == State.CLOSED)
+        {
+            return;
+        }
+        cq.requestNotify(false);
+        int events = 0;
+        IOException failure = null;
+        int n;
+        while (state != State.CLOSED && (n = cq.poll(wcs)) > 0)
+        {
+            for (int i = 0; i < n; i++)
+            {
+                final WorkCompletion wc = wcs[i];
+                // flushed work is the QP going down, which the connection manager or the close reports
+                if (failure == null && wc.status() != WcStatus.SUCCESS && wc.status() != WcStatus.WR_FLUSH_ERR)
+                {
+                    failure = new IOException(describe(wc) + " failed: " + wc.status().description() + " (" + wc +
+                        ")");
+                }
+                if (isSend(wc))
+                {
+                    sendsInFlight--;
+                    final int slot = (int)(wc.wrId() & NO_SLOT);
+                    if (slot != NO_SLOT)
+                    {
+                        freeSlots[freeSlotCount++] = slot;
+                    }
+                    events |= WRITABLE;
+                }
+                else
+                {
+                    events |= received(wc);
+                }
+            }
+        }
+        if (state == State.LINGERING)
+        {
+            if (sendsInFlight == 0)
+            {
+                tearDown(true);
+            }
+            return;
+        }
+        final Owner current = owner;
+        if (state != State.OPEN || current == null)
+        {
+            return;
+        }
+        if (failure != null)
+        {
+            current.endpointFailed(failure);
+            return;
+        }
+        if ((events & READABLE) != 0)
+        {
+            current.endpointReadable();
+        }
+        if ((events & WRITABLE) != 0 && state == State.OPEN)
+        {
+            current.endpointWritable();
+        }
+        completionsDelivered();
+    }
+
+    /** The channel is closed: it hears nothing more. */
+    protected final void detach()
+    {
+        owner = null;
+    }
+
+    /**
+     * Wait for the SENDs in flight before tearing down; the connection is cut once they complete.
+     *
+     * @param nanos the longest wait.
+     */
+    protected final void linger(final long nanos)
+    {
+        state = State.LINGERING;
+        lingerDeadline = System.nanoTime() + nanos;
+    }
+
+    /** Tear down now, whatever is still in flight: the event loop is going away or the linger ran out. */
+    @Override
+    public final void forceClose()
+    {
+        owner = null;
+        if (state != State.CLOSED)
+        {
+            tearDown(connected());
+        }
+    }
+
+    /**
+     * Destroy the QP and let the buffers go; the CQ, the completion channel's hold and the id follow in
+     * {@link #finishRetiring}.
+     *
+     * @param disconnect cut the connection first.
+     */
+    protected final void tearDown(final boolean disconnect)
+    {
+        state = State.CLOSED;
+        if (disconnect)
+        {
+            // EINVAL when the peer's disconnect came first: nothing to do then
+            quietly(id::disconnect);
+        }
+        quietly(id::destroyQp);
+        qpDestroyed();
+        quietly(recvMr::close);
+        quietly(sendMr::close);
+        arena.close();
+        handler.retire(this);
+    }
+
+    /**
+     * The last steps, after the QP is gone: close the CQ (EBUSY while the channel's waiting thread holds an
+     * event of it not yet acknowledged), give back the completion channel, and close the id (which leaves its
+     * multicast groups), in the order the connection manager needs: the device's context goes with its last id,
+     * and only if nothing made from it is left.
+     *
+     * @return true when done; false to be called again.
+     */
+    @Override
+    public final boolean finishRetiring()
+    {
+        if (retired)
+        {
+            return true;
+        }
+        try
+        {
+            cq.close();
+        }
+        catch (final RdmaException ex)
+        {
+            if (ex.errno() == Errno.EBUSY)
+            {
+                return false;
+            }
+            log.log(System.Logger.Level.WARNING, "closing a completion queue failed", ex);
+        }
+        retired = true;
+        handler.releaseCompletionChannel(verbs);
+        quietly(id::close);
+        return true;
+    }
+
+    /**
+     * @param action a teardown step whose failure must not stop the others.
+     */
+    protected final void quietly(final Runnable action)
+    {
+        try
+        {
+            action.run();
+        }
+        catch (final RuntimeException ex)
+        {
+            log.log(System.Logger.Level.DEBUG, "ignored during teardown", ex);
+        }
+    }
+}
