@@ -224,6 +224,16 @@ abstract class QpEndpoint implements CqConsumer
      */
     protected abstract boolean connected();
 
+    /**
+     * @return whether a SEND of the channel's may be posted now.
+     */
+    abstract boolean canSend();
+
+    /**
+     * @return the bytes the channel reads of the oldest message stashed.
+     */
+    abstract int peekLength();
+
     /** The owner has heard of a batch of completions and the endpoint is still open. */
     protected void completionsDelivered()
     {

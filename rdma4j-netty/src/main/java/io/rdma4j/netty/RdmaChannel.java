@@ -1,21 +1,15 @@
 package io.rdma4j.netty;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.AbstractChannel;
 import io.netty.channel.ChannelMetadata;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
-import io.netty.channel.IoEvent;
-import io.netty.channel.IoEventLoop;
-import io.netty.channel.IoRegistration;
-import io.netty.channel.RecvByteBufAllocator;
 import io.netty.util.concurrent.Future;
 import io.rdma4j.cm.CmEventType;
 import io.rdma4j.cm.CmId;
 import io.rdma4j.cm.PortSpace;
-import io.rdma4j.verbs.RdmaException;
 
 import java.io.IOException;
 import java.net.ConnectException;
@@ -46,7 +40,7 @@ import java.util.concurrent.TimeUnit;
  * {@link ConnectTimeoutException} after {@code CONNECT_TIMEOUT_MILLIS}, {@link ClosedChannelException} for writes
  * after close, and an {@link IOException} through {@code exceptionCaught} when a work request fails.
  */
-public class RdmaChannel extends AbstractChannel implements CmSink
+public class RdmaChannel extends AbstractRdmaChannel implements CmSink
 {
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
     private static final int DEFAULT_RESOLVE_TIMEOUT_MS = 2000;
@@ -67,15 +61,9 @@ public class RdmaChannel extends AbstractChannel implements CmSink
     private volatile InetSocketAddress remote;
     private CmId id;
     private RdmaEndpoint endpoint;
-    private RdmaIoHandler handler;
-    private IoRegistration registration;
     private InetSocketAddress bindAddress;
     private ChannelPromise connectPromise;
     private Future<?> connectTimeout;
-    private boolean readPending;
-    private boolean inDeliver;
-    private boolean deliverScheduled;
-    private boolean writeBlocked;
     private boolean peerGone;
 
     /**
@@ -152,13 +140,13 @@ public class RdmaChannel extends AbstractChannel implements CmSink
     @Override
     protected AbstractUnsafe newUnsafe()
     {
-        return new RdmaUnsafe();
+        return new StreamUnsafe();
     }
 
     @Override
-    protected boolean isCompatible(final EventLoop loop)
+    RdmaEndpoint endpoint()
     {
-        return loop instanceof IoEventLoop ioLoop && ioLoop.isCompatible(RdmaUnsafe.class);
+        return endpoint;
     }
 
     @Override
@@ -173,42 +161,9 @@ public class RdmaChannel extends AbstractChannel implements CmSink
         return remote;
     }
 
-    @Override
-    protected void doRegister(final ChannelPromise promise)
-    {
-        if (handler != null)
-        {
-            // the connection's resources belong to the first loop's handler
-            promise.setFailure(new IllegalStateException("an rdma4j channel cannot move to another event loop"));
-            return;
-        }
-        ((IoEventLoop)eventLoop()).register((RdmaUnsafe)unsafe()).addListener(f ->
-        {
-            if (!f.isSuccess())
-            {
-                promise.setFailure(f.cause());
-                return;
-            }
-            registration = (IoRegistration)f.getNow();
-            handler = registration.attachment();
-            promise.setSuccess();
-            onLoopReady();
-        });
-    }
-
-    @Override
-    protected void doDeregister()
-    {
-        final IoRegistration current = registration;
-        if (current != null)
-        {
-            registration = null;
-            current.cancel();
-        }
-    }
-
     /** Registered: the events that came before run now, and a connection request is accepted. */
-    private void onLoopReady()
+    @Override
+    void registered()
     {
         final List<CmNotice> before;
         synchronized (earlyLock)
@@ -231,8 +186,8 @@ public class RdmaChannel extends AbstractChannel implements CmSink
     {
         try
         {
-            endpoint = new RdmaEndpoint(handler, id, config.getReceiveBuffers(), config.getBufferSize(),
-                config.getSendBuffers(), new Owner());
+            endpoint = new RdmaEndpoint(handler(), id, config.getReceiveBuffers(), config.getBufferSize(),
+                config.getSendBuffers(), owner());
             endpoint.peer(peerData);
             id.accept(RdmaEndpoint.connParam(config));
         }
@@ -282,8 +237,8 @@ public class RdmaChannel extends AbstractChannel implements CmSink
                 {
                     if (current == State.CONNECTING)
                     {
-                        endpoint = new RdmaEndpoint(handler, id, config.getReceiveBuffers(), config.getBufferSize(),
-                            config.getSendBuffers(), new Owner());
+                        endpoint = new RdmaEndpoint(handler(), id, config.getReceiveBuffers(),
+                            config.getBufferSize(), config.getSendBuffers(), owner());
                         id.resolveRoute(resolveTimeoutMs());
                     }
                 }
@@ -412,14 +367,6 @@ public class RdmaChannel extends AbstractChannel implements CmSink
         closeNow();
     }
 
-    private void closeNow()
-    {
-        if (isOpen())
-        {
-            unsafe().close(unsafe().voidPromise());
-        }
-    }
-
     private int resolveTimeoutMs()
     {
         final int connectTimeoutMs = config.getConnectTimeoutMillis();
@@ -468,92 +415,23 @@ public class RdmaChannel extends AbstractChannel implements CmSink
     }
 
     @Override
-    protected void doBeginRead()
+    Object readMessage(final int length)
     {
-        if (state == State.CLOSED)
-        {
-            return;
-        }
-        readPending = true;
-        if (!inDeliver)
-        {
-            deliver();
-        }
+        final ByteBuf buf = config.getAllocator().ioBuffer(length);
+        endpoint.read(buf);
+        return buf;
     }
 
-    private void autoReadCleared()
+    @Override
+    boolean delivered()
     {
-        readPending = false;
-    }
-
-    /** Hand received messages to the pipeline, as far as reading is asked for. */
-    private void deliver()
-    {
-        if (endpoint == null || state != State.ACTIVE || inDeliver)
-        {
-            return;
-        }
-        inDeliver = true;
-        boolean read = false;
-        try
-        {
-            final RecvByteBufAllocator.Handle allocHandle = unsafe().recvBufAllocHandle();
-            allocHandle.reset(config);
-            while (endpoint.pending() > 0 && (readPending || config.isAutoRead()))
-            {
-                final int length = endpoint.peekLength();
-                final ByteBuf buf = config.getAllocator().ioBuffer(length);
-                endpoint.read(buf);
-                // as much arrived as was asked for, so the handle lets the loop go on to its message limit
-                allocHandle.attemptedBytesRead(length);
-                allocHandle.lastBytesRead(length);
-                allocHandle.incMessagesRead(1);
-                readPending = false;
-                read = true;
-                pipeline().fireChannelRead(buf);
-                if (state != State.ACTIVE || !allocHandle.continueReading())
-                {
-                    break;
-                }
-            }
-            if (read)
-            {
-                allocHandle.readComplete();
-                pipeline().fireChannelReadComplete();
-            }
-        }
-        finally
-        {
-            inDeliver = false;
-        }
-        if (state != State.ACTIVE)
-        {
-            return;
-        }
         if (endpoint.pending() == 0 && peerGone)
         {
             closeNow();
-            return;
+            return false;
         }
         endpoint.maybeSendUpdate();
-        if (endpoint.pending() > 0 && (readPending || config.isAutoRead()) && !deliverScheduled)
-        {
-            // the rest on the next turn, so that one busy connection does not starve the loop's others
-            deliverScheduled = true;
-            eventLoop().execute(() ->
-            {
-                deliverScheduled = false;
-                deliver();
-            });
-        }
-    }
-
-    private void endpointReadable()
-    {
-        if (state == State.ACTIVE && (readPending || config.isAutoRead()))
-        {
-            deliver();
-        }
+        return true;
     }
 
     @Override
@@ -568,71 +446,35 @@ public class RdmaChannel extends AbstractChannel implements CmSink
     }
 
     @Override
-    protected void doWrite(final ChannelOutboundBuffer in) throws IOException
+    void write(final ChannelOutboundBuffer in)
     {
-        try
+        while (true)
         {
-            while (true)
+            final Object msg = in.current();
+            if (msg == null)
             {
-                final Object msg = in.current();
-                if (msg == null)
-                {
-                    break;
-                }
-                final ByteBuf buf = (ByteBuf)msg;
-                final int readable = buf.readableBytes();
-                if (readable == 0)
-                {
-                    in.remove();
-                    continue;
-                }
-                if (!endpoint.canSend())
-                {
-                    // the rest goes when credits or slots come back
-                    writeBlocked = true;
-                    break;
-                }
-                final int length = Math.min(readable, endpoint.maxMessage());
-                endpoint.send(buf, buf.readerIndex(), length);
-                in.removeBytes(length);
+                break;
             }
-            endpoint.maybeSendUpdate();
+            final ByteBuf buf = (ByteBuf)msg;
+            final int readable = buf.readableBytes();
+            if (readable == 0)
+            {
+                in.remove();
+                continue;
+            }
+            if (!canSend())
+            {
+                break;
+            }
+            final int length = Math.min(readable, endpoint.maxMessage());
+            endpoint.send(buf, buf.readerIndex(), length);
+            in.removeBytes(length);
         }
-        catch (final RdmaException ex)
-        {
-            throw new IOException("posting a SEND failed: " + ex.getMessage(), ex);
-        }
+        endpoint.maybeSendUpdate();
     }
 
-    /** The endpoint's callbacks, kept off the channel's public face. */
-    private final class Owner implements RdmaEndpoint.Owner
-    {
-        @Override
-        public void endpointReadable()
-        {
-            RdmaChannel.this.endpointReadable();
-        }
-
-        @Override
-        public void endpointWritable()
-        {
-            if (writeBlocked && state == State.ACTIVE)
-            {
-                writeBlocked = false;
-                ((RdmaUnsafe)unsafe()).flushNow();
-            }
-        }
-
-        @Override
-        public void endpointFailed(final IOException cause)
-        {
-            pipeline().fireExceptionCaught(cause);
-            closeNow();
-        }
-    }
-
-    /** Netty's unsafe for this channel, and what the channel registers with the {@link RdmaIoHandler}. */
-    private final class RdmaUnsafe extends AbstractUnsafe implements RdmaIoHandle
+    /** Netty's unsafe for this channel: it connects. */
+    private final class StreamUnsafe extends RdmaUnsafe
     {
         @Override
         public void connect(final SocketAddress remoteAddress, final SocketAddress localAddress,
@@ -658,7 +500,7 @@ public class RdmaChannel extends AbstractChannel implements CmSink
             remote = peer;
             try
             {
-                id = handler.eventChannel().createId(RdmaChannel.this, PortSpace.TCP);
+                id = handler().eventChannel().createId(RdmaChannel.this, PortSpace.TCP);
                 state = State.CONNECTING;
                 connectPromise = promise;
                 id.resolveAddr(source, peer, resolveTimeoutMs());
@@ -680,29 +522,6 @@ public class RdmaChannel extends AbstractChannel implements CmSink
                     }
                 }, timeoutMs, TimeUnit.MILLISECONDS);
             }
-        }
-
-        void flushNow()
-        {
-            flush0();
-        }
-
-        @Override
-        public void handle(final IoRegistration ioRegistration, final IoEvent event)
-        {
-            // readiness reaches the channel through its endpoint and the connection manager, not as IoEvents
-        }
-
-        @Override
-        public void closeNow()
-        {
-            close(voidPromise());
-        }
-
-        @Override
-        public void close()
-        {
-            close(voidPromise());
         }
     }
 }

@@ -1,17 +1,11 @@
 package io.rdma4j.netty;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.AbstractChannel;
 import io.netty.channel.AddressedEnvelope;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelMetadata;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
-import io.netty.channel.EventLoop;
-import io.netty.channel.IoEvent;
-import io.netty.channel.IoEventLoop;
-import io.netty.channel.IoRegistration;
-import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.DatagramPacket;
 import io.rdma4j.cm.CmEventType;
@@ -20,11 +14,8 @@ import io.rdma4j.cm.JoinFlags;
 import io.rdma4j.cm.PortSpace;
 import io.rdma4j.cm.UdParam;
 import io.rdma4j.verbs.AddressHandle;
-import io.rdma4j.verbs.Errno;
-import io.rdma4j.verbs.RdmaException;
 
 import java.io.IOException;
-import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
@@ -46,7 +37,7 @@ import java.util.Map;
  * recipient is the group (or this channel's address) with this channel's port. A member receives its own
  * datagrams. Datagrams that arrive while no receive is posted (a reader that does not read) are dropped.
  */
-public class RdmaDatagramChannel extends AbstractChannel implements DatagramChannel, CmSink
+public class RdmaDatagramChannel extends AbstractRdmaChannel implements DatagramChannel, CmSink
 {
     private static final ChannelMetadata METADATA = new ChannelMetadata(true, 16);
 
@@ -62,12 +53,6 @@ public class RdmaDatagramChannel extends AbstractChannel implements DatagramChan
     private volatile boolean open = true;
     private volatile CmId id;
     private UdEndpoint endpoint;
-    private RdmaIoHandler handler;
-    private IoRegistration registration;
-    private boolean readPending;
-    private boolean inDeliver;
-    private boolean deliverScheduled;
-    private boolean writeBlocked;
 
     /**
      * A datagram channel, bound by {@code Bootstrap.bind}.
@@ -75,7 +60,7 @@ public class RdmaDatagramChannel extends AbstractChannel implements DatagramChan
     public RdmaDatagramChannel()
     {
         super(null);
-        config = new RdmaDatagramChannelConfig(this, () -> readPending = false);
+        config = new RdmaDatagramChannelConfig(this, this::autoReadCleared);
     }
 
     @Override
@@ -127,9 +112,9 @@ public class RdmaDatagramChannel extends AbstractChannel implements DatagramChan
     }
 
     @Override
-    protected boolean isCompatible(final EventLoop loop)
+    UdEndpoint endpoint()
     {
-        return loop instanceof IoEventLoop ioLoop && ioLoop.isCompatible(DatagramUnsafe.class);
+        return endpoint;
     }
 
     @Override
@@ -146,64 +131,14 @@ public class RdmaDatagramChannel extends AbstractChannel implements DatagramChan
     }
 
     @Override
-    protected void doRegister(final ChannelPromise promise)
-    {
-        if (handler != null)
-        {
-            promise.setFailure(new IllegalStateException("an rdma4j channel cannot move to another event loop"));
-            return;
-        }
-        ((IoEventLoop)eventLoop()).register((DatagramUnsafe)unsafe()).addListener(f ->
-        {
-            if (f.isSuccess())
-            {
-                registration = (IoRegistration)f.getNow();
-                handler = registration.attachment();
-                promise.setSuccess();
-            }
-            else
-            {
-                promise.setFailure(f.cause());
-            }
-        });
-    }
-
-    @Override
-    protected void doDeregister()
-    {
-        final IoRegistration current = registration;
-        if (current != null)
-        {
-            registration = null;
-            current.cancel();
-        }
-    }
-
-    @Override
     protected void doBind(final SocketAddress localAddress) throws Exception
     {
         if (!(localAddress instanceof InetSocketAddress address))
         {
             throw new UnsupportedAddressTypeException();
         }
-        final CmId made = handler.eventChannel().createId(this, PortSpace.UDP);
-        try
-        {
-            made.bindAddr(address);
-            endpoint = new UdEndpoint(handler, made, config.receiveBuffers(), config.sendBuffers(), new Owner());
-        }
-        catch (final RdmaException ex)
-        {
-            RdmaIoHandler.closeQuietly(made, false);
-            if (ex.errno() == Errno.EADDRINUSE || ex.errno() == Errno.EADDRNOTAVAIL)
-            {
-                final BindException bind = new BindException(ex.getMessage());
-                bind.initCause(ex);
-                throw bind;
-            }
-            throw ex;
-        }
-        id = made;
+        id = CmBinding.bind(handler().eventChannel().createId(this, PortSpace.UDP), address, made ->
+            endpoint = new UdEndpoint(handler(), made, config.receiveBuffers(), config.sendBuffers(), owner()));
     }
 
     @Override
@@ -447,68 +382,12 @@ public class RdmaDatagramChannel extends AbstractChannel implements DatagramChan
     }
 
     @Override
-    protected void doBeginRead()
+    Object readMessage(final int length)
     {
-        if (!open)
-        {
-            return;
-        }
-        readPending = true;
-        if (!inDeliver)
-        {
-            deliver();
-        }
-    }
-
-    private void deliver()
-    {
-        if (endpoint == null || !isActive() || inDeliver)
-        {
-            return;
-        }
-        inDeliver = true;
-        boolean read = false;
-        try
-        {
-            final RecvByteBufAllocator.Handle allocHandle = unsafe().recvBufAllocHandle();
-            allocHandle.reset(config);
-            final int port = localAddress().getPort();
-            while (endpoint.pending() > 0 && (readPending || config.isAutoRead()))
-            {
-                final int length = endpoint.peekLength();
-                final ByteBuf buf = config.getAllocator().ioBuffer(Math.max(length, 1));
-                endpoint.read(buf, addresses);
-                allocHandle.attemptedBytesRead(length);
-                allocHandle.lastBytesRead(length);
-                allocHandle.incMessagesRead(1);
-                readPending = false;
-                read = true;
-                pipeline().fireChannelRead(new DatagramPacket(buf, new InetSocketAddress(addresses[1], port),
-                    new InetSocketAddress(addresses[0], 0)));
-                if (!isActive() || !allocHandle.continueReading())
-                {
-                    break;
-                }
-            }
-            if (read)
-            {
-                allocHandle.readComplete();
-                pipeline().fireChannelReadComplete();
-            }
-        }
-        finally
-        {
-            inDeliver = false;
-        }
-        if (isActive() && endpoint.pending() > 0 && (readPending || config.isAutoRead()) && !deliverScheduled)
-        {
-            deliverScheduled = true;
-            eventLoop().execute(() ->
-            {
-                deliverScheduled = false;
-                deliver();
-            });
-        }
+        final ByteBuf buf = config.getAllocator().ioBuffer(Math.max(length, 1));
+        endpoint.read(buf, addresses);
+        return new DatagramPacket(buf, new InetSocketAddress(addresses[1], localAddress().getPort()),
+            new InetSocketAddress(addresses[0], 0));
     }
 
     @Override
@@ -528,79 +407,41 @@ public class RdmaDatagramChannel extends AbstractChannel implements DatagramChan
     }
 
     @Override
-    protected void doWrite(final ChannelOutboundBuffer in) throws IOException
+    void write(final ChannelOutboundBuffer in)
     {
-        try
+        Object msg;
+        while ((msg = in.current()) != null)
         {
-            Object msg;
-            while ((msg = in.current()) != null)
+            @SuppressWarnings("unchecked")
+            final AddressedEnvelope<ByteBuf, InetSocketAddress> envelope =
+                (AddressedEnvelope<ByteBuf, InetSocketAddress>)msg;
+            final ByteBuf content = envelope.content();
+            final InetSocketAddress recipient = envelope.recipient();
+            final Group group = groups.get(recipient.getAddress());
+            if (group == null)
             {
-                @SuppressWarnings("unchecked")
-                final AddressedEnvelope<ByteBuf, InetSocketAddress> envelope =
-                    (AddressedEnvelope<ByteBuf, InetSocketAddress>)msg;
-                final ByteBuf content = envelope.content();
-                final InetSocketAddress recipient = envelope.recipient();
-                final Group group = groups.get(recipient.getAddress());
-                if (group == null)
-                {
-                    in.remove(new IOException("cannot send to " + recipient + ": only groups this channel has " +
-                        "joined are destinations (unicast needs SIDR, not done yet)"));
-                    continue;
-                }
-                final int length = content.readableBytes();
-                if (length > endpoint.maxDatagram())
-                {
-                    in.remove(new IOException("a datagram of " + length + " bytes is longer than the MTU, " +
-                        endpoint.maxDatagram()));
-                    continue;
-                }
-                if (!endpoint.canSend())
-                {
-                    writeBlocked = true;
-                    break;
-                }
-                endpoint.send(content, length, group.ah(), group.qpn(), group.qkey());
-                in.remove();
+                in.remove(new IOException("cannot send to " + recipient + ": only groups this channel has " +
+                    "joined are destinations (unicast needs SIDR, not done yet)"));
+                continue;
             }
-        }
-        catch (final RdmaException ex)
-        {
-            throw new IOException("posting a SEND failed: " + ex.getMessage(), ex);
+            final int length = content.readableBytes();
+            if (length > endpoint.maxDatagram())
+            {
+                in.remove(new IOException("a datagram of " + length + " bytes is longer than the MTU, " +
+                    endpoint.maxDatagram()));
+                continue;
+            }
+            if (!canSend())
+            {
+                break;
+            }
+            endpoint.send(content, length, group.ah(), group.qpn(), group.qkey());
+            in.remove();
         }
     }
 
-    /** The endpoint's callbacks. */
-    private final class Owner implements UdEndpoint.Owner
-    {
-        @Override
-        public void endpointReadable()
-        {
-            if (isActive() && (readPending || config.isAutoRead()))
-            {
-                deliver();
-            }
-        }
-
-        @Override
-        public void endpointWritable()
-        {
-            if (writeBlocked && isActive())
-            {
-                writeBlocked = false;
-                ((DatagramUnsafe)unsafe()).flushNow();
-            }
-        }
-
-        @Override
-        public void endpointFailed(final IOException cause)
-        {
-            pipeline().fireExceptionCaught(cause);
-            unsafe().close(unsafe().voidPromise());
-        }
-    }
-
-    /** Netty's unsafe for the channel, and what it registers with the {@link RdmaIoHandler}. */
-    private final class DatagramUnsafe extends AbstractUnsafe implements RdmaIoHandle
+    /** Netty's unsafe for the channel: it does not connect. */
+    private final class DatagramUnsafe extends RdmaUnsafe
     {
         @Override
         public void connect(final SocketAddress remoteAddress, final SocketAddress localAddress,
@@ -608,29 +449,6 @@ public class RdmaDatagramChannel extends AbstractChannel implements DatagramChan
         {
             safeSetFailure(promise, new UnsupportedOperationException("a connected RDMA datagram channel needs " +
                 "SIDR, not done yet: send DatagramPackets to a joined group"));
-        }
-
-        void flushNow()
-        {
-            flush0();
-        }
-
-        @Override
-        public void handle(final IoRegistration ioRegistration, final IoEvent event)
-        {
-            // readiness reaches the channel through its endpoint and the connection manager
-        }
-
-        @Override
-        public void closeNow()
-        {
-            close(voidPromise());
-        }
-
-        @Override
-        public void close()
-        {
-            close(voidPromise());
         }
     }
 }

@@ -137,6 +137,7 @@ final class RdmaEndpoint extends QpEndpoint
     /**
      * @return whether a data SEND may be posted now (one credit always stays for an update).
      */
+    @Override
     boolean canSend()
     {
         return connected && credits >= 2 && canPostSlot();
@@ -181,6 +182,7 @@ final class RdmaEndpoint extends QpEndpoint
     /**
      * @return the length of the oldest received message.
      */
+    @Override
     int peekLength()
     {
         return stashedLength();

@@ -5,18 +5,12 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.DefaultChannelConfig;
 import io.netty.channel.EventLoop;
-import io.netty.channel.IoEvent;
-import io.netty.channel.IoEventLoop;
-import io.netty.channel.IoRegistration;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.ServerChannelRecvByteBufAllocator;
 import io.rdma4j.cm.CmEventType;
 import io.rdma4j.cm.CmId;
 import io.rdma4j.cm.PortSpace;
-import io.rdma4j.verbs.Errno;
-import io.rdma4j.verbs.RdmaException;
 
-import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.channels.UnsupportedAddressTypeException;
@@ -36,9 +30,8 @@ public class RdmaServerChannel extends AbstractServerChannel implements CmSink
     private final ServerConfig config = new ServerConfig();
     private final ArrayDeque<RdmaChannel> accepted = new ArrayDeque<>();
     private volatile boolean open = true;
+    private final HandlerRegistration registration = new HandlerRegistration();
     private volatile CmId listener;
-    private RdmaIoHandler handler;
-    private IoRegistration registration;
     private boolean readPending;
     private boolean deliverScheduled;
 
@@ -82,7 +75,7 @@ public class RdmaServerChannel extends AbstractServerChannel implements CmSink
     @Override
     protected boolean isCompatible(final EventLoop loop)
     {
-        return loop instanceof IoEventLoop ioLoop && ioLoop.isCompatible(ServerUnsafe.class);
+        return RdmaIoHandle.compatible(loop);
     }
 
     @Override
@@ -95,30 +88,16 @@ public class RdmaServerChannel extends AbstractServerChannel implements CmSink
     @Override
     protected void doRegister(final ChannelPromise promise)
     {
-        ((IoEventLoop)eventLoop()).register((ServerUnsafe)unsafe()).addListener(f ->
+        registration.register(eventLoop(), (ServerUnsafe)unsafe(), promise, () ->
         {
-            if (f.isSuccess())
-            {
-                registration = (IoRegistration)f.getNow();
-                handler = registration.attachment();
-                promise.setSuccess();
-            }
-            else
-            {
-                promise.setFailure(f.cause());
-            }
+            // the listener's id is made at bind
         });
     }
 
     @Override
     protected void doDeregister()
     {
-        final IoRegistration current = registration;
-        if (current != null)
-        {
-            registration = null;
-            current.cancel();
-        }
+        registration.cancel();
     }
 
     @Override
@@ -128,24 +107,8 @@ public class RdmaServerChannel extends AbstractServerChannel implements CmSink
         {
             throw new UnsupportedAddressTypeException();
         }
-        final CmId id = handler.eventChannel().createId(this, PortSpace.TCP);
-        try
-        {
-            id.bindAddr(address);
-            id.listen(config.backlog);
-        }
-        catch (final RdmaException ex)
-        {
-            RdmaIoHandler.closeQuietly(id, false);
-            if (ex.errno() == Errno.EADDRINUSE || ex.errno() == Errno.EADDRNOTAVAIL)
-            {
-                final BindException bind = new BindException(ex.getMessage());
-                bind.initCause(ex);
-                throw bind;
-            }
-            throw ex;
-        }
-        listener = id;
+        listener = CmBinding.bind(registration.handler().eventChannel().createId(this, PortSpace.TCP), address,
+            id -> id.listen(config.backlog));
     }
 
     @Override
@@ -291,7 +254,7 @@ public class RdmaServerChannel extends AbstractServerChannel implements CmSink
         }
     }
 
-    /** Netty's unsafe for the listener, and what it registers with the {@link RdmaIoHandler}. */
+    /** Netty's unsafe for the listener: it does not connect. */
     private final class ServerUnsafe extends AbstractUnsafe implements RdmaIoHandle
     {
         @Override
@@ -299,24 +262,6 @@ public class RdmaServerChannel extends AbstractServerChannel implements CmSink
             final ChannelPromise promise)
         {
             safeSetFailure(promise, new UnsupportedOperationException("a listener does not connect"));
-        }
-
-        @Override
-        public void handle(final IoRegistration ioRegistration, final IoEvent event)
-        {
-            // connection requests arrive through cmEvent
-        }
-
-        @Override
-        public void closeNow()
-        {
-            close(voidPromise());
-        }
-
-        @Override
-        public void close()
-        {
-            close(voidPromise());
         }
     }
 }

@@ -64,6 +64,7 @@ final class UdEndpoint extends QpEndpoint
         return ah;
     }
 
+    @Override
     boolean canSend()
     {
         return canPostSlot();
@@ -88,6 +89,7 @@ final class UdEndpoint extends QpEndpoint
     /**
      * @return the payload length of the oldest datagram received.
      */
+    @Override
     int peekLength()
     {
         return stashedLength() - ReplyAddress.GRH_BYTES;
