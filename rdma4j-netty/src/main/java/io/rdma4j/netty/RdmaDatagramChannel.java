@@ -216,7 +216,7 @@ public class RdmaDatagramChannel extends AbstractRdmaChannel implements Datagram
     @Override
     public ChannelFuture joinGroup(final InetAddress multicastAddress, final ChannelPromise future)
     {
-        return join(multicastAddress, null, future);
+        return membership(true, multicastAddress, null, future);
     }
 
     @Override
@@ -229,7 +229,7 @@ public class RdmaDatagramChannel extends AbstractRdmaChannel implements Datagram
     public ChannelFuture joinGroup(final InetSocketAddress multicastAddress, final NetworkInterface networkInterface,
         final ChannelPromise future)
     {
-        return join(multicastAddress.getAddress(), null, future);
+        return membership(true, multicastAddress.getAddress(), null, future);
     }
 
     @Override
@@ -243,44 +243,7 @@ public class RdmaDatagramChannel extends AbstractRdmaChannel implements Datagram
     public ChannelFuture joinGroup(final InetAddress multicastAddress, final NetworkInterface networkInterface,
         final InetAddress source, final ChannelPromise future)
     {
-        return join(multicastAddress, source, future);
-    }
-
-    /** The network interface is ignored: the bound address chose the device, and so the interface. */
-    private ChannelFuture join(final InetAddress group, final InetAddress source, final ChannelPromise promise)
-    {
-        if (!eventLoop().inEventLoop())
-        {
-            eventLoop().execute(() -> join(group, source, promise));
-            return promise;
-        }
-        if (source != null)
-        {
-            promise.setFailure(new UnsupportedOperationException("source-specific multicast: rdma_cm joins a " +
-                "whole group"));
-            return promise;
-        }
-        if (!isActive())
-        {
-            promise.setFailure(isOpen() ? new IllegalStateException("bind the channel before joining a group") :
-                new ClosedChannelException());
-            return promise;
-        }
-        if (groups.containsKey(group) || joining.containsKey(group))
-        {
-            promise.setFailure(new IllegalStateException("already joined to " + group));
-            return promise;
-        }
-        try
-        {
-            id.joinMulticast(new InetSocketAddress(group, 0), JoinFlags.FULLMEMBER, group);
-            joining.put(group, promise);
-        }
-        catch (final RuntimeException ex)
-        {
-            promise.setFailure(ex);
-        }
-        return promise;
+        return membership(true, multicastAddress, source, future);
     }
 
     @Override
@@ -292,7 +255,7 @@ public class RdmaDatagramChannel extends AbstractRdmaChannel implements Datagram
     @Override
     public ChannelFuture leaveGroup(final InetAddress multicastAddress, final ChannelPromise future)
     {
-        return leave(multicastAddress, null, future);
+        return membership(false, multicastAddress, null, future);
     }
 
     @Override
@@ -305,7 +268,7 @@ public class RdmaDatagramChannel extends AbstractRdmaChannel implements Datagram
     public ChannelFuture leaveGroup(final InetSocketAddress multicastAddress, final NetworkInterface networkInterface,
         final ChannelPromise future)
     {
-        return leave(multicastAddress.getAddress(), null, future);
+        return membership(false, multicastAddress.getAddress(), null, future);
     }
 
     @Override
@@ -319,26 +282,67 @@ public class RdmaDatagramChannel extends AbstractRdmaChannel implements Datagram
     public ChannelFuture leaveGroup(final InetAddress multicastAddress, final NetworkInterface networkInterface,
         final InetAddress source, final ChannelPromise future)
     {
-        return leave(multicastAddress, source, future);
+        return membership(false, multicastAddress, source, future);
     }
 
-    private ChannelFuture leave(final InetAddress group, final InetAddress source, final ChannelPromise promise)
+    /**
+     * Join or leave a group, on the event loop. The network interface is ignored: the bound address chose the
+     * device, and so the interface.
+     */
+    private ChannelFuture membership(final boolean join, final InetAddress group, final InetAddress source,
+        final ChannelPromise promise)
     {
         if (!eventLoop().inEventLoop())
         {
-            eventLoop().execute(() -> leave(group, source, promise));
+            eventLoop().execute(() -> membership(join, group, source, promise));
             return promise;
         }
         if (source != null)
         {
             promise.setFailure(new UnsupportedOperationException("source-specific multicast: rdma_cm joins a " +
                 "whole group"));
-            return promise;
         }
+        else if (join)
+        {
+            join(group, promise);
+        }
+        else
+        {
+            leave(group, promise);
+        }
+        return promise;
+    }
+
+    private void join(final InetAddress group, final ChannelPromise promise)
+    {
+        if (!isActive())
+        {
+            promise.setFailure(isOpen() ? new IllegalStateException("bind the channel before joining a group") :
+                new ClosedChannelException());
+            return;
+        }
+        if (groups.containsKey(group) || joining.containsKey(group))
+        {
+            promise.setFailure(new IllegalStateException("already joined to " + group));
+            return;
+        }
+        try
+        {
+            id.joinMulticast(new InetSocketAddress(group, 0), JoinFlags.FULLMEMBER, group);
+            joining.put(group, promise);
+        }
+        catch (final RuntimeException ex)
+        {
+            promise.setFailure(ex);
+        }
+    }
+
+    private void leave(final InetAddress group, final ChannelPromise promise)
+    {
         if (groups.remove(group) == null)
         {
             promise.setFailure(new IllegalStateException("not joined to " + group));
-            return promise;
+            return;
         }
         try
         {
@@ -350,7 +354,6 @@ public class RdmaDatagramChannel extends AbstractRdmaChannel implements Datagram
         {
             promise.setFailure(ex);
         }
-        return promise;
     }
 
     @Override
