@@ -1,16 +1,12 @@
 package io.rdma4j.netty;
 
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.DefaultChannelConfig;
-
-import java.util.Map;
 
 /**
  * An {@link RdmaChannel}'s configuration: Netty's, and the connection's buffers ({@link RdmaChannelOption}).
  * The buffers are sized when the connection is made; changing them later changes nothing for it.
  */
-public final class RdmaChannelConfig extends DefaultChannelConfig
+public final class RdmaChannelConfig extends AbstractRdmaConfig
 {
     /** The fewest receive buffers: data never takes the last credit, and updates must not answer each other. */
     public static final int MIN_RECEIVE_BUFFERS = 4;
@@ -27,69 +23,14 @@ public final class RdmaChannelConfig extends DefaultChannelConfig
     private volatile int sendBuffers = DEFAULT_SEND_BUFFERS;
     private volatile int bufferSize = DEFAULT_BUFFER_SIZE;
     private volatile int retryCount = DEFAULT_RETRY_COUNT;
-    private final Runnable autoReadCleared;
 
     RdmaChannelConfig(final Channel channel, final Runnable autoReadCleared)
     {
-        super(channel);
-        this.autoReadCleared = autoReadCleared;
-    }
-
-    @Override
-    public Map<ChannelOption<?>, Object> getOptions()
-    {
-        return getOptions(super.getOptions(), RdmaChannelOption.RECEIVE_BUFFERS, RdmaChannelOption.SEND_BUFFERS,
-            RdmaChannelOption.BUFFER_SIZE, RdmaChannelOption.RETRY_COUNT);
-    }
-
-    @Override
-    @SuppressWarnings("unchecked")
-    public <T> T getOption(final ChannelOption<T> option)
-    {
-        if (option == RdmaChannelOption.RECEIVE_BUFFERS)
-        {
-            return (T)Integer.valueOf(receiveBuffers);
-        }
-        if (option == RdmaChannelOption.SEND_BUFFERS)
-        {
-            return (T)Integer.valueOf(sendBuffers);
-        }
-        if (option == RdmaChannelOption.BUFFER_SIZE)
-        {
-            return (T)Integer.valueOf(bufferSize);
-        }
-        if (option == RdmaChannelOption.RETRY_COUNT)
-        {
-            return (T)Integer.valueOf(retryCount);
-        }
-        return super.getOption(option);
-    }
-
-    @Override
-    public <T> boolean setOption(final ChannelOption<T> option, final T value)
-    {
-        validate(option, value);
-        if (option == RdmaChannelOption.RECEIVE_BUFFERS)
-        {
-            setReceiveBuffers((Integer)value);
-        }
-        else if (option == RdmaChannelOption.SEND_BUFFERS)
-        {
-            setSendBuffers((Integer)value);
-        }
-        else if (option == RdmaChannelOption.BUFFER_SIZE)
-        {
-            setBufferSize((Integer)value);
-        }
-        else if (option == RdmaChannelOption.RETRY_COUNT)
-        {
-            setRetryCount((Integer)value);
-        }
-        else
-        {
-            return super.setOption(option, value);
-        }
-        return true;
+        super(channel, autoReadCleared);
+        option(RdmaChannelOption.RECEIVE_BUFFERS, this::getReceiveBuffers, this::setReceiveBuffers);
+        option(RdmaChannelOption.SEND_BUFFERS, this::getSendBuffers, this::setSendBuffers);
+        option(RdmaChannelOption.BUFFER_SIZE, this::getBufferSize, this::setBufferSize);
+        option(RdmaChannelOption.RETRY_COUNT, this::getRetryCount, this::setRetryCount);
     }
 
     /**
@@ -106,12 +47,7 @@ public final class RdmaChannelConfig extends DefaultChannelConfig
      */
     public RdmaChannelConfig setReceiveBuffers(final int count)
     {
-        if (count < MIN_RECEIVE_BUFFERS || count > 0xFFFF)
-        {
-            throw new IllegalArgumentException("RECEIVE_BUFFERS " + count + " is outside " + MIN_RECEIVE_BUFFERS +
-                "..65535");
-        }
-        receiveBuffers = count;
+        receiveBuffers = inRange("RECEIVE_BUFFERS", count, MIN_RECEIVE_BUFFERS, 0xFFFF);
         return this;
     }
 
@@ -129,11 +65,7 @@ public final class RdmaChannelConfig extends DefaultChannelConfig
      */
     public RdmaChannelConfig setSendBuffers(final int count)
     {
-        if (count < 1 || count >= 0xFFFF)
-        {
-            throw new IllegalArgumentException("SEND_BUFFERS " + count + " is outside 1..65534");
-        }
-        sendBuffers = count;
+        sendBuffers = inRange("SEND_BUFFERS", count, 1, 0xFFFE);
         return this;
     }
 
@@ -151,11 +83,7 @@ public final class RdmaChannelConfig extends DefaultChannelConfig
      */
     public RdmaChannelConfig setBufferSize(final int size)
     {
-        if (size < 1 || size > 1 << 30)
-        {
-            throw new IllegalArgumentException("BUFFER_SIZE " + size + " is outside 1..2^30");
-        }
-        bufferSize = size;
+        bufferSize = inRange("BUFFER_SIZE", size, 1, 1 << 30, "1..2^30");
         return this;
     }
 
@@ -173,17 +101,7 @@ public final class RdmaChannelConfig extends DefaultChannelConfig
      */
     public RdmaChannelConfig setRetryCount(final int count)
     {
-        if (count < 0 || count > 7)
-        {
-            throw new IllegalArgumentException("RETRY_COUNT " + count + " is outside 0..7");
-        }
-        retryCount = count;
+        retryCount = inRange("RETRY_COUNT", count, 0, 7);
         return this;
-    }
-
-    @Override
-    protected void autoReadCleared()
-    {
-        autoReadCleared.run();
     }
 }

@@ -1,8 +1,6 @@
 package io.rdma4j.netty;
 
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.DefaultChannelConfig;
 import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.MessageSizeEstimator;
 import io.netty.channel.RecvByteBufAllocator;
@@ -11,77 +9,29 @@ import io.netty.channel.socket.DatagramChannelConfig;
 
 import java.net.InetAddress;
 import java.net.NetworkInterface;
-import java.util.Map;
 
 /**
  * An {@link RdmaDatagramChannel}'s configuration. The socket options of {@link DatagramChannelConfig} have no
  * meaning for a UD QP: their getters give the socket defaults and their setters refuse, so nobody believes a
  * setting took effect; a multicast member always receives its own datagrams (the device loops them back).
  */
-public final class RdmaDatagramChannelConfig extends DefaultChannelConfig implements DatagramChannelConfig
+public final class RdmaDatagramChannelConfig extends AbstractRdmaConfig implements DatagramChannelConfig
 {
     /** Receive buffers by default. */
     public static final int DEFAULT_RECEIVE_BUFFERS = 64;
     /** Send slots by default. */
     public static final int DEFAULT_SEND_BUFFERS = 64;
 
-    private final Runnable autoReadCleared;
     private volatile int receiveBuffers = DEFAULT_RECEIVE_BUFFERS;
     private volatile int sendBuffers = DEFAULT_SEND_BUFFERS;
 
     RdmaDatagramChannelConfig(final RdmaDatagramChannel channel, final Runnable autoReadCleared)
     {
-        super(channel, new FixedRecvByteBufAllocator(2048));
-        this.autoReadCleared = autoReadCleared;
-    }
-
-    @Override
-    public Map<ChannelOption<?>, Object> getOptions()
-    {
-        return getOptions(super.getOptions(), RdmaChannelOption.RECEIVE_BUFFERS, RdmaChannelOption.SEND_BUFFERS);
-    }
-
-    @Override
-    @SuppressWarnings("unchecked")
-    public <T> T getOption(final ChannelOption<T> option)
-    {
-        if (option == RdmaChannelOption.RECEIVE_BUFFERS)
-        {
-            return (T)Integer.valueOf(receiveBuffers);
-        }
-        if (option == RdmaChannelOption.SEND_BUFFERS)
-        {
-            return (T)Integer.valueOf(sendBuffers);
-        }
-        return super.getOption(option);
-    }
-
-    @Override
-    public <T> boolean setOption(final ChannelOption<T> option, final T value)
-    {
-        validate(option, value);
-        if (option == RdmaChannelOption.RECEIVE_BUFFERS)
-        {
-            receiveBuffers = checkCount((Integer)value, "RECEIVE_BUFFERS");
-        }
-        else if (option == RdmaChannelOption.SEND_BUFFERS)
-        {
-            sendBuffers = checkCount((Integer)value, "SEND_BUFFERS");
-        }
-        else
-        {
-            return super.setOption(option, value);
-        }
-        return true;
-    }
-
-    private static int checkCount(final int count, final String name)
-    {
-        if (count < 1 || count >= 0xFFFF)
-        {
-            throw new IllegalArgumentException(name + " " + count + " is outside 1..65534");
-        }
-        return count;
+        super(channel, new FixedRecvByteBufAllocator(2048), autoReadCleared);
+        option(RdmaChannelOption.RECEIVE_BUFFERS, this::receiveBuffers,
+            count -> receiveBuffers = inRange("RECEIVE_BUFFERS", count, 1, 0xFFFE));
+        option(RdmaChannelOption.SEND_BUFFERS, this::sendBuffers,
+            count -> sendBuffers = inRange("SEND_BUFFERS", count, 1, 0xFFFE));
     }
 
     int receiveBuffers()
@@ -92,12 +42,6 @@ public final class RdmaDatagramChannelConfig extends DefaultChannelConfig implem
     int sendBuffers()
     {
         return sendBuffers;
-    }
-
-    @Override
-    protected void autoReadCleared()
-    {
-        autoReadCleared.run();
     }
 
     private static UnsupportedOperationException noSocket(final String option)

@@ -15,7 +15,6 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.channels.UnsupportedAddressTypeException;
 import java.util.ArrayDeque;
-import java.util.Map;
 
 /**
  * A listener of the connection manager ({@code rdma_listen}): Netty's {@code ServerSocketChannel} role for RDMA.
@@ -204,53 +203,21 @@ public class RdmaServerChannel extends AbstractServerChannel implements CmSink
     }
 
     /** Netty's options and {@code SO_BACKLOG}: the requests the connection manager keeps waiting. */
-    private final class ServerConfig extends DefaultChannelConfig
+    private final class ServerConfig extends AbstractRdmaConfig
     {
         private volatile int backlog = DEFAULT_BACKLOG;
 
         ServerConfig()
         {
-            super(RdmaServerChannel.this, new ServerChannelRecvByteBufAllocator());
-        }
-
-        @Override
-        public Map<ChannelOption<?>, Object> getOptions()
-        {
-            return getOptions(super.getOptions(), ChannelOption.SO_BACKLOG);
-        }
-
-        @Override
-        @SuppressWarnings("unchecked")
-        public <T> T getOption(final ChannelOption<T> option)
-        {
-            if (option == ChannelOption.SO_BACKLOG)
+            super(RdmaServerChannel.this, new ServerChannelRecvByteBufAllocator(), () -> readPending = false);
+            option(ChannelOption.SO_BACKLOG, () -> backlog, requested ->
             {
-                return (T)Integer.valueOf(backlog);
-            }
-            return super.getOption(option);
-        }
-
-        @Override
-        public <T> boolean setOption(final ChannelOption<T> option, final T value)
-        {
-            validate(option, value);
-            if (option == ChannelOption.SO_BACKLOG)
-            {
-                final int requested = (Integer)value;
                 if (requested < 1)
                 {
                     throw new IllegalArgumentException("SO_BACKLOG " + requested + " is below 1");
                 }
                 backlog = requested;
-                return true;
-            }
-            return super.setOption(option, value);
-        }
-
-        @Override
-        protected void autoReadCleared()
-        {
-            readPending = false;
+            });
         }
     }
 
