@@ -274,7 +274,8 @@ public final class RdmaIoHandler implements IoHandler
         {
             eventChannel = RdmaCm.createEventChannel();
             final EventChannel channel = eventChannel;
-            cmWaiter = Thread.ofPlatform().daemon().name("rdma4j-netty-cm-" + threadName()).start(() -> waitForCm(channel));
+            cmWaiter = waiter("cm", "connection-manager events", () -> nextNotice(channel));
+            cmWaiter.start();
         }
         return eventChannel;
     }
@@ -285,27 +286,36 @@ public final class RdmaIoHandler implements IoHandler
         return thread == null ? "loop" : thread.getName();
     }
 
-    private void waitForCm(final EventChannel channel)
+    /**
+     * @param kind   what the thread's name says it waits on.
+     * @param what   what it waits for, for the log.
+     * @param source the channel's next announcement.
+     * @return a waiting thread, not started.
+     */
+    private Thread waiter(final String kind, final String what, final Source source)
+    {
+        return Thread.ofPlatform().daemon().name("rdma4j-netty-" + kind + "-" + threadName())
+            .unstarted(() -> waitFor(what, source));
+    }
+
+    /**
+     * The body of a waiting thread: take what the channel announces and queue it for the loop, until the loop
+     * goes away.
+     *
+     * @param what   what it waits for, for the log.
+     * @param source the channel's next announcement, already acknowledged, or null if there was none.
+     */
+    private void waitFor(final String what, final Source source)
     {
         try
         {
             while (!Thread.currentThread().isInterrupted())
             {
-                final CmEvent event = channel.getEvent(-1, TimeUnit.SECONDS);
-                if (event == null)
+                final Object item = source.next();
+                if (item != null)
                 {
-                    continue;
+                    offer(item);
                 }
-                final CmNotice notice;
-                try
-                {
-                    notice = CmNotice.of(event);
-                }
-                finally
-                {
-                    event.ack();
-                }
-                offer(notice);
             }
         }
         catch (final InterruptedException ex)
@@ -317,9 +327,36 @@ public final class RdmaIoHandler implements IoHandler
             // EINVAL: the channel was destroyed under us, which also means the loop is going away
             if (ex.errno() != Errno.EINVAL)
             {
-                LOG.log(System.Logger.Level.ERROR, "waiting for connection-manager events failed", ex);
+                LOG.log(System.Logger.Level.ERROR, "waiting for " + what + " failed", ex);
             }
         }
+    }
+
+    private static CmNotice nextNotice(final EventChannel channel) throws InterruptedException
+    {
+        final CmEvent event = channel.getEvent(-1, TimeUnit.SECONDS);
+        if (event == null)
+        {
+            return null;
+        }
+        try
+        {
+            return CmNotice.of(event);
+        }
+        finally
+        {
+            event.ack();
+        }
+    }
+
+    private static CompletionQueue nextCq(final CompletionChannel channel) throws InterruptedException
+    {
+        final CompletionQueue cq = channel.getCqEvent(-1, TimeUnit.SECONDS);
+        if (cq != null)
+        {
+            cq.ackEvents(1);
+        }
+        return cq;
     }
 
     /**
@@ -336,8 +373,7 @@ public final class RdmaIoHandler implements IoHandler
         if (waiter == null)
         {
             final CompletionChannel channel = verbs.createCompChannel();
-            final Thread thread = Thread.ofPlatform().daemon().name("rdma4j-netty-cq-" + threadName())
-                .unstarted(() -> waitForCompletions(channel));
+            final Thread thread = waiter("cq", "completions", () -> nextCq(channel));
             waiter = new CqWaiter(channel, thread);
             cqWaiters.put(verbs, waiter);
             thread.start();
@@ -371,33 +407,6 @@ public final class RdmaIoHandler implements IoHandler
         catch (final RuntimeException ex)
         {
             LOG.log(System.Logger.Level.WARNING, "closing a completion channel failed", ex);
-        }
-    }
-
-    private void waitForCompletions(final CompletionChannel channel)
-    {
-        try
-        {
-            while (!Thread.currentThread().isInterrupted())
-            {
-                final CompletionQueue cq = channel.getCqEvent(-1, TimeUnit.SECONDS);
-                if (cq != null)
-                {
-                    cq.ackEvents(1);
-                    offer(cq);
-                }
-            }
-        }
-        catch (final InterruptedException ex)
-        {
-            // the loop is going away
-        }
-        catch (final RdmaException ex)
-        {
-            if (ex.errno() != Errno.EINVAL)
-            {
-                LOG.log(System.Logger.Level.ERROR, "waiting for completions failed", ex);
-            }
         }
     }
 
@@ -463,6 +472,17 @@ public final class RdmaIoHandler implements IoHandler
                 endpoint.forceClose();
             }
         }
+    }
+
+    /** What a waiting thread waits on. */
+    @FunctionalInterface
+    private interface Source
+    {
+        /**
+         * @return the next item for the loop, already acknowledged, or null if none came.
+         * @throws InterruptedException if the loop is going away.
+         */
+        Object next() throws InterruptedException;
     }
 
     /** A completion channel of one device, the thread that waits on it and the endpoints that use it. */
