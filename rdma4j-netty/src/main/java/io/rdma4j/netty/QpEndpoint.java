@@ -614,13 +614,6 @@ abstract class QpEndpoint implements CqConsumer
      */
     protected final void quietly(final Runnable action)
     {
-        try
-        {
-            action.run();
-        }
-        catch (final RuntimeException ex)
-        {
-            log.log(System.Logger.Level.DEBUG, "ignored during teardown", ex);
-        }
+        Teardown.quietly(log, System.Logger.Level.DEBUG, "ignored during teardown", action);
     }
 }

@@ -138,27 +138,19 @@ public final class RdmaIoHandler implements IoHandler
         }
     }
 
+    /**
+     * Close an id, whatever fails.
+     *
+     * @param id     the id.
+     * @param reject refuse its connection request first.
+     */
     static void closeQuietly(final CmId id, final boolean reject)
     {
-        try
+        if (reject)
         {
-            if (reject)
-            {
-                id.reject(null);
-            }
+            Teardown.quietly(LOG, System.Logger.Level.DEBUG, "reject failed", () -> id.reject(null));
         }
-        catch (final RuntimeException ex)
-        {
-            LOG.log(System.Logger.Level.DEBUG, "reject failed", ex);
-        }
-        try
-        {
-            id.close();
-        }
-        catch (final RuntimeException ex)
-        {
-            LOG.log(System.Logger.Level.DEBUG, "closing a connection-manager id failed", ex);
-        }
+        Teardown.quietly(LOG, System.Logger.Level.DEBUG, "closing a connection-manager id failed", id::close);
     }
 
     @Override
@@ -221,15 +213,8 @@ public final class RdmaIoHandler implements IoHandler
         cqWaiters.clear();
         if (eventChannel != null)
         {
-            try
-            {
-                eventChannel.close();
-            }
-            catch (final RuntimeException ex)
-            {
-                // ids of accepted connections live on their listener's channel and may outlive this loop's
-                LOG.log(System.Logger.Level.WARNING, "closing the event channel failed", ex);
-            }
+            // ids of accepted connections live on their listener's channel and may outlive this loop's
+            Teardown.quietly(LOG, System.Logger.Level.WARNING, "closing the event channel failed", eventChannel::close);
         }
     }
 
@@ -400,14 +385,8 @@ public final class RdmaIoHandler implements IoHandler
 
     private static void closeChannel(final CqWaiter waiter)
     {
-        try
-        {
-            waiter.channel.close();
-        }
-        catch (final RuntimeException ex)
-        {
-            LOG.log(System.Logger.Level.WARNING, "closing a completion channel failed", ex);
-        }
+        Teardown.quietly(LOG, System.Logger.Level.WARNING, "closing a completion channel failed",
+            waiter.channel::close);
     }
 
     /** Start handling an endpoint's completions; on the loop thread. */
