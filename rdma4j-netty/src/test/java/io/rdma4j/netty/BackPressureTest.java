@@ -6,14 +6,10 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.WriteBufferWaterMark;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.net.InetSocketAddress;
-import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
@@ -30,38 +26,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * retry count of 0, so one would fail the connection).
  */
 @Timeout(60)
-class BackPressureTest
+class BackPressureTest extends NettyTestBase
 {
-    static
-    {
-        LeakCheck.install();
-    }
-
     private static final int CHUNK = 8 * 1024;
     private static final int TOTAL = 4 * 1024 * 1024;
     private static final int LOW = 32 * 1024;
     private static final int HIGH = 64 * 1024;
     private static final int RECEIVES = 16;
-
-    private NettyFixture net;
-
-    @BeforeEach
-    void start()
-    {
-        net = new NettyFixture();
-    }
-
-    @AfterEach
-    void stop()
-    {
-        net.close();
-    }
-
-    @AfterAll
-    static void noLeaks()
-    {
-        assertEquals(List.of(), LeakCheck.leaks(), "ByteBufs leaked");
-    }
 
     /**
      * Writes {@link #TOTAL} bytes in chunks while the channel is writable, and records what writability did.
@@ -123,17 +94,12 @@ class BackPressureTest
         }
     }
 
-    /** Completes with the accepted channel once it is active. */
-    private static final class Accepted extends ChannelInboundHandlerAdapter
+    /** Connect a writer whose channel turns unwritable at {@link #HIGH} and writable again at {@link #LOW}. */
+    private Channel connect(final Channel server, final Producer producer)
+        throws InterruptedException
     {
-        final CompletableFuture<Channel> active = new CompletableFuture<>();
-
-        @Override
-        public void channelActive(final ChannelHandlerContext ctx)
-        {
-            active.complete(ctx.channel());
-            ctx.fireChannelActive();
-        }
+        return net.connect((InetSocketAddress)server.localAddress(), producer,
+            Map.of(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(LOW, HIGH))).sync().channel();
     }
 
     @Test
@@ -154,10 +120,7 @@ class BackPressureTest
         }, Map.of(ChannelOption.AUTO_READ, false, RdmaChannelOption.RECEIVE_BUFFERS, RECEIVES));
 
         final Producer producer = new Producer(data);
-        final Channel client = new io.netty.bootstrap.Bootstrap().group(net.group).channel(RdmaChannel.class)
-            .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(LOW, HIGH))
-            .handler(producer).connect(server.localAddress(), new InetSocketAddress(net.clientHost, 0))
-            .sync().channel();
+        final Channel client = connect(server, producer);
         final Channel child = accepted.active.get(10, TimeUnit.SECONDS);
 
         // nobody reads: the writer stops after the peer's receives and its own high water mark
@@ -217,10 +180,7 @@ class BackPressureTest
             RdmaChannelOption.BUFFER_SIZE, 4096));
 
         final Producer producer = new Producer(data);
-        final Channel client = new io.netty.bootstrap.Bootstrap().group(net.group).channel(RdmaChannel.class)
-            .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(LOW, HIGH))
-            .handler(producer).connect(server.localAddress(), new InetSocketAddress(net.clientHost, 0))
-            .sync().channel();
+        final Channel client = connect(server, producer);
         assertArrayEquals(data, collector.done.get(40, TimeUnit.SECONDS));
         assertTrue(!producer.failed.isDone(), () -> "no failure: " + producer.failed.join());
         client.close().sync();

@@ -65,9 +65,28 @@ final class NettyFixture implements AutoCloseable
      */
     ChannelFuture connect(final InetSocketAddress target, final ChannelHandler handler)
     {
-        return new Bootstrap().group(group).channel(RdmaChannel.class).handler(handler)
-            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 10_000)
-            .connect(target, new InetSocketAddress(clientHost, 0));
+        return connect(target, handler, Map.of());
+    }
+
+    /**
+     * @param target  the server.
+     * @param handler the client channel's handler.
+     * @param options options of the client channel, beside a connect timeout of 10 s they may replace.
+     * @return the connect's future.
+     */
+    ChannelFuture connect(final InetSocketAddress target, final ChannelHandler handler,
+        final Map<ChannelOption<?>, Object> options)
+    {
+        final Bootstrap bootstrap = new Bootstrap().group(group).channel(RdmaChannel.class).handler(handler)
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 10_000);
+        options.forEach((option, value) -> option(bootstrap, option, value));
+        return bootstrap.connect(target, new InetSocketAddress(clientHost, 0));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> void option(final Bootstrap bootstrap, final ChannelOption<T> option, final Object value)
+    {
+        bootstrap.option(option, (T)value);
     }
 
     @Override

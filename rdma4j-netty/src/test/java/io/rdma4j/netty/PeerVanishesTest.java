@@ -1,6 +1,5 @@
 package io.rdma4j.netty;
 
-import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -19,7 +18,6 @@ import io.rdma4j.verbs.QpInitAttr;
 import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.QueuePair;
 import io.rdma4j.verbs.RecvWr;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -27,10 +25,9 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.net.InetSocketAddress;
 import java.util.EnumSet;
-import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -41,28 +38,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@link IOException} and the channel closes, all within the test's timeout, rather than waiting for ever.
  */
 @Timeout(60)
-class PeerVanishesTest
+class PeerVanishesTest extends NettyTestBase
 {
-    static
-    {
-        LeakCheck.install();
-    }
-
     private static final int PEER_RECEIVES = 4;
     private static final int PEER_SIZE = 4096;
-
-    @AfterAll
-    static void noLeaks()
-    {
-        assertEquals(List.of(), LeakCheck.leaks(), "ByteBufs leaked");
-    }
 
     @Test
     void sendsToAVanishedPeerFailTheChannel()
         throws Exception
     {
-        try (NettyFixture net = new NettyFixture(); EventChannel events = RdmaCm.createEventChannel();
-            Arena arena = Arena.ofShared())
+        try (EventChannel events = RdmaCm.createEventChannel(); Arena arena = Arena.ofShared())
         {
             // the peer is plain rdma4j: it speaks the transport's handshake (receives posted, its parameters in
             // the private data) and then drops its QP without disconnecting
@@ -72,9 +57,8 @@ class PeerVanishesTest
 
             final Collector collector = new Collector(Integer.MAX_VALUE);
             // two retries of about 2 s each: the failure comes within seconds
-            final ChannelFuture connect = new Bootstrap().group(net.group).channel(RdmaChannel.class)
-                .handler(collector).option(RdmaChannelOption.RETRY_COUNT, 2)
-                .connect(listener.localAddress(), new InetSocketAddress(net.clientHost, 0));
+            final ChannelFuture connect = net.connect(listener.localAddress(), collector,
+                Map.of(RdmaChannelOption.RETRY_COUNT, 2));
 
             final CmEvent request = events.expect(CmEventType.CONNECT_REQUEST, 10, TimeUnit.SECONDS);
             final CmId peer = request.id();

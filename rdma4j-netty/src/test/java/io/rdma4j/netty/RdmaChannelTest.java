@@ -5,16 +5,13 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
-import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ConnectTimeoutException;
+import io.rdma4j.netty.example.RdmaEcho;
 import io.rdma4j.testing.TestNet;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -25,7 +22,6 @@ import java.net.InetSocketAddress;
 import java.nio.channels.ClosedChannelException;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -39,61 +35,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * closing from either side.
  */
 @Timeout(60)
-class RdmaChannelTest
+class RdmaChannelTest extends NettyTestBase
 {
-    static
+    /** A write to a closed channel fails as a socket's does. */
+    private static void assertWriteRefused(final Channel closed)
+        throws InterruptedException
     {
-        LeakCheck.install();
-    }
-
-    private NettyFixture net;
-
-    @BeforeEach
-    void start()
-    {
-        net = new NettyFixture();
-    }
-
-    @AfterEach
-    void stop()
-    {
-        net.close();
-    }
-
-    @AfterAll
-    static void noLeaks()
-    {
-        assertEquals(java.util.List.of(), LeakCheck.leaks(), "ByteBufs leaked");
-    }
-
-    /** Writes back what it reads, flushing at the end of each read; stateless, so one serves every child. */
-    @ChannelHandler.Sharable
-    private static final class Echo extends ChannelInboundHandlerAdapter
-    {
-        @Override
-        public void channelRead(final ChannelHandlerContext ctx, final Object msg)
-        {
-            ctx.write(msg);
-        }
-
-        @Override
-        public void channelReadComplete(final ChannelHandlerContext ctx)
-        {
-            ctx.flush();
-        }
-    }
-
-    /** Completes with the accepted channel once it is active. */
-    private static final class Accepted extends ChannelInboundHandlerAdapter
-    {
-        final CompletableFuture<Channel> active = new CompletableFuture<>();
-
-        @Override
-        public void channelActive(final ChannelHandlerContext ctx)
-        {
-            active.complete(ctx.channel());
-            ctx.fireChannelActive();
-        }
+        final ChannelFuture late = closed.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {1}));
+        assertTrue(late.await(5, TimeUnit.SECONDS));
+        assertInstanceOf(ClosedChannelException.class, late.cause());
     }
 
     private static byte[] randomBytes(final int length)
@@ -172,9 +122,8 @@ class RdmaChannelTest
         // nothing answers on this loopback address: the connect timeout bounds the wait
         final InetSocketAddress nobody = new InetSocketAddress(TestNet.address(TestNet.nextSubnet(), 9), 4000);
         final long start = System.nanoTime();
-        final ChannelFuture connect = new io.netty.bootstrap.Bootstrap().group(net.group).channel(RdmaChannel.class)
-            .handler(new ChannelInboundHandlerAdapter()).option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 1500)
-            .connect(nobody, new InetSocketAddress(net.clientHost, 0));
+        final ChannelFuture connect = net.connect(nobody, new ChannelInboundHandlerAdapter(),
+            Map.of(ChannelOption.CONNECT_TIMEOUT_MILLIS, 1500));
         assertTrue(connect.await(10, TimeUnit.SECONDS), "the connect ended");
         assertInstanceOf(ConnectException.class, connect.cause());
         final long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
@@ -186,7 +135,7 @@ class RdmaChannelTest
     void echoes(final int length)
         throws Exception
     {
-        final Channel server = net.server(new Echo(), Map.of());
+        final Channel server = net.server(new RdmaEcho.EchoHandler(), Map.of());
         final Collector collector = new Collector(length);
         final Channel client = net.connect((InetSocketAddress)server.localAddress(), collector).sync().channel();
         final byte[] data = randomBytes(length);
@@ -205,7 +154,7 @@ class RdmaChannelTest
         // eight connections over the group's two loops: children land on either, their events cross loops
         final int connections = 8;
         final int length = 256 * 1024;
-        final Channel server = net.server(new Echo(), Map.of());
+        final Channel server = net.server(new RdmaEcho.EchoHandler(), Map.of());
         final Collector[] collectors = new Collector[connections];
         final Channel[] clients = new Channel[connections];
         final byte[][] data = new byte[connections][];
@@ -243,9 +192,7 @@ class RdmaChannelTest
         client.close().sync();
         assertFalse(client.isOpen());
         assertTrue(child.closeFuture().await(10, TimeUnit.SECONDS), "DISCONNECTED closed the server side");
-        final ChannelFuture late = client.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {1}));
-        assertTrue(late.await(5, TimeUnit.SECONDS));
-        assertInstanceOf(ClosedChannelException.class, late.cause());
+        assertWriteRefused(client);
         server.close().sync();
     }
 
@@ -269,9 +216,7 @@ class RdmaChannelTest
         collector.inactive.get(10, TimeUnit.SECONDS);
         assertTrue(client.closeFuture().await(10, TimeUnit.SECONDS));
         assertFalse(client.isActive());
-        final ChannelFuture late = client.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {1}));
-        assertTrue(late.await(5, TimeUnit.SECONDS));
-        assertInstanceOf(ClosedChannelException.class, late.cause());
+        assertWriteRefused(client);
         server.close().sync();
     }
 

@@ -7,8 +7,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.DatagramPacket;
 import io.rdma4j.testing.TestNet;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -32,33 +30,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * and the refusals of what it does not do.
  */
 @Timeout(60)
-class RdmaDatagramChannelTest
+class RdmaDatagramChannelTest extends NettyTestBase
 {
-    static
-    {
-        LeakCheck.install();
-    }
-
-    private NettyFixture net;
     private int subnet;
 
     @BeforeEach
-    void start()
+    void pickSubnet()
     {
-        net = new NettyFixture();
         subnet = TestNet.nextSubnet();
-    }
-
-    @AfterEach
-    void stop()
-    {
-        net.close();
-    }
-
-    @AfterAll
-    static void noLeaks()
-    {
-        assertEquals(List.of(), LeakCheck.leaks(), "ByteBufs leaked");
     }
 
     /** A received datagram's text and addresses. */

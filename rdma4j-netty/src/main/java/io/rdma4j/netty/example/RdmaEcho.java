@@ -141,10 +141,18 @@ public final class RdmaEcho
         }
     }
 
-    /** Writes back what it reads; it keeps no state, so one instance serves every connection. */
+    /**
+     * Writes back what it reads, flushing at the end of each read, and closes the connection on a failure; it
+     * keeps no state, so one instance serves every connection.
+     */
     @ChannelHandler.Sharable
-    private static final class EchoHandler extends ChannelInboundHandlerAdapter
+    public static final class EchoHandler extends ChannelInboundHandlerAdapter
     {
+        /** A handler for any number of connections. */
+        public EchoHandler()
+        {
+        }
+
         @Override
         public void channelRead(final ChannelHandlerContext ctx, final Object msg)
         {

@@ -1,0 +1,42 @@
+package io.rdma4j.netty;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * What the transport's tests share: a fresh {@link NettyFixture} per test, and Netty's leak detector watching
+ * every buffer from the first one on, with the class failing if any leaked.
+ */
+abstract class NettyTestBase
+{
+    static
+    {
+        LeakCheck.install();
+    }
+
+    /** This test's addresses and event loops. */
+    NettyFixture net;
+
+    @BeforeEach
+    void startNet()
+    {
+        net = new NettyFixture();
+    }
+
+    @AfterEach
+    void stopNet()
+    {
+        net.close();
+    }
+
+    @AfterAll
+    static void noLeaks()
+    {
+        assertEquals(List.of(), LeakCheck.leaks(), "ByteBufs leaked");
+    }
+}
