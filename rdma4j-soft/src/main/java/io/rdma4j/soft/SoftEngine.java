@@ -725,6 +725,16 @@ public final class SoftEngine implements AutoCloseable
         unreachableHandler = handler;
     }
 
+    /**
+     * @param peer a connected peer.
+     * @return true if the link knows its process is gone (a same-host peer killed without closing): see
+     *         {@link Link#peerProcessGone}. Allocates.
+     */
+    public boolean peerProcessGone(final Gid peer)
+    {
+        return link.peerProcessGone(peer.toInet());
+    }
+
     private void peerUnreachable(final java.net.InetAddress peer)
     {
         counters.increment(SoftCounter.ICMP_PORT_UNREACHABLE);

@@ -572,6 +572,22 @@ final class CmConnection
         giveUp(ConnectionManager.ECONNREFUSED);
     }
 
+    /**
+     * Lock held: an established connection whose peer's process the device knows to be gone (a same-host peer
+     * killed without closing) is over: DISCONNECTED, as if its DREQ had come, with ECONNRESET for a status.
+     */
+    void checkPeerAlive()
+    {
+        if (phase != Phase.ESTABLISHED || !engine.peerProcessGone(peer))
+        {
+            return;
+        }
+        cancelRetry();
+        ConnectionManager.errorQp(owner.qpLocked());
+        post(CmEventType.DISCONNECTED, ConnectionManager.ECONNRESET, null, null);
+        phase = enterTimewait(Phase.DREQ_RCVD);
+    }
+
     /** Lock held: our request is answered no more. */
     private void giveUp(final int status)
     {

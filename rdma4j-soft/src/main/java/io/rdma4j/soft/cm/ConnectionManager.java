@@ -63,6 +63,10 @@ public final class ConnectionManager
     static final int ECONNREFUSED = -111;
     /** Unreachable reports queued for the CM thread at most: an ICMP flood costs a bounded queue. */
     private static final int MAX_UNREACHABLE_QUEUED = 64;
+    /** How often the connections' same-host peers are looked at ({@link #checkPeersAlive}). */
+    static final long LIVENESS_NANOS = 1_000_000_000L;
+    /** The status of a DISCONNECTED whose peer's process died without a DREQ. */
+    static final int ECONNRESET = -104;
     /** How long the exiting process waits for an id's channel another thread holds, per id. */
     private static final long FAREWELL_WAIT_MS = 100;
     /** How long a request waits for its answer before it goes again. */
@@ -118,7 +122,30 @@ public final class ConnectionManager
      */
     public static ConnectionManager withSystemClock()
     {
-        return new ConnectionManager(CmClock.system(), DEFAULT_QUEUE_CAPACITY, "rdma4j-cm");
+        final ConnectionManager cm = new ConnectionManager(CmClock.system(), DEFAULT_QUEUE_CAPACITY, "rdma4j-cm");
+        cm.schedule(cm::checkPeersAlive, LIVENESS_NANOS);
+        return cm;
+    }
+
+    /**
+     * Once a second, on the CM thread: a connection whose same-host peer's process is known to be gone (killed
+     * without closing, so no DREQ came) is over, as the kernel's rdma_cm ends a dead process's connections.
+     * Only links that can know say so (a same-host inbox names its owner's pid); the others' peers are left to
+     * the QP's retries and the application's heartbeat.
+     */
+    private void checkPeersAlive()
+    {
+        try
+        {
+            for (final SoftCmId id : java.util.Set.copyOf(byCommId.values()))
+            {
+                id.checkPeerAlive();
+            }
+        }
+        finally
+        {
+            schedule(this::checkPeersAlive, LIVENESS_NANOS);
+        }
     }
 
     /**

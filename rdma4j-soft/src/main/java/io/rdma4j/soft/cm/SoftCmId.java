@@ -582,6 +582,23 @@ public final class SoftCmId implements CmId
     }
 
     /**
+     * From the connection-manager thread, about once a second: end this id's connection if its peer's process
+     * is known to be gone.
+     */
+    void checkPeerAlive()
+    {
+        withLock(() ->
+        {
+            final CmConnection c = connection;
+            if (c != null && state != CmState.DESTROYING)
+            {
+                c.checkPeerAlive();
+            }
+            return null;
+        });
+    }
+
+    /**
      * The process is exiting (normal exit, SIGTERM, Ctrl-C): say goodbye as the kernel does for the ids of a
      * dying process, each message sent once and nothing waited for: a connected peer gets a DREQ, an unanswered
      * request a REJ. An id whose channel another thread holds for longer than {@code waitMs} is skipped, so that

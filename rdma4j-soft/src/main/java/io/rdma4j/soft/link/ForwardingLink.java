@@ -98,6 +98,12 @@ public abstract class ForwardingLink implements Link
     }
 
     @Override
+    public boolean peerProcessGone(final InetAddress peer)
+    {
+        return inner.peerProcessGone(peer);
+    }
+
+    @Override
     public void unreachableListener(final java.util.function.Consumer<InetAddress> listener)
     {
         inner.unreachableListener(listener);

@@ -182,6 +182,19 @@ public interface Link extends AutoCloseable
     }
 
     /**
+     * Whether the process that ran the device at a peer's address is known to have died: a link that talks to
+     * the peer through a file of the peer's (a same-host inbox, which names its owner's pid) can tell; others
+     * never know and say false. Allocates; for a liveness check about once a second, not the data path.
+     *
+     * @param peer the peer's address.
+     * @return true only if the peer's process is known to be gone.
+     */
+    default boolean peerProcessGone(final InetAddress peer)
+    {
+        return false;
+    }
+
+    /**
      * @return datagrams this link dropped on purpose to simulate loss ({@link LossyLink}); 0 for a
      * link that injects none.
      */

@@ -518,6 +518,32 @@ public final class SameHostLink extends ForwardingLink
         counters.increment(SoftCounter.SHM_INBOX_CORRUPT);
     }
 
+    /**
+     * The peer's inbox, known from earlier traffic, names a process that no longer runs (killed without
+     * closing its device): its connections are over. A peer never reached through an inbox is not known.
+     * <p>
+     * {@inheritDoc}
+     */
+    @Override
+    public boolean peerProcessGone(final InetAddress destination)
+    {
+        final Peer peer = peers.get(destination);
+        if (peer == null)
+        {
+            return false;
+        }
+        final ShmInbox known = peer.inbox;
+        try
+        {
+            return known != null ? !known.ownerAlive() : peer.ownerDied;
+        }
+        catch (final InternalError fault)
+        {
+            // its file truncated under us: not a word about its process
+            return false;
+        }
+    }
+
     private Peer peer(final InetAddress destination)
     {
         final Peer peer = peers.get(destination);
@@ -553,6 +579,7 @@ public final class SameHostLink extends ForwardingLink
                 {
                     return known;
                 }
+                peer.ownerDied = true;
                 forget(peer, known, nowMs);
             }
         }
@@ -586,6 +613,7 @@ public final class SameHostLink extends ForwardingLink
             if (found != null)
             {
                 peer.inbox = found;
+                peer.ownerDied = false;
                 peer.nextLivenessCheckMs = nowMs;
                 return found;
             }
@@ -618,6 +646,8 @@ public final class SameHostLink extends ForwardingLink
         private volatile ShmInbox inbox;
         private volatile long nextLookupMs;
         private volatile long nextLivenessCheckMs;
+        /** The last inbox known at the address was given up because its process had died. */
+        private volatile boolean ownerDied;
 
         private Peer(final InetAddress address)
         {
