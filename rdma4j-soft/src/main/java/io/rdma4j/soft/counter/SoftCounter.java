@@ -91,7 +91,9 @@ public enum SoftCounter
     /** A response no outstanding request expects (to an idle QP, or an old duplicate): ignored, as rxe does. */
     DROP_UNEXPECTED_RESPONSE("drop_unexpected_response"),
     /** ICMP port unreachable answers to our datagrams: no RoCEv2 device listens at that address. */
-    ICMP_PORT_UNREACHABLE("icmp_port_unreachable");
+    ICMP_PORT_UNREACHABLE("icmp_port_unreachable"),
+    /** Datagrams the kernel dropped because the socket's receive buffer was full (SO_RXQ_OVFL, Linux socket). */
+    UDP_RCVBUF_DROPS("udp_rcvbuf_drops");
 
     private static final SoftCounter[] VALUES = values();
     private static final java.util.Set<SoftCounter> RECEIVE_VERDICTS = java.util.Collections.unmodifiableSet(

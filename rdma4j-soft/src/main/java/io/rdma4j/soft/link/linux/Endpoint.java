@@ -23,6 +23,8 @@ final class Endpoint
     final long destinationIpv6Low;
     /** The group, or null for the unicast socket. */
     final InetAddress group;
+    /** The kernel's count of datagrams this socket dropped, as last seen (SO_RXQ_OVFL); receive lock held. */
+    int kernelDrops;
     /** Joins not yet left; guarded by the link's group map. */
     int joins = 1;
 

@@ -43,6 +43,8 @@ final class LinuxLibc
     static final int SO_REUSEADDR = 2;
     static final int SO_SNDBUF = 7;
     static final int SO_RCVBUF = 8;
+    /** A control message on each datagram with the socket's count of datagrams dropped for want of room. */
+    static final int SO_RXQ_OVFL = 40;
 
     static final int IPPROTO_IP = 0;
     static final int IPPROTO_IPV6 = 41;

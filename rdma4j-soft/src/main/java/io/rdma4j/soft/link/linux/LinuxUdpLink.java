@@ -862,6 +862,8 @@ public final class LinuxUdpLink implements IpLink
                 "IPV6_V6ONLY");
             acceptZeroChecksums(controlCapture, controlOption, fd);
         }
+        // the kernel's drops for want of room, told with the next datagram (ReceiveBatch.countKernelDrops)
+        SocketOptions.tryInt(controlCapture, controlOption, fd, LinuxLibc.SOL_SOCKET, LinuxLibc.SO_RXQ_OVFL, 1);
         // ICMP errors to the error queue (ErrorQueue): "port unreachable" ends a connect to an address with no device
         SocketOptions.tryInt(controlCapture, controlOption, fd, ipLevel(), AF_INET == family ? LinuxLibc.IP_RECVERR :
             LinuxLibc.IPV6_RECVERR, 1);
@@ -903,6 +905,7 @@ public final class LinuxUdpLink implements IpLink
                 acceptZeroChecksums(capture, option, fd);
             }
             SocketOptions.tryInt(capture, option, fd, LinuxLibc.SOL_SOCKET, LinuxLibc.SO_RCVBUF, RECEIVE_BUFFER_BYTES);
+            SocketOptions.tryInt(capture, option, fd, LinuxLibc.SOL_SOCKET, LinuxLibc.SO_RXQ_OVFL, 1);
             // as the JDK does: a group socket hears only the groups it joined
             SocketOptions.tryInt(capture, option, fd, ipLevel(), AF_INET == family ? LinuxLibc.IP_MULTICAST_ALL :
                 LinuxLibc.IPV6_MULTICAST_ALL, 0);

@@ -28,7 +28,9 @@ import static io.rdma4j.soft.link.linux.LinuxLibc.MSG_LEN;
 import static io.rdma4j.soft.link.linux.LinuxLibc.MSG_NAME;
 import static io.rdma4j.soft.link.linux.LinuxLibc.MSG_NAMELEN;
 import static io.rdma4j.soft.link.linux.LinuxLibc.MSG_TRUNC;
+import static io.rdma4j.soft.link.linux.LinuxLibc.SOL_SOCKET;
 import static io.rdma4j.soft.link.linux.LinuxLibc.SOL_UDP;
+import static io.rdma4j.soft.link.linux.LinuxLibc.SO_RXQ_OVFL;
 import static io.rdma4j.soft.link.linux.LinuxLibc.UDP_GRO;
 
 /**
@@ -40,6 +42,8 @@ import static io.rdma4j.soft.link.linux.LinuxLibc.UDP_GRO;
  */
 final class ReceiveBatch
 {
+    /** Room for a slot's control messages: the GRO segment size and the kernel's drop count, an int each. */
+    private static final int CONTROL_SLOT = 2 * CMSG_SPACE_INT;
     /** Datagrams (or GRO runs) one {@code recvmmsg} may return. */
     static final int RX_SLOTS = 32;
     /** A slot holds the largest UDP payload, so that neither a datagram nor a GRO run is cut. */
@@ -97,7 +101,7 @@ final class ReceiveBatch
         rxDataView = rxData.asByteBuffer();
         rxMessages = arena.allocate((long)RX_SLOTS * MMSGHDR_BYTES, 8);
         rxNames = arena.allocate((long)RX_SLOTS * SOCKADDR_SLOT, 8);
-        rxControl = arena.allocate((long)RX_SLOTS * CMSG_SPACE_INT, 8);
+        rxControl = arena.allocate((long)RX_SLOTS * CONTROL_SLOT, 8);
         final MemorySegment rxIovecs = arena.allocate((long)RX_SLOTS * IOVEC_BYTES, 8);
         for (int i = 0; i < RX_SLOTS; i++)
         {
@@ -109,7 +113,7 @@ final class ReceiveBatch
             rxMessages.set(ValueLayout.JAVA_LONG, message + MSG_IOV, rxIovecs.address() + iovec);
             rxMessages.set(ValueLayout.JAVA_LONG, message + MSG_IOVLEN, 1L);
             rxMessages.set(ValueLayout.JAVA_LONG, message + MSG_CONTROL,
-                rxControl.address() + (long)i * CMSG_SPACE_INT);
+                rxControl.address() + (long)i * CONTROL_SLOT);
         }
         resetSlots(RX_SLOTS);
     }
@@ -124,7 +128,7 @@ final class ReceiveBatch
         {
             final long message = (long)slot * MMSGHDR_BYTES;
             rxMessages.set(ValueLayout.JAVA_INT, message + MSG_NAMELEN, SOCKADDR_SLOT);
-            rxMessages.set(ValueLayout.JAVA_LONG, message + MSG_CONTROLLEN, groReceive ? CMSG_SPACE_INT : 0L);
+            rxMessages.set(ValueLayout.JAVA_LONG, message + MSG_CONTROLLEN, CONTROL_SLOT);
         }
     }
 
@@ -196,6 +200,7 @@ final class ReceiveBatch
                 rxCount = received;
                 rxEndpoint = endpoint;
                 nextEndpointIndex = index + 1;
+                countKernelDrops(endpoint, received);
                 return true;
             }
             // -1 is EAGAIN (nothing waiting) all but always; errno is not captured on this path (see LinuxLibc)
@@ -267,19 +272,61 @@ final class ReceiveBatch
         {
             return length;
         }
-        final long controlLength = rxMessages.get(ValueLayout.JAVA_LONG, (long)slot * MMSGHDR_BYTES + MSG_CONTROLLEN);
-        if (controlLength < CMSG_HEADER_BYTES + 4)
+        final long size = controlInt(slot, SOL_UDP, UDP_GRO);
+        return size > 0 ? (int)size : length;
+    }
+
+    /**
+     * The kernel counts, per socket, the datagrams it dropped because the receive buffer was full, and with
+     * {@code SO_RXQ_OVFL} on tells the count with each datagram it delivers after a drop: the batch's largest
+     * count, less the last one seen, is what was lost since. The count is a u32 that wraps.
+     */
+    private void countKernelDrops(final Endpoint endpoint, final int received)
+    {
+        long newest = -1;
+        for (int slot = 0; slot < received; slot++)
         {
-            return length;
+            final long count = controlInt(slot, SOL_SOCKET, SO_RXQ_OVFL);
+            if (count >= 0 && (newest < 0 || ((count - newest) & 0xFFFF_FFFFL) < 0x8000_0000L))
+            {
+                newest = count;
+            }
         }
-        final long control = (long)slot * CMSG_SPACE_INT;
-        if (rxControl.get(ValueLayout.JAVA_INT, control + 8) != SOL_UDP ||
-            rxControl.get(ValueLayout.JAVA_INT, control + 12) != UDP_GRO)
+        if (newest >= 0)
         {
-            return length;
+            final long dropped = (newest - (endpoint.kernelDrops & 0xFFFF_FFFFL)) & 0xFFFF_FFFFL;
+            if (dropped > 0 && dropped < 0x8000_0000L)
+            {
+                counters.add(SoftCounter.UDP_RCVBUF_DROPS, dropped);
+                endpoint.kernelDrops = (int)newest;
+            }
         }
-        final int size = rxControl.get(ValueLayout.JAVA_INT, control + CMSG_HEADER_BYTES);
-        return size > 0 ? size : length;
+    }
+
+    /**
+     * @return the u32 value of the slot's control message of that level and type, or -1 if it has none.
+     */
+    private long controlInt(final int slot, final int level, final int type)
+    {
+        final long length = Math.min(rxMessages.get(ValueLayout.JAVA_LONG, (long)slot * MMSGHDR_BYTES + MSG_CONTROLLEN),
+            CONTROL_SLOT);
+        final long base = (long)slot * CONTROL_SLOT;
+        long at = 0;
+        while (at + CMSG_HEADER_BYTES + 4 <= length)
+        {
+            final long cmsgLength = rxControl.get(ValueLayout.JAVA_LONG, base + at);
+            if (cmsgLength < CMSG_HEADER_BYTES)
+            {
+                return -1;
+            }
+            if (rxControl.get(ValueLayout.JAVA_INT, base + at + 8) == level &&
+                rxControl.get(ValueLayout.JAVA_INT, base + at + 12) == type)
+            {
+                return rxControl.get(ValueLayout.JAVA_INT, base + at + CMSG_HEADER_BYTES) & 0xFFFF_FFFFL;
+            }
+            at += (cmsgLength + 7) & ~7L;
+        }
+        return -1;
     }
 
     private void describeSource(final int slot, final DatagramInfo info)

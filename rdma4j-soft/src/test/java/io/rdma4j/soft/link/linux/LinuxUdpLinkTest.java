@@ -103,6 +103,40 @@ class LinuxUdpLinkTest
     }
 
     @Test
+    void shouldCountTheDatagramsTheKernelDroppedForWantOfRoom() throws IOException
+    {
+        try (LinuxUdpLink b = new LinuxUdpLink(addressB, port, false);
+            DatagramChannel sender = DatagramChannel.open(StandardProtocolFamily.INET))
+        {
+            final io.rdma4j.soft.counter.Counters counters = new io.rdma4j.soft.counter.Counters();
+            b.bindCounters(counters);
+            sender.bind(new InetSocketAddress(addressA, 0));
+            // far more than the receive buffer holds while nobody reads: the kernel drops the rest
+            final int sent = 20_000;
+            final ByteBuffer datagram = ByteBuffer.allocate(PAYLOAD);
+            for (int i = 0; i < sent; i++)
+            {
+                datagram.clear();
+                sender.send(datagram, new InetSocketAddress(addressB, port));
+            }
+            int received = 0;
+            while (b.receive(buffer, info))
+            {
+                received++;
+            }
+            // the kernel tells its count with the next datagram it delivers after a drop
+            datagram.clear();
+            sender.send(datagram, new InetSocketAddress(addressB, port));
+            assertTrue(b.receive(buffer, info), "the datagram after the drops");
+            received++;
+            final long dropped = counters.get(io.rdma4j.soft.counter.SoftCounter.UDP_RCVBUF_DROPS);
+            assertTrue(dropped > 0, "the buffer overflowed: " + received + " of " + sent + " received");
+            // loopback loses nothing else: every datagram was received or counted
+            assertEquals(sent + 1, received + dropped, received + " received, " + dropped + " dropped");
+        }
+    }
+
+    @Test
     void shouldAskForOneDatagramAfterAnEmptyReceiveAndForTheBacklogAfterThat()
     {
         try (LinuxUdpLink a = new LinuxUdpLink(addressA, port, false);
