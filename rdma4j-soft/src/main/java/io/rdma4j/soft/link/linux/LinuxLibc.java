@@ -89,6 +89,9 @@ final class LinuxLibc
     static final int EADDRINUSE = 98;
     static final int EADDRNOTAVAIL = 99;
     static final int ECONNREFUSED = 111;
+    static final int ENETUNREACH = 101;
+    static final int EHOSTDOWN = 112;
+    static final int EHOSTUNREACH = 113;
     /** Queue ICMP errors on the socket's error queue, IPv4 and IPv6. */
     static final int IP_RECVERR = 11;
     static final int IPV6_RECVERR = 25;

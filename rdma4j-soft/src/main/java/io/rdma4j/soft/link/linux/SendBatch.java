@@ -341,26 +341,21 @@ final class SendBatch
                 next += sent;
                 continue;
             }
-            if (runLength[next] > 1)
+            // once more alone, errno captured: a pending ICMP error, or the segmentation refused?
+            if (sendAloneOrIcmp(txMessagesFrom[next]) >= 0)
             {
-                // once more alone, errno captured: is it the segmentation that is refused?
-                final long again = LinuxLibc.sendmsg(capture, fd, txMessagesFrom[next], 0);
-                sendSyscalls++;
-                if (again >= 0)
-                {
-                    countSent(next, next + 1);
-                    next++;
-                    continue;
-                }
-                final int errno = LinuxLibc.errno(capture);
-                if (EINVAL == errno || EIO == errno || EOPNOTSUPP == errno)
-                {
-                    // the kernel or the route has no UDP segmentation offload: from now on one datagram a
-                    // message, starting with this run
-                    gsoSend = false;
-                    gsoRefused = true;
-                    break;
-                }
+                countSent(next, next + 1);
+                next++;
+                continue;
+            }
+            final int errno = LinuxLibc.errno(capture);
+            if (runLength[next] > 1 && (EINVAL == errno || EIO == errno || EOPNOTSUPP == errno))
+            {
+                // the kernel or the route has no UDP segmentation offload: from now on one datagram a
+                // message, starting with this run
+                gsoSend = false;
+                gsoRefused = true;
+                break;
             }
             // a refused datagram is a counted drop, as on a wire (EAGAIN with a full buffer, EMSGSIZE ...)
             sendFailures += runLength[next];
@@ -520,8 +515,7 @@ final class SendBatch
         long sent;
         do
         {
-            sent = LinuxLibc.sendmsg(capture, fd, txMessages, 0);
-            sendSyscalls++;
+            sent = sendAloneOrIcmp(txMessages);
         }
         while (sent < 0 && LinuxLibc.errno(capture) == EINTR);
         setIovecs(0);
@@ -537,6 +531,32 @@ final class SendBatch
             counters.increment(SoftCounter.UDP_SENT_PKTS);
         }
         return true;
+    }
+
+    /**
+     * {@code sendmsg} with errno captured, and once more if it failed with an ICMP error: with {@code IP_RECVERR}
+     * on (the link reads "port unreachable" from the error queue) the kernel also reports an ICMP error that
+     * answered an earlier datagram, to any destination, by failing the socket's next send once. That send's
+     * datagram is not the one refused: it goes again, and the error, reported, is gone.
+     *
+     * @return what the last {@code sendmsg} returned.
+     */
+    private long sendAloneOrIcmp(final MemorySegment message)
+    {
+        long sent = LinuxLibc.sendmsg(capture, fd, message, 0);
+        sendSyscalls++;
+        if (sent < 0 && isIcmpError(LinuxLibc.errno(capture)))
+        {
+            sent = LinuxLibc.sendmsg(capture, fd, message, 0);
+            sendSyscalls++;
+        }
+        return sent;
+    }
+
+    private static boolean isIcmpError(final int errno)
+    {
+        return errno == LinuxLibc.ECONNREFUSED || errno == LinuxLibc.EHOSTUNREACH || errno == LinuxLibc.ENETUNREACH ||
+            errno == LinuxLibc.EHOSTDOWN;
     }
 
     /** The destination's socket address, cached by identity; null for a foreign family. */

@@ -103,6 +103,34 @@ class LinuxUdpLinkTest
     }
 
     @Test
+    void shouldReportAPortUnreachableWithoutLosingTheNextDatagramToAnotherPeer()
+    {
+        final InetAddress nobody = TestNet.address(SUBNET, 9);
+        try (LinuxUdpLink a = new LinuxUdpLink(addressA, port, false);
+            LinuxUdpLink b = new LinuxUdpLink(addressB, port, false))
+        {
+            final java.util.List<InetAddress> unreachable = new java.util.ArrayList<>();
+            a.unreachableListener(unreachable::add);
+            // loopback answers at once with ICMP port unreachable, which IP_RECVERR also turns into an error
+            // for the socket's next send: that one, to a live peer, must still leave
+            assertTrue(a.send(packet(1, PAYLOAD, a), nobody, 64));
+            assertTrue(a.queue(packet(2, PAYLOAD, a), addressB, 64));
+            a.flush();
+            assertTrue(a.send(packet(3, PAYLOAD, a), nobody, 64));
+            assertTrue(a.send(packet(4, PAYLOAD, a), addressB, 64));
+            for (final int expected : new int[] {2, 4})
+            {
+                assertTrue(b.receive(buffer, info), "datagram " + expected);
+                assertEquals(expected, psn(buffer));
+            }
+            assertEquals(0, a.sendFailures(), "nothing was refused");
+            // a receive that finds nothing reads the error queue: both refusals, from the address refused
+            assertFalse(a.receive(buffer, info));
+            assertEquals(java.util.List.of(nobody, nobody), unreachable);
+        }
+    }
+
+    @Test
     void shouldCountTheDatagramsTheKernelDroppedForWantOfRoom() throws IOException
     {
         try (LinuxUdpLink b = new LinuxUdpLink(addressB, port, false);
