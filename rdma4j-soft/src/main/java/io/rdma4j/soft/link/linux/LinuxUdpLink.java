@@ -218,8 +218,8 @@ public final class LinuxUdpLink implements IpLink
 
     /**
      * Told of each address whose host answered one of our datagrams to this port with ICMP port unreachable,
-     * read from the unicast socket's error queue: on a wait that {@code poll} ends with {@code POLLERR}, and at
-     * most every {@value #ERROR_DRAIN_MS} ms while a busy poller finds nothing to receive.
+     * read from the unicast socket's error queue: on a wait that {@code poll} ends with {@code POLLERR}, and
+     * between receive batches at most every {@value #ERROR_DRAIN_MS} ms, so that a busy receiver drains it too.
      * <p>
      * {@inheritDoc}
      */
@@ -540,18 +540,20 @@ public final class LinuxUdpLink implements IpLink
         {
             while (true)
             {
+                if (!closed && !receives.buffered())
+                {
+                    // between batches, busy or idle: ICMP errors queue up (charged to the receive buffer) on a
+                    // socket whose waits never see POLLERR
+                    final long now = System.nanoTime();
+                    if (now - nextErrorDrainNs >= 0)
+                    {
+                        nextErrorDrainNs = now + TimeUnit.MILLISECONDS.toNanos(ERROR_DRAIN_MS);
+                        drainErrors();
+                    }
+                }
                 if (closed || !receives.buffered() && !receives.refill(endpoints))
                 {
                     buffer.limit(0);
-                    if (!closed)
-                    {
-                        final long now = System.nanoTime();
-                        if (now - nextErrorDrainNs >= 0)
-                        {
-                            nextErrorDrainNs = now + TimeUnit.MILLISECONDS.toNanos(ERROR_DRAIN_MS);
-                            drainErrors();
-                        }
-                    }
                     return false;
                 }
                 if (receives.deliver(buffer, info))
