@@ -3,7 +3,6 @@ package io.rdma4j.soft;
 import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.stat.CountersMBean;
 import io.rdma4j.soft.stat.StatFile;
-import io.rdma4j.soft.StatSections;
 
 import javax.management.JMException;
 import javax.management.MBeanServer;

@@ -244,9 +244,11 @@ public final class SameHostLink extends ForwardingLink
         {
             // the JVM's word for a SIGBUS: the peer's file was truncated under our mapping. The peer replaces
             // its inbox; this datagram, whole, goes by UDP, and the next lookup finds the new one
-            if (target != null)
+            // the fault may come from the liveness look at the known inbox, before target is set
+            final ShmInbox faulty = target != null ? target : peer == null ? null : peer.inbox;
+            if (faulty != null)
             {
-                forget(peer, target, nowMs);
+                forget(peer, faulty, nowMs);
             }
             return VIA_UDP;
         }
