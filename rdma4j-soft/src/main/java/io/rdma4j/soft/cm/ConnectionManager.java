@@ -137,7 +137,7 @@ public final class ConnectionManager
     {
         try
         {
-            for (final SoftCmId id : java.util.Set.copyOf(byCommId.values()))
+            for (final SoftCmId id : idsNow())
             {
                 id.checkPeerAlive();
             }
@@ -232,7 +232,7 @@ public final class ConnectionManager
         later(() ->
         {
             unreachableQueued.decrementAndGet();
-            for (final SoftCmId id : java.util.Set.copyOf(byCommId.values()))
+            for (final SoftCmId id : idsNow())
             {
                 id.peerUnreachable(peer);
             }
@@ -733,7 +733,7 @@ public final class ConnectionManager
     int farewell()
     {
         int seen = 0;
-        for (final SoftCmId id : java.util.Set.copyOf(byCommId.values()))
+        for (final SoftCmId id : idsNow())
         {
             try
             {
@@ -750,6 +750,12 @@ public final class ConnectionManager
             }
         }
         return seen;
+    }
+
+    /** @return the ids with a connection now, a copy to walk while the tables change. */
+    private java.util.Set<SoftCmId> idsNow()
+    {
+        return java.util.Set.copyOf(byCommId.values());
     }
 
     /** Holds the shared connection manager so that a process that never uses rdma_cm never starts it. */

@@ -589,11 +589,7 @@ public final class SoftCmId implements CmId
     {
         withLock(() ->
         {
-            final CmConnection c = connection;
-            if (c != null && state != CmState.DESTROYING)
-            {
-                c.checkPeerAlive();
-            }
+            onLiveConnection(CmConnection::checkPeerAlive);
             return null;
         });
     }
@@ -616,16 +612,22 @@ public final class SoftCmId implements CmId
         }
         try
         {
-            final CmConnection c = connection;
-            if (c != null && state != CmState.DESTROYING)
-            {
-                c.abandon();
-            }
+            onLiveConnection(CmConnection::abandon);
             return true;
         }
         finally
         {
             channel.lock.unlock();
+        }
+    }
+
+    /** Lock held: the action on the connection, if there is one and the id is not being destroyed. */
+    private void onLiveConnection(final java.util.function.Consumer<CmConnection> action)
+    {
+        final CmConnection c = connection;
+        if (c != null && state != CmState.DESTROYING)
+        {
+            action.accept(c);
         }
     }
 
@@ -697,11 +699,7 @@ public final class SoftCmId implements CmId
     {
         withLock(() ->
         {
-            final CmConnection c = connection;
-            if (c != null && state != CmState.DESTROYING)
-            {
-                c.peerUnreachable(peer);
-            }
+            onLiveConnection(c -> c.peerUnreachable(peer));
             return null;
         });
     }

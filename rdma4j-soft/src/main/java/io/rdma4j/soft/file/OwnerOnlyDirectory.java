@@ -9,7 +9,6 @@ import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.EnumSet;
 import java.util.Set;
 
 /**
@@ -22,10 +21,10 @@ import java.util.Set;
 public final class OwnerOnlyDirectory
 {
     /** {@code rwx------}. */
-    public static final Set<PosixFilePermission> DIRECTORY_MODE = EnumSet.of(PosixFilePermission.OWNER_READ,
+    public static final Set<PosixFilePermission> DIRECTORY_MODE = Set.of(PosixFilePermission.OWNER_READ,
         PosixFilePermission.OWNER_WRITE, PosixFilePermission.OWNER_EXECUTE);
     /** {@code rw-------}. */
-    public static final Set<PosixFilePermission> FILE_MODE = EnumSet.of(PosixFilePermission.OWNER_READ,
+    public static final Set<PosixFilePermission> FILE_MODE = Set.of(PosixFilePermission.OWNER_READ,
         PosixFilePermission.OWNER_WRITE);
 
     private OwnerOnlyDirectory()

@@ -1,5 +1,7 @@
 package io.rdma4j.soft.link;
 
+import io.rdma4j.soft.file.OwnerOnlyDirectory;
+
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -16,7 +18,6 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.EnumSet;
 import java.util.Set;
 
 /**
@@ -70,8 +71,7 @@ final class ShmInbox
     private static final int PARKED_AT = 128;
     private static final int RING_CONTROL_AT = 256;
     private static final int RING_DATA_AT = 512;
-    private static final Set<PosixFilePermission> OWNER_ONLY =
-        EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE);
+    private static final Set<PosixFilePermission> OWNER_ONLY = OwnerOnlyDirectory.FILE_MODE;
 
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();

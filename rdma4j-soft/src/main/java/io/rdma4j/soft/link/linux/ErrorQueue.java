@@ -11,7 +11,6 @@ import java.util.function.Consumer;
 
 import static io.rdma4j.soft.link.linux.LinuxLibc.AF_INET;
 import static io.rdma4j.soft.link.linux.LinuxLibc.AF_INET6;
-import static io.rdma4j.soft.link.linux.LinuxLibc.CMSG_HEADER_BYTES;
 import static io.rdma4j.soft.link.linux.LinuxLibc.IOVEC_BYTES;
 import static io.rdma4j.soft.link.linux.LinuxLibc.MMSGHDR_BYTES;
 import static io.rdma4j.soft.link.linux.LinuxLibc.MSG_CONTROL;
@@ -45,9 +44,17 @@ final class ErrorQueue
     private final MemorySegment iov;
     private final MemorySegment payload;
     private final MemorySegment control;
+    private final int errorLevel;
+    private final int errorType;
 
-    ErrorQueue(final Arena arena)
+    /**
+     * @param arena  where the buffers live.
+     * @param family the socket's, {@code AF_INET} or {@code AF_INET6}: which control message carries the error.
+     */
+    ErrorQueue(final Arena arena, final int family)
     {
+        errorLevel = family == AF_INET ? LinuxLibc.IPPROTO_IP : LinuxLibc.IPPROTO_IPV6;
+        errorType = family == AF_INET ? LinuxLibc.IP_RECVERR : LinuxLibc.IPV6_RECVERR;
         message = arena.allocate(MMSGHDR_BYTES, 8);
         name = arena.allocate(SOCKADDR_BYTES, 8);
         iov = arena.allocate(IOVEC_BYTES, 8);
@@ -96,26 +103,15 @@ final class ErrorQueue
     private boolean refusedByIcmp()
     {
         final long length = Math.min(message.get(ValueLayout.JAVA_LONG, MSG_CONTROLLEN), CONTROL_BYTES);
-        long at = 0;
-        while (at + CMSG_HEADER_BYTES + 8 <= length)
+        // sock_extended_err: ee_errno (u32), ee_origin (u8), then type, code and the rest
+        final long error = ControlMessages.find(control, 0, length, errorLevel, errorType, 8);
+        if (error < 0)
         {
-            final long cmsgLength = control.get(ValueLayout.JAVA_LONG, at);
-            final int level = control.get(ValueLayout.JAVA_INT, at + 8);
-            final int type = control.get(ValueLayout.JAVA_INT, at + 12);
-            if (level == LinuxLibc.IPPROTO_IP && type == LinuxLibc.IP_RECVERR ||
-                level == LinuxLibc.IPPROTO_IPV6 && type == LinuxLibc.IPV6_RECVERR)
-            {
-                final int errno = control.get(ValueLayout.JAVA_INT, at + CMSG_HEADER_BYTES);
-                final int origin = control.get(ValueLayout.JAVA_BYTE, at + CMSG_HEADER_BYTES + 4) & 0xFF;
-                return errno == LinuxLibc.ECONNREFUSED && (origin == SO_EE_ORIGIN_ICMP || origin == SO_EE_ORIGIN_ICMP6);
-            }
-            if (cmsgLength < CMSG_HEADER_BYTES)
-            {
-                return false;
-            }
-            at += (cmsgLength + 7) & ~7L;
+            return false;
         }
-        return false;
+        final int origin = control.get(ValueLayout.JAVA_BYTE, error + 4) & 0xFF;
+        return control.get(ValueLayout.JAVA_INT, error) == LinuxLibc.ECONNREFUSED &&
+            (origin == SO_EE_ORIGIN_ICMP || origin == SO_EE_ORIGIN_ICMP6);
     }
 
     private InetSocketAddress destination()

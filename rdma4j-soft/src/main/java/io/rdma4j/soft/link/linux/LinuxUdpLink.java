@@ -212,7 +212,7 @@ public final class LinuxUdpLink implements IpLink
         this.eventFd = event;
         this.sends = new SendBatch(arena, family, port, unicast, ipIdentification, gso);
         this.receives = new ReceiveBatch(arena, port, groReceive);
-        this.errors = new ErrorQueue(arena);
+        this.errors = new ErrorQueue(arena, family);
         this.endpoints = new Endpoint[]{ new Endpoint(unicast, localAddress, null) };
     }
 

@@ -14,7 +14,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 import static io.rdma4j.soft.link.linux.LinuxLibc.AF_INET;
-import static io.rdma4j.soft.link.linux.LinuxLibc.CMSG_HEADER_BYTES;
 import static io.rdma4j.soft.link.linux.LinuxLibc.CMSG_SPACE_INT;
 import static io.rdma4j.soft.link.linux.LinuxLibc.IOVEC_BYTES;
 import static io.rdma4j.soft.link.linux.LinuxLibc.MMSGHDR_BYTES;
@@ -310,23 +309,8 @@ final class ReceiveBatch
     {
         final long length = Math.min(rxMessages.get(ValueLayout.JAVA_LONG, (long)slot * MMSGHDR_BYTES + MSG_CONTROLLEN),
             CONTROL_SLOT);
-        final long base = (long)slot * CONTROL_SLOT;
-        long at = 0;
-        while (at + CMSG_HEADER_BYTES + 4 <= length)
-        {
-            final long cmsgLength = rxControl.get(ValueLayout.JAVA_LONG, base + at);
-            if (cmsgLength < CMSG_HEADER_BYTES)
-            {
-                return -1;
-            }
-            if (rxControl.get(ValueLayout.JAVA_INT, base + at + 8) == level &&
-                rxControl.get(ValueLayout.JAVA_INT, base + at + 12) == type)
-            {
-                return rxControl.get(ValueLayout.JAVA_INT, base + at + CMSG_HEADER_BYTES) & 0xFFFF_FFFFL;
-            }
-            at += (cmsgLength + 7) & ~7L;
-        }
-        return -1;
+        final long data = ControlMessages.find(rxControl, (long)slot * CONTROL_SLOT, length, level, type, Integer.BYTES);
+        return data < 0 ? -1 : rxControl.get(ValueLayout.JAVA_INT, data) & 0xFFFF_FFFFL;
     }
 
     private void describeSource(final int slot, final DatagramInfo info)
