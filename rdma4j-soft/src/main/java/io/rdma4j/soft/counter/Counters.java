@@ -20,34 +20,11 @@ public final class Counters
     private final MemorySegment values;
 
     /**
-     * Counters in memory of their own.
+     * Counters in memory of their own, zero.
      */
     public Counters()
     {
-        this(Arena.ofAuto().allocate((long)COUNT * Long.BYTES, Long.BYTES));
-    }
-
-    /**
-     * Counters in memory the caller provides. Not a file another process can truncate: a write to a
-     * truncated mapping faults the writing thread ({@link io.rdma4j.soft.stat.StatFile} copies instead).
-     *
-     * @param values at least {@link #bytes()} bytes, 8-byte aligned, accessible from every thread.
-     */
-    public Counters(final MemorySegment values)
-    {
-        if (values.byteSize() < bytes() || values.address() % Long.BYTES != 0)
-        {
-            throw new IllegalArgumentException("counters need " + bytes() + " bytes at an 8-byte aligned address");
-        }
-        this.values = values;
-    }
-
-    /**
-     * @return the bytes the counters take: one long per {@link SoftCounter}, in declaration order.
-     */
-    public static long bytes()
-    {
-        return (long)COUNT * Long.BYTES;
+        this.values = Arena.ofAuto().allocate((long)COUNT * Long.BYTES, Long.BYTES);
     }
 
     /**
