@@ -4,6 +4,7 @@ import io.rdma4j.soft.counter.Counters;
 import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.link.DatagramInfo;
 import io.rdma4j.soft.link.Ipv6;
+import io.rdma4j.soft.resource.SoftAh;
 import io.rdma4j.soft.wire.BthFlyweight;
 import io.rdma4j.soft.wire.DethFlyweight;
 import io.rdma4j.soft.wire.DropCause;
@@ -16,6 +17,7 @@ import io.rdma4j.verbs.QpState;
 import io.rdma4j.verbs.QpType;
 
 import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
 
 /**
  * What rxe_recv.c is to rxe: every received datagram passes here, is checked in one fixed order,
@@ -35,7 +37,8 @@ import java.lang.foreign.MemorySegment;
  *     <li>the ICRC ({@code icrc_err}).</li>
  * </ol>
  * A multicast packet is checked against the group (UD opcode, a member here) before its ICRC; each
- * member QP then judges its copy (state, Q_Key) as rxe does. Every datagram bumps exactly one of
+ * member QP then judges its copy (state, Q_Key) as rxe does. A multicast packet this device sends reaches its
+ * members here the same way ({@link #onLoopback}), so transports trust what this class checked. Every datagram bumps exactly one of
  * {@link SoftCounter#receiveVerdicts()}.
  * <p>
  * Runs under the engine's receive lock, one thread at a time; allocates nothing except for a MAD.
@@ -51,11 +54,20 @@ final class ReceivePath
     private final boolean ipv6;
     private final long localHigh;
     private final long localLow;
+    private final InetAddress localAddress;
+    /** The link's port, 4791 outside tests: its packets go from it and to it on the peer. */
+    private final int port;
+    private final int ipIdentification;
+    /** Multicast loopback runs on sending threads: each has its own parser and records. */
+    private static final ThreadLocal<LoopbackScratch> LOOPBACK = ThreadLocal.withInitial(LoopbackScratch::new);
 
     ReceivePath(final SoftEngine engine)
     {
         this.engine = engine;
         this.counters = engine.counters();
+        this.localAddress = engine.link().localAddress();
+        this.port = engine.link().localPort();
+        this.ipIdentification = engine.link().ipIdentification();
         this.localIpv4 = engine.localIpv4();
         this.ipv6 = engine.ipv6();
         this.localHigh = engine.gid().high();
@@ -74,6 +86,42 @@ final class ReceivePath
     void onDatagram(
         final MemorySegment segment, final int length, final DatagramInfo info, final PacketParser parser,
         final PacketInfo packet)
+    {
+        receive(segment, length, info, parser, packet, false);
+    }
+
+    /**
+     * Check a multicast packet this device just sent and hand it to the group's members here, as rxe's loopback
+     * hands its own packets to {@code rxe_rcv}: the same checks, in the same order, as for a datagram from the
+     * network. Runs on the sending thread (under the QP's send lock, not the receive lock), with scratch of its
+     * own; the IP stack's copy of the packet is then dropped as our own echo.
+     *
+     * @param segment the packet as sent, from offset 0.
+     * @param length  its length.
+     * @param group   the address handle it was sent with: the group.
+     */
+    void onLoopback(final MemorySegment segment, final int length, final SoftAh group)
+    {
+        final LoopbackScratch scratch = LOOPBACK.get();
+        final DatagramInfo info = scratch.info;
+        info.source = localAddress;
+        info.sourceIpv4 = localIpv4;
+        info.sourceIpv6High = localHigh;
+        info.sourceIpv6Low = localLow;
+        info.sourcePort = port;
+        info.destination = group.destination();
+        info.destinationIpv4 = group.destinationIpv4();
+        info.destinationIpv6High = group.destinationGid().high();
+        info.destinationIpv6Low = group.destinationGid().low();
+        info.destinationPort = port;
+        info.ttl = group.hopLimit();
+        info.ipIdentification = ipIdentification;
+        receive(segment, length, info, scratch.parser, scratch.packet, true);
+    }
+
+    private void receive(
+        final MemorySegment segment, final int length, final DatagramInfo info, final PacketParser parser,
+        final PacketInfo packet, final boolean looped)
     {
         packet.clear();
         final boolean toGroup;
@@ -106,7 +154,7 @@ final class ReceivePath
         final int destQp = packet.destQp();
         if (destQp == BthFlyweight.MULTICAST_QPN)
         {
-            onMulticast(parser, packet, info, toGroup);
+            onMulticast(parser, packet, info, toGroup, looped);
         }
         else if (destQp == SoftEngine.GSI_QPN)
         {
@@ -196,10 +244,11 @@ final class ReceivePath
     }
 
     private void onMulticast(
-        final PacketParser parser, final PacketInfo packet, final DatagramInfo info, final boolean toGroup)
+        final PacketParser parser, final PacketInfo packet, final DatagramInfo info, final boolean toGroup,
+        final boolean looped)
     {
-        if (ipv6 ? packet.sourceHigh() == localHigh && packet.sourceLow() == localLow :
-            packet.sourceAddress() == localIpv4)
+        if (!looped && (ipv6 ? packet.sourceHigh() == localHigh && packet.sourceLow() == localLow :
+            packet.sourceAddress() == localIpv4))
         {
             // our own send looped back by the IP stack: members here had their copies at send time
             counters.increment(SoftCounter.DROP_OWN_MCAST_ECHO);
@@ -252,7 +301,12 @@ final class ReceivePath
         {
             final SoftQp qp = (SoftQp)member;
             final SoftCounter cause = udRefusal(qp, packet);
-            if (cause == null)
+            if (looped && cause == null && qp.blocksSelfMcastLoopback() && packet.srcQp() == qp.qpNum())
+            {
+                // IBV_QP_CREATE_BLOCK_SELF_MCAST_LB: the sender's own copy stops here
+                qp.count(SoftCounter.MCAST_SELF_BLOCKED);
+            }
+            else if (cause == null)
             {
                 counters.increment(SoftCounter.MCAST_FANOUT);
                 qp.transport().onPacket(packet, info, now);
@@ -364,5 +418,12 @@ final class ReceivePath
             case BAD_PAD -> SoftCounter.DROP_BAD_PAD;
             case ICRC_MISMATCH -> SoftCounter.DROP_ICRC;
         };
+    }
+
+    private static final class LoopbackScratch
+    {
+        final PacketParser parser = new PacketParser();
+        final PacketInfo packet = new PacketInfo();
+        final DatagramInfo info = new DatagramInfo();
     }
 }

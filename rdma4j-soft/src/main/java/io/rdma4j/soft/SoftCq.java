@@ -1,5 +1,7 @@
 package io.rdma4j.soft;
 
+import io.rdma4j.soft.transport.CompletionSink;
+import io.rdma4j.soft.transport.CompletionWriter;
 import io.rdma4j.spi.Counted;
 import io.rdma4j.verbs.AsyncEvent;
 import io.rdma4j.verbs.AsyncEventType;
@@ -17,7 +19,7 @@ import io.rdma4j.verbs.WorkCompletion;
  * are the device's progress thread and posting threads; consumers poll by copying into the
  * caller's array, so neither side allocates.
  */
-public final class SoftCq implements CompletionQueue
+public final class SoftCq implements CompletionQueue, CompletionSink
 {
     private final SoftContext context;
     private final SoftEngine engine;
@@ -62,37 +64,10 @@ public final class SoftCq implements CompletionQueue
     }
 
     /**
-     * Complete a send WQE the QP's flush found outstanding, with WR_FLUSH_ERR.
-     *
-     * @param wrId   the work request's id.
-     * @param opcode the completion opcode of its operation.
-     * @param qpNum  the local QPN.
-     * @return false if the completion was lost (CQ full or destroyed).
+     * The one place the ring is written, for the transports' {@link CompletionWriter}s and flushes.
      */
-    public boolean flushSend(final long wrId, final WcOpcode opcode, final int qpNum)
-    {
-        return add(wrId, WcStatus.WR_FLUSH_ERR, opcode, 0, 0, qpNum, 0, 0, false);
-    }
-
-    /**
-     * Complete a receive WQE with WR_FLUSH_ERR: its QP is in ERR.
-     *
-     * @param wrId  the work request's id.
-     * @param qpNum the local QPN.
-     * @return false if the completion was lost (CQ full or destroyed).
-     */
-    public boolean flushRecv(final long wrId, final int qpNum)
-    {
-        return add(wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, qpNum, 0, 0, false);
-    }
-
-    /**
-     * Add a completion: the one place the ring is written, for {@link CompletionWriter} and the
-     * flush methods.
-     *
-     * @return false if the CQ was full and the completion was lost (an overrun), or destroyed.
-     */
-    boolean add(
+    @Override
+    public boolean add(
         final long wrId, final WcStatus status, final WcOpcode opcode, final int byteLen, final int imm,
         final int qpNum, final int srcQp, final int flags, final boolean solicited)
     {

@@ -2,16 +2,17 @@ package io.rdma4j.soft;
 
 import io.rdma4j.soft.counter.Counters;
 import io.rdma4j.soft.counter.SoftCounter;
-import io.rdma4j.soft.link.DatagramInfo;
 import io.rdma4j.soft.link.Ipv4;
 import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.mcast.McastGroupTable;
 import io.rdma4j.soft.stat.StatFile;
+import io.rdma4j.soft.resource.MrTable;
+import io.rdma4j.soft.resource.SoftAh;
+import io.rdma4j.soft.transport.BatchEndWork;
+import io.rdma4j.soft.transport.TransportDevice;
 import io.rdma4j.soft.transport.TransportFactory;
 import io.rdma4j.soft.transport.Transports;
-import io.rdma4j.soft.wire.OpcodeMask;
 import io.rdma4j.soft.wire.PacketInfo;
-import io.rdma4j.soft.wire.PacketParser;
 import io.rdma4j.spi.Counted;
 import io.rdma4j.verbs.AsyncEvent;
 import io.rdma4j.verbs.Errno;
@@ -19,45 +20,29 @@ import io.rdma4j.verbs.Gid;
 import io.rdma4j.verbs.Mtu;
 import io.rdma4j.verbs.QpCap;
 import io.rdma4j.verbs.QpInitAttr;
-import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.RdmaException;
 
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
 
 /**
- * The running software device: its link, its tables (QPs in {@link QpTable}, memory regions,
- * multicast groups), its counters, QP1 ({@link GsiPort}) and its progress loop. The loop's duty
- * cycle ({@link #doWork}) receives datagrams, which {@link ReceivePath} checks in rxe's order and
- * hands to the QP they are for (or to every member QP of a group), then runs the QPs' timers;
- * an idle strategy waits when a cycle found nothing to do. Shared by every context opened on
- * the device.
+ * The running software device: its link, its tables (QPs in {@link QpTable}, memory regions, multicast
+ * groups), its counters, QP1 ({@link GsiPort}), its async events, and the device as the transports see it
+ * ({@link TransportDevice}: addressing and sending packets, counting). Its agent ({@link ProgressAgent}) runs
+ * the duty cycle: datagrams in through the {@link ReceivePath}, batch-end work, timers. Shared by every
+ * context opened on the device.
  */
-public final class SoftEngine implements AutoCloseable
+public final class SoftEngine implements TransportDevice, AutoCloseable
 {
     /** QP1, the general services interface: the connection manager's MADs come and go there. */
     public static final int GSI_QPN = 1;
     /** Bytes in a management datagram: the MAD format's (IBA 13.4.1), which {@code CmMad} lays out. */
     public static final int MAD_LENGTH = 256;
-    private static final long IDLE_WAIT_NS = TimeUnit.MILLISECONDS.toNanos(100);
-    private static final long TIMER_WAIT_NS = TimeUnit.MICROSECONDS.toNanos(200);
-    /** Datagrams the progress thread handles per duty cycle before it looks at its timers. */
-    private static final int RECEIVE_BATCH = 64;
-    /** Datagrams a poller handles per empty poll, so one poll stays short. */
-    private static final int INLINE_BATCH = 16;
-    /**
-     * In polling mode, a poll this recent means a thread is polling: the progress thread then waits at most
-     * this long and without asking same-host senders for a wake-up, since the poller reads their datagrams.
-     */
-    private static final long POLLER_ACTIVE_NS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final SoftDevice device;
     private final Link link;
@@ -74,44 +59,12 @@ public final class SoftEngine implements AutoCloseable
     private final Gid[] groupGidCache = new Gid[64];
     private final GsiPort gsi = new GsiPort(this);
     private final ReceivePath receivePath;
-    /**
-     * Held while datagrams are received and handled, and while timers run: the progress thread
-     * and, in polling mode, threads polling a CQ take turns, so transports see one thread at a time.
-     */
-    private final ReentrantLock receiveLock = new ReentrantLock();
-    private final ByteBuffer rxBuffer = ByteBuffer.allocateDirect(65536);
-    private final MemorySegment rxSegment = MemorySegment.ofBuffer(rxBuffer);
-    private final DatagramInfo rxInfo = new DatagramInfo();
-    private final PacketParser rxParser = new PacketParser();
-    private final PacketInfo rxPacket = new PacketInfo();
-    private final boolean pollsInline;
+    private final ProgressAgent agent;
     private final LinkedBlockingQueue<AsyncEvent> asyncEvents = new LinkedBlockingQueue<>();
     private final TransportFactory transportFactory;
-    private final Thread progressThread;
     private final QpTable qpTable;
     private final LongSupplier clock;
     private final ProgressErrorLog errorLog;
-    private volatile boolean running = true;
-    /** The earliest deadline of any QP's timer: armed by posting threads, run under the receive lock. */
-    private final TimerDeadline timerDeadline = new TimerDeadline();
-    /** When a thread last polled a CQ in polling mode ({@link #pollBegins}), in {@link #nanoTime()}'s clock. */
-    private volatile long lastInlinePollNs = Long.MIN_VALUE / 2;
-    /**
-     * Polling mode: a poll that received left what its packets queued (their ACKs) unsent, for the
-     * poller's next post (a reply then leaves with the ACK, one system call on a batching link) or next
-     * poll to send; the progress thread's next cycle, at most {@link #POLLER_ACTIVE_NS} away, sends it
-     * if neither comes.
-     */
-    private volatile boolean flushOwed;
-    /**
-     * The latest the progress thread's current wait ends, in {@link #nanoTime()}'s clock: Long.MAX_VALUE
-     * while it may wait long (or with no progress thread, or another idle strategy), so that a poll
-     * leaves a flush owed only when that thread's next cycle is near.
-     */
-    private volatile long progressWaitEndNs = Long.MAX_VALUE;
-    /** Set by {@link #wakeup}: the next duty cycle runs the timers whether one is due or not. */
-    private volatile boolean timersRequested;
-    private final IdleStrategy idleStrategy;
     private volatile java.util.function.BiConsumer<SoftEngine, Gid> unreachableHandler;
 
     SoftEngine(final SoftDevice device, final Link link, final DeviceLimits limits, final TransportFactory factory,
@@ -122,7 +75,6 @@ public final class SoftEngine implements AutoCloseable
         this.statFile = StatPublisher.openFile(device.name(), link.localAddress().getHostAddress(), logger);
         this.counters = new Counters();
         this.errorLog = new ProgressErrorLog(device.name(), counters, logger, clock);
-        this.pollsInline = pollsInline;
         this.link = link;
         link.bindCounters(counters);
         link.unreachableListener(this::peerUnreachable);
@@ -137,11 +89,11 @@ public final class SoftEngine implements AutoCloseable
             limits.maxTotalMcastQpAttach());
         this.transportFactory = factory != null ? factory : Transports::create;
         this.receivePath = new ReceivePath(this);
-        this.idleStrategy = this::awaitWork;
-        this.progressThread = Thread.ofPlatform().daemon().name("rdma4j-" + device.name()).unstarted(this::run);
+        this.agent = new ProgressAgent(link, receivePath, qpTable, clock, errorLog, pollsInline,
+            "rdma4j-" + device.name());
         if (startsThread)
         {
-            progressThread.start();
+            agent.start();
         }
         if (statFile != null)
         {
@@ -366,69 +318,6 @@ public final class SoftEngine implements AutoCloseable
         return false;
     }
 
-    /**
-     * Hand what was queued to the network: one system call for a burst on a batching link.
-     */
-    public void flushSends()
-    {
-        flushOwed = false;
-        link.flush();
-    }
-
-    /**
-     * A CQ's poll begins, whether or not the CQ holds completions. In polling mode this marks a poller
-     * active, so that the progress thread leaves receiving and the timers to it (a poller that finds
-     * completions the progress thread produced would otherwise never look like one, and the two threads
-     * would trade every packet); and it sends what an earlier poll left queued ({@link #progressInline}),
-     * so that a poller that only polls still sends its ACKs at once.
-     */
-    public void pollBegins()
-    {
-        if (pollsInline)
-        {
-            lastInlinePollNs = nanoTime();
-        }
-        if (flushOwed)
-        {
-            flushSends();
-        }
-    }
-
-    /**
-     * A transport armed a timer: wake the progress thread if it may be waiting past the deadline,
-     * so a timer armed by a posting thread fires on time without the progress thread polling.
-     *
-     * @param deadlineNs the deadline, in {@link #nanoTime()}'s clock.
-     */
-    public void timerArmed(final long deadlineNs)
-    {
-        // read after the deadline is written, as the thread publishes its wait's end before reading the
-        // deadline: a thread that will wake before the deadline anyway costs no system call here
-        if (timerDeadline.lower(deadlineNs) && deadlineNs < progressWaitEndNs)
-        {
-            wakeProgressThread();
-        }
-    }
-
-    /**
-     * Wake the progress thread from either of its waits: the link's (watching the socket) or the park
-     * of polling mode ({@link Link#awaitReadableWhilePolled}).
-     */
-    private void wakeProgressThread()
-    {
-        link.wakeup();
-        LockSupport.unpark(progressThread);
-    }
-
-    /**
-     * Make the progress thread look at its timers now (a QP that entered ERR has receives to flush).
-     */
-    public void wakeup()
-    {
-        timersRequested = true;
-        wakeProgressThread();
-    }
-
     SoftQp createQp(final SoftPd pd, final QpInitAttr init)
     {
         if (init.type() == null)
@@ -469,230 +358,6 @@ public final class SoftEngine implements AutoCloseable
     public SoftQp qp(final int qpn)
     {
         return qpTable.get(qpn);
-    }
-
-    /**
-     * The progress thread, in Agrona's shape: a duty cycle that reports the work it did, and an idle
-     * strategy that waits when it did none. Nothing thrown ends it (see {@link ProgressErrorLog}).
-     */
-    private void run()
-    {
-        while (running)
-        {
-            int work;
-            try
-            {
-                // while a thread polls (polling mode) it receives, runs the timers that fall due and sends
-                // what they queue: this thread keeps out of its way, and takes over when the polls stop
-                work = pollerActive(nanoTime()) ? 0 : doWork();
-            }
-            catch (final Throwable ex)
-            {
-                // whatever it is, even an Error, the device keeps its thread; the idle strategy
-                // still runs, so a fault that recurs on every cycle cannot spin a core
-                errorLog.onError(ex);
-                work = 0;
-            }
-            try
-            {
-                idleStrategy.idle(work);
-            }
-            catch (final Throwable ex)
-            {
-                errorLog.onError(ex);
-            }
-        }
-    }
-
-    /**
-     * One duty cycle: receive and handle up to a batch of datagrams, then run the QPs' timers if one
-     * is due, if datagrams came (their ACKs were coalesced), or if {@link #wakeup} asked. The progress
-     * thread calls it in a loop; a device built without a progress thread
-     * ({@link SoftDevice.Builder#progressThread}) is driven by calling it, with an injected clock, so
-     * timers fire exactly when a test advances time.
-     *
-     * @return datagrams handled plus 1 if timers ran: 0 means there was nothing to do.
-     */
-    public int doWork()
-    {
-        if (!receiveLock.tryLock())
-        {
-            // a poller holds it (polling mode; no other thread takes it): that poller receives and runs the
-            // timers that fall due, so this cycle has nothing to do, and the idle strategy parks as for any
-            // active poller. Trying again at once would spin against a poller descheduled with the lock, on
-            // the core it needs to finish.
-            lastInlinePollNs = nanoTime();
-            return 0;
-        }
-        try
-        {
-            final int received = receiveBatch(RECEIVE_BATCH);
-            final long now = nanoTime();
-            if (timerDeadline.get() <= now || received > 0 || timersRequested)
-            {
-                // cleared before running: a wake-up during the run buys one more run, none is lost
-                timersRequested = false;
-                runTimers(now);
-                return received + 1;
-            }
-            return received;
-        }
-        finally
-        {
-            // what the cycle's packets and timers queued (ACKs, responses, retransmissions) leaves in one
-            // go, with anything a poll left owed
-            flushSends();
-            receiveLock.unlock();
-        }
-    }
-
-    /**
-     * The default idle strategy: after an empty cycle, wait on the link for a datagram or a wake-up,
-     * but no longer than until the next timer (and at most {@link #TIMER_WAIT_NS} with one armed, since
-     * a transport may arm a shorter one without waking the thread). While a thread polls (polling mode),
-     * park instead until it may have stopped: one wake-up per {@link #POLLER_ACTIVE_NS} at most, none per
-     * packet.
-     */
-    private void awaitWork(final int workCount)
-    {
-        if (workCount > 0)
-        {
-            return;
-        }
-        // "may wait long" until the wait is chosen: written before the deadline and lastInlinePollNs are read,
-        // as a transport arming a timer and a poller write those before reading this, so that either this
-        // thread sees what they wrote or they see it may wait long (and wake it, or flush themselves)
-        progressWaitEndNs = Long.MAX_VALUE;
-        final long next = timerDeadline.get();
-        final long now = nanoTime();
-        final long wait = next == Long.MAX_VALUE ? IDLE_WAIT_NS : Math.min(TIMER_WAIT_NS, Math.max(0, next - now));
-        if (pollerActive(now))
-        {
-            // nothing to do until the poller may have stopped, POLLER_ACTIVE_NS after its last poll
-            final long brief = POLLER_ACTIVE_NS - (now - lastInlinePollNs);
-            progressWaitEndNs = now + brief;
-            link.awaitReadableWhilePolled(brief);
-        }
-        else
-        {
-            progressWaitEndNs = now + wait;
-            link.awaitReadable(wait);
-        }
-        progressWaitEndNs = Long.MAX_VALUE;
-    }
-
-    /** Lock held: receive and handle up to {@code max} datagrams waiting on the link. */
-    private int receiveBatch(final int max)
-    {
-        int received = 0;
-        while (received < max && link.receive(rxBuffer, rxInfo))
-        {
-            received++;
-            receivePath.onDatagram(rxSegment, rxBuffer.limit(), rxInfo, rxParser, rxPacket);
-        }
-        return received;
-    }
-
-    /**
-     * @param now the clock.
-     * @return true in polling mode while a thread polls a CQ of this device: one did within
-     *     {@link #POLLER_ACTIVE_NS}.
-     */
-    private boolean pollerActive(final long now)
-    {
-        return pollsInline && now - lastInlinePollNs < POLLER_ACTIVE_NS;
-    }
-
-    /**
-     * @return true if polling a CQ of this device also receives from the network (polling mode).
-     */
-    public boolean pollsInline()
-    {
-        return pollsInline;
-    }
-
-    /**
-     * In polling mode, receive what the link holds on the calling thread, the one polling a CQ,
-     * instead of waiting for the progress thread to wake: a busy-polling receiver then sees a
-     * packet's completion without a thread hand-off. Does nothing if the progress thread (or
-     * another poller) is receiving at the moment, and never blocks.
-     *
-     * @return datagrams handled.
-     */
-    public int progressInline()
-    {
-        if (!pollsInline)
-        {
-            return 0;
-        }
-        if (!receiveLock.tryLock())
-        {
-            return 0;
-        }
-        int received = 0;
-        try
-        {
-            received = receiveBatch(INLINE_BATCH);
-            // the poll's own time (pollBegins) tells whether a timer fell due: no clock read for an empty poll
-            if (received > 0 || timerDeadline.get() <= lastInlinePollNs || timersRequested)
-            {
-                // as the progress thread does after a batch: queue the ACKs the batch coalesced; and the
-                // timers that fell due, which the progress thread leaves to an active poller
-                timersRequested = false;
-                runTimers(nanoTime());
-            }
-            return received;
-        }
-        catch (final Throwable ex)
-        {
-            errorLog.onError(ex);
-            return 0;
-        }
-        finally
-        {
-            if (received > 0 && progressThreadNear())
-            {
-                // the poller is about to see these packets' completions and, in a ping-pong, to post
-                // its reply: the ACKs wait for it, or for its next poll, or for the progress thread's
-                // next cycle, which is near
-                flushOwed = true;
-            }
-            else
-            {
-                flushSends();
-            }
-            receiveLock.unlock();
-        }
-    }
-
-    /**
-     * @return true if the progress thread is in a wait that ends within {@link #POLLER_ACTIVE_NS}, so
-     * that what a poll leaves queued goes out by then even if nobody polls again.
-     */
-    private boolean progressThreadNear()
-    {
-        final long end = progressWaitEndNs;
-        return end != Long.MAX_VALUE && end - nanoTime() <= POLLER_ACTIVE_NS;
-    }
-
-    /**
-     * Lock held: run every QP's timers.
-     *
-     * @param now the clock.
-     */
-    private void runTimers(final long now)
-    {
-        timerDeadline.runBegins();
-        long next = TimerDeadline.NONE;
-        final SoftQp[] table = qpTable.snapshot();
-        for (final SoftQp qp : table)
-        {
-            if (qp != null && qp.type() != QpType.UD)
-            {
-                next = Math.min(next, qp.transport().onTimer(now));
-            }
-        }
-        timerDeadline.runEnded(next);
     }
 
     /**
@@ -789,35 +454,89 @@ public final class SoftEngine implements AutoCloseable
         return gid;
     }
 
-    /**
-     * Give a multicast packet to every QP attached to its group on this device.
-     *
-     * @param group  the group's MGID.
-     * @param packet the decoded packet.
-     * @param info   its addressing.
-     * @return how many QPs it was offered to.
-     */
-    public int deliverMulticast(final Gid group, final PacketInfo packet, final DatagramInfo info)
+    @Override
+    public void loopbackMulticast(final MemorySegment packet, final int length, final SoftAh group)
     {
-        if (!packet.has(OpcodeMask.UD))
+        if (mcast.hasGroup(group.destinationGid()))
         {
-            counters.increment(SoftCounter.DROP_WRONG_TRANSPORT);
-            return 0;
+            counters.increment(SoftCounter.MCAST_LOOPBACK);
+            receivePath.onLoopback(packet, length, group);
         }
-        final Object[] members = mcast.members(group);
-        if (members.length == 0)
-        {
-            counters.increment(SoftCounter.DROP_NOT_A_MEMBER);
-            return 0;
-        }
-        final long now = nanoTime();
-        for (final Object member : members)
-        {
-            final SoftQp qp = (SoftQp)member;
-            counters.increment(SoftCounter.MCAST_FANOUT);
-            qp.transport().onPacket(packet, info, now);
-        }
-        return members.length;
+    }
+
+    @Override
+    public void batchEndOwed(final BatchEndWork work)
+    {
+        agent.batchEndOwed(work);
+    }
+
+    @Override
+    public void timerArmed(final long deadlineNs)
+    {
+        agent.timerArmed(deadlineNs);
+    }
+
+    @Override
+    public void wakeup()
+    {
+        agent.wakeup();
+    }
+
+    /**
+     * Hand what was queued to the network: one system call for a burst on a batching link.
+     */
+    public void flushSends()
+    {
+        agent.flushSends();
+    }
+
+    /**
+     * A CQ's poll begins: see {@link ProgressAgent#pollBegins}.
+     */
+    public void pollBegins()
+    {
+        agent.pollBegins();
+    }
+
+    /**
+     * @return true if polling a CQ of this device also receives from the network (polling mode).
+     */
+    public boolean pollsInline()
+    {
+        return agent.pollsInline();
+    }
+
+    /**
+     * In polling mode, receive on the calling thread: see {@link ProgressAgent#progressInline}.
+     *
+     * @return datagrams handled.
+     */
+    public int progressInline()
+    {
+        return agent.progressInline();
+    }
+
+    /**
+     * One duty cycle of the device's agent: see {@link ProgressAgent#doWork}. A device built without a progress
+     * thread ({@link SoftDevice.Builder#progressThread}) is driven by calling it.
+     *
+     * @return work done: 0 means there was nothing to do.
+     */
+    public int doWork()
+    {
+        return agent.doWork();
+    }
+
+    @Override
+    public int maxQpRdAtom()
+    {
+        return limits.maxQpRdAtom();
+    }
+
+    @Override
+    public boolean gathers()
+    {
+        return !ipv6 && link.gathers();
     }
 
     /**
@@ -825,7 +544,7 @@ public final class SoftEngine implements AutoCloseable
      */
     Thread progressThread()
     {
-        return progressThread;
+        return agent.progressThread();
     }
 
     /**
@@ -839,19 +558,7 @@ public final class SoftEngine implements AutoCloseable
     @Override
     public void close()
     {
-        running = false;
-        wakeProgressThread();
-        try
-        {
-            if (progressThread.isAlive())
-            {
-                progressThread.join(TimeUnit.SECONDS.toMillis(5));
-            }
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-        }
+        agent.stop();
         link.close();
         if (statFile != null)
         {

@@ -1,5 +1,7 @@
 package io.rdma4j.soft;
 
+import io.rdma4j.soft.resource.SoftAh;
+import io.rdma4j.soft.resource.SoftMr;
 import io.rdma4j.spi.Counted;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.AddressHandle;
@@ -91,7 +93,7 @@ public final class SoftPd implements ProtectionDomain
         {
             throw new RdmaException(Errno.EACCES, "a read-only segment cannot be registered with LOCAL_WRITE");
         }
-        final SoftMr mr = engine().mrTable().add(key -> new SoftMr(this, segment, key, access));
+        final SoftMr mr = engine().mrTable().add(key -> new SoftMr(this, segment, key, access, this::deregister));
         synchronized (this)
         {
             mrs++;
@@ -112,7 +114,7 @@ public final class SoftPd implements ProtectionDomain
         final SoftQp qp = engine().createQp(this, initAttr);
         if (blockSelfLoopback)
         {
-            qp.blockSelfMcastLoopback();
+            qp.blockSelfLoopback();
         }
         synchronized (this)
         {
@@ -125,7 +127,7 @@ public final class SoftPd implements ProtectionDomain
     public AddressHandle createAh(final AhAttr attr)
     {
         checkOpen();
-        final SoftAh ah = new SoftAh(this, attr);
+        final SoftAh ah = new SoftAh(this, engine().gid(), attr, this::release);
         synchronized (this)
         {
             ahs++;
@@ -159,6 +161,12 @@ public final class SoftPd implements ProtectionDomain
             srqs++;
         }
         return srq;
+    }
+
+    private void deregister(final SoftMr mr)
+    {
+        engine().mrTable().remove(mr);
+        release(mr);
     }
 
     synchronized void release(final Object child)

@@ -2,6 +2,7 @@ package io.rdma4j.soft;
 
 import io.rdma4j.spi.Counted;
 import io.rdma4j.soft.transport.RecvQueue;
+import io.rdma4j.soft.transport.SharedRecvPool;
 import io.rdma4j.verbs.AsyncEvent;
 import io.rdma4j.verbs.AsyncEventType;
 import io.rdma4j.verbs.Errno;
@@ -15,7 +16,7 @@ import io.rdma4j.verbs.SrqAttr;
  * A shared receive queue: one {@link RecvQueue} many QPs draw from, with the limit event armed
  * by srq_limit and fired once when the queue runs below it.
  */
-public final class SoftSrq implements SharedReceiveQueue
+public final class SoftSrq implements SharedReceiveQueue, SharedRecvPool
 {
     private final SoftPd pd;
     private final RecvQueue queue;
@@ -38,9 +39,7 @@ public final class SoftSrq implements SharedReceiveQueue
         return pd;
     }
 
-    /**
-     * @return the pool.
-     */
+    @Override
     public RecvQueue queue()
     {
         return queue;
@@ -53,9 +52,7 @@ public final class SoftSrq implements SharedReceiveQueue
         queue.post(wr, "SRQ");
     }
 
-    /**
-     * Called after a receive was taken: fire the limit event if armed and the pool is now below it.
-     */
+    @Override
     public void afterTake()
     {
         final int armed = limit;

@@ -1,5 +1,7 @@
 package io.rdma4j.soft;
 
+import io.rdma4j.soft.resource.MrTable;
+import io.rdma4j.soft.resource.SoftMr;
 import io.rdma4j.soft.counter.Counters;
 import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.verbs.AccessFlag;
@@ -71,7 +73,7 @@ class KeysAndQpnsTest
         final Set<Integer> firstKeyBytes = new HashSet<>();
         for (int i = 0; i < 64 * 4; i++)
         {
-            final SoftMr mr = table.add(key -> new SoftMr(null, BUFFER, key, EnumSet.noneOf(AccessFlag.class)));
+            final SoftMr mr = table.add(key -> new SoftMr(null, BUFFER, key, EnumSet.noneOf(AccessFlag.class), closed -> { }));
             final int index = mr.rkey() >>> 8;
             final Integer previous = lastKeyByIndex.put(index, mr.rkey());
             if (previous == null)
@@ -95,7 +97,7 @@ class KeysAndQpnsTest
         final Counters counters = new Counters();
         final MrTable table = new MrTable(8, counters, sequence(0x40, 0x40));
         final SoftMr[] made = new SoftMr[1];
-        final SoftMr mr = table.add(key -> made[0] = new SoftMr(null, BUFFER, key, EnumSet.noneOf(AccessFlag.class)));
+        final SoftMr mr = table.add(key -> made[0] = new SoftMr(null, BUFFER, key, EnumSet.noneOf(AccessFlag.class), closed -> { }));
         assertEquals(0x140, mr.rkey());
         assertSame(mr, table.lookup(0x140));
         assertNull(table.lookup(0x141));

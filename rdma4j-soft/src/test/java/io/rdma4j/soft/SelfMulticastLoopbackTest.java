@@ -1,5 +1,6 @@
 package io.rdma4j.soft;
 
+import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.Gid;
@@ -94,6 +95,36 @@ class SelfMulticastLoopbackTest
             assertEquals(List.of("to the group", "marker"), received.sender(), "a member gets its own message");
             assertEquals(List.of("to the group"), received.sibling());
             assertEquals(List.of("to the group"), received.remote());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Fabric.Kind.class)
+    void shouldPassEachLoopedBackCopyThroughTheReceiveChecksOnce(final Fabric.Kind kind)
+    {
+        try (Fabric fabric = new Fabric(kind))
+        {
+            final var device = fabric.open();
+            final UdEndpoint sender = new UdEndpoint(device);
+            final UdEndpoint sibling = new UdEndpoint(device);
+            for (final UdEndpoint member : List.of(sender, sibling))
+            {
+                member.qp.attachMulticast(GROUP, 0);
+                member.joinFabric(GROUP);
+                member.postRecvs(4);
+            }
+            final AddressHandle group = sender.ahTo(GROUP);
+            for (int i = 0; i < 3; i++)
+            {
+                sender.send(group, MCAST_QPN, UdEndpoint.QKEY, "copy " + i, i + 1);
+            }
+
+            assertEquals(List.of("copy 0", "copy 1", "copy 2"), texts(sibling, 3));
+            assertEquals(List.of("copy 0", "copy 1", "copy 2"), texts(sender, 6));
+            assertEquals(3, sender.counter(SoftCounter.MCAST_LOOPBACK));
+            // one verdict per copy, as for a datagram from the network (the IP stack's echo is dropped as ours)
+            assertEquals(3, sender.counter(SoftCounter.RCVD_PKTS), "each copy was received once, through every check");
+            assertEquals(6, sender.counter(SoftCounter.MCAST_FANOUT), "and handed to both members");
         }
     }
 

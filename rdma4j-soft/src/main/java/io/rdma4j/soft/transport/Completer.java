@@ -1,8 +1,6 @@
 package io.rdma4j.soft.transport;
 
-import io.rdma4j.soft.CompletionWriter;
 import io.rdma4j.soft.counter.SoftCounter;
-import io.rdma4j.soft.SoftQp;
 import io.rdma4j.soft.wire.AethFlyweight;
 import io.rdma4j.soft.wire.OpcodeMask;
 import io.rdma4j.soft.wire.PacketInfo;
@@ -44,7 +42,7 @@ final class Completer
         DROP, DONE
     }
 
-    private final SoftQp qp;
+    private final TransportQp qp;
     private final Requester requester;
     private final CompletionWriter completion = new CompletionWriter();
     private final MemorySegment atomicResult = MemorySegment.ofArray(new long[1]);
@@ -57,7 +55,7 @@ final class Completer
     private int rewoundAt = -1;
     private WcStatus errorStatus;
 
-    Completer(final SoftQp qp, final Requester requester)
+    Completer(final TransportQp qp, final Requester requester)
     {
         this.qp = qp;
         this.requester = requester;
@@ -116,7 +114,7 @@ final class Completer
         if (retransmitDeadline == Long.MAX_VALUE && timeoutNs() != Long.MAX_VALUE)
         {
             retransmitDeadline = nowNs + timeoutNs();
-            qp.engine().timerArmed(retransmitDeadline);
+            qp.device().timerArmed(retransmitDeadline);
         }
     }
 
@@ -303,7 +301,7 @@ final class Completer
             errorStatus = WcStatus.BAD_RESP_ERR;
             return CompState.ERROR;
         }
-        if (!MemoryAccess.scatterToSend(wqe, qp.engine().mrTable(), qp.softPd(), wqe.offset, packet.segment(),
+        if (!MemoryAccess.scatterToSend(wqe, qp.device().mrTable(), qp.pd(), wqe.offset, packet.segment(),
             packet.payloadOffset(), length))
         {
             errorStatus = WcStatus.LOC_PROT_ERR;
@@ -328,7 +326,7 @@ final class Completer
     {
         // the original value is stored in host order, as a CPU reading the 8 bytes expects
         atomicResult.set(LONG_NATIVE, 0, packet.orig());
-        if (!MemoryAccess.scatterToSend(wqe, qp.engine().mrTable(), qp.softPd(), 0, atomicResult, 0, Long.BYTES))
+        if (!MemoryAccess.scatterToSend(wqe, qp.device().mrTable(), qp.pd(), 0, atomicResult, 0, Long.BYTES))
         {
             errorStatus = WcStatus.LOC_PROT_ERR;
             return CompState.ERROR;
@@ -359,7 +357,7 @@ final class Completer
         rnrWaiting = true;
         retransmitDeadline = Long.MAX_VALUE;
         rnrDeadline = nowNs + RnrTimeouts.nanos(packet.syndrome());
-        qp.engine().timerArmed(rnrDeadline);
+        qp.device().timerArmed(rnrDeadline);
         // stop sending: the requester resumes at this PSN when the RNR timer expires
         requester.rewind(psn);
         return CompState.DROP;
@@ -465,7 +463,7 @@ final class Completer
         if (wqe.signaled)
         {
             completion.begin(wqe.wrId, WcOpcode.forSend(wqe.opcode)).byteLen((int)wqe.totalLength).qpNum(qp.qpNum())
-                .writeTo(qp.softSendCq());
+                .writeTo(qp.sendCompletions());
         }
         wqe.state = SendWqe.STATE_DONE;
         qp.sendQueue().advanceTail();

@@ -1,8 +1,6 @@
 package io.rdma4j.soft.transport;
 
-import io.rdma4j.soft.CompletionWriter;
 import io.rdma4j.soft.counter.SoftCounter;
-import io.rdma4j.soft.SoftQp;
 import io.rdma4j.soft.link.DatagramInfo;
 import io.rdma4j.soft.wire.OpcodeMask;
 import io.rdma4j.soft.wire.PacketInfo;
@@ -22,7 +20,7 @@ import io.rdma4j.verbs.WcOpcode;
  */
 final class ConnectedTransport implements QpTransport
 {
-    private final SoftQp qp;
+    private final TransportQp qp;
     private final boolean uc;
     private final Requester requester;
     private final Completer completer;
@@ -30,7 +28,7 @@ final class ConnectedTransport implements QpTransport
     private final CompletionWriter completion = new CompletionWriter();
     private QpState lastState = QpState.RESET;
 
-    ConnectedTransport(final SoftQp qp, final boolean uc)
+    ConnectedTransport(final TransportQp qp, final boolean uc)
     {
         this.qp = qp;
         this.uc = uc;
@@ -49,11 +47,7 @@ final class ConnectedTransport implements QpTransport
     @Override
     public void onPacket(final PacketInfo packet, final DatagramInfo datagram, final long nowNs)
     {
-        if (!packet.has(uc ? OpcodeMask.UC : OpcodeMask.RC))
-        {
-            qp.count(SoftCounter.DROP_WRONG_TRANSPORT);
-            return;
-        }
+        // the receive path checked the transport bit and the QP's state, once
         if (packet.has(OpcodeMask.REQUEST))
         {
             responder.onPacket(packet, nowNs);
@@ -87,22 +81,22 @@ final class ConnectedTransport implements QpTransport
             {
                 // the WQE that failed locally reports why; the ones after it are flushed
                 completion.begin(wqe.wrId, WcOpcode.forSend(wqe.opcode)).status(wqe.errorStatus).qpNum(qp.qpNum())
-                    .writeTo(qp.softSendCq());
+                    .writeTo(qp.sendCompletions());
             }
             else
             {
-                qp.softSendCq().flushSend(wqe.wrId, WcOpcode.forSend(wqe.opcode), qp.qpNum());
+                qp.sendCompletions().flushSend(wqe.wrId, WcOpcode.forSend(wqe.opcode), qp.qpNum());
             }
             sq.advanceTail();
         }
-        if (qp.softSrq() != null && lastState != QpState.ERR)
+        if (qp.srqPool() != null && lastState != QpState.ERR)
         {
             // the responder will take no more receives from the SRQ
-            qp.engine().postAsyncEvent(new AsyncEvent(AsyncEventType.QP_LAST_WQE_REACHED, qp, null, null, 0));
+            qp.device().postAsyncEvent(new AsyncEvent(AsyncEventType.QP_LAST_WQE_REACHED, qp, null, null, 0));
         }
         lastState = QpState.ERR;
         // a receive the responder holds completes on the progress thread
-        qp.engine().wakeup();
+        qp.device().wakeup();
     }
 
     @Override

@@ -1,8 +1,8 @@
 package io.rdma4j.soft.transport;
 
-import io.rdma4j.soft.MrTable;
-import io.rdma4j.soft.SoftMr;
-import io.rdma4j.soft.SoftPd;
+import io.rdma4j.soft.resource.MrTable;
+import io.rdma4j.soft.resource.SoftMr;
+import io.rdma4j.verbs.ProtectionDomain;
 import io.rdma4j.verbs.AccessFlag;
 
 import java.lang.foreign.MemorySegment;
@@ -32,7 +32,7 @@ public final class MemoryAccess
      * @return false on a bad lkey, PD, range (LOC_PROT_ERR).
      */
     public static boolean gather(
-        final SendWqe wqe, final MrTable mrs, final SoftPd pd, final long messageOffset,
+        final SendWqe wqe, final MrTable mrs, final ProtectionDomain pd, final long messageOffset,
         final MemorySegment destination, final long destOffset, final int length)
     {
         if (length != 0 && wqe.isInline)
@@ -58,7 +58,7 @@ public final class MemoryAccess
      *         copies them or reports the protection error).
      */
     public static boolean inPlace(
-        final SendWqe wqe, final MrTable mrs, final SoftPd pd, final long messageOffset, final int length,
+        final SendWqe wqe, final MrTable mrs, final ProtectionDomain pd, final long messageOffset, final int length,
         final InPlace found)
     {
         if (wqe.isInline || length <= 0)
@@ -80,7 +80,7 @@ public final class MemoryAccess
             }
             final SoftMr mr = mrs.lookup(wqe.lkey[i]);
             final long address = wqe.addr[i] + skip;
-            if (mr == null || mr.softPd() != pd || !mr.covers(address, length) || !mr.segment().isNative() ||
+            if (mr == null || mr.pd() != pd || !mr.covers(address, length) || !mr.segment().isNative() ||
                 !mr.segment().scope().isAlive())
             {
                 return false;
@@ -116,7 +116,7 @@ public final class MemoryAccess
      * @return false on a bad lkey, PD, range or a region without LOCAL_WRITE.
      */
     public static boolean scatter(
-        final RecvWqe wqe, final MrTable mrs, final SoftPd pd, final long offset, final MemorySegment source,
+        final RecvWqe wqe, final MrTable mrs, final ProtectionDomain pd, final long offset, final MemorySegment source,
         final long sourceOffset, final int length)
     {
         return copy(wqe.numSge, wqe.addr, wqe.length, wqe.lkey, mrs, pd, offset, source, sourceOffset, length, true);
@@ -136,7 +136,7 @@ public final class MemoryAccess
      * @return false on a bad lkey, PD, range or a region without LOCAL_WRITE (LOC_PROT_ERR).
      */
     public static boolean scatterToSend(
-        final SendWqe wqe, final MrTable mrs, final SoftPd pd, final long offset, final MemorySegment source,
+        final SendWqe wqe, final MrTable mrs, final ProtectionDomain pd, final long offset, final MemorySegment source,
         final long sourceOffset, final int length)
     {
         return copy(wqe.numSge, wqe.addr, wqe.length, wqe.lkey, mrs, pd, offset, source, sourceOffset, length, true);
@@ -148,7 +148,7 @@ public final class MemoryAccess
      */
     private static boolean copy(
         final int numSge, final long[] addr, final int[] sgeLengths, final int[] lkey, final MrTable mrs,
-        final SoftPd pd, final long skipBytes, final MemorySegment other, final long otherOffset, final int length,
+        final ProtectionDomain pd, final long skipBytes, final MemorySegment other, final long otherOffset, final int length,
         final boolean intoMemory)
     {
         if (length == 0)
@@ -168,7 +168,7 @@ public final class MemoryAccess
             final int chunk = (int)Math.min(sgeLength - skip, length - written);
             final SoftMr mr = mrs.lookup(lkey[i]);
             final long address = addr[i] + skip;
-            if (mr == null || mr.softPd() != pd || !mr.covers(address, chunk) ||
+            if (mr == null || mr.pd() != pd || !mr.covers(address, chunk) ||
                 intoMemory && (mr.accessBits() & AccessFlag.LOCAL_WRITE.bit()) == 0)
             {
                 return false;

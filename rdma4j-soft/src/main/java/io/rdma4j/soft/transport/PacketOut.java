@@ -1,10 +1,8 @@
 package io.rdma4j.soft.transport;
 
 import io.rdma4j.soft.counter.SoftCounter;
-import io.rdma4j.soft.MrTable;
-import io.rdma4j.soft.SoftEngine;
-import io.rdma4j.soft.SoftPd;
-import io.rdma4j.soft.SoftQp;
+import io.rdma4j.soft.resource.MrTable;
+import io.rdma4j.verbs.ProtectionDomain;
 import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.wire.Icrc;
 import io.rdma4j.soft.wire.Opcode;
@@ -29,8 +27,8 @@ final class PacketOut
     private static final ValueLayout.OfInt ICRC_LAYOUT =
         ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
-    private final SoftQp qp;
-    private final SoftEngine engine;
+    private final TransportQp qp;
+    private final TransportDevice device;
     private final ByteBuffer buffer = ByteBuffer.allocateDirect(ROOM);
     private final MemorySegment segment = MemorySegment.ofBuffer(buffer);
     private final PacketInfo spec = new PacketInfo();
@@ -40,10 +38,10 @@ final class PacketOut
     private final MemoryAccess.InPlace inPlace = new MemoryAccess.InPlace();
     private boolean payloadInPlace;
 
-    PacketOut(final SoftQp qp)
+    PacketOut(final TransportQp qp)
     {
         this.qp = qp;
-        this.engine = qp.engine();
+        this.device = qp.device();
     }
 
     /**
@@ -55,7 +53,7 @@ final class PacketOut
      */
     PacketInfo begin(final Opcode opcode, final int psn)
     {
-        return engine.network(spec.clear().opcode(opcode).destQp(qp.destQpNum()).psn(psn & Psn.MASK),
+        return device.network(spec.clear().opcode(opcode).destQp(qp.destQpNum()).psn(psn & Psn.MASK),
             qp.destinationGid());
     }
 
@@ -87,9 +85,9 @@ final class PacketOut
      * @param length the payload's length.
      * @return false on a bad lkey, PD or range (LOC_PROT_ERR).
      */
-    boolean stagePayload(final SendWqe wqe, final MrTable mrs, final SoftPd pd, final long offset, final int length)
+    boolean stagePayload(final SendWqe wqe, final MrTable mrs, final ProtectionDomain pd, final long offset, final int length)
     {
-        payloadInPlace = engine.link().gathers() && !engine.ipv6() &&
+        payloadInPlace = device.gathers() &&
             MemoryAccess.inPlace(wqe, mrs, pd, offset, length, inPlace);
         return payloadInPlace || MemoryAccess.gather(wqe, mrs, pd, offset, segment, payloadOffset(), length);
     }
@@ -113,7 +111,7 @@ final class PacketOut
         {
             final int length = builder.build(spec, payloadLength, segment, 0);
             buffer.clear().limit(length);
-            queued = engine.queue(buffer, qp.destination(), qp.hopLimit());
+            queued = device.queue(buffer, qp.destination(), qp.hopLimit());
         }
         if (queued)
         {
@@ -139,7 +137,7 @@ final class PacketOut
         segment.set(ICRC_LAYOUT, TAIL_OFFSET + pad, icrc);
         head.clear().limit(headLength);
         tail.limit(TAIL_OFFSET + pad + Icrc.LENGTH).position(TAIL_OFFSET);
-        return engine.queueGathered(head, inPlace.segment, inPlace.offset, payloadLength, tail, qp.destination(),
+        return device.queueGathered(head, inPlace.segment, inPlace.offset, payloadLength, tail, qp.destination(),
             qp.hopLimit());
     }
 }

@@ -1,8 +1,6 @@
 package io.rdma4j.soft.transport;
 
-import io.rdma4j.soft.CompletionWriter;
 import io.rdma4j.soft.counter.SoftCounter;
-import io.rdma4j.soft.SoftQp;
 import io.rdma4j.soft.wire.Opcode;
 import io.rdma4j.soft.wire.OpcodeMask;
 import io.rdma4j.soft.wire.PacketInfo;
@@ -36,7 +34,7 @@ final class Requester
     /** Packets without AckReq before one is forced (rxe's RXE_MAX_PKT_PER_ACK). */
     static final int PACKETS_PER_ACK = 64;
 
-    private final SoftQp qp;
+    private final TransportQp qp;
     private final boolean uc;
     private final PacketOut out;
     private final CompletionWriter completion = new CompletionWriter();
@@ -46,7 +44,7 @@ final class Requester
     private int packetsSinceAckReq;
     private int readAtomicInFlight;
 
-    Requester(final SoftQp qp, final boolean uc)
+    Requester(final TransportQp qp, final boolean uc)
     {
         this.qp = qp;
         this.uc = uc;
@@ -247,7 +245,7 @@ final class Requester
                 packetsSinceAckReq = 0;
                 spec.ackReq(true);
             }
-            if (!out.stagePayload(wqe, qp.engine().mrTable(), qp.softPd(), wqe.offset, payload))
+            if (!out.stagePayload(wqe, qp.device().mrTable(), qp.pd(), wqe.offset, payload))
             {
                 fail(wqe, WcStatus.LOC_PROT_ERR);
                 return false;
@@ -278,7 +276,7 @@ final class Requester
         if (wqe.signaled)
         {
             completion.begin(wqe.wrId, WcOpcode.forSend(wqe.opcode)).byteLen((int)wqe.totalLength).qpNum(qp.qpNum())
-                .writeTo(qp.softSendCq());
+                .writeTo(qp.sendCompletions());
         }
         qp.sendQueue().advanceTail();
     }

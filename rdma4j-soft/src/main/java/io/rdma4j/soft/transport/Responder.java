@@ -1,10 +1,7 @@
 package io.rdma4j.soft.transport;
 
-import io.rdma4j.soft.CompletionWriter;
 import io.rdma4j.soft.counter.SoftCounter;
-import io.rdma4j.soft.SoftMr;
-import io.rdma4j.soft.SoftQp;
-import io.rdma4j.soft.SoftSrq;
+import io.rdma4j.soft.resource.SoftMr;
 import io.rdma4j.soft.wire.AethFlyweight;
 import io.rdma4j.soft.wire.Opcode;
 import io.rdma4j.soft.wire.OpcodeMask;
@@ -48,7 +45,7 @@ import java.lang.invoke.VarHandle;
  * DESIGN (SEND with invalidate): the device has no memory windows or fast-register regions, so
  * nothing is invalidated; the receive completes with WITH_INV and the rkey, as the verbs report it.
  */
-final class Responder
+final class Responder implements BatchEndWork
 {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
 
@@ -90,7 +87,7 @@ final class Responder
         ERR_RECV_SCATTER
     }
 
-    private final SoftQp qp;
+    private final TransportQp qp;
     private final boolean uc;
     private final PacketOut out;
     private final RecvWqe recv;
@@ -111,20 +108,22 @@ final class Responder
     private long writeLength;
     private int nextResource;
     private boolean ackPending;
+    /** On the device's list of work for the end of the receive batch: a coalesced ACK or responses owed. */
+    private boolean batchEndQueued;
     private int ackPsn;
     private int ackSyndrome = AethFlyweight.ACK_UNLIMITED_CREDIT;
     private int pendingResponses;
     private long responseSeq;
     private SoftMr mr;
 
-    Responder(final SoftQp qp, final boolean uc)
+    Responder(final TransportQp qp, final boolean uc)
     {
         this.qp = qp;
         this.uc = uc;
         this.out = new PacketOut(qp);
         this.recv = new RecvWqe(Math.max(Math.max(1, qp.cap().maxRecvSge()),
-            qp.softSrq() != null ? qp.softSrq().queue().maxSge() : 0));
-        final int ring = Math.max(1, qp.engine().limits().maxQpRdAtom());
+            qp.srqPool() != null ? qp.srqPool().queue().maxSge() : 0));
+        final int ring = Math.max(1, qp.device().maxQpRdAtom());
         resources = new ResponderResource[ring];
         for (int i = 0; i < ring; i++)
         {
@@ -183,7 +182,7 @@ final class Responder
         if (state == QpState.RTR && !commEstablished)
         {
             commEstablished = true;
-            qp.engine().postAsyncEvent(new AsyncEvent(AsyncEventType.COMM_EST, qp, null, null, 0));
+            qp.device().postAsyncEvent(new AsyncEvent(AsyncEventType.COMM_EST, qp, null, null, 0));
         }
         commEstablished = true;
         qp.qpCounters().increment(SoftCounter.RCVD_PKTS);
@@ -379,7 +378,7 @@ final class Responder
         {
             return RespState.ERR_RNR;
         }
-        final SoftSrq srq = qp.softSrq();
+        final SharedRecvPool srq = qp.srqPool();
         if (srq != null)
         {
             srq.afterTake();
@@ -473,8 +472,8 @@ final class Responder
 
     private SoftMr remoteMr(final int rkey, final long va, final long length, final int accessBit)
     {
-        final SoftMr found = qp.engine().mrTable().lookup(rkey);
-        if (found == null || found.softPd() != qp.softPd() || !found.covers(va, length) ||
+        final SoftMr found = qp.device().mrTable().lookup(rkey);
+        if (found == null || found.pd() != qp.pd() || !found.covers(va, length) ||
             (found.accessBits() & accessBit) == 0)
         {
             return null;
@@ -487,7 +486,7 @@ final class Responder
         final int length = packet.payloadLength();
         if (packet.has(OpcodeMask.SEND))
         {
-            if (!MemoryAccess.scatter(recv, qp.engine().mrTable(), qp.softPd(), recvOffset, packet.segment(),
+            if (!MemoryAccess.scatter(recv, qp.device().mrTable(), qp.pd(), recvOffset, packet.segment(),
                 packet.payloadOffset(), length))
             {
                 return RespState.ERR_RECV_SCATTER;
@@ -586,7 +585,7 @@ final class Responder
         }
         completion.begin(recv.wrId, write ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV)
             .byteLen((int)(write ? writeLength : recvOffset)).immData(imm).qpNum(qp.qpNum()).srcQp(qp.destQpNum())
-            .wcFlags(flags).solicited(packet.se()).writeTo(qp.softRecvCq());
+            .wcFlags(flags).solicited(packet.se()).writeTo(qp.recvCompletions());
         recvOffset = 0;
         return acknowledged ? RespState.DONE : RespState.ACKNOWLEDGE;
     }
@@ -669,9 +668,9 @@ final class Responder
         {
             haveRecv = false;
             completion.begin(recv.wrId, WcOpcode.RECV).status(recvStatus).qpNum(qp.qpNum()).srcQp(qp.destQpNum())
-                .writeTo(qp.softRecvCq());
+                .writeTo(qp.recvCompletions());
         }
-        qp.engine().postAsyncEvent(new AsyncEvent(event, qp, null, null, 0));
+        qp.device().postAsyncEvent(new AsyncEvent(event, qp, null, null, 0));
         qp.enterError();
         return RespState.DONE;
     }
@@ -685,6 +684,20 @@ final class Responder
         ackPending = true;
         ackPsn = ackedPsn;
         ackSyndrome = AethFlyweight.ACK_UNLIMITED_CREDIT;
+        oweBatchEnd();
+    }
+
+    /**
+     * Ask to be called once the batch of packets being received is handled: what this responder owes then
+     * leaves, with the ACKs of the batch's other packets coalesced into one.
+     */
+    private void oweBatchEnd()
+    {
+        if (!batchEndQueued)
+        {
+            batchEndQueued = true;
+            qp.device().batchEndOwed(this);
+        }
     }
 
     /**
@@ -702,6 +715,7 @@ final class Responder
         ackPending = true;
         ackPsn = nakPsn;
         ackSyndrome = syndrome;
+        oweBatchEnd();
     }
 
     private void flushAck()
@@ -740,6 +754,10 @@ final class Responder
         {
             flushAck();
             serveResponses();
+        }
+        if (pendingResponses > 0)
+        {
+            oweBatchEnd();
         }
     }
 
@@ -849,14 +867,35 @@ final class Responder
     }
 
     /**
-     * Send the next slice of the responses owed, then, once none are, the coalesced ACK; complete a
-     * receive WQE held when the QP went to ERR.
+     * The batch of received packets is handled: send the next slice of the responses owed, then, once none
+     * are, the coalesced ACK. Asks again while responses are still owed, so that the progress loop comes
+     * back at its next turn, after the datagrams waiting for it.
+     */
+    @Override
+    public void onBatchEnd()
+    {
+        batchEndQueued = false;
+        if (qp.isOpen())
+        {
+            serveOwed();
+        }
+    }
+
+    /**
+     * The device's timers run (a wake-up after the QP entered ERR among them): what a batch end would send,
+     * and a receive WQE held when the QP went to ERR completes.
      *
      * @param nowNs the clock.
-     * @return {@code nowNs} while responses are still owed (the progress loop comes back at its next
-     * turn, after the datagrams waiting for it), else {@link Long#MAX_VALUE}.
+     * @return {@link Long#MAX_VALUE}: the responder arms no timer.
      */
     long onTimer(final long nowNs)
+    {
+        serveOwed();
+        flushHeldIfError();
+        return Long.MAX_VALUE;
+    }
+
+    private void serveOwed()
     {
         final QpState state = qp.state();
         if (pendingResponses > 0)
@@ -874,8 +913,10 @@ final class Responder
         {
             flushAck();
         }
-        flushHeldIfError();
-        return pendingResponses > 0 ? nowNs : Long.MAX_VALUE;
+        if (pendingResponses > 0)
+        {
+            oweBatchEnd();
+        }
     }
 
     private void flushHeldIfError()
@@ -884,7 +925,7 @@ final class Responder
         {
             haveRecv = false;
             ackPending = false;
-            qp.softRecvCq().flushRecv(recv.wrId, qp.qpNum());
+            qp.recvCompletions().flushRecv(recv.wrId, qp.qpNum());
         }
     }
 }

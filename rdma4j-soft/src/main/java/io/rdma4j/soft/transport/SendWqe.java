@@ -1,6 +1,6 @@
 package io.rdma4j.soft.transport;
 
-import io.rdma4j.soft.SoftAh;
+import io.rdma4j.soft.resource.SoftAh;
 import io.rdma4j.verbs.SendFlags;
 import io.rdma4j.verbs.SendWr;
 import io.rdma4j.verbs.Sge;

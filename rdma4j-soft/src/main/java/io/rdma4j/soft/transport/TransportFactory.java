@@ -1,6 +1,5 @@
 package io.rdma4j.soft.transport;
 
-import io.rdma4j.soft.SoftQp;
 
 /**
  * Makes the transport of a new QP, by its type.
@@ -12,5 +11,5 @@ public interface TransportFactory
      * @param qp the QP, constructed but not yet published.
      * @return its transport.
      */
-    QpTransport create(SoftQp qp);
+    QpTransport create(TransportQp qp);
 }

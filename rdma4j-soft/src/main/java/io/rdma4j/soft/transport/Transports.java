@@ -1,6 +1,5 @@
 package io.rdma4j.soft.transport;
 
-import io.rdma4j.soft.SoftQp;
 
 /**
  * The default transport of each QP type.
@@ -21,7 +20,7 @@ public final class Transports
      * @param qp a new QP.
      * @return UD for UD QPs; the connected transport for RC and UC.
      */
-    public static QpTransport create(final SoftQp qp)
+    public static QpTransport create(final TransportQp qp)
     {
         return switch (qp.type())
         {

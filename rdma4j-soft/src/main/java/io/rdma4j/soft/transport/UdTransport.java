@@ -1,11 +1,7 @@
 package io.rdma4j.soft.transport;
 
-import io.rdma4j.soft.CompletionWriter;
-import io.rdma4j.soft.SoftAh;
+import io.rdma4j.soft.resource.SoftAh;
 import io.rdma4j.soft.counter.SoftCounter;
-import io.rdma4j.soft.SoftEngine;
-import io.rdma4j.soft.SoftQp;
-import io.rdma4j.soft.SoftSrq;
 import io.rdma4j.soft.link.DatagramInfo;
 import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.wire.BthFlyweight;
@@ -48,22 +44,19 @@ public final class UdTransport implements QpTransport
     private static final ValueLayout.OfLong LONG_BE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ThreadLocal<ReceiveScratch> SCRATCH = ThreadLocal.withInitial(ReceiveScratch::new);
 
-    private final SoftQp qp;
-    private final SoftEngine engine;
+    private final TransportQp qp;
+    private final TransportDevice device;
     private final ByteBuffer txBuffer = ByteBuffer.allocateDirect(8192);
     private final MemorySegment txSegment = MemorySegment.ofBuffer(txBuffer);
     private final PacketInfo txSpec = new PacketInfo();
     /** Used by {@link #kick}, under the QP's send lock. */
     private final CompletionWriter sendCompletion = new CompletionWriter();
     private final PacketBuilder builder = new PacketBuilder();
-    private final PacketParser loopbackParser = new PacketParser();
-    private final PacketInfo loopbackPacket = new PacketInfo();
-    private final DatagramInfo loopbackInfo = new DatagramInfo();
 
-    UdTransport(final SoftQp qp)
+    UdTransport(final TransportQp qp)
     {
         this.qp = qp;
-        this.engine = qp.engine();
+        this.device = qp.device();
     }
 
     @Override
@@ -78,7 +71,7 @@ public final class UdTransport implements QpTransport
             if (status != WcStatus.SUCCESS || wqe.signaled)
             {
                 sendCompletion.begin(wqe.wrId, WcOpcode.SEND).status(status).byteLen((int)wqe.totalLength)
-                    .qpNum(qp.qpNum()).writeTo(qp.softSendCq());
+                    .qpNum(qp.qpNum()).writeTo(qp.sendCompletions());
             }
             if (status != WcStatus.SUCCESS)
             {
@@ -90,7 +83,7 @@ public final class UdTransport implements QpTransport
 
     private WcStatus send(final SendWqe wqe)
     {
-        final int mtu = engine.activeMtu().bytes();
+        final int mtu = device.activeMtu().bytes();
         if (wqe.totalLength > mtu)
         {
             // IBA C10-93.1.1, as rxe: too long for the path MTU, not sent, completed as a success
@@ -109,15 +102,15 @@ public final class UdTransport implements QpTransport
             .qkey(wqe.remoteQkey)
             .srcQp(qp.qpNum())
             .immediate(wqe.immData);
-        engine.network(txSpec, ah.destinationGid());
-        if (!MemoryAccess.gather(wqe, engine.mrTable(), qp.softPd(), 0, txSegment, opcode.headerLength(), length))
+        device.network(txSpec, ah.destinationGid());
+        if (!MemoryAccess.gather(wqe, device.mrTable(), qp.pd(), 0, txSegment, opcode.headerLength(), length))
         {
             return WcStatus.LOC_PROT_ERR;
         }
         final int packetLength = builder.build(txSpec, length, txSegment, 0);
         qp.sqPsn(qp.sqPsn() + 1);
         txBuffer.clear().limit(packetLength);
-        if (engine.queue(txBuffer, ah.destination(), ah.hopLimit()))
+        if (device.queue(txBuffer, ah.destination(), ah.hopLimit()))
         {
             qp.qpCounters().increment(SoftCounter.SENT_PKTS);
         }
@@ -127,80 +120,20 @@ public final class UdTransport implements QpTransport
         }
         if (ah.isMulticast())
         {
-            loopToLocalMembers(ah, packetLength);
+            // members on this device get their copies through the receive path, as any packet
+            device.loopbackMulticast(txSegment, packetLength, ah);
         }
         return WcStatus.SUCCESS;
-    }
-
-    private void loopToLocalMembers(final SoftAh ah, final int packetLength)
-    {
-        final Gid group = ah.attr().grh().dgid();
-        if (!engine.mcast().hasGroup(group))
-        {
-            return;
-        }
-        engine.network(loopbackPacket.clear(), ah.destinationGid());
-        loopbackParser.parseHeaders(txSegment, 0, packetLength, loopbackPacket);
-        loopbackInfo.source = engine.link().localAddress();
-        loopbackInfo.sourceIpv4 = engine.localIpv4();
-        loopbackInfo.sourceIpv6High = loopbackPacket.sourceHigh();
-        loopbackInfo.sourceIpv6Low = loopbackPacket.sourceLow();
-        loopbackInfo.sourcePort = engine.link().localPort();
-        loopbackInfo.destination = ah.destination();
-        loopbackInfo.destinationIpv4 = ah.destinationIpv4();
-        loopbackInfo.destinationIpv6High = loopbackPacket.destinationHigh();
-        loopbackInfo.destinationIpv6Low = loopbackPacket.destinationLow();
-        loopbackInfo.destinationPort = Link.ROCE_V2_PORT;
-        loopbackInfo.ttl = ah.hopLimit();
-        loopbackInfo.ipIdentification = engine.link().ipIdentification();
-        engine.counters().increment(SoftCounter.MCAST_LOOPBACK);
-        engine.deliverMulticast(group, loopbackPacket, loopbackInfo);
-    }
-
-    /**
-     * A multicast message this QP sent itself, as the device's loopback fan-out hands it back:
-     * from this device's address and this QP's number.
-     */
-    private boolean isOwnMulticast(final PacketInfo packet, final DatagramInfo datagram)
-    {
-        if (packet.destQp() != BthFlyweight.MULTICAST_QPN || packet.srcQp() != qp.qpNum())
-        {
-            return false;
-        }
-        final Gid local = engine.gid();
-        return engine.ipv6() ?
-            datagram.sourceIpv6High == local.high() && datagram.sourceIpv6Low == local.low() :
-            datagram.sourceIpv4 == engine.localIpv4();
     }
 
     @Override
     public void onPacket(final PacketInfo packet, final DatagramInfo datagram, final long nowNs)
     {
-        final QpState state = qp.state();
-        if (state.ordinal() < QpState.RTR.ordinal() || state == QpState.ERR || !qp.isOpen())
-        {
-            qp.count(SoftCounter.DROP_QP_STATE);
-            return;
-        }
-        if (!packet.has(OpcodeMask.UD))
-        {
-            qp.count(SoftCounter.DROP_WRONG_TRANSPORT);
-            return;
-        }
-        if (packet.qkey() != qp.qkey())
-        {
-            qp.count(SoftCounter.DROP_QKEY_VIOLATION);
-            return;
-        }
-        if (qp.blocksSelfMcastLoopback() && isOwnMulticast(packet, datagram))
-        {
-            qp.count(SoftCounter.MCAST_SELF_BLOCKED);
-            return;
-        }
+        // the receive path checked the QP's state, the transport and the Q_Key, once
         final ReceiveScratch scratch = SCRATCH.get();
         final RecvWqe wqe = scratch.wqe;
         final int payload = packet.payloadLength();
-        final SoftSrq srq = qp.softSrq();
+        final SharedRecvPool srq = qp.srqPool();
         final int taken = qp.receiveSource().takeIfFits((long)GRH_LENGTH + payload, wqe);
         if (taken == RecvQueue.EMPTY)
         {
@@ -219,7 +152,7 @@ public final class UdTransport implements QpTransport
             srq.afterTake();
             qp.count(SoftCounter.DROP_RECV_TOO_SMALL);
             scratch.completion.begin(wqe.wrId, WcOpcode.RECV).status(WcStatus.LOC_LEN_ERR).qpNum(qp.qpNum())
-                .srcQp(packet.srcQp()).writeTo(qp.softRecvCq());
+                .srcQp(packet.srcQp()).writeTo(qp.recvCompletions());
             return;
         }
         if (srq != null)
@@ -228,14 +161,14 @@ public final class UdTransport implements QpTransport
         }
         writeGrh(scratch.grh, packet, datagram);
         final boolean copied =
-            MemoryAccess.scatter(wqe, engine.mrTable(), qp.softPd(), 0, scratch.grh, 0, GRH_LENGTH) &&
-            MemoryAccess.scatter(wqe, engine.mrTable(), qp.softPd(), GRH_LENGTH, packet.segment(),
+            MemoryAccess.scatter(wqe, device.mrTable(), qp.pd(), 0, scratch.grh, 0, GRH_LENGTH) &&
+            MemoryAccess.scatter(wqe, device.mrTable(), qp.pd(), GRH_LENGTH, packet.segment(),
                 packet.payloadOffset(), payload);
         if (!copied)
         {
             qp.count(SoftCounter.DROP_RECV_BAD_LKEY);
             scratch.completion.begin(wqe.wrId, WcOpcode.RECV).status(WcStatus.LOC_PROT_ERR).qpNum(qp.qpNum())
-                .srcQp(packet.srcQp()).writeTo(qp.softRecvCq());
+                .srcQp(packet.srcQp()).writeTo(qp.recvCompletions());
             qp.enterError();
             return;
         }
@@ -248,7 +181,7 @@ public final class UdTransport implements QpTransport
         }
         qp.qpCounters().increment(SoftCounter.RCVD_PKTS);
         scratch.completion.begin(wqe.wrId, WcOpcode.RECV).byteLen(GRH_LENGTH + payload).immData(imm)
-            .qpNum(qp.qpNum()).srcQp(packet.srcQp()).wcFlags(flags).solicited(packet.se()).writeTo(qp.softRecvCq());
+            .qpNum(qp.qpNum()).srcQp(packet.srcQp()).wcFlags(flags).solicited(packet.se()).writeTo(qp.recvCompletions());
     }
 
     /**
@@ -311,7 +244,7 @@ public final class UdTransport implements QpTransport
         final SendQueue sq = qp.sendQueue();
         for (SendWqe wqe = sq.peekTail(); wqe != null; wqe = sq.peekTail())
         {
-            qp.softSendCq().flushSend(wqe.wrId, WcOpcode.SEND, qp.qpNum());
+            qp.sendCompletions().flushSend(wqe.wrId, WcOpcode.SEND, qp.qpNum());
             sq.advanceTail();
         }
     }

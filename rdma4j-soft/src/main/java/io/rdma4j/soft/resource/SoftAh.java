@@ -1,4 +1,4 @@
-package io.rdma4j.soft;
+package io.rdma4j.soft.resource;
 
 import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.AhAttr;
@@ -8,6 +8,7 @@ import io.rdma4j.verbs.ProtectionDomain;
 import io.rdma4j.verbs.RdmaException;
 
 import java.net.InetAddress;
+import java.util.function.Consumer;
 
 /**
  * An address handle: on RoCEv2 the destination IP address taken from the GID once, so a UD send
@@ -15,7 +16,9 @@ import java.net.InetAddress;
  */
 public final class SoftAh implements AddressHandle
 {
-    private final SoftPd pd;
+    private final ProtectionDomain pd;
+    /** The PD's bookkeeping when the handle is destroyed. */
+    private final Consumer<SoftAh> onClose;
     private final AhAttr attr;
     private final InetAddress destination;
     private final int destinationIpv4;
@@ -24,7 +27,13 @@ public final class SoftAh implements AddressHandle
     private final boolean multicast;
     private volatile boolean valid = true;
 
-    SoftAh(final SoftPd pd, final AhAttr attr)
+    /**
+     * @param pd        the PD it belongs to.
+     * @param deviceGid the device's GID: the destination must be of its IP family.
+     * @param attr      the address vector.
+     * @param onClose   what destroying it tells the PD.
+     */
+    public SoftAh(final ProtectionDomain pd, final Gid deviceGid, final AhAttr attr, final Consumer<SoftAh> onClose)
     {
         if (attr == null || !attr.isGlobal())
         {
@@ -40,8 +49,9 @@ public final class SoftAh implements AddressHandle
             throw new RdmaException(Errno.EINVAL, "the destination GID is zero");
         }
         final Gid dgid = attr.grh().dgid();
-        checkFamily(dgid, pd.engine().gid(), "address handle");
+        checkFamily(dgid, deviceGid, "address handle");
         this.pd = pd;
+        this.onClose = onClose;
         this.attr = attr;
         this.destination = dgid.toInet();
         this.destinationIpv4 = dgid.isIpv4Mapped() ? dgid.ipv4() : 0;
@@ -97,7 +107,7 @@ public final class SoftAh implements AddressHandle
      * @param what  what is being set up, for the message.
      * @throws RdmaException EINVAL if the families differ.
      */
-    static void checkFamily(final Gid dgid, final Gid local, final String what)
+    public static void checkFamily(final Gid dgid, final Gid local, final String what)
     {
         if (dgid.isIpv4Mapped() != local.isIpv4Mapped())
         {
@@ -139,6 +149,6 @@ public final class SoftAh implements AddressHandle
             throw new RdmaException(Errno.EINVAL, "the address handle is already destroyed");
         }
         valid = false;
-        pd.release(this);
+        onClose.accept(this);
     }
 }

@@ -1,4 +1,4 @@
-package io.rdma4j.soft;
+package io.rdma4j.soft.resource;
 
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.MemoryRegion;
@@ -8,6 +8,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * Registered memory of the software device. lkey and rkey are the same value, as in rxe: an
@@ -16,16 +17,28 @@ import java.util.Set;
  */
 public final class SoftMr implements MemoryRegion
 {
-    private final SoftPd pd;
+    private final ProtectionDomain pd;
+    /** The PD's bookkeeping when the region is deregistered: out of the key table, one region fewer. */
+    private final Consumer<SoftMr> onClose;
     private final MemorySegment segment;
     private final int key;
     private final int accessBits;
     private final Set<AccessFlag> access;
     private volatile boolean valid = true;
 
-    SoftMr(final SoftPd pd, final MemorySegment segment, final int key, final Set<AccessFlag> access)
+    /**
+     * @param pd      the PD it belongs to.
+     * @param segment the registered memory.
+     * @param key     its lkey and rkey, from the {@link MrTable}.
+     * @param access  the access it grants.
+     * @param onClose what deregistering it tells the PD.
+     */
+    public SoftMr(
+        final ProtectionDomain pd, final MemorySegment segment, final int key, final Set<AccessFlag> access,
+        final Consumer<SoftMr> onClose)
     {
         this.pd = pd;
+        this.onClose = onClose;
         this.segment = segment;
         this.key = key;
         this.access = Collections.unmodifiableSet(EnumSet.copyOf(access.isEmpty() ?
@@ -35,14 +48,6 @@ public final class SoftMr implements MemoryRegion
 
     @Override
     public ProtectionDomain pd()
-    {
-        return pd;
-    }
-
-    /**
-     * @return the PD, typed.
-     */
-    public SoftPd softPd()
     {
         return pd;
     }
@@ -120,8 +125,7 @@ public final class SoftMr implements MemoryRegion
                 "memory region with lkey 0x" + Integer.toHexString(key) + " is already deregistered");
         }
         valid = false;
-        pd.engine().mrTable().remove(this);
-        pd.release(this);
+        onClose.accept(this);
     }
 
     @Override

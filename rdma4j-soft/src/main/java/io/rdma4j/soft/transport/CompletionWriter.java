@@ -1,11 +1,11 @@
-package io.rdma4j.soft;
+package io.rdma4j.soft.transport;
 
 import io.rdma4j.verbs.WcOpcode;
 import io.rdma4j.verbs.WcStatus;
 
 /**
  * One work completion being written, field by field, before {@link #writeTo} copies it into a
- * {@link SoftCq}'s ring. A transport role keeps one and reuses it for every completion it writes, so
+ * completion queue's ring. A transport role keeps one and reuses it for every completion it writes, so
  * writing a completion allocates nothing and every field is named where it is set.
  * <p>
  * Not thread-safe: a writer belongs to one producer at a time (a role on the progress thread, or a
@@ -121,7 +121,7 @@ public final class CompletionWriter
      * @param cq the CQ.
      * @return false if the CQ was full (an overrun) or destroyed and the completion was lost.
      */
-    public boolean writeTo(final SoftCq cq)
+    public boolean writeTo(final CompletionSink cq)
     {
         return cq.add(wrId, status, opcode, byteLen, immData, qpNum, srcQp, wcFlags, solicited);
     }

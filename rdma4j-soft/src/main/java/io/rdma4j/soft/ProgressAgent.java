@@ -1,0 +1,430 @@
+package io.rdma4j.soft;
+
+import io.rdma4j.soft.link.DatagramInfo;
+import io.rdma4j.soft.link.Link;
+import io.rdma4j.soft.transport.BatchEndWork;
+import io.rdma4j.soft.wire.PacketInfo;
+import io.rdma4j.soft.wire.PacketParser;
+import io.rdma4j.verbs.QpType;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
+
+/**
+ * The device's agent, in Agrona's shape: a duty cycle ({@link #doWork}) that receives a batch of datagrams
+ * through the {@link ReceivePath}, does the work the batch left owed ({@link BatchEndList}: coalesced ACKs,
+ * responses still owed), runs the QPs' timers when one is due, and sends what all that queued in one flush;
+ * and an idle strategy that waits on the link when a cycle found nothing. It runs on the device's progress
+ * thread, or, in polling mode, on a thread polling a CQ ({@link #progressInline}); the receive lock lets one
+ * of them in at a time, so transports see one thread.
+ */
+final class ProgressAgent
+{
+    private static final long IDLE_WAIT_NS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final long TIMER_WAIT_NS = TimeUnit.MICROSECONDS.toNanos(200);
+    /** Datagrams the progress thread handles per duty cycle before it looks at its timers. */
+    private static final int RECEIVE_BATCH = 64;
+    /** Datagrams a poller handles per empty poll, so one poll stays short. */
+    private static final int INLINE_BATCH = 16;
+    /**
+     * In polling mode, a poll this recent means a thread is polling: the progress thread then waits at most
+     * this long and without asking same-host senders for a wake-up, since the poller reads their datagrams.
+     */
+    private static final long POLLER_ACTIVE_NS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    private final Link link;
+    private final ReceivePath receivePath;
+    private final QpTable qpTable;
+    private final LongSupplier clock;
+    private final ProgressErrorLog errorLog;
+    private final boolean pollsInline;
+    private final Thread progressThread;
+    /** Transports that owe work at the end of the batch being received; touched under the receive lock only. */
+    private final BatchEndList batchEnd = new BatchEndList();
+    /**
+     * Held while datagrams are received and handled, and while timers run: the progress thread
+     * and, in polling mode, threads polling a CQ take turns, so transports see one thread at a time.
+     */
+    private final ReentrantLock receiveLock = new ReentrantLock();
+    private final ByteBuffer rxBuffer = ByteBuffer.allocateDirect(65536);
+    private final MemorySegment rxSegment = MemorySegment.ofBuffer(rxBuffer);
+    private final DatagramInfo rxInfo = new DatagramInfo();
+    private final PacketParser rxParser = new PacketParser();
+    private final PacketInfo rxPacket = new PacketInfo();
+    /** The earliest deadline of any QP's timer: armed by posting threads, run under the receive lock. */
+    private final TimerDeadline timerDeadline = new TimerDeadline();
+    /** When a thread last polled a CQ in polling mode ({@link #pollBegins}), in {@link #nanoTime()}'s clock. */
+    private volatile long lastInlinePollNs = Long.MIN_VALUE / 2;
+    /**
+     * Polling mode: a poll that received left what its packets queued (their ACKs) unsent, for the
+     * poller's next post (a reply then leaves with the ACK, one system call on a batching link) or next
+     * poll to send; the progress thread's next cycle, at most {@link #POLLER_ACTIVE_NS} away, sends it
+     * if neither comes.
+     */
+    private volatile boolean flushOwed;
+    /**
+     * The latest the progress thread's current wait ends, in {@link #nanoTime()}'s clock: Long.MAX_VALUE
+     * while it may wait long (or with no progress thread, or another idle strategy), so that a poll
+     * leaves a flush owed only when that thread's next cycle is near.
+     */
+    private volatile long progressWaitEndNs = Long.MAX_VALUE;
+    /** Set by {@link #wakeup}: the next duty cycle runs the timers whether one is due or not. */
+    private volatile boolean timersRequested;
+    private final IdleStrategy idleStrategy;
+    private volatile boolean running = true;
+
+    ProgressAgent(
+        final Link link, final ReceivePath receivePath, final QpTable qpTable, final LongSupplier clock,
+        final ProgressErrorLog errorLog, final boolean pollsInline, final String threadName)
+    {
+        this.link = link;
+        this.receivePath = receivePath;
+        this.qpTable = qpTable;
+        this.clock = clock;
+        this.errorLog = errorLog;
+        this.pollsInline = pollsInline;
+        this.idleStrategy = this::awaitWork;
+        this.progressThread = Thread.ofPlatform().daemon().name(threadName).unstarted(this::run);
+    }
+
+    void start()
+    {
+        progressThread.start();
+    }
+
+    private long nanoTime()
+    {
+        return clock.getAsLong();
+    }
+
+    /**
+     * A transport owes work at the end of the batch being received: see {@link BatchEndWork}.
+     */
+    void batchEndOwed(final BatchEndWork work)
+    {
+        batchEnd.add(work);
+    }
+
+    /**
+     * Hand what was queued to the network: one system call for a burst on a batching link.
+     */
+    void flushSends()
+    {
+        flushOwed = false;
+        link.flush();
+    }
+
+    /**
+     * A CQ's poll begins, whether or not the CQ holds completions. In polling mode this marks a poller
+     * active, so that the progress thread leaves receiving and the timers to it (a poller that finds
+     * completions the progress thread produced would otherwise never look like one, and the two threads
+     * would trade every packet); and it sends what an earlier poll left queued ({@link #progressInline}),
+     * so that a poller that only polls still sends its ACKs at once.
+     */
+    void pollBegins()
+    {
+        if (pollsInline)
+        {
+            lastInlinePollNs = nanoTime();
+        }
+        if (flushOwed)
+        {
+            flushSends();
+        }
+    }
+
+    /**
+     * A transport armed a timer: wake the progress thread if it may be waiting past the deadline,
+     * so a timer armed by a posting thread fires on time without the progress thread polling.
+     *
+     * @param deadlineNs the deadline, in {@link #nanoTime()}'s clock.
+     */
+    void timerArmed(final long deadlineNs)
+    {
+        // read after the deadline is written, as the thread publishes its wait's end before reading the
+        // deadline: a thread that will wake before the deadline anyway costs no system call here
+        if (timerDeadline.lower(deadlineNs) && deadlineNs < progressWaitEndNs)
+        {
+            wakeProgressThread();
+        }
+    }
+
+    /**
+     * Wake the progress thread from either of its waits: the link's (watching the socket) or the park
+     * of polling mode ({@link Link#awaitReadableWhilePolled}).
+     */
+    private void wakeProgressThread()
+    {
+        link.wakeup();
+        LockSupport.unpark(progressThread);
+    }
+
+    /**
+     * Make the progress thread look at its timers now (a QP that entered ERR has receives to flush).
+     */
+    void wakeup()
+    {
+        timersRequested = true;
+        wakeProgressThread();
+    }
+
+    /**
+     * The progress thread, in Agrona's shape: a duty cycle that reports the work it did, and an idle
+     * strategy that waits when it did none. Nothing thrown ends it (see {@link ProgressErrorLog}).
+     */
+    private void run()
+    {
+        while (running)
+        {
+            int work;
+            try
+            {
+                // while a thread polls (polling mode) it receives, runs the timers that fall due and sends
+                // what they queue: this thread keeps out of its way, and takes over when the polls stop
+                work = pollerActive(nanoTime()) ? 0 : doWork();
+            }
+            catch (final Throwable ex)
+            {
+                // whatever it is, even an Error, the device keeps its thread; the idle strategy
+                // still runs, so a fault that recurs on every cycle cannot spin a core
+                errorLog.onError(ex);
+                work = 0;
+            }
+            try
+            {
+                idleStrategy.idle(work);
+            }
+            catch (final Throwable ex)
+            {
+                errorLog.onError(ex);
+            }
+        }
+    }
+
+    /**
+     * One duty cycle: receive and handle up to a batch of datagrams, do the work they left owed (coalesced
+     * ACKs, responses still owed: only the QPs that owe some), then run the QPs' timers if one is due or
+     * {@link #wakeup} asked. The progress
+     * thread calls it in a loop; a device built without a progress thread
+     * ({@link SoftDevice.Builder#progressThread}) is driven by calling it, with an injected clock, so
+     * timers fire exactly when a test advances time.
+     *
+     * @return datagrams handled, plus the batch-end work done, plus 1 if timers ran: 0 means there was nothing
+     *         to do.
+     */
+    int doWork()
+    {
+        if (!receiveLock.tryLock())
+        {
+            // a poller holds it (polling mode; no other thread takes it): that poller receives and runs the
+            // timers that fall due, so this cycle has nothing to do, and the idle strategy parks as for any
+            // active poller. Trying again at once would spin against a poller descheduled with the lock, on
+            // the core it needs to finish.
+            lastInlinePollNs = nanoTime();
+            return 0;
+        }
+        try
+        {
+            // the batch's coalesced ACKs, and responses still owed from earlier batches, follow the batch
+            final int received = receiveBatch(RECEIVE_BATCH) + batchEnd.run();
+            final long now = nanoTime();
+            if (timerDeadline.get() <= now || timersRequested)
+            {
+                // cleared before running: a wake-up during the run buys one more run, none is lost
+                timersRequested = false;
+                runTimers(now);
+                return received + 1;
+            }
+            return received;
+        }
+        finally
+        {
+            // what the cycle's packets and timers queued (ACKs, responses, retransmissions) leaves in one
+            // go, with anything a poll left owed
+            flushSends();
+            receiveLock.unlock();
+        }
+    }
+
+    /**
+     * The default idle strategy: after an empty cycle, wait on the link for a datagram or a wake-up,
+     * but no longer than until the next timer (and at most {@link #TIMER_WAIT_NS} with one armed, since
+     * a transport may arm a shorter one without waking the thread). While a thread polls (polling mode),
+     * park instead until it may have stopped: one wake-up per {@link #POLLER_ACTIVE_NS} at most, none per
+     * packet.
+     */
+    private void awaitWork(final int workCount)
+    {
+        if (workCount > 0)
+        {
+            return;
+        }
+        // "may wait long" until the wait is chosen: written before the deadline and lastInlinePollNs are read,
+        // as a transport arming a timer and a poller write those before reading this, so that either this
+        // thread sees what they wrote or they see it may wait long (and wake it, or flush themselves)
+        progressWaitEndNs = Long.MAX_VALUE;
+        final long next = timerDeadline.get();
+        final long now = nanoTime();
+        final long wait = next == Long.MAX_VALUE ? IDLE_WAIT_NS : Math.min(TIMER_WAIT_NS, Math.max(0, next - now));
+        if (pollerActive(now))
+        {
+            // nothing to do until the poller may have stopped, POLLER_ACTIVE_NS after its last poll
+            final long brief = POLLER_ACTIVE_NS - (now - lastInlinePollNs);
+            progressWaitEndNs = now + brief;
+            link.awaitReadableWhilePolled(brief);
+        }
+        else
+        {
+            progressWaitEndNs = now + wait;
+            link.awaitReadable(wait);
+        }
+        progressWaitEndNs = Long.MAX_VALUE;
+    }
+
+    /** Lock held: receive and handle up to {@code max} datagrams waiting on the link. */
+    private int receiveBatch(final int max)
+    {
+        int received = 0;
+        while (received < max && link.receive(rxBuffer, rxInfo))
+        {
+            received++;
+            receivePath.onDatagram(rxSegment, rxBuffer.limit(), rxInfo, rxParser, rxPacket);
+        }
+        return received;
+    }
+
+    /**
+     * @param now the clock.
+     * @return true in polling mode while a thread polls a CQ of this device: one did within
+     *     {@link #POLLER_ACTIVE_NS}.
+     */
+    private boolean pollerActive(final long now)
+    {
+        return pollsInline && now - lastInlinePollNs < POLLER_ACTIVE_NS;
+    }
+
+    /**
+     * @return true if polling a CQ of this device also receives from the network (polling mode).
+     */
+    boolean pollsInline()
+    {
+        return pollsInline;
+    }
+
+    /**
+     * In polling mode, receive what the link holds on the calling thread, the one polling a CQ,
+     * instead of waiting for the progress thread to wake: a busy-polling receiver then sees a
+     * packet's completion without a thread hand-off. Does nothing if the progress thread (or
+     * another poller) is receiving at the moment, and never blocks.
+     *
+     * @return datagrams handled.
+     */
+    int progressInline()
+    {
+        if (!pollsInline)
+        {
+            return 0;
+        }
+        if (!receiveLock.tryLock())
+        {
+            return 0;
+        }
+        int received = 0;
+        try
+        {
+            received = receiveBatch(INLINE_BATCH);
+            // as the progress thread does after a batch: queue the ACKs the batch coalesced
+            batchEnd.run();
+            // the poll's own time (pollBegins) tells whether a timer fell due: no clock read for an empty poll
+            if (timerDeadline.get() <= lastInlinePollNs || timersRequested)
+            {
+                // the timers that fell due, which the progress thread leaves to an active poller
+                timersRequested = false;
+                runTimers(nanoTime());
+            }
+            return received;
+        }
+        catch (final Throwable ex)
+        {
+            errorLog.onError(ex);
+            return 0;
+        }
+        finally
+        {
+            if (received > 0 && progressThreadNear())
+            {
+                // the poller is about to see these packets' completions and, in a ping-pong, to post
+                // its reply: the ACKs wait for it, or for its next poll, or for the progress thread's
+                // next cycle, which is near
+                flushOwed = true;
+            }
+            else
+            {
+                flushSends();
+            }
+            receiveLock.unlock();
+        }
+    }
+
+    /**
+     * @return true if the progress thread is in a wait that ends within {@link #POLLER_ACTIVE_NS}, so
+     * that what a poll leaves queued goes out by then even if nobody polls again.
+     */
+    private boolean progressThreadNear()
+    {
+        final long end = progressWaitEndNs;
+        return end != Long.MAX_VALUE && end - nanoTime() <= POLLER_ACTIVE_NS;
+    }
+
+    /**
+     * Lock held: run every QP's timers.
+     *
+     * @param now the clock.
+     */
+    private void runTimers(final long now)
+    {
+        timerDeadline.runBegins();
+        long next = TimerDeadline.NONE;
+        final SoftQp[] table = qpTable.snapshot();
+        for (final SoftQp qp : table)
+        {
+            if (qp != null && qp.type() != QpType.UD)
+            {
+                next = Math.min(next, qp.transport().onTimer(now));
+            }
+        }
+        timerDeadline.runEnded(next);
+    }
+
+    /**
+     * @return the thread that receives packets and runs timers, for tests that measure it.
+     */
+    Thread progressThread()
+    {
+        return progressThread;
+    }
+
+    /**
+     * Stop the progress thread, waiting up to five seconds for its cycle to end.
+     */
+    void stop()
+    {
+        running = false;
+        wakeProgressThread();
+        try
+        {
+            if (progressThread.isAlive())
+            {
+                progressThread.join(TimeUnit.SECONDS.toMillis(5));
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
