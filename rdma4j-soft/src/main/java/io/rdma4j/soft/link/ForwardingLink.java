@@ -134,6 +134,18 @@ public abstract class ForwardingLink implements Link
     }
 
     @Override
+    public String socket()
+    {
+        return inner.socket();
+    }
+
+    @Override
+    public boolean sameHost()
+    {
+        return inner.sameHost();
+    }
+
+    @Override
     public void close()
     {
         inner.close();

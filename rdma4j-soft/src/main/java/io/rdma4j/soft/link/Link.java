@@ -203,6 +203,25 @@ public interface Link extends AutoCloseable
         return 0;
     }
 
+    /**
+     * @return the socket that carries this link's datagrams, as {@code rdma4j.soft.socket} names it ({@code linux},
+     * {@code nio}), or what carries them instead ({@code memory}); what a device reports, so that a benchmark
+     * names the path it measured rather than the setting it was given ({@code auto} resolves per platform).
+     */
+    default String socket()
+    {
+        return getClass().getSimpleName();
+    }
+
+    /**
+     * @return true if unicast datagrams to devices of other processes on this host go through shared memory
+     * ({@link SameHostLink}), false if every datagram goes over {@link #socket()}.
+     */
+    default boolean sameHost()
+    {
+        return false;
+    }
+
     @Override
     void close();
 }

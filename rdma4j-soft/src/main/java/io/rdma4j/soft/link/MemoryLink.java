@@ -357,6 +357,12 @@ public final class MemoryLink implements Link
         }
     }
 
+    @Override
+    public String socket()
+    {
+        return "memory";
+    }
+
     /**
      * {@inheritDoc}
      */

@@ -407,6 +407,12 @@ public final class SameHostLink extends ForwardingLink
     }
 
     @Override
+    public boolean sameHost()
+    {
+        return true;
+    }
+
+    @Override
     public String toString()
     {
         return "SameHostLink{" + udp + ", inbox " + inboxPath() + "}";

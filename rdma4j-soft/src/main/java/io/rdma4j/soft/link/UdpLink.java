@@ -530,6 +530,12 @@ public final class UdpLink implements IpLink
         closeQuietly(selector);
     }
 
+    @Override
+    public String socket()
+    {
+        return "nio";
+    }
+
     /**
      * {@inheritDoc}
      */

@@ -214,6 +214,8 @@ final class FanOutRun
             // The receivers' answers and credits land here.
             peer.postRecvs(0, cfg.rxDepth(), cfg.maxSize());
             barrier(controls, 1);
+            out.println(MachineLine.current().text());
+            out.println(peer.deviceLine());
             out.println(header());
             out.flush();
             final Sender sender = new Sender(peer, groupAh, udp, new InetSocketAddress(group, cfg.tcpPort() + 1));
@@ -549,6 +551,8 @@ final class FanOutRun
             final Receiver receiver = new Receiver(peer, index, groupSocket, replies,
                 new InetSocketAddress(sender.gid().toInet(), sender.udpPort()));
             control.barrier(1);
+            out.println(MachineLine.current().text());
+            out.println(peer.deviceLine());
             out.println(header());
             out.flush();
             for (final int size : cfg.sizes())

@@ -91,6 +91,8 @@ final class PerfRun
                 }
             }
             control.barrier(1);
+            out.println(MachineLine.current().text());
+            out.println(peer.deviceLine());
             out.println(header());
             out.flush();
             final RdmaLoops loops = new RdmaLoops(peer, cfg);

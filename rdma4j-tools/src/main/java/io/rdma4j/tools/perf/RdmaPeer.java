@@ -1,5 +1,6 @@
 package io.rdma4j.tools.perf;
 
+import io.rdma4j.soft.provider.DevicePath;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.AhAttr;
@@ -395,6 +396,17 @@ final class RdmaPeer implements AutoCloseable
     int qpCount()
     {
         return qps.length;
+    }
+
+    /**
+     * @return the header line naming the device, the path its datagrams take and the run's warm-up; the path is
+     *         asked of the open device, since the settings may say {@code auto} or ask for a path it could not have.
+     */
+    String deviceLine()
+    {
+        final String path = DevicePath.of(ctx).map(p -> ", " + p).orElse("");
+        return String.format(Locale.ROOT, "# device: %s (%s)%s, warm-up %d", ctx.device().name(),
+            ctx.device().provider(), path, cfg.warmup());
     }
 
     /**

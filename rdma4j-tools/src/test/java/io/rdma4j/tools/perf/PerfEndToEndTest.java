@@ -42,6 +42,8 @@ class PerfEndToEndTest
         NUMBER + " us p99\\.9 " + NUMBER + " us max " + NUMBER + " us  ratio " + NUMBER);
     private static final Pattern BANDWIDTH = Pattern.compile("(\\w+) (RC|UC|UD) (\\d+)B: " + NUMBER +
         " MB/s (\\d+) msgs/s  baseline udp " + NUMBER + " MB/s (\\d+) msgs/s  ratio " + NUMBER);
+    private static final Pattern MACHINE = Pattern.compile(
+        "# machine: cpu .+, (?:\\d+|\\?) online \\(\\d+ for this JVM\\), kernel .+, JVM .+, load .+");
     private static final Pattern WAITING = Pattern.compile("# \\w+ server: waiting for a client on TCP port \\d+.*");
 
     private final List<ToolProcess> children = new ArrayList<>();
@@ -79,7 +81,23 @@ class PerfEndToEndTest
         final ToolProcess c = start("client", client, line -> false);
         assertEquals(0, c.await(180, TimeUnit.SECONDS), "client exit status");
         assertEquals(0, s.await(60, TimeUnit.SECONDS), "server exit status");
+        assertSaysWhereItRan(c, args);
+        assertSaysWhereItRan(s, args);
         return List.of(results(c), results(s));
+    }
+
+    /**
+     * The header names the machine, and the path the device took as the device reports it, with the run's warm-up.
+     */
+    private static void assertSaysWhereItRan(final ToolProcess p, final List<String> args)
+    {
+        final List<String> lines = p.lines();
+        assertTrue(lines.stream().anyMatch(l -> MACHINE.matcher(l).matches()), "a machine line: " + lines);
+        final String progress = args.contains("--progress") ? args.get(args.indexOf("--progress") + 1)
+            : "(?:thread|polling)";
+        final Pattern device = Pattern.compile("# device: soft\\d+ \\(soft\\), socket (?:linux|nio), shm (?:on|off), " +
+            "progress " + progress + ", warm-up " + args.get(args.indexOf("--warmup") + 1));
+        assertTrue(lines.stream().anyMatch(l -> device.matcher(l).matches()), device + " in " + lines);
     }
 
     private ToolProcess start(final String role, final List<String> args,
@@ -241,6 +259,8 @@ class PerfEndToEndTest
             assertEquals(0, r.await(180, TimeUnit.SECONDS), "receiver exit status");
         }
         assertEquals(0, s.await(60, TimeUnit.SECONDS), "sender exit status");
+        assertSaysWhereItRan(s, argv);
+        receivers.forEach(r -> assertSaysWhereItRan(r, argv));
         final List<String> lines = results(s);
         assertEquals(1, lines.size(), "one line: " + lines);
         final String line = lines.getFirst();

@@ -789,6 +789,12 @@ public final class LinuxUdpLink implements IpLink
     }
 
     @Override
+    public String socket()
+    {
+        return "linux";
+    }
+
+    @Override
     public String toString()
     {
         return "LinuxUdpLink{" + addressAndPort() + " on " + networkInterface.getName() +
