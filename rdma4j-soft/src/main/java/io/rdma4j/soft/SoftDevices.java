@@ -23,10 +23,10 @@ import java.util.List;
  * The drops are counted as {@value SoftContext#DROP_INJECTED}, and a warning is logged when a
  * device is made with loss, so that it is not left on by mistake.
  * <p>
- * {@code rdma4j.soft.progress} ({@code RDMA4J_SOFT_PROGRESS}) {@code polling} puts the devices in
- * polling mode: a thread that polls an empty CQ receives from the network itself, for the lowest
- * latency when the application busy-polls; {@code thread}, the default, leaves receiving to each
- * device's progress thread.
+ * {@code rdma4j.soft.progress} ({@code RDMA4J_SOFT_PROGRESS}) {@code polling}, the default, puts the devices
+ * in polling mode: a thread that polls an empty CQ receives from the network itself, and the progress thread
+ * parks while one does, so a busy-polling application pays no thread hand-off and no second spinning thread;
+ * {@code thread} leaves all receiving to each device's progress thread (a poll then only reads the CQ).
  * <p>
  * {@code rdma4j.soft.shm} ({@code RDMA4J_SOFT_SHM}) {@code off} keeps every datagram on UDP; {@code auto},
  * the default, sends unicast datagrams to the devices of other rdma4j processes of this user on this host
@@ -163,22 +163,23 @@ public final class SoftDevices
     }
 
     /**
-     * @return true if {@code rdma4j.soft.progress} (or {@code RDMA4J_SOFT_PROGRESS}) asks for
-     * polling mode.
+     * @return false if {@code rdma4j.soft.progress} (or {@code RDMA4J_SOFT_PROGRESS}) asks for thread mode,
+     * true for polling mode, the default.
      */
-    private static boolean pollingMode()
+    static boolean pollingMode()
     {
         final String progress = setting("rdma4j.soft.progress", "RDMA4J_SOFT_PROGRESS");
-        if (progress == null || progress.equals("thread"))
-        {
-            return false;
-        }
-        if (progress.equals("polling"))
+        if (progress == null || progress.equals("polling"))
         {
             return true;
         }
+        if (progress.equals("thread"))
+        {
+            return false;
+        }
         throw new RdmaException(Errno.EINVAL, "rdma4j.soft.progress '" + progress +
-            "' is neither 'thread' (a progress thread receives, the default) nor 'polling' (polling a CQ receives)");
+            "' is neither 'polling' (polling a CQ receives, the default) nor 'thread' (only the progress thread " +
+            "receives)");
     }
 
     /**
