@@ -7,6 +7,7 @@ import io.rdma4j.soft.wire.Opcode;
 import io.rdma4j.soft.wire.OpcodeMask;
 import io.rdma4j.soft.wire.PacketBuilder;
 import io.rdma4j.soft.wire.PacketInfo;
+import io.rdma4j.soft.wire.TestIcrc;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.AhAttr;
 import io.rdma4j.verbs.CompletionQueue;
@@ -76,7 +77,7 @@ class ConnectedReceiveFuzzTest
     private static InetAddress self;
     private static InetAddress peer;
     private static InetAddress stranger;
-    private static final Icrc ICRC = new Icrc();
+    private static final TestIcrc ICRC = new TestIcrc();
     private static final PacketBuilder BUILDER = new PacketBuilder();
     private static final MemorySegment PACKET = Arena.global().allocate(8192);
     private static final WorkCompletion[] WCS = WorkCompletion.array(64);

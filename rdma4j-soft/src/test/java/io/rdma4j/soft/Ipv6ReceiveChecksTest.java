@@ -7,6 +7,7 @@ import io.rdma4j.soft.wire.Opcode;
 import io.rdma4j.soft.wire.OpcodeMask;
 import io.rdma4j.soft.wire.PacketBuilder;
 import io.rdma4j.soft.wire.PacketInfo;
+import io.rdma4j.soft.wire.TestIcrc;
 import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.Gid;
@@ -146,7 +147,7 @@ class Ipv6ReceiveChecksTest
         inject(PEER, VICTIM, badIcrc);
         awaitVerdicts(engine, probes + 2);
 
-        final Icrc icrc = new Icrc();
+        final TestIcrc icrc = new TestIcrc();
         final long before = verdicts(engine);
         final int count = 2000;
         for (int i = 0; i < count; i++)

@@ -2,6 +2,7 @@ package io.rdma4j.soft.cm;
 
 import io.rdma4j.cm.ConnParam;
 import io.rdma4j.cm.PortSpace;
+import io.rdma4j.soft.cm.mad.CmBody;
 import io.rdma4j.soft.cm.mad.CmDrep;
 import io.rdma4j.soft.cm.mad.CmDreq;
 import io.rdma4j.soft.cm.mad.CmMad;
@@ -11,6 +12,7 @@ import io.rdma4j.soft.cm.mad.CmRep;
 import io.rdma4j.soft.cm.mad.CmReq;
 import io.rdma4j.soft.cm.mad.CmRtu;
 import io.rdma4j.soft.cm.mad.CmaHeader;
+import io.rdma4j.soft.cm.mad.ServiceId;
 import io.rdma4j.soft.cm.mad.SidrRep;
 import io.rdma4j.soft.cm.mad.SidrReq;
 import io.rdma4j.verbs.Gid;
@@ -40,11 +42,11 @@ final class CmWire
     static final int REJ_PRIVATE_DATA = ConnParam.MAX_REJECT_PRIVATE_DATA;
     static final int SIDR_REP_PRIVATE_DATA = ConnParam.MAX_UD_ACCEPT_PRIVATE_DATA;
 
-    static final int REJECTED_REQ = 0;
-    static final int REJECTED_REP = 1;
-    static final int REJECTED_OTHER = 2;
-    static final int MRAED_REQ = 0;
-    static final int MRAED_REP = 1;
+    static final int REJECTED_REQ = CmRej.MESSAGE_REQ;
+    static final int REJECTED_REP = CmRej.MESSAGE_REP;
+    static final int REJECTED_OTHER = CmRej.MESSAGE_OTHER;
+    static final int MRAED_REQ = CmMra.MESSAGE_REQ;
+    static final int MRAED_REP = CmMra.MESSAGE_REP;
     /** The service timeout the kernel announces in its MRA: 4.096 µs × 2^24, about 69 s. */
     static final int MRA_SERVICE_TIMEOUT = 24;
 
@@ -60,7 +62,7 @@ final class CmWire
      */
     static long serviceId(final PortSpace space, final int port)
     {
-        return ((long)portSpaceCode(space) << 16) + port;
+        return ServiceId.of(portSpaceCode(space), port);
     }
 
     /**
@@ -70,10 +72,10 @@ final class CmWire
     {
         return switch (space)
         {
-            case TCP -> 0x0106;
-            case UDP -> 0x0111;
-            case IB -> 0x013F;
-            case IPOIB -> 0x0002;
+            case TCP -> ServiceId.PS_TCP;
+            case UDP -> ServiceId.PS_UDP;
+            case IB -> ServiceId.PS_IB;
+            case IPOIB -> ServiceId.PS_IPOIB;
         };
     }
 
@@ -117,7 +119,7 @@ final class CmWire
                     .initiatorDepth(m.initiatorDepth()).targetAckDelay(TARGET_ACK_DELAY)
                     .endToEndFlowControl(m.flowControl()).rnrRetryCount(m.rnrRetryCount()).srq(m.srq())
                     .localCaGuid(m.caGuid());
-                privateData(m.privateData(), rep::privateData);
+                privateData(m.privateData(), rep);
             }
             case CmMessage.Rtu m ->
             {
@@ -130,7 +132,7 @@ final class CmWire
                 final CmRej rej = new CmRej().wrap(mad, 0);
                 rej.localCommId(m.localCommId()).remoteCommId(m.remoteCommId()).messageRejected(m.messageRejected())
                     .reason(m.reason());
-                privateData(m.privateData(), rej::privateData);
+                privateData(m.privateData(), rej);
             }
             case CmMessage.Mra m ->
             {
@@ -162,7 +164,7 @@ final class CmWire
                 header.initHeader(CmMad.ATTR_SIDR_REP, m.tid());
                 final SidrRep rep = new SidrRep().wrap(mad, 0);
                 rep.requestId(m.requestId()).status(m.status()).qpn(m.qpn()).serviceId(m.serviceId()).qkey(m.qkey());
-                privateData(m.privateData(), rep::privateData);
+                privateData(m.privateData(), rep);
             }
         }
         return bytes;
@@ -327,17 +329,11 @@ final class CmWire
         return data;
     }
 
-    private static void privateData(final byte[] data, final PrivateDataWriter writer)
+    private static void privateData(final byte[] data, final CmBody<?> body)
     {
         if (data != null)
         {
-            writer.write(data, data.length);
+            body.privateData(data, data.length);
         }
-    }
-
-    @FunctionalInterface
-    private interface PrivateDataWriter
-    {
-        Object write(byte[] source, int length);
     }
 }

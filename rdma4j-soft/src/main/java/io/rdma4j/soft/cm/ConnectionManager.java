@@ -6,6 +6,7 @@ import io.rdma4j.cm.UdParam;
 import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.SoftEngine;
 import io.rdma4j.cm.RejectReason;
+import io.rdma4j.soft.cm.mad.ServiceId;
 import io.rdma4j.soft.cm.mad.SidrStatus;
 import io.rdma4j.soft.link.Ipv4;
 import io.rdma4j.verbs.AhAttr;
@@ -559,8 +560,8 @@ public final class ConnectionManager
                 return CmCounter.HANDLED;
             }
         }
-        final int space = (int)(serviceId >>> 16) & 0xFFFF;
-        final int port = (int)serviceId & 0xFFFF;
+        final int space = ServiceId.portSpace(serviceId);
+        final int port = ServiceId.port(serviceId);
         final InetAddress destination = dstIp.toInet();
         CmListener listener = null;
         for (final CmListener candidate : listeners)

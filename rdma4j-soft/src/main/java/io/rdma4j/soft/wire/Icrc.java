@@ -12,7 +12,7 @@ import java.util.zip.CRC32;
  * header, the IP header with its variant fields set to ones, the UDP header with its checksum set to ones, the BTH
  * with its FECN/BECN byte set to ones, and every following byte up to the ICRC. The CRC value is written
  * least-significant byte first in the last four bytes of the UDP payload. In an IPv4 header TOS, TTL and checksum
- * are masked; in an IPv6 header (the {@code ...Ipv6} methods) traffic class, flow label and hop limit are, which
+ * are masked; in an IPv6 header ({@link PacketInfo#ipv6()}) traffic class, flow label and hop limit are, which
  * leaves the version nibble, payload length, next header and the two addresses as sent.
  * <p>
  * The IPv4 header is rebuilt from its inputs: IHL 5, no options, protocol UDP, total length {@code 28 + length},
@@ -23,8 +23,7 @@ import java.util.zip.CRC32;
  * that matches. The price is that a packet whose identification is unknown is protected by 16 bits, not 32.
  * <p>
  * An instance keeps scratch state and is used by one thread. Nothing is allocated per packet, provided the same
- * {@link MemorySegment} instance is passed from packet to packet (its {@link ByteBuffer} view is cached) and
- * ByteBuffers are direct or writable heap buffers.
+ * {@link MemorySegment} instance is passed from packet to packet (its {@link ByteBuffer} view is cached).
  */
 public final class Icrc
 {
@@ -76,191 +75,53 @@ public final class Icrc
     }
 
     /**
-     * Compute the ICRC of a packet sent over IPv6 as its sender would. IPv6 has no identification field, so nothing
-     * needs solving on receive.
-     *
-     * @param segment  memory holding the UDP payload.
-     * @param offset   where the BTH starts.
-     * @param length   the UDP payload's length, ICRC included; at least {@link #MIN_LENGTH}.
-     * @param srcHigh  the first 8 bytes of the IPv6 source address, big-endian.
-     * @param srcLow   its last 8 bytes.
-     * @param dstHigh  the first 8 bytes of the IPv6 destination address.
-     * @param dstLow   its last 8 bytes.
-     * @param srcPort  the UDP source port.
-     * @param dstPort  the UDP destination port.
-     * @return the CRC value truncated to an int.
-     * @throws IllegalArgumentException if {@code length} is below {@link #MIN_LENGTH}.
-     */
-    public int computeIpv6(
-        final MemorySegment segment,
-        final long offset,
-        final int length,
-        final long srcHigh,
-        final long srcLow,
-        final long dstHigh,
-        final long dstLow,
-        final int srcPort,
-        final int dstPort)
-    {
-        checkLength(length);
-        MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, offset, header6, BTH6_OFFSET, BthFlyweight.LENGTH);
-        final ByteBuffer h = header6View;
-        h.putInt(IPV6_OFFSET, IPV6_MASKED_FIRST_WORD);
-        h.putShort(IPV6_OFFSET + 4, (short)(UDP_LENGTH + length));
-        h.put(IPV6_OFFSET + 6, (byte)PROTOCOL_UDP);
-        h.put(IPV6_OFFSET + 7, (byte)0xFF);
-        h.putLong(IPV6_OFFSET + 8, srcHigh);
-        h.putLong(IPV6_OFFSET + 16, srcLow);
-        h.putLong(IPV6_OFFSET + 24, dstHigh);
-        h.putLong(IPV6_OFFSET + 32, dstLow);
-        h.putShort(UDP6_OFFSET, (short)srcPort);
-        h.putShort(UDP6_OFFSET + 2, (short)dstPort);
-        h.putShort(UDP6_OFFSET + 4, (short)(UDP_LENGTH + length));
-        h.putShort(UDP6_OFFSET + 6, (short)0xFFFF);
-        header6[BTH6_OFFSET + BthFlyweight.FECN_BECN_OFFSET] = (byte)0xFF;
-        crc.reset();
-        crc.update(header6, 0, HEADER6_LENGTH);
-        hashRest(segment, offset + BthFlyweight.LENGTH, length - MIN_LENGTH);
-        return (int)crc.getValue();
-    }
-
-    /**
-     * Compute the ICRC of a packet sent over IPv6 and write it into the last four bytes of the packet.
-     *
-     * @param segment  memory holding the UDP payload.
-     * @param offset   where the BTH starts.
-     * @param length   the UDP payload's length, ICRC included; at least {@link #MIN_LENGTH}.
-     * @param srcHigh  the first 8 bytes of the IPv6 source address, big-endian.
-     * @param srcLow   its last 8 bytes.
-     * @param dstHigh  the first 8 bytes of the IPv6 destination address.
-     * @param dstLow   its last 8 bytes.
-     * @param srcPort  the UDP source port.
-     * @param dstPort  the UDP destination port.
-     * @return the CRC value written.
-     */
-    public int generateIpv6(
-        final MemorySegment segment,
-        final long offset,
-        final int length,
-        final long srcHigh,
-        final long srcLow,
-        final long dstHigh,
-        final long dstLow,
-        final int srcPort,
-        final int dstPort)
-    {
-        final int value = computeIpv6(segment, offset, length, srcHigh, srcLow, dstHigh, dstLow, srcPort, dstPort);
-        segment.set(ICRC_LAYOUT, offset + length - LENGTH, value);
-        return value;
-    }
-
-    /**
-     * Check the ICRC of a packet received over IPv6.
-     *
-     * @param segment  memory holding the UDP payload.
-     * @param offset   where the BTH starts.
-     * @param length   the UDP payload's length, ICRC included.
-     * @param srcHigh  the first 8 bytes of the IPv6 source address, big-endian.
-     * @param srcLow   its last 8 bytes.
-     * @param dstHigh  the first 8 bytes of the IPv6 destination address.
-     * @param dstLow   its last 8 bytes.
-     * @param srcPort  the UDP source port.
-     * @param dstPort  the UDP destination port.
-     * @return true if the ICRC matches; false if not or {@code length} is too short.
-     */
-    public boolean checkIpv6(
-        final MemorySegment segment,
-        final long offset,
-        final int length,
-        final long srcHigh,
-        final long srcLow,
-        final long dstHigh,
-        final long dstLow,
-        final int srcPort,
-        final int dstPort)
-    {
-        if (length < MIN_LENGTH)
-        {
-            return false;
-        }
-        final int received = segment.get(ICRC_LAYOUT, offset + length - LENGTH);
-        return received == computeIpv6(segment, offset, length, srcHigh, srcLow, dstHigh, dstLow, srcPort, dstPort);
-    }
-
-    /**
-     * Check the ICRC of a packet with the addressing recorded in {@code packet} (IPv4 or IPv6, see
-     * {@link PacketInfo#ipv6()}).
+     * Check the ICRC of a received packet against the addressing recorded in {@code packet}.
      *
      * @param segment memory holding the UDP payload.
      * @param offset  where the BTH starts.
      * @param length  the UDP payload's length, ICRC included.
-     * @param packet  the datagram's addresses, ports and, for IPv4, identification and DF.
-     * @return as {@link #check}: the IPv4 identification that matches (0 for IPv6), or -1 when none does.
+     * @param packet  the datagram's addresses and ports (IPv4 or IPv6, see {@link PacketInfo#ipv6()}), and for IPv4
+     *                its DF flag and its identification or {@link #UNKNOWN_IP_ID}.
+     * @return the IPv4 identification for which the ICRC matches: the known one, or else the solved one; 0 for a
+     * matching IPv6 packet; -1 when none matches or {@code length} is too short.
      */
     public int check(final MemorySegment segment, final long offset, final int length, final PacketInfo packet)
     {
+        if (length < MIN_LENGTH)
+        {
+            return -1;
+        }
+        final int received = read(segment, offset, length);
         if (packet.ipv6())
         {
-            return checkIpv6(segment, offset, length, packet.sourceHigh(), packet.sourceLow(),
-                packet.destinationHigh(), packet.destinationLow(), packet.sourcePort(), packet.destinationPort()) ?
-                0 : -1;
+            return received == computeIpv6(segment, offset, length, packet) ? 0 : -1;
         }
-        return check(segment, offset, length, packet.sourceAddress(), packet.destinationAddress(),
-            packet.sourcePort(), packet.destinationPort(), packet.ipIdentification(), packet.dontFragment());
+        final int ipId = packet.ipIdentification();
+        final int guess = ipId < 0 ? 0 : ipId & 0xFFFF;
+        final int computed = computeIpv4(segment, offset, length, packet, guess);
+        if (computed == received)
+        {
+            return guess;
+        }
+        return ipId < 0 ? solveIpId(length, received ^ computed) : -1;
     }
 
     /**
-     * Compute the ICRC of a packet with the addressing recorded in {@code packet} and write it into its last four
-     * bytes.
+     * Compute the ICRC of a packet as its sender would and write it into the packet's last four bytes.
      *
      * @param segment memory holding the UDP payload.
      * @param offset  where the BTH starts.
      * @param length  the UDP payload's length, ICRC included; at least {@link #MIN_LENGTH}.
      * @param packet  the addresses, ports and, for IPv4, identification and DF the packet will be sent with.
      * @return the CRC value written.
+     * @throws IllegalArgumentException if {@code length} is below {@link #MIN_LENGTH}.
      */
     public int generate(final MemorySegment segment, final long offset, final int length, final PacketInfo packet)
     {
-        if (packet.ipv6())
-        {
-            return generateIpv6(segment, offset, length, packet.sourceHigh(), packet.sourceLow(),
-                packet.destinationHigh(), packet.destinationLow(), packet.sourcePort(), packet.destinationPort());
-        }
-        return generate(segment, offset, length, packet.sourceAddress(), packet.destinationAddress(),
-            packet.sourcePort(), packet.destinationPort(), packet.ipIdentification(), packet.dontFragment());
-    }
-
-    /**
-     * Compute the ICRC of a packet as its sender would.
-     *
-     * @param segment      memory holding the UDP payload.
-     * @param offset       where the BTH starts.
-     * @param length       the UDP payload's length, ICRC included; at least {@link #MIN_LENGTH}.
-     * @param srcIp        the IPv4 source address, most significant byte first.
-     * @param dstIp        the IPv4 destination address.
-     * @param srcPort      the UDP source port.
-     * @param dstPort      the UDP destination port.
-     * @param ipId         the IPv4 identification field, 0..65535.
-     * @param dontFragment the IPv4 DF flag.
-     * @return the CRC value, as {@link CRC32#getValue()} would give it, truncated to an int.
-     * @throws IllegalArgumentException if {@code length} is below {@link #MIN_LENGTH}.
-     */
-    public int compute(
-        final MemorySegment segment,
-        final long offset,
-        final int length,
-        final int srcIp,
-        final int dstIp,
-        final int srcPort,
-        final int dstPort,
-        final int ipId,
-        final boolean dontFragment)
-    {
-        checkLength(length);
-        MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, offset, header, BTH_OFFSET, BthFlyweight.LENGTH);
-        hashHeader(length, srcIp, dstIp, srcPort, dstPort, ipId, dontFragment);
-        hashRest(segment, offset + BthFlyweight.LENGTH, length - MIN_LENGTH);
-        return (int)crc.getValue();
+        final int value = packet.ipv6() ? computeIpv6(segment, offset, length, packet) :
+            computeIpv4(segment, offset, length, packet, packet.ipIdentification());
+        segment.set(ICRC_LAYOUT, offset + length - LENGTH, value);
+        return value;
     }
 
     /**
@@ -328,162 +189,6 @@ public final class Icrc
     }
 
     /**
-     * Compute the ICRC of a packet in a ByteBuffer; position and limit are left as they were. As for the buffer's
-     * own absolute accesses, the packet must lie below its limit.
-     *
-     * @param buffer       holds the UDP payload.
-     * @param index        where the BTH starts, as an absolute index.
-     * @param length       the UDP payload's length, ICRC included; at least {@link #MIN_LENGTH}.
-     * @param srcIp        the IPv4 source address, most significant byte first.
-     * @param dstIp        the IPv4 destination address.
-     * @param srcPort      the UDP source port.
-     * @param dstPort      the UDP destination port.
-     * @param ipId         the IPv4 identification field, 0..65535.
-     * @param dontFragment the IPv4 DF flag.
-     * @return the CRC value truncated to an int.
-     * @throws IllegalArgumentException if {@code length} is below {@link #MIN_LENGTH}.
-     */
-    public int compute(
-        final ByteBuffer buffer,
-        final int index,
-        final int length,
-        final int srcIp,
-        final int dstIp,
-        final int srcPort,
-        final int dstPort,
-        final int ipId,
-        final boolean dontFragment)
-    {
-        return compute(upToLimit(buffer), index, length, srcIp, dstIp, srcPort, dstPort, ipId, dontFragment);
-    }
-
-    /**
-     * Compute the ICRC and write it into the last four bytes of the packet.
-     *
-     * @param segment      memory holding the UDP payload.
-     * @param offset       where the BTH starts.
-     * @param length       the UDP payload's length, ICRC included; at least {@link #MIN_LENGTH}.
-     * @param srcIp        the IPv4 source address, most significant byte first.
-     * @param dstIp        the IPv4 destination address.
-     * @param srcPort      the UDP source port.
-     * @param dstPort      the UDP destination port.
-     * @param ipId         the IPv4 identification field the packet will be sent with.
-     * @param dontFragment the IPv4 DF flag the packet will be sent with.
-     * @return the CRC value written.
-     */
-    public int generate(
-        final MemorySegment segment,
-        final long offset,
-        final int length,
-        final int srcIp,
-        final int dstIp,
-        final int srcPort,
-        final int dstPort,
-        final int ipId,
-        final boolean dontFragment)
-    {
-        final int value = compute(segment, offset, length, srcIp, dstIp, srcPort, dstPort, ipId, dontFragment);
-        segment.set(ICRC_LAYOUT, offset + length - LENGTH, value);
-        return value;
-    }
-
-    /**
-     * Compute the ICRC and write it into the last four bytes of the packet in a ByteBuffer.
-     *
-     * @param buffer       holds the UDP payload.
-     * @param index        where the BTH starts, as an absolute index.
-     * @param length       the UDP payload's length, ICRC included; at least {@link #MIN_LENGTH}.
-     * @param srcIp        the IPv4 source address, most significant byte first.
-     * @param dstIp        the IPv4 destination address.
-     * @param srcPort      the UDP source port.
-     * @param dstPort      the UDP destination port.
-     * @param ipId         the IPv4 identification field the packet will be sent with.
-     * @param dontFragment the IPv4 DF flag the packet will be sent with.
-     * @return the CRC value written.
-     */
-    public int generate(
-        final ByteBuffer buffer,
-        final int index,
-        final int length,
-        final int srcIp,
-        final int dstIp,
-        final int srcPort,
-        final int dstPort,
-        final int ipId,
-        final boolean dontFragment)
-    {
-        return generate(upToLimit(buffer), index, length, srcIp, dstIp, srcPort, dstPort, ipId, dontFragment);
-    }
-
-    /**
-     * Check a received packet's ICRC.
-     *
-     * @param segment      memory holding the UDP payload.
-     * @param offset       where the BTH starts.
-     * @param length       the UDP payload's length, ICRC included.
-     * @param srcIp        the IPv4 source address, most significant byte first.
-     * @param dstIp        the IPv4 destination address.
-     * @param srcPort      the UDP source port.
-     * @param dstPort      the UDP destination port.
-     * @param ipId         the IPv4 identification the packet arrived with, or {@link #UNKNOWN_IP_ID}.
-     * @param dontFragment the IPv4 DF flag the packet arrived with.
-     * @return the identification for which the ICRC matches: {@code ipId} itself when it was known, else the
-     * solved one; -1 when none matches or {@code length} is too short.
-     */
-    public int check(
-        final MemorySegment segment,
-        final long offset,
-        final int length,
-        final int srcIp,
-        final int dstIp,
-        final int srcPort,
-        final int dstPort,
-        final int ipId,
-        final boolean dontFragment)
-    {
-        if (length < MIN_LENGTH)
-        {
-            return -1;
-        }
-        final int received = segment.get(ICRC_LAYOUT, offset + length - LENGTH);
-        final int guess = ipId < 0 ? 0 : ipId & 0xFFFF;
-        final int computed = compute(segment, offset, length, srcIp, dstIp, srcPort, dstPort, guess, dontFragment);
-        if (computed == received)
-        {
-            return guess;
-        }
-        return ipId < 0 ? solveIpId(length, received ^ computed) : -1;
-    }
-
-    /**
-     * Check a received packet's ICRC in a ByteBuffer; position and limit are left as they were.
-     *
-     * @param buffer       holds the UDP payload.
-     * @param index        where the BTH starts, as an absolute index.
-     * @param length       the UDP payload's length, ICRC included.
-     * @param srcIp        the IPv4 source address, most significant byte first.
-     * @param dstIp        the IPv4 destination address.
-     * @param srcPort      the UDP source port.
-     * @param dstPort      the UDP destination port.
-     * @param ipId         the IPv4 identification the packet arrived with, or {@link #UNKNOWN_IP_ID}.
-     * @param dontFragment the IPv4 DF flag the packet arrived with.
-     * @return the identification for which the ICRC matches, or -1.
-     */
-    public int check(
-        final ByteBuffer buffer,
-        final int index,
-        final int length,
-        final int srcIp,
-        final int dstIp,
-        final int srcPort,
-        final int dstPort,
-        final int ipId,
-        final boolean dontFragment)
-    {
-        return check(upToLimit(buffer), index, length, srcIp, dstIp, srcPort, dstPort, ipId, dontFragment);
-    }
-
-    /**
      * Read the ICRC a packet carries.
      *
      * @param segment memory holding the UDP payload.
@@ -496,13 +201,40 @@ public final class Icrc
         return segment.get(ICRC_LAYOUT, offset + length - LENGTH);
     }
 
-    /**
-     * The buffer from index 0 to its limit as a segment, so absolute indexes stay offsets, the
-     * limit still bounds the packet, and the buffer's position and byte order do not matter.
-     */
-    private static MemorySegment upToLimit(final ByteBuffer buffer)
+    private int computeIpv4(
+        final MemorySegment segment, final long offset, final int length, final PacketInfo packet, final int ipId)
     {
-        return MemorySegment.ofBuffer(buffer.duplicate().clear().limit(buffer.limit()));
+        checkLength(length);
+        MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, offset, header, BTH_OFFSET, BthFlyweight.LENGTH);
+        hashHeader(length, packet.sourceAddress(), packet.destinationAddress(), packet.sourcePort(),
+            packet.destinationPort(), ipId, packet.dontFragment());
+        hashRest(segment, offset + BthFlyweight.LENGTH, length - MIN_LENGTH);
+        return (int)crc.getValue();
+    }
+
+    /** IPv6 has no identification field, so nothing needs solving on receive. */
+    private int computeIpv6(final MemorySegment segment, final long offset, final int length, final PacketInfo packet)
+    {
+        checkLength(length);
+        MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, offset, header6, BTH6_OFFSET, BthFlyweight.LENGTH);
+        final ByteBuffer h = header6View;
+        h.putInt(IPV6_OFFSET, IPV6_MASKED_FIRST_WORD);
+        h.putShort(IPV6_OFFSET + 4, (short)(UDP_LENGTH + length));
+        h.put(IPV6_OFFSET + 6, (byte)PROTOCOL_UDP);
+        h.put(IPV6_OFFSET + 7, (byte)0xFF);
+        h.putLong(IPV6_OFFSET + 8, packet.sourceHigh());
+        h.putLong(IPV6_OFFSET + 16, packet.sourceLow());
+        h.putLong(IPV6_OFFSET + 24, packet.destinationHigh());
+        h.putLong(IPV6_OFFSET + 32, packet.destinationLow());
+        h.putShort(UDP6_OFFSET, (short)packet.sourcePort());
+        h.putShort(UDP6_OFFSET + 2, (short)packet.destinationPort());
+        h.putShort(UDP6_OFFSET + 4, (short)(UDP_LENGTH + length));
+        h.putShort(UDP6_OFFSET + 6, (short)0xFFFF);
+        header6[BTH6_OFFSET + BthFlyweight.FECN_BECN_OFFSET] = (byte)0xFF;
+        crc.reset();
+        crc.update(header6, 0, HEADER6_LENGTH);
+        hashRest(segment, offset + BthFlyweight.LENGTH, length - MIN_LENGTH);
+        return (int)crc.getValue();
     }
 
     private static void checkLength(final int length)
@@ -600,14 +332,9 @@ public final class Icrc
      */
     public static int identificationChange(final int length, final int ipId)
     {
-        final long inputLength = HEADER_LENGTH + (long)length - BthFlyweight.LENGTH - LENGTH;
-        return IpIdSolver.change(ipId & 0xFFFF, inputLength - IP_ID_OFFSET - 2);
+        return IpIdSolver.change(ipId & 0xFFFF, bytesAfterIdentification(length));
     }
 
-    /**
-     * Find the identification whose contribution to the CRC is {@code difference}, the received ICRC XOR the one
-     * computed with identification 0, in a packet of {@code length} UDP payload bytes.
-     */
     /**
      * {@link #identificationChange} for the identifications {@code first .. first + count - 1} of packets of
      * one length, the length's part computed once: what a sender renumbering a run of equal segments needs.
@@ -619,13 +346,22 @@ public final class Icrc
      */
     public static void identificationChanges(final int length, final int first, final int count, final int[] out)
     {
-        final long inputLength = HEADER_LENGTH + (long)length - BthFlyweight.LENGTH - LENGTH;
-        IpIdSolver.changes(first, count, inputLength - IP_ID_OFFSET - 2, out);
+        IpIdSolver.changes(first, count, bytesAfterIdentification(length), out);
     }
 
+    /**
+     * Find the identification whose contribution to the CRC is {@code difference}, the received ICRC XOR the one
+     * computed with identification 0, in a packet of {@code length} UDP payload bytes.
+     */
     private static int solveIpId(final int length, final int difference)
     {
+        return IpIdSolver.solve(difference, bytesAfterIdentification(length));
+    }
+
+    /** How many CRC input bytes follow the identification: they set what its bits do to the CRC. */
+    private static long bytesAfterIdentification(final int length)
+    {
         final long inputLength = HEADER_LENGTH + (long)length - BthFlyweight.LENGTH - LENGTH;
-        return IpIdSolver.solve(difference, inputLength - IP_ID_OFFSET - 2);
+        return inputLength - IP_ID_OFFSET - 2;
     }
 }

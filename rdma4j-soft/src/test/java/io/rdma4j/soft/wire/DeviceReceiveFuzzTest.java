@@ -83,7 +83,7 @@ class DeviceReceiveFuzzTest
             final InetAddress peer = fabric.address(200);
             final InetAddress self = context.queryGid(1, 0).toInet();
             final InetAddress group = InetAddress.getByName("239.1.2.3");
-            final Icrc icrc = new Icrc();
+            final TestIcrc icrc = new TestIcrc();
             final int count = 3000;
             for (int i = 0; i < count; i++)
             {

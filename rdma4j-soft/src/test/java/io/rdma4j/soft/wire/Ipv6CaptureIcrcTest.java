@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Ground truth for the IPv6 ICRC: captures/ipv6 holds RoCEv2 over IPv6 between Linux rxe (kernel and rdma-core
  * in the lab guest) and this project's software device, taken on the guest's eth0 (see its README). Every packet
- * of either sender must carry the ICRC {@link Icrc#computeIpv6} gives for its addresses and ports, and parse.
+ * of either sender must carry the ICRC {@link Icrc} gives for its addresses and ports, and parse.
  */
 class Ipv6CaptureIcrcTest
 {
@@ -42,7 +42,7 @@ class Ipv6CaptureIcrcTest
     {
         final List<PcapReader.Datagram6> datagrams = PcapReader.readIpv6(pcap);
         assertFalse(datagrams.isEmpty(), pcap + " holds no RoCEv2 over IPv6");
-        final Icrc icrc = new Icrc();
+        final TestIcrc icrc = new TestIcrc();
         final PacketParser parser = new PacketParser();
         final Set<Long> senders = new HashSet<>();
         for (final PcapReader.Datagram6 d : datagrams)
@@ -66,7 +66,7 @@ class Ipv6CaptureIcrcTest
     @MethodSource("pcaps")
     void shouldRefuseEveryPacketWithOneAddressBitFlipped(final Path pcap) throws IOException
     {
-        final Icrc icrc = new Icrc();
+        final TestIcrc icrc = new TestIcrc();
         for (final PcapReader.Datagram6 d : PcapReader.readIpv6(pcap))
         {
             final MemorySegment payload = MemorySegment.ofArray(d.payload());

@@ -137,7 +137,7 @@ class PacketParserFuzzTest
         }
         if (length >= Icrc.MIN_LENGTH)
         {
-            new Icrc().generate(packet, 0, length, datagram.sourceAddress(), datagram.destinationAddress(),
+            new TestIcrc().generate(packet, 0, length, datagram.sourceAddress(), datagram.destinationAddress(),
                 datagram.sourcePort(), datagram.destinationPort(), datagram.ipId(), datagram.dontFragment());
         }
 

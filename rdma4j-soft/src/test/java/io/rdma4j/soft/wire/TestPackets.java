@@ -58,8 +58,7 @@ final class TestPackets
     /** Recompute the ICRC after a mutation, with the spec's addressing. */
     static void reseal(final MemorySegment packet, final PacketInfo network)
     {
-        new Icrc().generate(packet, 0, (int)packet.byteSize(), network.sourceAddress(), network.destinationAddress(),
-            network.sourcePort(), network.destinationPort(), network.ipIdentification(), network.dontFragment());
+        new Icrc().generate(packet, 0, (int)packet.byteSize(), network);
     }
 
     /** A receiver's view of the spec's addressing, identification unseen. */

@@ -26,7 +26,7 @@ import java.lang.foreign.MemorySegment;
  * On RoCE the MAD is the whole payload of a UD SEND from QP1 to QP1, between the DETH and the ICRC. The
  * AttributeID says which CM message the body holds; the message flyweights wrap the same MAD offset as this one.
  */
-public final class CmMad
+public final class CmMad extends MadFlyweight<CmMad>
 {
     /** Every MAD is this long, whatever part of it the message uses. */
     public static final int MAD_LENGTH = 256;
@@ -90,38 +90,10 @@ public final class CmMad
     /** Alternate path response; path migration, which rdma_cm does not use on RoCE. */
     public static final int ATTR_APR = 0x001A;
 
-    private MemorySegment segment;
-    private long offset;
-
     /** Create an unwrapped flyweight; {@link #wrap} it before use. */
     public CmMad()
     {
-    }
-
-    /**
-     * Point this flyweight at a MAD.
-     *
-     * @param segment the memory holding the MAD.
-     * @param offset  where the MAD starts in {@code segment}.
-     * @return this.
-     */
-    public CmMad wrap(final MemorySegment segment, final long offset)
-    {
-        this.segment = segment;
-        this.offset = offset;
-        return this;
-    }
-
-    /** @return the wrapped memory. */
-    public MemorySegment segment()
-    {
-        return segment;
-    }
-
-    /** @return where the MAD starts in {@link #segment()}. */
-    public long offset()
-    {
-        return offset;
+        super(0);
     }
 
     /**
@@ -174,20 +146,19 @@ public final class CmMad
      */
     public CmMad initHeader(final int attributeId, final long transactionId)
     {
-        MadFields.zero(segment, offset, MAD_LENGTH);
-        MadFields.u8(segment, offset + BASE_VERSION_OFFSET, BASE_VERSION);
-        MadFields.u8(segment, offset + MGMT_CLASS_OFFSET, MGMT_CLASS_CM);
-        MadFields.u8(segment, offset + CLASS_VERSION_OFFSET, CLASS_VERSION);
-        MadFields.u8(segment, offset + METHOD_OFFSET, METHOD_SEND);
-        MadFields.u64(segment, offset + TRANSACTION_ID_OFFSET, transactionId);
-        MadFields.u16(segment, offset + ATTRIBUTE_ID_OFFSET, attributeId);
-        return this;
+        MadFields.zero(segment(), offset(), MAD_LENGTH);
+        u8(BASE_VERSION_OFFSET, BASE_VERSION);
+        u8(MGMT_CLASS_OFFSET, MGMT_CLASS_CM);
+        u8(CLASS_VERSION_OFFSET, CLASS_VERSION);
+        u8(METHOD_OFFSET, METHOD_SEND);
+        u64(TRANSACTION_ID_OFFSET, transactionId);
+        return u16(ATTRIBUTE_ID_OFFSET, attributeId);
     }
 
     /** @return BaseVersion, 1 for every MAD that is not an OPA MAD. */
     public int baseVersion()
     {
-        return MadFields.u8(segment, offset + BASE_VERSION_OFFSET);
+        return u8(BASE_VERSION_OFFSET);
     }
 
     /**
@@ -196,14 +167,13 @@ public final class CmMad
      */
     public CmMad baseVersion(final int baseVersion)
     {
-        MadFields.u8(segment, offset + BASE_VERSION_OFFSET, baseVersion);
-        return this;
+        return u8(BASE_VERSION_OFFSET, baseVersion);
     }
 
     /** @return MgmtClass, {@link #MGMT_CLASS_CM} for the CM. */
     public int mgmtClass()
     {
-        return MadFields.u8(segment, offset + MGMT_CLASS_OFFSET);
+        return u8(MGMT_CLASS_OFFSET);
     }
 
     /**
@@ -212,14 +182,13 @@ public final class CmMad
      */
     public CmMad mgmtClass(final int mgmtClass)
     {
-        MadFields.u8(segment, offset + MGMT_CLASS_OFFSET, mgmtClass);
-        return this;
+        return u8(MGMT_CLASS_OFFSET, mgmtClass);
     }
 
     /** @return ClassVersion. */
     public int classVersion()
     {
-        return MadFields.u8(segment, offset + CLASS_VERSION_OFFSET);
+        return u8(CLASS_VERSION_OFFSET);
     }
 
     /**
@@ -228,8 +197,7 @@ public final class CmMad
      */
     public CmMad classVersion(final int classVersion)
     {
-        MadFields.u8(segment, offset + CLASS_VERSION_OFFSET, classVersion);
-        return this;
+        return u8(CLASS_VERSION_OFFSET, classVersion);
     }
 
     /**
@@ -239,7 +207,7 @@ public final class CmMad
      */
     public int method()
     {
-        return MadFields.u8(segment, offset + METHOD_OFFSET);
+        return u8(METHOD_OFFSET);
     }
 
     /**
@@ -248,14 +216,13 @@ public final class CmMad
      */
     public CmMad method(final int method)
     {
-        MadFields.u8(segment, offset + METHOD_OFFSET, method);
-        return this;
+        return u8(METHOD_OFFSET, method);
     }
 
     /** @return Status, 16 bits; the CM sends 0 and does not look at it. */
     public int status()
     {
-        return MadFields.u16(segment, offset + STATUS_OFFSET);
+        return u16(STATUS_OFFSET);
     }
 
     /**
@@ -264,14 +231,13 @@ public final class CmMad
      */
     public CmMad status(final int status)
     {
-        MadFields.u16(segment, offset + STATUS_OFFSET, status);
-        return this;
+        return u16(STATUS_OFFSET, status);
     }
 
     /** @return ClassSpecific, 16 bits; 0 for the CM. */
     public int classSpecific()
     {
-        return MadFields.u16(segment, offset + CLASS_SPECIFIC_OFFSET);
+        return u16(CLASS_SPECIFIC_OFFSET);
     }
 
     /**
@@ -280,8 +246,7 @@ public final class CmMad
      */
     public CmMad classSpecific(final int classSpecific)
     {
-        MadFields.u16(segment, offset + CLASS_SPECIFIC_OFFSET, classSpecific);
-        return this;
+        return u16(CLASS_SPECIFIC_OFFSET, classSpecific);
     }
 
     /**
@@ -292,7 +257,7 @@ public final class CmMad
      */
     public long transactionId()
     {
-        return MadFields.u64(segment, offset + TRANSACTION_ID_OFFSET);
+        return u64(TRANSACTION_ID_OFFSET);
     }
 
     /**
@@ -301,14 +266,13 @@ public final class CmMad
      */
     public CmMad transactionId(final long transactionId)
     {
-        MadFields.u64(segment, offset + TRANSACTION_ID_OFFSET, transactionId);
-        return this;
+        return u64(TRANSACTION_ID_OFFSET, transactionId);
     }
 
     /** @return AttributeID: which CM message the body holds, one of the {@code ATTR_} constants. */
     public int attributeId()
     {
-        return MadFields.u16(segment, offset + ATTRIBUTE_ID_OFFSET);
+        return u16(ATTRIBUTE_ID_OFFSET);
     }
 
     /**
@@ -317,8 +281,7 @@ public final class CmMad
      */
     public CmMad attributeId(final int attributeId)
     {
-        MadFields.u16(segment, offset + ATTRIBUTE_ID_OFFSET, attributeId);
-        return this;
+        return u16(ATTRIBUTE_ID_OFFSET, attributeId);
     }
 
     /**
@@ -329,7 +292,7 @@ public final class CmMad
      */
     public int attributeModifier()
     {
-        return MadFields.u32(segment, offset + ATTRIBUTE_MODIFIER_OFFSET);
+        return u32(ATTRIBUTE_MODIFIER_OFFSET);
     }
 
     /**
@@ -338,7 +301,6 @@ public final class CmMad
      */
     public CmMad attributeModifier(final int attributeModifier)
     {
-        MadFields.u32(segment, offset + ATTRIBUTE_MODIFIER_OFFSET, attributeModifier);
-        return this;
+        return u32(ATTRIBUTE_MODIFIER_OFFSET, attributeModifier);
     }
 }

@@ -1,7 +1,5 @@
 package io.rdma4j.soft.cm.mad;
 
-import java.lang.foreign.MemorySegment;
-
 /**
  * Flyweight over the body of a CM REJ: a refused REQ or REP, or a timed-out handshake. Offsets count from the
  * first byte after the MAD header:
@@ -10,15 +8,11 @@ import java.lang.foreign.MemorySegment;
  *   8 Message Rejected[7:6] | Reject Info Length[7:1] | Reason(16)
  *  12 Additional Rejection Information (72 bytes)                          84 private data (148 bytes)
  * </pre>
- * A REJ answering a REQ has Remote Communication ID 0 when the rejecter never allocated an ID of its own; the
+ * A REJ answering a REQ has Local Communication ID 0 when the rejecter never allocated an ID of its own; the
  * receiver then finds the connection by the Local Communication ID it sent, which the REJ echoes as remote.
  */
-public final class CmRej
+public final class CmRej extends CmCommIdsBody<CmRej>
 {
-    /** Offset of the Local Communication ID. */
-    public static final int LOCAL_COMM_ID_OFFSET = 0;
-    /** Offset of the Remote Communication ID. */
-    public static final int REMOTE_COMM_ID_OFFSET = 4;
     /** Offset of the byte holding Message Rejected. */
     public static final int MESSAGE_REJECTED_OFFSET = 8;
     /** Offset of the byte holding Reject Info Length. */
@@ -46,84 +40,16 @@ public final class CmRej
     private static final int INFO_LENGTH_SHIFT = 1;
     private static final int INFO_LENGTH_MASK = 0x7F;
 
-    private MemorySegment segment;
-    private long offset;
-    private long body;
-
-    /** Create an unwrapped flyweight; {@link #wrap} it before use. */
+    /** Create an unwrapped flyweight; {@link #wrap} it, at the start of the MAD, before use. */
     public CmRej()
     {
-    }
-
-    /**
-     * Point this flyweight at a MAD holding a REJ.
-     *
-     * @param segment the memory holding the MAD.
-     * @param offset  where the MAD (not the REJ body) starts in {@code segment}.
-     * @return this.
-     */
-    public CmRej wrap(final MemorySegment segment, final long offset)
-    {
-        this.segment = segment;
-        this.offset = offset;
-        this.body = offset + CmMad.HEADER_LENGTH;
-        return this;
-    }
-
-    /** @return the wrapped memory. */
-    public MemorySegment segment()
-    {
-        return segment;
-    }
-
-    /** @return where the MAD starts in {@link #segment()}. */
-    public long offset()
-    {
-        return offset;
-    }
-
-    /** @return where the private data starts in {@link #segment()}. */
-    public long privateDataOffset()
-    {
-        return body + PRIVATE_DATA_OFFSET;
-    }
-
-    /** @return the Local Communication ID of the rejecter, 0 if it never had one. */
-    public int localCommId()
-    {
-        return MadFields.u32(segment, body + LOCAL_COMM_ID_OFFSET);
-    }
-
-    /**
-     * @param localCommId the Local Communication ID.
-     * @return this.
-     */
-    public CmRej localCommId(final int localCommId)
-    {
-        MadFields.u32(segment, body + LOCAL_COMM_ID_OFFSET, localCommId);
-        return this;
-    }
-
-    /** @return the Remote Communication ID: the rejected side's own ID. */
-    public int remoteCommId()
-    {
-        return MadFields.u32(segment, body + REMOTE_COMM_ID_OFFSET);
-    }
-
-    /**
-     * @param remoteCommId the Remote Communication ID.
-     * @return this.
-     */
-    public CmRej remoteCommId(final int remoteCommId)
-    {
-        MadFields.u32(segment, body + REMOTE_COMM_ID_OFFSET, remoteCommId);
-        return this;
+        super(PRIVATE_DATA_OFFSET, PRIVATE_DATA_LENGTH);
     }
 
     /** @return Message Rejected, 2 bits: {@link #MESSAGE_REQ}, {@link #MESSAGE_REP} or {@link #MESSAGE_OTHER}. */
     public int messageRejected()
     {
-        return MadFields.bits(segment, body + MESSAGE_REJECTED_OFFSET, MESSAGE_SHIFT, MESSAGE_MASK);
+        return bits(MESSAGE_REJECTED_OFFSET, MESSAGE_SHIFT, MESSAGE_MASK);
     }
 
     /**
@@ -132,14 +58,13 @@ public final class CmRej
      */
     public CmRej messageRejected(final int message)
     {
-        MadFields.bits(segment, body + MESSAGE_REJECTED_OFFSET, MESSAGE_SHIFT, MESSAGE_MASK, message);
-        return this;
+        return bits(MESSAGE_REJECTED_OFFSET, MESSAGE_SHIFT, MESSAGE_MASK, message);
     }
 
     /** @return Reject Info Length, 7 bits: how many bytes of the ARI mean something. */
     public int rejectInfoLength()
     {
-        return MadFields.bits(segment, body + REJECT_INFO_LENGTH_OFFSET, INFO_LENGTH_SHIFT, INFO_LENGTH_MASK);
+        return bits(REJECT_INFO_LENGTH_OFFSET, INFO_LENGTH_SHIFT, INFO_LENGTH_MASK);
     }
 
     /**
@@ -148,14 +73,13 @@ public final class CmRej
      */
     public CmRej rejectInfoLength(final int length)
     {
-        MadFields.bits(segment, body + REJECT_INFO_LENGTH_OFFSET, INFO_LENGTH_SHIFT, INFO_LENGTH_MASK, length);
-        return this;
+        return bits(REJECT_INFO_LENGTH_OFFSET, INFO_LENGTH_SHIFT, INFO_LENGTH_MASK, length);
     }
 
     /** @return the Reason, 16 bits; see {@link io.rdma4j.cm.RejectReason}. */
     public int reason()
     {
-        return MadFields.u16(segment, body + REASON_OFFSET);
+        return u16(REASON_OFFSET);
     }
 
     /**
@@ -164,8 +88,7 @@ public final class CmRej
      */
     public CmRej reason(final int reason)
     {
-        MadFields.u16(segment, body + REASON_OFFSET, reason);
-        return this;
+        return u16(REASON_OFFSET, reason);
     }
 
     /**
@@ -177,7 +100,7 @@ public final class CmRej
      */
     public int ari(final byte[] dst)
     {
-        return MadFields.copyOut(segment, body + ARI_OFFSET, ARI_LENGTH, dst);
+        return copyOut(ARI_OFFSET, ARI_LENGTH, dst);
     }
 
     /**
@@ -190,31 +113,6 @@ public final class CmRej
      */
     public CmRej ari(final byte[] src, final int length)
     {
-        MadFields.copyIn(segment, body + ARI_OFFSET, ARI_LENGTH, src, length);
-        return this;
-    }
-
-    /**
-     * Copy the private data out; the CM carries no length, so the whole area is returned as the peer sent it.
-     *
-     * @param dst where to copy; up to {@link #PRIVATE_DATA_LENGTH} bytes are copied.
-     * @return how many bytes were copied.
-     */
-    public int privateData(final byte[] dst)
-    {
-        return MadFields.copyOut(segment, body + PRIVATE_DATA_OFFSET, PRIVATE_DATA_LENGTH, dst);
-    }
-
-    /**
-     * Copy bytes into the private data and zero the rest of it.
-     *
-     * @param src    the bytes.
-     * @param length how many of them, at most {@link #PRIVATE_DATA_LENGTH}.
-     * @return this.
-     */
-    public CmRej privateData(final byte[] src, final int length)
-    {
-        MadFields.copyIn(segment, body + PRIVATE_DATA_OFFSET, PRIVATE_DATA_LENGTH, src, length);
-        return this;
+        return copyIn(ARI_OFFSET, ARI_LENGTH, src, length);
     }
 }

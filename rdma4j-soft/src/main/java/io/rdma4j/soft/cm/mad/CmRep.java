@@ -1,7 +1,5 @@
 package io.rdma4j.soft.cm.mad;
 
-import java.lang.foreign.MemorySegment;
-
 /**
  * Flyweight over the body of a CM REP, the passive side's answer to a REQ ({@code rdma_accept}). Offsets count
  * from the first byte after the MAD header:
@@ -17,12 +15,8 @@ import java.lang.foreign.MemorySegment;
  * </pre>
  * The ECE Vendor ID is split over the spare bytes of three words; {@link #vendorId()} puts it back together.
  */
-public final class CmRep
+public final class CmRep extends CmCommIdsBody<CmRep>
 {
-    /** Offset of the Local Communication ID. */
-    public static final int LOCAL_COMM_ID_OFFSET = 0;
-    /** Offset of the Remote Communication ID. */
-    public static final int REMOTE_COMM_ID_OFFSET = 4;
     /** Offset of the Local Q_Key. */
     public static final int LOCAL_QKEY_OFFSET = 8;
     /** Offset of the 24-bit Local QPN. */
@@ -68,84 +62,16 @@ public final class CmRep
     private static final int RNR_RETRY_MASK = 0x7;
     private static final int SRQ_SHIFT = 4;
 
-    private MemorySegment segment;
-    private long offset;
-    private long body;
-
-    /** Create an unwrapped flyweight; {@link #wrap} it before use. */
+    /** Create an unwrapped flyweight; {@link #wrap} it, at the start of the MAD, before use. */
     public CmRep()
     {
-    }
-
-    /**
-     * Point this flyweight at a MAD holding a REP.
-     *
-     * @param segment the memory holding the MAD.
-     * @param offset  where the MAD (not the REP body) starts in {@code segment}.
-     * @return this.
-     */
-    public CmRep wrap(final MemorySegment segment, final long offset)
-    {
-        this.segment = segment;
-        this.offset = offset;
-        this.body = offset + CmMad.HEADER_LENGTH;
-        return this;
-    }
-
-    /** @return the wrapped memory. */
-    public MemorySegment segment()
-    {
-        return segment;
-    }
-
-    /** @return where the MAD starts in {@link #segment()}. */
-    public long offset()
-    {
-        return offset;
-    }
-
-    /** @return where the private data starts in {@link #segment()}. */
-    public long privateDataOffset()
-    {
-        return body + PRIVATE_DATA_OFFSET;
-    }
-
-    /** @return the Local Communication ID: the passive side's handle for the connection. */
-    public int localCommId()
-    {
-        return MadFields.u32(segment, body + LOCAL_COMM_ID_OFFSET);
-    }
-
-    /**
-     * @param localCommId the Local Communication ID.
-     * @return this.
-     */
-    public CmRep localCommId(final int localCommId)
-    {
-        MadFields.u32(segment, body + LOCAL_COMM_ID_OFFSET, localCommId);
-        return this;
-    }
-
-    /** @return the Remote Communication ID: the REQ's Local Communication ID, echoed. */
-    public int remoteCommId()
-    {
-        return MadFields.u32(segment, body + REMOTE_COMM_ID_OFFSET);
-    }
-
-    /**
-     * @param remoteCommId the Remote Communication ID.
-     * @return this.
-     */
-    public CmRep remoteCommId(final int remoteCommId)
-    {
-        MadFields.u32(segment, body + REMOTE_COMM_ID_OFFSET, remoteCommId);
-        return this;
+        super(PRIVATE_DATA_OFFSET, PRIVATE_DATA_LENGTH);
     }
 
     /** @return the Local Q_Key; RD only, 0 from rdma_cm. */
     public int localQkey()
     {
-        return MadFields.u32(segment, body + LOCAL_QKEY_OFFSET);
+        return u32(LOCAL_QKEY_OFFSET);
     }
 
     /**
@@ -154,14 +80,13 @@ public final class CmRep
      */
     public CmRep localQkey(final int localQkey)
     {
-        MadFields.u32(segment, body + LOCAL_QKEY_OFFSET, localQkey);
-        return this;
+        return u32(LOCAL_QKEY_OFFSET, localQkey);
     }
 
     /** @return the Local QPN, 24 bits: the QP the active side must send to. */
     public int localQpn()
     {
-        return MadFields.high24(segment, body + LOCAL_QPN_OFFSET);
+        return high24(LOCAL_QPN_OFFSET);
     }
 
     /**
@@ -172,14 +97,13 @@ public final class CmRep
      */
     public CmRep localQpn(final int localQpn)
     {
-        MadFields.high24(segment, body + LOCAL_QPN_OFFSET, localQpn);
-        return this;
+        return high24(LOCAL_QPN_OFFSET, localQpn);
     }
 
     /** @return the Local EECN, 24 bits; RD only (and the XRC target's QPN), 0 otherwise. */
     public int localEecn()
     {
-        return MadFields.high24(segment, body + LOCAL_EECN_OFFSET);
+        return high24(LOCAL_EECN_OFFSET);
     }
 
     /**
@@ -188,8 +112,7 @@ public final class CmRep
      */
     public CmRep localEecn(final int localEecn)
     {
-        MadFields.high24(segment, body + LOCAL_EECN_OFFSET, localEecn);
-        return this;
+        return high24(LOCAL_EECN_OFFSET, localEecn);
     }
 
     /**
@@ -200,7 +123,7 @@ public final class CmRep
      */
     public int startingPsn()
     {
-        return MadFields.high24(segment, body + STARTING_PSN_OFFSET);
+        return high24(STARTING_PSN_OFFSET);
     }
 
     /**
@@ -209,16 +132,13 @@ public final class CmRep
      */
     public CmRep startingPsn(final int startingPsn)
     {
-        MadFields.high24(segment, body + STARTING_PSN_OFFSET, startingPsn);
-        return this;
+        return high24(STARTING_PSN_OFFSET, startingPsn);
     }
 
     /** @return the ECE Vendor ID, 24 bits, gathered from its three bytes; 0 from senders without ECE. */
     public int vendorId()
     {
-        return MadFields.u8(segment, body + VENDOR_ID_HIGH_OFFSET) << 16 |
-            MadFields.u8(segment, body + VENDOR_ID_MIDDLE_OFFSET) << 8 |
-            MadFields.u8(segment, body + VENDOR_ID_LOW_OFFSET);
+        return u8(VENDOR_ID_HIGH_OFFSET) << 16 | u8(VENDOR_ID_MIDDLE_OFFSET) << 8 | u8(VENDOR_ID_LOW_OFFSET);
     }
 
     /**
@@ -227,16 +147,15 @@ public final class CmRep
      */
     public CmRep vendorId(final int vendorId)
     {
-        MadFields.u8(segment, body + VENDOR_ID_HIGH_OFFSET, vendorId >>> 16);
-        MadFields.u8(segment, body + VENDOR_ID_MIDDLE_OFFSET, vendorId >>> 8);
-        MadFields.u8(segment, body + VENDOR_ID_LOW_OFFSET, vendorId);
-        return this;
+        u8(VENDOR_ID_HIGH_OFFSET, vendorId >>> 16);
+        u8(VENDOR_ID_MIDDLE_OFFSET, vendorId >>> 8);
+        return u8(VENDOR_ID_LOW_OFFSET, vendorId);
     }
 
     /** @return Responder Resources: RDMA READs and atomics the passive side serves at once, capping the peer's. */
     public int responderResources()
     {
-        return MadFields.u8(segment, body + RESPONDER_RESOURCES_OFFSET);
+        return u8(RESPONDER_RESOURCES_OFFSET);
     }
 
     /**
@@ -245,14 +164,13 @@ public final class CmRep
      */
     public CmRep responderResources(final int responderResources)
     {
-        MadFields.u8(segment, body + RESPONDER_RESOURCES_OFFSET, responderResources);
-        return this;
+        return u8(RESPONDER_RESOURCES_OFFSET, responderResources);
     }
 
     /** @return Initiator Depth: RDMA READs and atomics the passive side keeps outstanding at once. */
     public int initiatorDepth()
     {
-        return MadFields.u8(segment, body + INITIATOR_DEPTH_OFFSET);
+        return u8(INITIATOR_DEPTH_OFFSET);
     }
 
     /**
@@ -261,14 +179,13 @@ public final class CmRep
      */
     public CmRep initiatorDepth(final int initiatorDepth)
     {
-        MadFields.u8(segment, body + INITIATOR_DEPTH_OFFSET, initiatorDepth);
-        return this;
+        return u8(INITIATOR_DEPTH_OFFSET, initiatorDepth);
     }
 
     /** @return Target ACK Delay, 5 bits: the passive device's ACK delay, which the active side adds to its timeout. */
     public int targetAckDelay()
     {
-        return MadFields.bits(segment, body + TARGET_ACK_DELAY_OFFSET, ACK_DELAY_SHIFT, ACK_DELAY_MASK);
+        return bits(TARGET_ACK_DELAY_OFFSET, ACK_DELAY_SHIFT, ACK_DELAY_MASK);
     }
 
     /**
@@ -277,14 +194,13 @@ public final class CmRep
      */
     public CmRep targetAckDelay(final int targetAckDelay)
     {
-        MadFields.bits(segment, body + TARGET_ACK_DELAY_OFFSET, ACK_DELAY_SHIFT, ACK_DELAY_MASK, targetAckDelay);
-        return this;
+        return bits(TARGET_ACK_DELAY_OFFSET, ACK_DELAY_SHIFT, ACK_DELAY_MASK, targetAckDelay);
     }
 
     /** @return Failover Accepted, 2 bits: one of the {@code FAILOVER_} constants. */
     public int failoverAccepted()
     {
-        return MadFields.bits(segment, body + TARGET_ACK_DELAY_OFFSET, FAILOVER_SHIFT, FAILOVER_MASK);
+        return bits(TARGET_ACK_DELAY_OFFSET, FAILOVER_SHIFT, FAILOVER_MASK);
     }
 
     /**
@@ -293,14 +209,13 @@ public final class CmRep
      */
     public CmRep failoverAccepted(final int failoverAccepted)
     {
-        MadFields.bits(segment, body + TARGET_ACK_DELAY_OFFSET, FAILOVER_SHIFT, FAILOVER_MASK, failoverAccepted);
-        return this;
+        return bits(TARGET_ACK_DELAY_OFFSET, FAILOVER_SHIFT, FAILOVER_MASK, failoverAccepted);
     }
 
     /** @return End-to-End Flow Control of the passive side's receive queue. */
     public boolean endToEndFlowControl()
     {
-        return MadFields.flag(segment, body + TARGET_ACK_DELAY_OFFSET, FLOW_CONTROL_SHIFT);
+        return flag(TARGET_ACK_DELAY_OFFSET, FLOW_CONTROL_SHIFT);
     }
 
     /**
@@ -309,14 +224,13 @@ public final class CmRep
      */
     public CmRep endToEndFlowControl(final boolean on)
     {
-        MadFields.flag(segment, body + TARGET_ACK_DELAY_OFFSET, FLOW_CONTROL_SHIFT, on);
-        return this;
+        return flag(TARGET_ACK_DELAY_OFFSET, FLOW_CONTROL_SHIFT, on);
     }
 
     /** @return RNR Retry Count, 3 bits, for the active side's QP. */
     public int rnrRetryCount()
     {
-        return MadFields.bits(segment, body + RNR_RETRY_COUNT_OFFSET, RNR_RETRY_SHIFT, RNR_RETRY_MASK);
+        return bits(RNR_RETRY_COUNT_OFFSET, RNR_RETRY_SHIFT, RNR_RETRY_MASK);
     }
 
     /**
@@ -325,14 +239,13 @@ public final class CmRep
      */
     public CmRep rnrRetryCount(final int rnrRetryCount)
     {
-        MadFields.bits(segment, body + RNR_RETRY_COUNT_OFFSET, RNR_RETRY_SHIFT, RNR_RETRY_MASK, rnrRetryCount);
-        return this;
+        return bits(RNR_RETRY_COUNT_OFFSET, RNR_RETRY_SHIFT, RNR_RETRY_MASK, rnrRetryCount);
     }
 
     /** @return SRQ: whether the passive side's QP takes receives from a shared receive queue. */
     public boolean srq()
     {
-        return MadFields.flag(segment, body + RNR_RETRY_COUNT_OFFSET, SRQ_SHIFT);
+        return flag(RNR_RETRY_COUNT_OFFSET, SRQ_SHIFT);
     }
 
     /**
@@ -341,14 +254,13 @@ public final class CmRep
      */
     public CmRep srq(final boolean srq)
     {
-        MadFields.flag(segment, body + RNR_RETRY_COUNT_OFFSET, SRQ_SHIFT, srq);
-        return this;
+        return flag(RNR_RETRY_COUNT_OFFSET, SRQ_SHIFT, srq);
     }
 
     /** @return the Local CA GUID: the passive side's node GUID. */
     public long localCaGuid()
     {
-        return MadFields.u64(segment, body + LOCAL_CA_GUID_OFFSET);
+        return u64(LOCAL_CA_GUID_OFFSET);
     }
 
     /**
@@ -357,31 +269,6 @@ public final class CmRep
      */
     public CmRep localCaGuid(final long localCaGuid)
     {
-        MadFields.u64(segment, body + LOCAL_CA_GUID_OFFSET, localCaGuid);
-        return this;
-    }
-
-    /**
-     * Copy the private data out; the CM carries no length, so the whole area is returned as the peer sent it.
-     *
-     * @param dst where to copy; up to {@link #PRIVATE_DATA_LENGTH} bytes are copied.
-     * @return how many bytes were copied.
-     */
-    public int privateData(final byte[] dst)
-    {
-        return MadFields.copyOut(segment, body + PRIVATE_DATA_OFFSET, PRIVATE_DATA_LENGTH, dst);
-    }
-
-    /**
-     * Copy bytes into the private data and zero the rest of it.
-     *
-     * @param src    the bytes.
-     * @param length how many of them, at most {@link #PRIVATE_DATA_LENGTH}.
-     * @return this.
-     */
-    public CmRep privateData(final byte[] src, final int length)
-    {
-        MadFields.copyIn(segment, body + PRIVATE_DATA_OFFSET, PRIVATE_DATA_LENGTH, src, length);
-        return this;
+        return u64(LOCAL_CA_GUID_OFFSET, localCaGuid);
     }
 }

@@ -1,7 +1,5 @@
 package io.rdma4j.soft.cm.mad;
 
-import java.lang.foreign.MemorySegment;
-
 /**
  * Flyweight over the body of a CM REQ, the connection request the active side of {@code rdma_connect} sends.
  * Offsets count from the first byte after the MAD header, as the IBTA tables do:
@@ -22,7 +20,7 @@ import java.lang.foreign.MemorySegment;
  * the IPv4-mapped addresses of the two ends and the LIDs mean nothing. rdma_cm never fills the alternate path on
  * RoCE, so it is only copied as bytes here. The 24-bit fields sit in the high three bytes of their word.
  */
-public final class CmReq
+public final class CmReq extends CmBody<CmReq>
 {
     /** Offset of the Local Communication ID. */
     public static final int LOCAL_COMM_ID_OFFSET = 0;
@@ -108,52 +106,16 @@ public final class CmReq
     private static final int FLOW_LABEL_MASK = 0xF_FFFF;
     private static final int PACKET_RATE_MASK = 0x3F;
 
-    private MemorySegment segment;
-    private long offset;
-    private long body;
-
-    /** Create an unwrapped flyweight; {@link #wrap} it before use. */
+    /** Create an unwrapped flyweight; {@link #wrap} it, at the start of the MAD, before use. */
     public CmReq()
     {
-    }
-
-    /**
-     * Point this flyweight at a MAD holding a REQ.
-     *
-     * @param segment the memory holding the MAD.
-     * @param offset  where the MAD (not the REQ body) starts in {@code segment}.
-     * @return this.
-     */
-    public CmReq wrap(final MemorySegment segment, final long offset)
-    {
-        this.segment = segment;
-        this.offset = offset;
-        this.body = offset + CmMad.HEADER_LENGTH;
-        return this;
-    }
-
-    /** @return the wrapped memory. */
-    public MemorySegment segment()
-    {
-        return segment;
-    }
-
-    /** @return where the MAD starts in {@link #segment()}. */
-    public long offset()
-    {
-        return offset;
-    }
-
-    /** @return where the private data starts in {@link #segment()}, to wrap a {@link CmaHeader} there. */
-    public long privateDataOffset()
-    {
-        return body + PRIVATE_DATA_OFFSET;
+        super(PRIVATE_DATA_OFFSET, PRIVATE_DATA_LENGTH);
     }
 
     /** @return the Local Communication ID: the sender's handle for this connection, echoed in every reply. */
     public int localCommId()
     {
-        return MadFields.u32(segment, body + LOCAL_COMM_ID_OFFSET);
+        return u32(LOCAL_COMM_ID_OFFSET);
     }
 
     /**
@@ -162,14 +124,13 @@ public final class CmReq
      */
     public CmReq localCommId(final int localCommId)
     {
-        MadFields.u32(segment, body + LOCAL_COMM_ID_OFFSET, localCommId);
-        return this;
+        return u32(LOCAL_COMM_ID_OFFSET, localCommId);
     }
 
     /** @return the ECE Vendor ID, 24 bits; 0 from senders without ECE. */
     public int vendorId()
     {
-        return MadFields.low24(segment, body + VENDOR_ID_OFFSET);
+        return low24(VENDOR_ID_OFFSET);
     }
 
     /**
@@ -180,14 +141,13 @@ public final class CmReq
      */
     public CmReq vendorId(final int vendorId)
     {
-        MadFields.low24(segment, body + VENDOR_ID_OFFSET, vendorId);
-        return this;
+        return low24(VENDOR_ID_OFFSET, vendorId);
     }
 
     /** @return the Service ID the passive side listens on; see {@link ServiceId}. */
     public long serviceId()
     {
-        return MadFields.u64(segment, body + SERVICE_ID_OFFSET);
+        return u64(SERVICE_ID_OFFSET);
     }
 
     /**
@@ -196,14 +156,13 @@ public final class CmReq
      */
     public CmReq serviceId(final long serviceId)
     {
-        MadFields.u64(segment, body + SERVICE_ID_OFFSET, serviceId);
-        return this;
+        return u64(SERVICE_ID_OFFSET, serviceId);
     }
 
     /** @return the Local CA GUID: the sender's node GUID. */
     public long localCaGuid()
     {
-        return MadFields.u64(segment, body + LOCAL_CA_GUID_OFFSET);
+        return u64(LOCAL_CA_GUID_OFFSET);
     }
 
     /**
@@ -212,14 +171,13 @@ public final class CmReq
      */
     public CmReq localCaGuid(final long localCaGuid)
     {
-        MadFields.u64(segment, body + LOCAL_CA_GUID_OFFSET, localCaGuid);
-        return this;
+        return u64(LOCAL_CA_GUID_OFFSET, localCaGuid);
     }
 
     /** @return the Local Q_Key; meaningful for RD only, 0 from rdma_cm. */
     public int localQkey()
     {
-        return MadFields.u32(segment, body + LOCAL_QKEY_OFFSET);
+        return u32(LOCAL_QKEY_OFFSET);
     }
 
     /**
@@ -228,14 +186,13 @@ public final class CmReq
      */
     public CmReq localQkey(final int localQkey)
     {
-        MadFields.u32(segment, body + LOCAL_QKEY_OFFSET, localQkey);
-        return this;
+        return u32(LOCAL_QKEY_OFFSET, localQkey);
     }
 
     /** @return the Local QPN, 24 bits: the QP the passive side must send to. */
     public int localQpn()
     {
-        return MadFields.high24(segment, body + LOCAL_QPN_OFFSET);
+        return high24(LOCAL_QPN_OFFSET);
     }
 
     /**
@@ -244,14 +201,13 @@ public final class CmReq
      */
     public CmReq localQpn(final int localQpn)
     {
-        MadFields.high24(segment, body + LOCAL_QPN_OFFSET, localQpn);
-        return this;
+        return high24(LOCAL_QPN_OFFSET, localQpn);
     }
 
     /** @return Responder Resources: how many RDMA READs and atomics the sender accepts at once. */
     public int responderResources()
     {
-        return MadFields.u8(segment, body + RESPONDER_RESOURCES_OFFSET);
+        return u8(RESPONDER_RESOURCES_OFFSET);
     }
 
     /**
@@ -260,14 +216,13 @@ public final class CmReq
      */
     public CmReq responderResources(final int responderResources)
     {
-        MadFields.u8(segment, body + RESPONDER_RESOURCES_OFFSET, responderResources);
-        return this;
+        return u8(RESPONDER_RESOURCES_OFFSET, responderResources);
     }
 
     /** @return the Local EECN, 24 bits; RD only, 0 otherwise. */
     public int localEecn()
     {
-        return MadFields.high24(segment, body + LOCAL_EECN_OFFSET);
+        return high24(LOCAL_EECN_OFFSET);
     }
 
     /**
@@ -276,14 +231,13 @@ public final class CmReq
      */
     public CmReq localEecn(final int localEecn)
     {
-        MadFields.high24(segment, body + LOCAL_EECN_OFFSET, localEecn);
-        return this;
+        return high24(LOCAL_EECN_OFFSET, localEecn);
     }
 
     /** @return Initiator Depth: how many RDMA READs and atomics the sender issues at once. */
     public int initiatorDepth()
     {
-        return MadFields.u8(segment, body + INITIATOR_DEPTH_OFFSET);
+        return u8(INITIATOR_DEPTH_OFFSET);
     }
 
     /**
@@ -292,14 +246,13 @@ public final class CmReq
      */
     public CmReq initiatorDepth(final int initiatorDepth)
     {
-        MadFields.u8(segment, body + INITIATOR_DEPTH_OFFSET, initiatorDepth);
-        return this;
+        return u8(INITIATOR_DEPTH_OFFSET, initiatorDepth);
     }
 
     /** @return the Remote EECN, 24 bits; RD only, 0 otherwise. */
     public int remoteEecn()
     {
-        return MadFields.high24(segment, body + REMOTE_EECN_OFFSET);
+        return high24(REMOTE_EECN_OFFSET);
     }
 
     /**
@@ -308,14 +261,13 @@ public final class CmReq
      */
     public CmReq remoteEecn(final int remoteEecn)
     {
-        MadFields.high24(segment, body + REMOTE_EECN_OFFSET, remoteEecn);
-        return this;
+        return high24(REMOTE_EECN_OFFSET, remoteEecn);
     }
 
     /** @return Remote CM Response Timeout, 5 bits: 4.096 µs · 2^n the passive side may take to answer. */
     public int remoteCmResponseTimeout()
     {
-        return MadFields.bits(segment, body + REMOTE_CM_RESPONSE_TIMEOUT_OFFSET, TIMEOUT_SHIFT, TIMEOUT_MASK);
+        return bits(REMOTE_CM_RESPONSE_TIMEOUT_OFFSET, TIMEOUT_SHIFT, TIMEOUT_MASK);
     }
 
     /**
@@ -324,14 +276,13 @@ public final class CmReq
      */
     public CmReq remoteCmResponseTimeout(final int timeout)
     {
-        MadFields.bits(segment, body + REMOTE_CM_RESPONSE_TIMEOUT_OFFSET, TIMEOUT_SHIFT, TIMEOUT_MASK, timeout);
-        return this;
+        return bits(REMOTE_CM_RESPONSE_TIMEOUT_OFFSET, TIMEOUT_SHIFT, TIMEOUT_MASK, timeout);
     }
 
     /** @return Transport Service Type, 2 bits: {@link #TRANSPORT_RC}, {@link #TRANSPORT_UC} or extended. */
     public int transportServiceType()
     {
-        return MadFields.bits(segment, body + REMOTE_CM_RESPONSE_TIMEOUT_OFFSET, TRANSPORT_SHIFT, TRANSPORT_MASK);
+        return bits(REMOTE_CM_RESPONSE_TIMEOUT_OFFSET, TRANSPORT_SHIFT, TRANSPORT_MASK);
     }
 
     /**
@@ -340,14 +291,13 @@ public final class CmReq
      */
     public CmReq transportServiceType(final int type)
     {
-        MadFields.bits(segment, body + REMOTE_CM_RESPONSE_TIMEOUT_OFFSET, TRANSPORT_SHIFT, TRANSPORT_MASK, type);
-        return this;
+        return bits(REMOTE_CM_RESPONSE_TIMEOUT_OFFSET, TRANSPORT_SHIFT, TRANSPORT_MASK, type);
     }
 
     /** @return End-to-End Flow Control: whether the sender's receive queue generates end-to-end credits. */
     public boolean endToEndFlowControl()
     {
-        return MadFields.flag(segment, body + REMOTE_CM_RESPONSE_TIMEOUT_OFFSET, FLOW_CONTROL_SHIFT);
+        return flag(REMOTE_CM_RESPONSE_TIMEOUT_OFFSET, FLOW_CONTROL_SHIFT);
     }
 
     /**
@@ -356,8 +306,7 @@ public final class CmReq
      */
     public CmReq endToEndFlowControl(final boolean on)
     {
-        MadFields.flag(segment, body + REMOTE_CM_RESPONSE_TIMEOUT_OFFSET, FLOW_CONTROL_SHIFT, on);
-        return this;
+        return flag(REMOTE_CM_RESPONSE_TIMEOUT_OFFSET, FLOW_CONTROL_SHIFT, on);
     }
 
     /**
@@ -368,7 +317,7 @@ public final class CmReq
      */
     public int startingPsn()
     {
-        return MadFields.high24(segment, body + STARTING_PSN_OFFSET);
+        return high24(STARTING_PSN_OFFSET);
     }
 
     /**
@@ -377,14 +326,13 @@ public final class CmReq
      */
     public CmReq startingPsn(final int startingPsn)
     {
-        MadFields.high24(segment, body + STARTING_PSN_OFFSET, startingPsn);
-        return this;
+        return high24(STARTING_PSN_OFFSET, startingPsn);
     }
 
     /** @return Local CM Response Timeout, 5 bits: how long the sender may take to answer a REP. */
     public int localCmResponseTimeout()
     {
-        return MadFields.bits(segment, body + LOCAL_CM_RESPONSE_TIMEOUT_OFFSET, TIMEOUT_SHIFT, TIMEOUT_MASK);
+        return bits(LOCAL_CM_RESPONSE_TIMEOUT_OFFSET, TIMEOUT_SHIFT, TIMEOUT_MASK);
     }
 
     /**
@@ -393,14 +341,13 @@ public final class CmReq
      */
     public CmReq localCmResponseTimeout(final int timeout)
     {
-        MadFields.bits(segment, body + LOCAL_CM_RESPONSE_TIMEOUT_OFFSET, TIMEOUT_SHIFT, TIMEOUT_MASK, timeout);
-        return this;
+        return bits(LOCAL_CM_RESPONSE_TIMEOUT_OFFSET, TIMEOUT_SHIFT, TIMEOUT_MASK, timeout);
     }
 
     /** @return Retry Count, 3 bits: transport retries before a QP gives up; both sides take this one. */
     public int retryCount()
     {
-        return MadFields.bits(segment, body + LOCAL_CM_RESPONSE_TIMEOUT_OFFSET, 0, COUNT_MASK);
+        return bits(LOCAL_CM_RESPONSE_TIMEOUT_OFFSET, 0, COUNT_MASK);
     }
 
     /**
@@ -409,14 +356,13 @@ public final class CmReq
      */
     public CmReq retryCount(final int retryCount)
     {
-        MadFields.bits(segment, body + LOCAL_CM_RESPONSE_TIMEOUT_OFFSET, 0, COUNT_MASK, retryCount);
-        return this;
+        return bits(LOCAL_CM_RESPONSE_TIMEOUT_OFFSET, 0, COUNT_MASK, retryCount);
     }
 
     /** @return the Partition Key, 16 bits. */
     public int partitionKey()
     {
-        return MadFields.u16(segment, body + PARTITION_KEY_OFFSET);
+        return u16(PARTITION_KEY_OFFSET);
     }
 
     /**
@@ -425,14 +371,13 @@ public final class CmReq
      */
     public CmReq partitionKey(final int partitionKey)
     {
-        MadFields.u16(segment, body + PARTITION_KEY_OFFSET, partitionKey);
-        return this;
+        return u16(PARTITION_KEY_OFFSET, partitionKey);
     }
 
     /** @return Path MTU, 4 bits, in the IB encoding: 1 = 256 bytes up to 5 = 4096 bytes. */
     public int pathMtu()
     {
-        return MadFields.bits(segment, body + PATH_MTU_OFFSET, NIBBLE_SHIFT, NIBBLE_MASK);
+        return bits(PATH_MTU_OFFSET, NIBBLE_SHIFT, NIBBLE_MASK);
     }
 
     /**
@@ -441,14 +386,13 @@ public final class CmReq
      */
     public CmReq pathMtu(final int pathMtu)
     {
-        MadFields.bits(segment, body + PATH_MTU_OFFSET, NIBBLE_SHIFT, NIBBLE_MASK, pathMtu);
-        return this;
+        return bits(PATH_MTU_OFFSET, NIBBLE_SHIFT, NIBBLE_MASK, pathMtu);
     }
 
     /** @return RDC Exists; RD only. */
     public boolean rdcExists()
     {
-        return MadFields.flag(segment, body + PATH_MTU_OFFSET, MIDDLE_FLAG_SHIFT);
+        return flag(PATH_MTU_OFFSET, MIDDLE_FLAG_SHIFT);
     }
 
     /**
@@ -457,14 +401,13 @@ public final class CmReq
      */
     public CmReq rdcExists(final boolean rdcExists)
     {
-        MadFields.flag(segment, body + PATH_MTU_OFFSET, MIDDLE_FLAG_SHIFT, rdcExists);
-        return this;
+        return flag(PATH_MTU_OFFSET, MIDDLE_FLAG_SHIFT, rdcExists);
     }
 
     /** @return RNR Retry Count, 3 bits, for the passive side's QP; 7 means retry for ever. */
     public int rnrRetryCount()
     {
-        return MadFields.bits(segment, body + PATH_MTU_OFFSET, 0, COUNT_MASK);
+        return bits(PATH_MTU_OFFSET, 0, COUNT_MASK);
     }
 
     /**
@@ -473,14 +416,13 @@ public final class CmReq
      */
     public CmReq rnrRetryCount(final int rnrRetryCount)
     {
-        MadFields.bits(segment, body + PATH_MTU_OFFSET, 0, COUNT_MASK, rnrRetryCount);
-        return this;
+        return bits(PATH_MTU_OFFSET, 0, COUNT_MASK, rnrRetryCount);
     }
 
     /** @return Max CM Retries, 4 bits: how often the sender resends this REQ before giving up. */
     public int maxCmRetries()
     {
-        return MadFields.bits(segment, body + MAX_CM_RETRIES_OFFSET, NIBBLE_SHIFT, NIBBLE_MASK);
+        return bits(MAX_CM_RETRIES_OFFSET, NIBBLE_SHIFT, NIBBLE_MASK);
     }
 
     /**
@@ -489,14 +431,13 @@ public final class CmReq
      */
     public CmReq maxCmRetries(final int maxCmRetries)
     {
-        MadFields.bits(segment, body + MAX_CM_RETRIES_OFFSET, NIBBLE_SHIFT, NIBBLE_MASK, maxCmRetries);
-        return this;
+        return bits(MAX_CM_RETRIES_OFFSET, NIBBLE_SHIFT, NIBBLE_MASK, maxCmRetries);
     }
 
     /** @return SRQ: whether the sender's QP takes receives from a shared receive queue. */
     public boolean srq()
     {
-        return MadFields.flag(segment, body + MAX_CM_RETRIES_OFFSET, MIDDLE_FLAG_SHIFT);
+        return flag(MAX_CM_RETRIES_OFFSET, MIDDLE_FLAG_SHIFT);
     }
 
     /**
@@ -505,14 +446,13 @@ public final class CmReq
      */
     public CmReq srq(final boolean srq)
     {
-        MadFields.flag(segment, body + MAX_CM_RETRIES_OFFSET, MIDDLE_FLAG_SHIFT, srq);
-        return this;
+        return flag(MAX_CM_RETRIES_OFFSET, MIDDLE_FLAG_SHIFT, srq);
     }
 
     /** @return Extended Transport Type, 3 bits; 1 is XRC when Transport Service Type is extended. */
     public int extendedTransportType()
     {
-        return MadFields.bits(segment, body + MAX_CM_RETRIES_OFFSET, 0, COUNT_MASK);
+        return bits(MAX_CM_RETRIES_OFFSET, 0, COUNT_MASK);
     }
 
     /**
@@ -521,14 +461,13 @@ public final class CmReq
      */
     public CmReq extendedTransportType(final int type)
     {
-        MadFields.bits(segment, body + MAX_CM_RETRIES_OFFSET, 0, COUNT_MASK, type);
-        return this;
+        return bits(MAX_CM_RETRIES_OFFSET, 0, COUNT_MASK, type);
     }
 
     /** @return the primary Local Port LID, 16 bits; on RoCE 0 or 0xFFFF and to be ignored. */
     public int primaryLocalPortLid()
     {
-        return MadFields.u16(segment, body + PRIMARY_LOCAL_PORT_LID_OFFSET);
+        return u16(PRIMARY_LOCAL_PORT_LID_OFFSET);
     }
 
     /**
@@ -537,14 +476,13 @@ public final class CmReq
      */
     public CmReq primaryLocalPortLid(final int lid)
     {
-        MadFields.u16(segment, body + PRIMARY_LOCAL_PORT_LID_OFFSET, lid);
-        return this;
+        return u16(PRIMARY_LOCAL_PORT_LID_OFFSET, lid);
     }
 
     /** @return the primary Remote Port LID, 16 bits; on RoCE 0 or 0xFFFF and to be ignored. */
     public int primaryRemotePortLid()
     {
-        return MadFields.u16(segment, body + PRIMARY_REMOTE_PORT_LID_OFFSET);
+        return u16(PRIMARY_REMOTE_PORT_LID_OFFSET);
     }
 
     /**
@@ -553,14 +491,13 @@ public final class CmReq
      */
     public CmReq primaryRemotePortLid(final int lid)
     {
-        MadFields.u16(segment, body + PRIMARY_REMOTE_PORT_LID_OFFSET, lid);
-        return this;
+        return u16(PRIMARY_REMOTE_PORT_LID_OFFSET, lid);
     }
 
     /** @return the first 8 bytes of the primary Local Port GID; 0 for an IPv4-mapped GID. */
     public long primaryLocalPortGidHigh()
     {
-        return MadFields.u64(segment, body + PRIMARY_LOCAL_PORT_GID_OFFSET);
+        return u64(PRIMARY_LOCAL_PORT_GID_OFFSET);
     }
 
     /**
@@ -569,14 +506,13 @@ public final class CmReq
      */
     public CmReq primaryLocalPortGidHigh(final long high)
     {
-        MadFields.u64(segment, body + PRIMARY_LOCAL_PORT_GID_OFFSET, high);
-        return this;
+        return u64(PRIMARY_LOCAL_PORT_GID_OFFSET, high);
     }
 
     /** @return the last 8 bytes of the primary Local Port GID; 0x0000FFFF_aabbccdd for IPv4 a.b.c.d. */
     public long primaryLocalPortGidLow()
     {
-        return MadFields.u64(segment, body + PRIMARY_LOCAL_PORT_GID_OFFSET + 8);
+        return u64(PRIMARY_LOCAL_PORT_GID_OFFSET + 8);
     }
 
     /**
@@ -585,14 +521,13 @@ public final class CmReq
      */
     public CmReq primaryLocalPortGidLow(final long low)
     {
-        MadFields.u64(segment, body + PRIMARY_LOCAL_PORT_GID_OFFSET + 8, low);
-        return this;
+        return u64(PRIMARY_LOCAL_PORT_GID_OFFSET + 8, low);
     }
 
     /** @return the first 8 bytes of the primary Remote Port GID. */
     public long primaryRemotePortGidHigh()
     {
-        return MadFields.u64(segment, body + PRIMARY_REMOTE_PORT_GID_OFFSET);
+        return u64(PRIMARY_REMOTE_PORT_GID_OFFSET);
     }
 
     /**
@@ -601,14 +536,13 @@ public final class CmReq
      */
     public CmReq primaryRemotePortGidHigh(final long high)
     {
-        MadFields.u64(segment, body + PRIMARY_REMOTE_PORT_GID_OFFSET, high);
-        return this;
+        return u64(PRIMARY_REMOTE_PORT_GID_OFFSET, high);
     }
 
     /** @return the last 8 bytes of the primary Remote Port GID. */
     public long primaryRemotePortGidLow()
     {
-        return MadFields.u64(segment, body + PRIMARY_REMOTE_PORT_GID_OFFSET + 8);
+        return u64(PRIMARY_REMOTE_PORT_GID_OFFSET + 8);
     }
 
     /**
@@ -617,8 +551,7 @@ public final class CmReq
      */
     public CmReq primaryRemotePortGidLow(final long low)
     {
-        MadFields.u64(segment, body + PRIMARY_REMOTE_PORT_GID_OFFSET + 8, low);
-        return this;
+        return u64(PRIMARY_REMOTE_PORT_GID_OFFSET + 8, low);
     }
 
     /**
@@ -629,7 +562,7 @@ public final class CmReq
      */
     public int primaryFlowLabel()
     {
-        return (MadFields.u32(segment, body + PRIMARY_FLOW_LABEL_OFFSET) >>> FLOW_LABEL_SHIFT) & FLOW_LABEL_MASK;
+        return (u32(PRIMARY_FLOW_LABEL_OFFSET) >>> FLOW_LABEL_SHIFT) & FLOW_LABEL_MASK;
     }
 
     /**
@@ -640,17 +573,15 @@ public final class CmReq
      */
     public CmReq primaryFlowLabel(final int flowLabel)
     {
-        final long at = body + PRIMARY_FLOW_LABEL_OFFSET;
-        final int word = MadFields.u32(segment, at);
-        MadFields.u32(segment, at, (word & ~(FLOW_LABEL_MASK << FLOW_LABEL_SHIFT)) |
+        final int word = u32(PRIMARY_FLOW_LABEL_OFFSET);
+        return u32(PRIMARY_FLOW_LABEL_OFFSET, (word & ~(FLOW_LABEL_MASK << FLOW_LABEL_SHIFT)) |
             ((flowLabel & FLOW_LABEL_MASK) << FLOW_LABEL_SHIFT));
-        return this;
     }
 
     /** @return the primary Packet Rate, 6 bits, in the IB static rate encoding; rxe sends 0. */
     public int primaryPacketRate()
     {
-        return MadFields.bits(segment, body + PRIMARY_PACKET_RATE_OFFSET, 0, PACKET_RATE_MASK);
+        return bits(PRIMARY_PACKET_RATE_OFFSET, 0, PACKET_RATE_MASK);
     }
 
     /**
@@ -659,14 +590,13 @@ public final class CmReq
      */
     public CmReq primaryPacketRate(final int packetRate)
     {
-        MadFields.bits(segment, body + PRIMARY_PACKET_RATE_OFFSET, 0, PACKET_RATE_MASK, packetRate);
-        return this;
+        return bits(PRIMARY_PACKET_RATE_OFFSET, 0, PACKET_RATE_MASK, packetRate);
     }
 
     /** @return the primary Traffic Class: on RoCE the IP TOS the connection's packets carry. */
     public int primaryTrafficClass()
     {
-        return MadFields.u8(segment, body + PRIMARY_TRAFFIC_CLASS_OFFSET);
+        return u8(PRIMARY_TRAFFIC_CLASS_OFFSET);
     }
 
     /**
@@ -675,14 +605,13 @@ public final class CmReq
      */
     public CmReq primaryTrafficClass(final int trafficClass)
     {
-        MadFields.u8(segment, body + PRIMARY_TRAFFIC_CLASS_OFFSET, trafficClass);
-        return this;
+        return u8(PRIMARY_TRAFFIC_CLASS_OFFSET, trafficClass);
     }
 
     /** @return the primary Hop Limit: on RoCE the IP TTL. */
     public int primaryHopLimit()
     {
-        return MadFields.u8(segment, body + PRIMARY_HOP_LIMIT_OFFSET);
+        return u8(PRIMARY_HOP_LIMIT_OFFSET);
     }
 
     /**
@@ -691,14 +620,13 @@ public final class CmReq
      */
     public CmReq primaryHopLimit(final int hopLimit)
     {
-        MadFields.u8(segment, body + PRIMARY_HOP_LIMIT_OFFSET, hopLimit);
-        return this;
+        return u8(PRIMARY_HOP_LIMIT_OFFSET, hopLimit);
     }
 
     /** @return the primary SL, 4 bits. */
     public int primarySl()
     {
-        return MadFields.bits(segment, body + PRIMARY_SL_OFFSET, NIBBLE_SHIFT, NIBBLE_MASK);
+        return bits(PRIMARY_SL_OFFSET, NIBBLE_SHIFT, NIBBLE_MASK);
     }
 
     /**
@@ -707,14 +635,13 @@ public final class CmReq
      */
     public CmReq primarySl(final int sl)
     {
-        MadFields.bits(segment, body + PRIMARY_SL_OFFSET, NIBBLE_SHIFT, NIBBLE_MASK, sl);
-        return this;
+        return bits(PRIMARY_SL_OFFSET, NIBBLE_SHIFT, NIBBLE_MASK, sl);
     }
 
     /** @return primary Subnet Local: whether the peer is reachable without a router (on RoCE, hop limit ≤ 1). */
     public boolean primarySubnetLocal()
     {
-        return MadFields.flag(segment, body + PRIMARY_SL_OFFSET, MIDDLE_FLAG_SHIFT);
+        return flag(PRIMARY_SL_OFFSET, MIDDLE_FLAG_SHIFT);
     }
 
     /**
@@ -723,14 +650,13 @@ public final class CmReq
      */
     public CmReq primarySubnetLocal(final boolean subnetLocal)
     {
-        MadFields.flag(segment, body + PRIMARY_SL_OFFSET, MIDDLE_FLAG_SHIFT, subnetLocal);
-        return this;
+        return flag(PRIMARY_SL_OFFSET, MIDDLE_FLAG_SHIFT, subnetLocal);
     }
 
     /** @return the primary Local ACK Timeout, 5 bits: the QP {@code timeout} both sides use. */
     public int primaryLocalAckTimeout()
     {
-        return MadFields.bits(segment, body + PRIMARY_LOCAL_ACK_TIMEOUT_OFFSET, TIMEOUT_SHIFT, TIMEOUT_MASK);
+        return bits(PRIMARY_LOCAL_ACK_TIMEOUT_OFFSET, TIMEOUT_SHIFT, TIMEOUT_MASK);
     }
 
     /**
@@ -739,8 +665,7 @@ public final class CmReq
      */
     public CmReq primaryLocalAckTimeout(final int timeout)
     {
-        MadFields.bits(segment, body + PRIMARY_LOCAL_ACK_TIMEOUT_OFFSET, TIMEOUT_SHIFT, TIMEOUT_MASK, timeout);
-        return this;
+        return bits(PRIMARY_LOCAL_ACK_TIMEOUT_OFFSET, TIMEOUT_SHIFT, TIMEOUT_MASK, timeout);
     }
 
     /**
@@ -751,7 +676,7 @@ public final class CmReq
      */
     public int alternatePath(final byte[] dst)
     {
-        return MadFields.copyOut(segment, body + ALTERNATE_PATH_OFFSET, PATH_LENGTH, dst);
+        return copyOut(ALTERNATE_PATH_OFFSET, PATH_LENGTH, dst);
     }
 
     /**
@@ -763,32 +688,6 @@ public final class CmReq
      */
     public CmReq alternatePath(final byte[] src, final int length)
     {
-        MadFields.copyIn(segment, body + ALTERNATE_PATH_OFFSET, PATH_LENGTH, src, length);
-        return this;
-    }
-
-    /**
-     * Copy the private data out. The CM carries no length, so the whole area is the private data; rdma_cm's own
-     * header takes its first {@link CmaHeader#LENGTH} bytes.
-     *
-     * @param dst where to copy; up to {@link #PRIVATE_DATA_LENGTH} bytes are copied.
-     * @return how many bytes were copied.
-     */
-    public int privateData(final byte[] dst)
-    {
-        return MadFields.copyOut(segment, body + PRIVATE_DATA_OFFSET, PRIVATE_DATA_LENGTH, dst);
-    }
-
-    /**
-     * Copy bytes into the private data and zero the rest of it.
-     *
-     * @param src    the bytes.
-     * @param length how many of them, at most {@link #PRIVATE_DATA_LENGTH}.
-     * @return this.
-     */
-    public CmReq privateData(final byte[] src, final int length)
-    {
-        MadFields.copyIn(segment, body + PRIVATE_DATA_OFFSET, PRIVATE_DATA_LENGTH, src, length);
-        return this;
+        return copyIn(ALTERNATE_PATH_OFFSET, PATH_LENGTH, src, length);
     }
 }

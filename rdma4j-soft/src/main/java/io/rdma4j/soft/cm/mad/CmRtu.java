@@ -1,7 +1,5 @@
 package io.rdma4j.soft.cm.mad;
 
-import java.lang.foreign.MemorySegment;
-
 /**
  * Flyweight over the body of a CM RTU, the active side's last word of the handshake: its arrival is what raises
  * ESTABLISHED on the passive side (unless data came first). Offsets count from the first byte after the MAD
@@ -10,112 +8,16 @@ import java.lang.foreign.MemorySegment;
  *   0 Local Communication ID            4 Remote Communication ID           8 private data (224 bytes)
  * </pre>
  */
-public final class CmRtu
+public final class CmRtu extends CmCommIdsBody<CmRtu>
 {
-    /** Offset of the Local Communication ID. */
-    public static final int LOCAL_COMM_ID_OFFSET = 0;
-    /** Offset of the Remote Communication ID. */
-    public static final int REMOTE_COMM_ID_OFFSET = 4;
     /** Offset of the private data. */
     public static final int PRIVATE_DATA_OFFSET = 8;
     /** Length of the private data. */
     public static final int PRIVATE_DATA_LENGTH = CmMad.MAD_LENGTH - CmMad.HEADER_LENGTH - PRIVATE_DATA_OFFSET;
 
-    private MemorySegment segment;
-    private long offset;
-    private long body;
-
-    /** Create an unwrapped flyweight; {@link #wrap} it before use. */
+    /** Create an unwrapped flyweight; {@link #wrap} it, at the start of the MAD, before use. */
     public CmRtu()
     {
-    }
-
-    /**
-     * Point this flyweight at a MAD holding a RTU.
-     *
-     * @param segment the memory holding the MAD.
-     * @param offset  where the MAD (not the RTU body) starts in {@code segment}.
-     * @return this.
-     */
-    public CmRtu wrap(final MemorySegment segment, final long offset)
-    {
-        this.segment = segment;
-        this.offset = offset;
-        this.body = offset + CmMad.HEADER_LENGTH;
-        return this;
-    }
-
-    /** @return the wrapped memory. */
-    public MemorySegment segment()
-    {
-        return segment;
-    }
-
-    /** @return where the MAD starts in {@link #segment()}. */
-    public long offset()
-    {
-        return offset;
-    }
-
-    /** @return where the private data starts in {@link #segment()}. */
-    public long privateDataOffset()
-    {
-        return body + PRIVATE_DATA_OFFSET;
-    }
-
-    /** @return the Local Communication ID: the sender's own handle for the connection. */
-    public int localCommId()
-    {
-        return MadFields.u32(segment, body + LOCAL_COMM_ID_OFFSET);
-    }
-
-    /**
-     * @param localCommId the Local Communication ID.
-     * @return this.
-     */
-    public CmRtu localCommId(final int localCommId)
-    {
-        MadFields.u32(segment, body + LOCAL_COMM_ID_OFFSET, localCommId);
-        return this;
-    }
-
-    /** @return the Remote Communication ID: the peer's handle, by which the receiver finds the connection. */
-    public int remoteCommId()
-    {
-        return MadFields.u32(segment, body + REMOTE_COMM_ID_OFFSET);
-    }
-
-    /**
-     * @param remoteCommId the Remote Communication ID.
-     * @return this.
-     */
-    public CmRtu remoteCommId(final int remoteCommId)
-    {
-        MadFields.u32(segment, body + REMOTE_COMM_ID_OFFSET, remoteCommId);
-        return this;
-    }
-
-    /**
-     * Copy the private data out; the CM carries no length, so the whole area is returned as the peer sent it.
-     *
-     * @param dst where to copy; up to {@link #PRIVATE_DATA_LENGTH} bytes are copied.
-     * @return how many bytes were copied.
-     */
-    public int privateData(final byte[] dst)
-    {
-        return MadFields.copyOut(segment, body + PRIVATE_DATA_OFFSET, PRIVATE_DATA_LENGTH, dst);
-    }
-
-    /**
-     * Copy bytes into the private data and zero the rest of it.
-     *
-     * @param src    the bytes.
-     * @param length how many of them, at most {@link #PRIVATE_DATA_LENGTH}.
-     * @return this.
-     */
-    public CmRtu privateData(final byte[] src, final int length)
-    {
-        MadFields.copyIn(segment, body + PRIVATE_DATA_OFFSET, PRIVATE_DATA_LENGTH, src, length);
-        return this;
+        super(PRIVATE_DATA_OFFSET, PRIVATE_DATA_LENGTH);
     }
 }

@@ -1,7 +1,5 @@
 package io.rdma4j.soft.cm.mad;
 
-import java.lang.foreign.MemorySegment;
-
 /**
  * Flyweight over the 36-byte header rdma_cm puts at the start of the private data of a REQ and a SIDR_REQ. The
  * CM knows only service IDs; this header carries the IP addresses and source port, so the passive side can match
@@ -15,7 +13,7 @@ import java.lang.foreign.MemorySegment;
  * An IPv4 address sits in the last 4 bytes of its 16-byte field, after 12 zero bytes; that is not the
  * {@code ::ffff:a.b.c.d} mapped form GIDs use. All fields are big-endian, the port included.
  */
-public final class CmaHeader
+public final class CmaHeader extends MadFlyweight<CmaHeader>
 {
     /** Offset of the version byte. */
     public static final int VERSION_OFFSET = 0;
@@ -44,51 +42,22 @@ public final class CmaHeader
     private static final int IP_VERSION_SHIFT = 4;
     private static final int IP_VERSION_MASK = 0xF;
 
-    private MemorySegment segment;
-    private long offset;
-
     /** Create an unwrapped flyweight; {@link #wrap} it before use. */
     public CmaHeader()
     {
-    }
-
-    /**
-     * Point this flyweight at the header.
-     *
-     * @param segment the memory holding the MAD.
-     * @param offset  where the header starts: {@link CmReq#privateDataOffset()} or
-     *                {@link SidrReq#privateDataOffset()}.
-     * @return this.
-     */
-    public CmaHeader wrap(final MemorySegment segment, final long offset)
-    {
-        this.segment = segment;
-        this.offset = offset;
-        return this;
-    }
-
-    /** @return the wrapped memory. */
-    public MemorySegment segment()
-    {
-        return segment;
-    }
-
-    /** @return where the header starts in {@link #segment()}. */
-    public long offset()
-    {
-        return offset;
+        super(0);
     }
 
     /** @return where the user's private data starts in {@link #segment()}. */
     public long userDataOffset()
     {
-        return offset + USER_DATA_OFFSET;
+        return offset() + USER_DATA_OFFSET;
     }
 
     /** @return the version byte, {@link #CMA_VERSION} from every sender so far. */
     public int version()
     {
-        return MadFields.u8(segment, offset + VERSION_OFFSET);
+        return u8(VERSION_OFFSET);
     }
 
     /**
@@ -97,14 +66,13 @@ public final class CmaHeader
      */
     public CmaHeader version(final int version)
     {
-        MadFields.u8(segment, offset + VERSION_OFFSET, version);
-        return this;
+        return u8(VERSION_OFFSET, version);
     }
 
     /** @return the IP version, {@link #IPV4} or {@link #IPV6}: how to read the addresses. */
     public int ipVersion()
     {
-        return MadFields.bits(segment, offset + IP_VERSION_OFFSET, IP_VERSION_SHIFT, IP_VERSION_MASK);
+        return bits(IP_VERSION_OFFSET, IP_VERSION_SHIFT, IP_VERSION_MASK);
     }
 
     /**
@@ -115,14 +83,13 @@ public final class CmaHeader
      */
     public CmaHeader ipVersion(final int ipVersion)
     {
-        MadFields.bits(segment, offset + IP_VERSION_OFFSET, IP_VERSION_SHIFT, IP_VERSION_MASK, ipVersion);
-        return this;
+        return bits(IP_VERSION_OFFSET, IP_VERSION_SHIFT, IP_VERSION_MASK, ipVersion);
     }
 
     /** @return the active side's source port, which the passive side reports as the peer's port. */
     public int sourcePort()
     {
-        return MadFields.u16(segment, offset + SOURCE_PORT_OFFSET);
+        return u16(SOURCE_PORT_OFFSET);
     }
 
     /**
@@ -131,14 +98,13 @@ public final class CmaHeader
      */
     public CmaHeader sourcePort(final int port)
     {
-        MadFields.u16(segment, offset + SOURCE_PORT_OFFSET, port);
-        return this;
+        return u16(SOURCE_PORT_OFFSET, port);
     }
 
     /** @return the source IPv4 address, first octet in the high byte. */
     public int sourceIpv4()
     {
-        return MadFields.u32(segment, offset + SOURCE_ADDRESS_OFFSET + IPV4_IN_FIELD_OFFSET);
+        return u32(SOURCE_ADDRESS_OFFSET + IPV4_IN_FIELD_OFFSET);
     }
 
     /**
@@ -149,14 +115,13 @@ public final class CmaHeader
      */
     public CmaHeader sourceIpv4(final int address)
     {
-        writeIpv4(offset + SOURCE_ADDRESS_OFFSET, address);
-        return this;
+        return writeIpv4(SOURCE_ADDRESS_OFFSET, address);
     }
 
     /** @return the destination IPv4 address, first octet in the high byte. */
     public int destinationIpv4()
     {
-        return MadFields.u32(segment, offset + DESTINATION_ADDRESS_OFFSET + IPV4_IN_FIELD_OFFSET);
+        return u32(DESTINATION_ADDRESS_OFFSET + IPV4_IN_FIELD_OFFSET);
     }
 
     /**
@@ -167,14 +132,13 @@ public final class CmaHeader
      */
     public CmaHeader destinationIpv4(final int address)
     {
-        writeIpv4(offset + DESTINATION_ADDRESS_OFFSET, address);
-        return this;
+        return writeIpv4(DESTINATION_ADDRESS_OFFSET, address);
     }
 
     /** @return the first 8 bytes of the source address field; 0 for IPv4. */
     public long sourceAddressHigh()
     {
-        return MadFields.u64(segment, offset + SOURCE_ADDRESS_OFFSET);
+        return u64(SOURCE_ADDRESS_OFFSET);
     }
 
     /**
@@ -183,14 +147,13 @@ public final class CmaHeader
      */
     public CmaHeader sourceAddressHigh(final long high)
     {
-        MadFields.u64(segment, offset + SOURCE_ADDRESS_OFFSET, high);
-        return this;
+        return u64(SOURCE_ADDRESS_OFFSET, high);
     }
 
     /** @return the last 8 bytes of the source address field; the IPv4 address in the low 4 for IPv4. */
     public long sourceAddressLow()
     {
-        return MadFields.u64(segment, offset + SOURCE_ADDRESS_OFFSET + 8);
+        return u64(SOURCE_ADDRESS_OFFSET + 8);
     }
 
     /**
@@ -199,14 +162,13 @@ public final class CmaHeader
      */
     public CmaHeader sourceAddressLow(final long low)
     {
-        MadFields.u64(segment, offset + SOURCE_ADDRESS_OFFSET + 8, low);
-        return this;
+        return u64(SOURCE_ADDRESS_OFFSET + 8, low);
     }
 
     /** @return the first 8 bytes of the destination address field; 0 for IPv4. */
     public long destinationAddressHigh()
     {
-        return MadFields.u64(segment, offset + DESTINATION_ADDRESS_OFFSET);
+        return u64(DESTINATION_ADDRESS_OFFSET);
     }
 
     /**
@@ -215,14 +177,13 @@ public final class CmaHeader
      */
     public CmaHeader destinationAddressHigh(final long high)
     {
-        MadFields.u64(segment, offset + DESTINATION_ADDRESS_OFFSET, high);
-        return this;
+        return u64(DESTINATION_ADDRESS_OFFSET, high);
     }
 
     /** @return the last 8 bytes of the destination address field; the IPv4 address in the low 4 for IPv4. */
     public long destinationAddressLow()
     {
-        return MadFields.u64(segment, offset + DESTINATION_ADDRESS_OFFSET + 8);
+        return u64(DESTINATION_ADDRESS_OFFSET + 8);
     }
 
     /**
@@ -231,14 +192,13 @@ public final class CmaHeader
      */
     public CmaHeader destinationAddressLow(final long low)
     {
-        MadFields.u64(segment, offset + DESTINATION_ADDRESS_OFFSET + 8, low);
-        return this;
+        return u64(DESTINATION_ADDRESS_OFFSET + 8, low);
     }
 
-    private void writeIpv4(final long field, final int address)
+    private CmaHeader writeIpv4(final int field, final int address)
     {
-        MadFields.u64(segment, field, 0L);
-        MadFields.u32(segment, field + 8, 0);
-        MadFields.u32(segment, field + IPV4_IN_FIELD_OFFSET, address);
+        u64(field, 0L);
+        u32(field + 8, 0);
+        return u32(field + IPV4_IN_FIELD_OFFSET, address);
     }
 }

@@ -5,7 +5,8 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 
 /**
- * The accessors every CM message shares. MADs are big-endian, and the CM packs 24-bit QPNs, PSNs and EECNs into
+ * The field encodings under every MAD flyweight ({@link MadFlyweight}) and the checks that read a MAD before one
+ * wraps it. MADs are big-endian, and the CM packs 24-bit QPNs, PSNs and EECNs into
  * the <em>high</em> three bytes of a 32-bit word with an 8-bit field after them, the opposite of the BTH, so the
  * 24-bit helpers here say which end of the word they use. Bit fields are numbered from the least-significant bit
  * of their byte: a field written {@code [7:3]} has shift 3 and width 5.

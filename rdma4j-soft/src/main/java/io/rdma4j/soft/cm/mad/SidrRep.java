@@ -1,7 +1,5 @@
 package io.rdma4j.soft.cm.mad;
 
-import java.lang.foreign.MemorySegment;
-
 /**
  * Flyweight over the body of a CM SIDR_REP: the listener's answer to a SIDR_REQ, with the QPN and Q_Key to send
  * datagrams to, or a refusal. Offsets count from the first byte after the MAD header:
@@ -14,7 +12,7 @@ import java.lang.foreign.MemorySegment;
  * </pre>
  * There is no RTU after a SIDR_REP: the exchange is one request and one reply.
  */
-public final class SidrRep
+public final class SidrRep extends CmBody<SidrRep>
 {
     /** Offset of the Request ID. */
     public static final int REQUEST_ID_OFFSET = 0;
@@ -41,52 +39,16 @@ public final class SidrRep
     /** Length of the private data. */
     public static final int PRIVATE_DATA_LENGTH = CmMad.MAD_LENGTH - CmMad.HEADER_LENGTH - PRIVATE_DATA_OFFSET;
 
-    private MemorySegment segment;
-    private long offset;
-    private long body;
-
-    /** Create an unwrapped flyweight; {@link #wrap} it before use. */
+    /** Create an unwrapped flyweight; {@link #wrap} it, at the start of the MAD, before use. */
     public SidrRep()
     {
-    }
-
-    /**
-     * Point this flyweight at a MAD holding a SIDR_REP.
-     *
-     * @param segment the memory holding the MAD.
-     * @param offset  where the MAD (not the SIDR_REP body) starts in {@code segment}.
-     * @return this.
-     */
-    public SidrRep wrap(final MemorySegment segment, final long offset)
-    {
-        this.segment = segment;
-        this.offset = offset;
-        this.body = offset + CmMad.HEADER_LENGTH;
-        return this;
-    }
-
-    /** @return the wrapped memory. */
-    public MemorySegment segment()
-    {
-        return segment;
-    }
-
-    /** @return where the MAD starts in {@link #segment()}. */
-    public long offset()
-    {
-        return offset;
-    }
-
-    /** @return where the private data starts in {@link #segment()}. */
-    public long privateDataOffset()
-    {
-        return body + PRIVATE_DATA_OFFSET;
+        super(PRIVATE_DATA_OFFSET, PRIVATE_DATA_LENGTH);
     }
 
     /** @return the Request ID of the SIDR_REQ answered. */
     public int requestId()
     {
-        return MadFields.u32(segment, body + REQUEST_ID_OFFSET);
+        return u32(REQUEST_ID_OFFSET);
     }
 
     /**
@@ -95,14 +57,13 @@ public final class SidrRep
      */
     public SidrRep requestId(final int requestId)
     {
-        MadFields.u32(segment, body + REQUEST_ID_OFFSET, requestId);
-        return this;
+        return u32(REQUEST_ID_OFFSET, requestId);
     }
 
     /** @return Status, 8 bits; see {@link SidrStatus}. Only with success do the QPN and Q_Key mean anything. */
     public int status()
     {
-        return MadFields.u8(segment, body + STATUS_OFFSET);
+        return u8(STATUS_OFFSET);
     }
 
     /**
@@ -111,14 +72,13 @@ public final class SidrRep
      */
     public SidrRep status(final int status)
     {
-        MadFields.u8(segment, body + STATUS_OFFSET, status);
-        return this;
+        return u8(STATUS_OFFSET, status);
     }
 
     /** @return Additional Information Length, 8 bits: how many bytes of the additional information count. */
     public int additionalInfoLength()
     {
-        return MadFields.u8(segment, body + ADDITIONAL_INFO_LENGTH_OFFSET);
+        return u8(ADDITIONAL_INFO_LENGTH_OFFSET);
     }
 
     /**
@@ -127,8 +87,7 @@ public final class SidrRep
      */
     public SidrRep additionalInfoLength(final int length)
     {
-        MadFields.u8(segment, body + ADDITIONAL_INFO_LENGTH_OFFSET, length);
-        return this;
+        return u8(ADDITIONAL_INFO_LENGTH_OFFSET, length);
     }
 
     /**
@@ -139,8 +98,7 @@ public final class SidrRep
      */
     public int vendorId()
     {
-        return MadFields.u16(segment, body + VENDOR_ID_HIGH_OFFSET) << 8 |
-            MadFields.u8(segment, body + VENDOR_ID_LOW_OFFSET);
+        return u16(VENDOR_ID_HIGH_OFFSET) << 8 | u8(VENDOR_ID_LOW_OFFSET);
     }
 
     /**
@@ -149,15 +107,14 @@ public final class SidrRep
      */
     public SidrRep vendorId(final int vendorId)
     {
-        MadFields.u16(segment, body + VENDOR_ID_HIGH_OFFSET, vendorId >>> 8);
-        MadFields.u8(segment, body + VENDOR_ID_LOW_OFFSET, vendorId);
-        return this;
+        u16(VENDOR_ID_HIGH_OFFSET, vendorId >>> 8);
+        return u8(VENDOR_ID_LOW_OFFSET, vendorId);
     }
 
     /** @return the QPN, 24 bits, of the listener's UD QP. */
     public int qpn()
     {
-        return MadFields.high24(segment, body + QPN_OFFSET);
+        return high24(QPN_OFFSET);
     }
 
     /**
@@ -168,14 +125,13 @@ public final class SidrRep
      */
     public SidrRep qpn(final int qpn)
     {
-        MadFields.high24(segment, body + QPN_OFFSET, qpn);
-        return this;
+        return high24(QPN_OFFSET, qpn);
     }
 
     /** @return the Service ID, echoed from the SIDR_REQ. */
     public long serviceId()
     {
-        return MadFields.u64(segment, body + SERVICE_ID_OFFSET);
+        return u64(SERVICE_ID_OFFSET);
     }
 
     /**
@@ -184,14 +140,13 @@ public final class SidrRep
      */
     public SidrRep serviceId(final long serviceId)
     {
-        MadFields.u64(segment, body + SERVICE_ID_OFFSET, serviceId);
-        return this;
+        return u64(SERVICE_ID_OFFSET, serviceId);
     }
 
     /** @return the Q_Key datagrams to the QPN must carry; rdma_cm's default is 0x01234567. */
     public int qkey()
     {
-        return MadFields.u32(segment, body + QKEY_OFFSET);
+        return u32(QKEY_OFFSET);
     }
 
     /**
@@ -200,8 +155,7 @@ public final class SidrRep
      */
     public SidrRep qkey(final int qkey)
     {
-        MadFields.u32(segment, body + QKEY_OFFSET, qkey);
-        return this;
+        return u32(QKEY_OFFSET, qkey);
     }
 
     /**
@@ -213,7 +167,7 @@ public final class SidrRep
      */
     public int additionalInfo(final byte[] dst)
     {
-        return MadFields.copyOut(segment, body + ADDITIONAL_INFO_OFFSET, ADDITIONAL_INFO_LENGTH, dst);
+        return copyOut(ADDITIONAL_INFO_OFFSET, ADDITIONAL_INFO_LENGTH, dst);
     }
 
     /**
@@ -226,31 +180,6 @@ public final class SidrRep
      */
     public SidrRep additionalInfo(final byte[] src, final int length)
     {
-        MadFields.copyIn(segment, body + ADDITIONAL_INFO_OFFSET, ADDITIONAL_INFO_LENGTH, src, length);
-        return this;
-    }
-
-    /**
-     * Copy the private data out; the CM carries no length, so the whole area is returned as the peer sent it.
-     *
-     * @param dst where to copy; up to {@link #PRIVATE_DATA_LENGTH} bytes are copied.
-     * @return how many bytes were copied.
-     */
-    public int privateData(final byte[] dst)
-    {
-        return MadFields.copyOut(segment, body + PRIVATE_DATA_OFFSET, PRIVATE_DATA_LENGTH, dst);
-    }
-
-    /**
-     * Copy bytes into the private data and zero the rest of it.
-     *
-     * @param src    the bytes.
-     * @param length how many of them, at most {@link #PRIVATE_DATA_LENGTH}.
-     * @return this.
-     */
-    public SidrRep privateData(final byte[] src, final int length)
-    {
-        MadFields.copyIn(segment, body + PRIVATE_DATA_OFFSET, PRIVATE_DATA_LENGTH, src, length);
-        return this;
+        return copyIn(ADDITIONAL_INFO_OFFSET, ADDITIONAL_INFO_LENGTH, src, length);
     }
 }

@@ -3,7 +3,7 @@ package io.rdma4j.soft.link.linux;
 import io.rdma4j.soft.link.DatagramInfo;
 import io.rdma4j.soft.link.Ipv4;
 import io.rdma4j.soft.link.UdpLink;
-import io.rdma4j.soft.wire.Icrc;
+import io.rdma4j.soft.wire.TestIcrc;
 import io.rdma4j.soft.wire.Opcode;
 import io.rdma4j.soft.wire.PacketBuilder;
 import io.rdma4j.soft.wire.PacketInfo;
@@ -54,7 +54,7 @@ class LinuxUdpLinkTest
     private final ByteBuffer buffer = ByteBuffer.allocateDirect(65536);
     private final DatagramInfo info = new DatagramInfo();
     private final PacketBuilder builder = new PacketBuilder();
-    private final Icrc icrc = new Icrc();
+    private final TestIcrc icrc = new TestIcrc();
     private int port;
 
     @BeforeEach
