@@ -1,11 +1,9 @@
 package io.rdma4j.tools.perf;
 
 import io.rdma4j.verbs.QpType;
-import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -14,21 +12,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 class ResultFiguresTest
 {
-    private static Histogram histogram(final long... nanos)
-    {
-        final Histogram h = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
-        for (final long value : nanos)
-        {
-            h.recordValue(value);
-        }
-        return h;
-    }
-
     @Test
     void readsALatencyLineAsPrinted()
     {
-        final String line = ResultLine.latency(PerfTest.SEND_LAT, QpType.RC, 64, histogram(1230, 1230, 2000),
-            histogram(500, 500, 600));
+        final String line = ResultLine.latency(PerfTest.SEND_LAT, QpType.RC, 64, ResultLineTest.histogram(1230, 1230, 2000),
+            ResultLineTest.histogram(500, 500, 600));
         assertEquals(Optional.of(new ResultFigures("send_lat RC 64B", true, 1.23, 0.50, Double.NaN, Double.NaN,
             2.46)), ResultFigures.parse(line));
     }

@@ -14,7 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class ResultLineTest
 {
-    private static Histogram histogram(final long... nanos)
+    static Histogram histogram(final long... nanos)
     {
         final Histogram h = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
         for (final long value : nanos)
