@@ -7,6 +7,9 @@
 module io.rdma4j.soft
 {
     requires io.rdma4j.api;
+    // the agent runner and idle strategies of the device and CM loops (an automatic module: Agrona has no
+    // module-info; its buffers, which need jdk.internal.misc, are not used)
+    requires org.agrona;
     // the device's counters as an MBean
     requires java.management;
     // IP_DONTFRAGMENT on the UDP socket, which the ICRC's IP identification relies on

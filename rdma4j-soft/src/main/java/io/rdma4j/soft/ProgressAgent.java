@@ -6,6 +6,9 @@ import io.rdma4j.soft.transport.BatchEndWork;
 import io.rdma4j.soft.wire.PacketInfo;
 import io.rdma4j.soft.wire.PacketParser;
 import io.rdma4j.verbs.QpType;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.IdleStrategy;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -22,7 +25,7 @@ import java.util.function.LongSupplier;
  * thread, or, in polling mode, on a thread polling a CQ ({@link #progressInline}); the receive lock lets one
  * of them in at a time, so transports see one thread.
  */
-final class ProgressAgent
+final class ProgressAgent implements Agent
 {
     private static final long IDLE_WAIT_NS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final long TIMER_WAIT_NS = TimeUnit.MICROSECONDS.toNanos(200);
@@ -74,12 +77,16 @@ final class ProgressAgent
     private volatile long progressWaitEndNs = Long.MAX_VALUE;
     /** Set by {@link #wakeup}: the next duty cycle runs the timers whether one is due or not. */
     private volatile boolean timersRequested;
-    private final IdleStrategy idleStrategy;
-    private volatile boolean running = true;
+    private final AgentRunner runner;
 
+    /**
+     * @param idleStrategy what the progress thread does after an empty cycle; null for the default, which
+     *                     waits on the link ({@link LinkWait}).
+     */
     ProgressAgent(
         final Link link, final ReceivePath receivePath, final QpTable qpTable, final LongSupplier clock,
-        final ProgressErrorLog errorLog, final boolean pollsInline, final String threadName)
+        final ProgressErrorLog errorLog, final boolean pollsInline, final String threadName,
+        final IdleStrategy idleStrategy)
     {
         this.link = link;
         this.receivePath = receivePath;
@@ -87,8 +94,10 @@ final class ProgressAgent
         this.clock = clock;
         this.errorLog = errorLog;
         this.pollsInline = pollsInline;
-        this.idleStrategy = this::awaitWork;
-        this.progressThread = Thread.ofPlatform().daemon().name(threadName).unstarted(this::run);
+        this.runner = new AgentRunner(idleStrategy != null ? idleStrategy : new LinkWait(), errorLog::onError, null, this);
+        // the thread exists before it starts (and without starting, for a device driven by hand): memory handed
+        // to the device is checked for access from it
+        this.progressThread = Thread.ofPlatform().daemon().name(threadName).unstarted(runner);
     }
 
     void start()
@@ -173,36 +182,31 @@ final class ProgressAgent
     }
 
     /**
-     * The progress thread, in Agrona's shape: a duty cycle that reports the work it did, and an idle
-     * strategy that waits when it did none. Nothing thrown ends it (see {@link ProgressErrorLog}).
+     * The progress thread's cycle, run by Agrona's {@link AgentRunner}: nothing thrown leaves it (see
+     * {@link ProgressErrorLog}), so the idle strategy runs after a fault too and a fault that recurs on every
+     * cycle cannot spin a core.
      */
-    private void run()
+    @Override
+    public int doWork()
     {
-        while (running)
+        try
         {
-            int work;
-            try
-            {
-                // while a thread polls (polling mode) it receives, runs the timers that fall due and sends
-                // what they queue: this thread keeps out of its way, and takes over when the polls stop
-                work = pollerActive(nanoTime()) ? 0 : doWork();
-            }
-            catch (final Throwable ex)
-            {
-                // whatever it is, even an Error, the device keeps its thread; the idle strategy
-                // still runs, so a fault that recurs on every cycle cannot spin a core
-                errorLog.onError(ex);
-                work = 0;
-            }
-            try
-            {
-                idleStrategy.idle(work);
-            }
-            catch (final Throwable ex)
-            {
-                errorLog.onError(ex);
-            }
+            // while a thread polls (polling mode) it receives, runs the timers that fall due and sends
+            // what they queue: this thread keeps out of its way, and takes over when the polls stop
+            return pollerActive(nanoTime()) ? 0 : dutyCycle();
         }
+        catch (final Throwable ex)
+        {
+            // whatever it is, even an Error, the device keeps its thread
+            errorLog.onError(ex);
+            return 0;
+        }
+    }
+
+    @Override
+    public String roleName()
+    {
+        return progressThread.getName();
     }
 
     /**
@@ -216,7 +220,7 @@ final class ProgressAgent
      * @return datagrams handled, plus the batch-end work done, plus 1 if timers ran: 0 means there was nothing
      *         to do.
      */
-    int doWork()
+    int dutyCycle()
     {
         if (!receiveLock.tryLock())
         {
@@ -257,12 +261,8 @@ final class ProgressAgent
      * park instead until it may have stopped: one wake-up per {@link #POLLER_ACTIVE_NS} at most, none per
      * packet.
      */
-    private void awaitWork(final int workCount)
+    private void awaitWork()
     {
-        if (workCount > 0)
-        {
-            return;
-        }
         // "may wait long" until the wait is chosen: written before the deadline and lastInlinePollNs are read,
         // as a transport arming a timer and a poller write those before reading this, so that either this
         // thread sees what they wrote or they see it may wait long (and wake it, or flush themselves)
@@ -413,18 +413,48 @@ final class ProgressAgent
      */
     void stop()
     {
-        running = false;
+        // out of its wait first: the runner then sees it stopped at the end of this cycle, not the next wait's
         wakeProgressThread();
-        try
+        runner.close();
+    }
+
+    /**
+     * The default idle strategy, as an Agrona one: {@link #awaitWork} after an empty cycle. A fault in the wait
+     * is logged and the wait ends, so the runner's loop never sees it.
+     */
+    private final class LinkWait implements IdleStrategy
+    {
+        @Override
+        public void idle(final int workCount)
         {
-            if (progressThread.isAlive())
+            if (workCount <= 0)
             {
-                progressThread.join(TimeUnit.SECONDS.toMillis(5));
+                idle();
             }
         }
-        catch (final InterruptedException ex)
+
+        @Override
+        public void idle()
         {
-            Thread.currentThread().interrupt();
+            try
+            {
+                awaitWork();
+            }
+            catch (final Throwable ex)
+            {
+                errorLog.onError(ex);
+            }
+        }
+
+        @Override
+        public void reset()
+        {
+        }
+
+        @Override
+        public String alias()
+        {
+            return "link";
         }
     }
 }

@@ -10,6 +10,7 @@ import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.Device;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.RdmaException;
+import org.agrona.concurrent.IdleStrategy;
 
 import java.net.InetAddress;
 import java.net.NetworkInterface;
@@ -31,6 +32,7 @@ public final class SoftDevice implements Device
     private final DeviceLimits limits;
     private final TransportFactory transportFactory;
     private final boolean pollsInline;
+    private final IdleStrategy idleStrategy;
     private final LongSupplier clock;
     private final System.Logger logger;
     private final boolean progressThread;
@@ -54,6 +56,7 @@ public final class SoftDevice implements Device
         this.limits = builder.limits != null ? builder.limits : DeviceLimits.RXE.withEthernetMtu(mtuOf(address));
         this.transportFactory = builder.transportFactory;
         this.pollsInline = builder.pollsInline;
+        this.idleStrategy = builder.idleStrategy;
         this.clock = builder.clock;
         this.logger = builder.logger;
         this.progressThread = builder.progressThread;
@@ -138,7 +141,7 @@ public final class SoftDevice implements Device
                     "cannot open " + name + " on " + address.getHostAddress() + ": " + ex.getMessage(), ex);
             }
             engine = new SoftEngine(this, link, limits, transportFactory, pollsInline, clock, logger,
-                progressThread);
+                progressThread, idleStrategy);
         }
         contexts++;
         return new SoftContext(this, engine);
@@ -201,6 +204,7 @@ public final class SoftDevice implements Device
         private DeviceLimits limits;
         private TransportFactory transportFactory;
         private boolean pollsInline;
+        private IdleStrategy idleStrategy;
         private LongSupplier clock = System::nanoTime;
         private System.Logger logger = System.getLogger(SoftEngine.class.getName());
         private boolean progressThread = true;
@@ -264,6 +268,19 @@ public final class SoftDevice implements Device
         public Builder pollsInline(final boolean inline)
         {
             pollsInline = inline;
+            return this;
+        }
+
+        /**
+         * @param strategy what the progress thread does after a cycle that found no work: an Agrona idle
+         *                 strategy, e.g. {@code BusySpinIdleStrategy} for a thread on a core of its own, or
+         *                 {@code BackoffIdleStrategy}; null (the default) waits on the socket until a datagram,
+         *                 a wake-up or the next timer, using no CPU while idle.
+         * @return this.
+         */
+        public Builder idleStrategy(final IdleStrategy strategy)
+        {
+            idleStrategy = strategy;
             return this;
         }
 

@@ -21,6 +21,7 @@ import io.rdma4j.verbs.Mtu;
 import io.rdma4j.verbs.QpCap;
 import io.rdma4j.verbs.QpInitAttr;
 import io.rdma4j.verbs.RdmaException;
+import org.agrona.concurrent.IdleStrategy;
 
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
@@ -68,7 +69,8 @@ public final class SoftEngine implements TransportDevice, AutoCloseable
     private volatile java.util.function.BiConsumer<SoftEngine, Gid> unreachableHandler;
 
     SoftEngine(final SoftDevice device, final Link link, final DeviceLimits limits, final TransportFactory factory,
-        final boolean pollsInline, final LongSupplier clock, final System.Logger logger, final boolean startsThread)
+        final boolean pollsInline, final LongSupplier clock, final System.Logger logger, final boolean startsThread,
+        final IdleStrategy idleStrategy)
     {
         this.device = device;
         this.clock = clock;
@@ -90,7 +92,7 @@ public final class SoftEngine implements TransportDevice, AutoCloseable
         this.transportFactory = factory != null ? factory : Transports::create;
         this.receivePath = new ReceivePath(this);
         this.agent = new ProgressAgent(link, receivePath, qpTable, clock, errorLog, pollsInline,
-            "rdma4j-" + device.name());
+            "rdma4j-" + device.name(), idleStrategy);
         if (startsThread)
         {
             agent.start();
@@ -524,7 +526,7 @@ public final class SoftEngine implements TransportDevice, AutoCloseable
      */
     public int doWork()
     {
-        return agent.doWork();
+        return agent.dutyCycle();
     }
 
     @Override

@@ -56,7 +56,7 @@ class ModulePathTest
             final boolean moduleOutput = name.equals("classes") &&
                 p.getParent().getFileName().toString().equals("target");
             final boolean moduleJar = name.endsWith(".jar") && (name.startsWith("rdma4j-") ||
-                name.startsWith("picocli-") || name.startsWith("HdrHistogram-"));
+                name.startsWith("picocli-") || name.startsWith("HdrHistogram-") || name.startsWith("agrona-"));
             if (moduleOutput || moduleJar)
             {
                 path.add(p);

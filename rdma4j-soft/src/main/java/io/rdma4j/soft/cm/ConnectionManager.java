@@ -21,16 +21,12 @@ import io.rdma4j.verbs.RdmaException;
 
 import java.net.InetAddress;
 import java.security.SecureRandom;
-import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The IB connection manager of soft devices, as the kernel's ib_cm and rdma_cm run it on RoCE: REQ,
@@ -81,39 +77,27 @@ public final class ConnectionManager
     public static final int DEFAULT_QUEUE_CAPACITY = 1024;
 
     private static final System.Logger LOG = System.getLogger(ConnectionManager.class.getName());
-    /** The longest the CM thread sleeps without looking at its timers. */
-    private static final long MAX_IDLE_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final CmClock clock;
     private final int queueCapacity;
-    /** Guards the queues, the timers and the idle flag; never held while a task runs. */
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Condition workArrived = lock.newCondition();
-    private final Condition wentIdle = lock.newCondition();
-    private final ArrayDeque<ReceivedMad> mads = new ArrayDeque<>();
-    private final ArrayDeque<Runnable> completions = new ArrayDeque<>();
-    private final PriorityQueue<CmTimer> timers = new PriorityQueue<>();
     private final AtomicLongArray counters = new AtomicLongArray(CmCounter.values().length);
     private final Map<Integer, SoftCmId> byCommId = new ConcurrentHashMap<>();
     private final java.util.concurrent.atomic.AtomicInteger unreachableQueued = new java.util.concurrent.atomic.AtomicInteger();
     private final List<CmListener> listeners = new CopyOnWriteArrayList<>();
     /** The high half of every transaction ID we start, as the kernel's MAD agent puts its own. */
     private final long tidHigh = (RANDOM.nextInt() & 0xFFFFFFFFL) << 32;
-    private final Thread thread;
+    /** The CM thread: its queues, its timers, its agent runner. */
+    private final CmLoop<ReceivedMad> loop;
     final CmDevices devices = new CmDevices(this);
-    private int queueHighWater;
-    private long timerSequence;
-    private boolean idle;
-    private boolean stopped;
 
     private ConnectionManager(final CmClock clock, final int queueCapacity, final String name)
     {
         this.clock = clock;
         this.queueCapacity = queueCapacity;
-        thread = Thread.ofPlatform().daemon().name(name).unstarted(this::run);
-        clock.onAdvance(this::wake);
-        thread.start();
+        this.loop = new CmLoop<>(clock, queueCapacity, this::dispatch, () -> count(CmCounter.TASK_FAILED), null, name,
+            LOG);
+        loop.start();
     }
 
     /**
@@ -176,15 +160,7 @@ public final class ConnectionManager
      */
     public int queueHighWater()
     {
-        lock.lock();
-        try
-        {
-            return queueHighWater;
-        }
-        finally
-        {
-            lock.unlock();
-        }
+        return loop.madHighWater();
     }
 
     /**
@@ -246,22 +222,10 @@ public final class ConnectionManager
      */
     void receive(final SoftEngine engine, final byte[] mad, final Gid source, final int sourcePort)
     {
-        lock.lock();
-        try
+        if (!loop.offerMad(new ReceivedMad(engine, mad, source)))
         {
-            if (mads.size() >= queueCapacity)
-            {
-                count(CmCounter.DROP_QUEUE_FULL);
-                engine.counters().increment(SoftCounter.GSI_DROPPED_MADS);
-                return;
-            }
-            mads.add(new ReceivedMad(engine, mad, source));
-            queueHighWater = Math.max(queueHighWater, mads.size());
-            workArrived.signal();
-        }
-        finally
-        {
-            lock.unlock();
+            count(CmCounter.DROP_QUEUE_FULL);
+            engine.counters().increment(SoftCounter.GSI_DROPPED_MADS);
         }
     }
 
@@ -271,16 +235,7 @@ public final class ConnectionManager
      */
     void later(final Runnable completion)
     {
-        lock.lock();
-        try
-        {
-            completions.add(completion);
-            workArrived.signal();
-        }
-        finally
-        {
-            lock.unlock();
-        }
+        loop.later(completion);
     }
 
     /**
@@ -290,31 +245,12 @@ public final class ConnectionManager
      */
     CmTimer schedule(final Runnable task, final long delayNanos)
     {
-        lock.lock();
-        try
-        {
-            final CmTimer timer = new CmTimer(clock.nanoTime() + delayNanos, timerSequence++, task);
-            timers.add(timer);
-            workArrived.signal();
-            return timer;
-        }
-        finally
-        {
-            lock.unlock();
-        }
+        return loop.schedule(task, delayNanos);
     }
 
     void cancel(final CmTimer timer)
     {
-        lock.lock();
-        try
-        {
-            timers.remove(timer);
-        }
-        finally
-        {
-            lock.unlock();
-        }
+        loop.cancel(timer);
     }
 
     /**
@@ -322,20 +258,7 @@ public final class ConnectionManager
      */
     void awaitIdle() throws InterruptedException
     {
-        lock.lock();
-        try
-        {
-            workArrived.signal();
-            idle = false;
-            while (!idle || !mads.isEmpty() || !completions.isEmpty() || dueTimer() != null)
-            {
-                wentIdle.await();
-            }
-        }
-        finally
-        {
-            lock.unlock();
-        }
+        loop.awaitIdle();
     }
 
     /**
@@ -344,109 +267,7 @@ public final class ConnectionManager
      */
     void stop()
     {
-        lock.lock();
-        try
-        {
-            stopped = true;
-            workArrived.signal();
-        }
-        finally
-        {
-            lock.unlock();
-        }
-    }
-
-    private void wake()
-    {
-        lock.lock();
-        try
-        {
-            idle = false;
-            workArrived.signal();
-        }
-        finally
-        {
-            lock.unlock();
-        }
-    }
-
-    /** Lock held. */
-    private CmTimer dueTimer()
-    {
-        final CmTimer first = timers.peek();
-        return first != null && first.deadline - clock.nanoTime() <= 0 ? first : null;
-    }
-
-    private void run()
-    {
-        while (true)
-        {
-            final Runnable task;
-            lock.lock();
-            try
-            {
-                task = nextTask();
-                if (task == null)
-                {
-                    return;
-                }
-            }
-            finally
-            {
-                lock.unlock();
-            }
-            try
-            {
-                task.run();
-            }
-            catch (final RuntimeException ex)
-            {
-                // a bug must cost one MAD or one timer, not the CM
-                count(CmCounter.TASK_FAILED);
-                LOG.log(System.Logger.Level.ERROR, "connection manager task failed", ex);
-            }
-        }
-    }
-
-    /** Lock held: due timers first, then completions, then MADs; sleep when there is nothing; null once stopped. */
-    private Runnable nextTask()
-    {
-        while (true)
-        {
-            if (stopped)
-            {
-                return null;
-            }
-            final CmTimer due = dueTimer();
-            if (due != null)
-            {
-                timers.poll();
-                return due.task;
-            }
-            final Runnable completion = completions.poll();
-            if (completion != null)
-            {
-                return completion;
-            }
-            final ReceivedMad mad = mads.poll();
-            if (mad != null)
-            {
-                return () -> dispatch(mad);
-            }
-            final CmTimer first = timers.peek();
-            final long wait = first == null ? MAX_IDLE_NANOS :
-                Math.min(MAX_IDLE_NANOS, first.deadline - clock.nanoTime());
-            idle = true;
-            wentIdle.signalAll();
-            try
-            {
-                workArrived.awaitNanos(Math.max(wait, 1));
-            }
-            catch (final InterruptedException ex)
-            {
-                // nobody but this class holds the thread: an interrupt means nothing, look at the work again
-            }
-        }
+        loop.stop();
     }
 
     // ---- ids ----

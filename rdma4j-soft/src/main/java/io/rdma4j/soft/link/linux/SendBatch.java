@@ -4,6 +4,8 @@ import io.rdma4j.soft.counter.Counters;
 import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.wire.Icrc;
 
+import org.agrona.collections.Object2ObjectHashMap;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -11,8 +13,6 @@ import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.HashMap;
-import java.util.Map;
 
 import static io.rdma4j.soft.link.linux.LinuxLibc.AF_INET;
 import static io.rdma4j.soft.link.linux.LinuxLibc.CMSG_HEADER_BYTES;
@@ -94,7 +94,15 @@ final class SendBatch
     private final int[] renumbering = new int[MAX_GSO_SEGMENTS];
     private final int[] runFirst = new int[TX_SLOTS];
     private final int[] runLength = new int[TX_SLOTS];
-    private final Map<InetAddress, MemorySegment> sockaddrByDestination = new HashMap<>();
+    /** Open addressing, no entry object per destination (Agrona's); reached only when the last one differs. */
+    private final Object2ObjectHashMap<InetAddress, MemorySegment> sockaddrByDestination =
+        new Object2ObjectHashMap<>();
+    /**
+     * The destination of the previous send and its socket address: a QP or an address handle hands the same
+     * InetAddress object for every packet, so a stream or a ping-pong finds it by one reference comparison.
+     */
+    private InetAddress lastDestination;
+    private MemorySegment lastSockaddr;
     private volatile int count;
     private boolean gsoSend;
     private int multicastTtl = -1;
@@ -562,9 +570,15 @@ final class SendBatch
     /** The destination's socket address, cached by identity; null for a foreign family. */
     private MemorySegment sockaddr(final InetAddress destination)
     {
+        if (destination == lastDestination)
+        {
+            return lastSockaddr;
+        }
         MemorySegment sockaddr = sockaddrByDestination.get(destination);
         if (null != sockaddr)
         {
+            lastDestination = destination;
+            lastSockaddr = sockaddr;
             return sockaddr;
         }
         if ((destination instanceof Inet4Address) != (AF_INET == family))
@@ -576,6 +590,8 @@ final class SendBatch
         if (owner == arena)
         {
             sockaddrByDestination.put(destination, sockaddr);
+            lastDestination = destination;
+            lastSockaddr = sockaddr;
         }
         return sockaddr;
     }
