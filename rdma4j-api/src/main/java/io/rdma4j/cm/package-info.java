@@ -8,6 +8,8 @@
  * <b>Arrows.</b> Builds on {@code io.rdma4j.verbs} (an id's context, PD and QP, the errors) and uses
  * {@code io.rdma4j.spi} to reach the engines' own channels; {@code spi}'s {@code RdmaProvider} in turn
  * hands out this package's {@code EventChannel}, which closes the API's one allowed package cycle (see
- * {@code io.rdma4j.verbs}). It imports nothing else.
+ * {@code io.rdma4j.verbs}). It imports nothing else. The engines' connection managers
+ * ({@code io.rdma4j.soft.cm}, {@code io.rdma4j.rdmacore.cm}) implement it and their providers hand it out;
+ * the tools, the Netty transport and the examples use it.
  */
 package io.rdma4j.cm;

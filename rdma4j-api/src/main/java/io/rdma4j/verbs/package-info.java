@@ -13,6 +13,8 @@
  * engines through {@code io.rdma4j.spi}'s {@code RdmaProvider}, which hands out this package's devices. That
  * pair of arrows is the API's one allowed package cycle (with {@code io.rdma4j.cm}, whose channels the
  * providers also hand out), listed in the API's package cycle test. This package never imports
- * {@code io.rdma4j.cm}, which builds on it.
+ * {@code io.rdma4j.cm}, which builds on it. The engines' verbs objects ({@code io.rdma4j.soft},
+ * {@code io.rdma4j.rdmacore}) implement it; the rest of those engines, the tools, the Netty transport, the
+ * examples and the benchmarks use it.
  */
 package io.rdma4j.verbs;

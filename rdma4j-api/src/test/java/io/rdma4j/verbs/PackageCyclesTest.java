@@ -7,6 +7,9 @@ import java.util.Set;
 
 /**
  * The API's packages import one another only along the allowed arrows (see each package-info).
+ * <p>
+ * Every package has a package-info that says what it is for and where its arrows point, so a new
+ * package cannot arrive undocumented.
  */
 class PackageCyclesTest
 {
@@ -23,5 +26,11 @@ class PackageCyclesTest
     void shouldHaveNoPackageCycleButTheProviderLookup()
     {
         PackageGraph.ofClassesOf(Verbs.class).assertCyclesExactly(ALLOWED);
+    }
+
+    @Test
+    void shouldDocumentEveryPackage()
+    {
+        PackageGraph.ofClassesOf(Verbs.class).assertEveryPackageDocumented();
     }
 }

@@ -12,6 +12,10 @@
  * <p>
  * The handler's loop thread parks when idle; the event channel and each device's completion channel are waited
  * on by one small thread each, which wakes the loop (rdma4j offers no call that waits on several channels).
+ * <p>
+ * <b>Arrows.</b> Built on the public API alone, {@code io.rdma4j.verbs} and {@code io.rdma4j.cm}, and on
+ * Netty's transport, buffers and common; no engine is named, so it runs on whichever provider owns the address.
+ * Within the module only {@code example} imports it.
  * <pre>{@code
  * EventLoopGroup group = new MultiThreadIoEventLoopGroup(RdmaIoHandler.newFactory());
  * new ServerBootstrap().group(group).channel(RdmaServerChannel.class).childHandler(...).bind(address);

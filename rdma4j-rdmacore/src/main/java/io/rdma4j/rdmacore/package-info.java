@@ -19,6 +19,7 @@
  * {@code Counted}) and uses {@code abi} for the struct layouts; it imports nothing else of this module. The
  * connection manager ({@code cm}) sits above it: it adopts the contexts librdmacm opens
  * ({@link io.rdma4j.rdmacore.NativeContext#adopt}) and shares the library, errno and struct helpers, which
- * are public for that reason. The provider ({@code provider}) sits above both.
+ * are public for that reason. The provider ({@code provider}) sits above both. The module exports no
+ * package, so nothing outside it imports this one.
  */
 package io.rdma4j.rdmacore;

@@ -58,6 +58,12 @@ import java.util.stream.Stream;
  * {@code {@link}} in Javadoc. jdeps also skips the classes named in annotation values (picocli's
  * {@code converter = CNumber.class}, an enum constant), which are imports all the same: this class reads
  * those itself with the JDK's class-file API and adds them to jdeps' edges.
+ * <p>
+ * The same classes say which packages have a {@code package-info}: {@link #assertEveryPackageDocumented()}
+ * fails for a package without one, so a new package cannot arrive without saying what it is for and what it
+ * may import. javac writes {@code package-info.class} for a {@code package-info.java} that holds only a
+ * comment when given {@code -Xpkginfo:always}, which maven-compiler-plugin passes by default
+ * ({@code createMissingPackageInfoClass}).
  */
 public final class PackageGraph
 {
@@ -67,6 +73,7 @@ public final class PackageGraph
 
     private final String source;
     private final SortedSet<String> packages;
+    private final SortedSet<String> documented;
     private final SortedMap<String, SortedMap<String, SortedSet<String>>> edges = new TreeMap<>();
     private final List<SortedSet<String>> cycles;
 
@@ -96,8 +103,8 @@ public final class PackageGraph
     }
 
     /**
-     * A graph from class references found elsewhere; references to classes outside {@code packages} or within
-     * one package are left out.
+     * A graph from class references found elsewhere, of packages none of which has a {@code package-info};
+     * references to classes outside {@code packages} or within one package are left out.
      *
      * @param source     what the references were read from, for messages.
      * @param packages   the module's packages.
@@ -106,8 +113,25 @@ public final class PackageGraph
     public PackageGraph(final String source, final Collection<String> packages,
         final Collection<ClassEdge> references)
     {
+        this(source, packages, Set.of(), references);
+    }
+
+    /**
+     * A graph from class references found elsewhere; references to classes outside {@code packages} or within
+     * one package are left out.
+     *
+     * @param source     what the references were read from, for messages.
+     * @param packages   the module's packages.
+     * @param documented those of them that have a {@code package-info}.
+     * @param references class-to-class references.
+     */
+    public PackageGraph(final String source, final Collection<String> packages, final Collection<String> documented,
+        final Collection<ClassEdge> references)
+    {
         this.source = source;
         this.packages = new TreeSet<>(packages);
+        this.documented = new TreeSet<>(documented);
+        this.documented.retainAll(this.packages);
         for (final ClassEdge reference : references)
         {
             final String from = reference.fromPackage();
@@ -191,7 +215,11 @@ public final class PackageGraph
                 }
             }
             references.addAll(annotationReferences(copy));
-            return new PackageGraph(classes.toString(), packages, references);
+            final Path root = copy;
+            final List<String> documented = packages.stream()
+                .filter(p -> Files.isRegularFile(root.resolve(p.replace('.', '/')).resolve("package-info.class")))
+                .toList();
+            return new PackageGraph(classes.toString(), packages, documented, references);
         }
         catch (final IOException ex)
         {
@@ -209,6 +237,32 @@ public final class PackageGraph
     public SortedSet<String> packages()
     {
         return packages;
+    }
+
+    /**
+     * @return the packages that have no {@code package-info}, sorted.
+     */
+    public SortedSet<String> undocumented()
+    {
+        final SortedSet<String> result = new TreeSet<>(packages);
+        result.removeAll(documented);
+        return result;
+    }
+
+    /**
+     * Fail unless every package has a {@code package-info}.
+     *
+     * @throws AssertionError naming the packages without one and what theirs should say.
+     */
+    public void assertEveryPackageDocumented()
+    {
+        final SortedSet<String> missing = undocumented();
+        if (!missing.isEmpty())
+        {
+            throw new AssertionError("packages of " + source + " without a package-info: " + missing +
+                "; give each a package-info.java saying what it is for and, under <b>Arrows.</b>, which packages " +
+                "of the project it imports and which import it (as the module's other packages do)");
+        }
     }
 
     /**

@@ -94,6 +94,26 @@ class PackageGraphTest
 
         assertEquals(Set.of("io.rdma4j.testing"), graph.packages());
         assertEquals(List.of(), graph.cycles());
+        assertDoesNotThrow(graph::assertEveryPackageDocumented);
+    }
+
+    @Test
+    void shouldNameThePackagesWithoutAPackageInfo(@TempDir final Path dir) throws IOException
+    {
+        final Path src = dir.resolve("src");
+        final Path classes = dir.resolve("classes");
+        write(src.resolve("p/a/package-info.java"), "/** A. */ package p.a;");
+        write(src.resolve("p/a/A.java"), "package p.a; public class A { p.b.B b; }");
+        write(src.resolve("p/b/B.java"), "package p.b; public class B {}");
+        // as maven-compiler-plugin compiles: a package-info of a comment alone still makes a class file
+        compile(classes, List.of("-Xpkginfo:always"), src);
+
+        final PackageGraph graph = PackageGraph.of(classes);
+
+        assertEquals(Set.of("p.a", "p.b"), graph.packages());
+        assertEquals(Set.of("p.b"), graph.undocumented());
+        final AssertionError failure = assertThrows(AssertionError.class, graph::assertEveryPackageDocumented);
+        assertTrue(failure.getMessage().contains("without a package-info: [p.b]"), failure.getMessage());
     }
 
     @Test

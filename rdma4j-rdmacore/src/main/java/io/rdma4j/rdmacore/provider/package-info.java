@@ -5,8 +5,11 @@
  * opens event channels, and decides whether an address is a native device's.
  * <p>
  * <b>Arrows.</b> The top of the module: it implements {@code io.rdma4j.spi} and uses both halves below it,
- * {@code io.rdma4j.rdmacore} (the device list) and {@code cm} (event channels, address ownership); nothing of
- * this module imports it. It is a package of its own because the provider needs both halves, while the
- * connection manager needs the verbs objects: in the verbs' package it made the two import each other.
+ * {@code io.rdma4j.rdmacore} (the device list) and {@code cm} (event channels, address ownership), besides
+ * the API's {@code io.rdma4j.verbs} and {@code io.rdma4j.cm}; nothing of this module imports it. It is a
+ * package of its own because the provider needs both halves, while the connection manager needs the verbs
+ * objects: in the verbs' package it made the two import each other. Outside the module only the benchmarks
+ * name it, on the class path: {@code NativePostPollBenchmark} asks it directly for the native devices, and
+ * for its reason when there are none.
  */
 package io.rdma4j.rdmacore.provider;

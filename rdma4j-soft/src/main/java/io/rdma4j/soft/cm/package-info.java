@@ -13,10 +13,14 @@
  * creates), {@link io.rdma4j.soft.cm.CmMulticastJoins} (joins over RoCEv2) and
  * {@link io.rdma4j.soft.cm.CmIdRelease} (what a destroyed id gives back); and {@code mad}, the MAD codecs.
  * <p>
- * <b>Arrows.</b> Implements {@code io.rdma4j.cm}; uses the devices only through the verbs API and the
- * device's QP1 hook ({@link io.rdma4j.soft.GsiHandler}), and {@code mad} for the wire. A message is
- * matched on both comm ids, the source address and, where it carries one, our QPN; anything else is
- * dropped with its own counter ({@link io.rdma4j.soft.cm.CmCounter}).
+ * <b>Arrows.</b> Implements {@code io.rdma4j.cm} (its errors worded by {@code io.rdma4j.spi.Counted}) and sits
+ * above the device ({@code io.rdma4j.soft}): it finds devices through {@code SoftDevices}, sends and receives
+ * MADs through a device's {@code SoftEngine} (QP1, with a {@link io.rdma4j.soft.GsiHandler}), creates an id's
+ * QP and moves it through its states with the verbs API ({@code io.rdma4j.verbs}), and adds its lines to the
+ * stat files through {@code StatSections}. Below that it uses {@code mad} for the wire, {@code link} for the
+ * IP hop limit and {@code counter} for the dropped-MAD count; never {@code transport} or {@code resource}.
+ * Only {@code provider} imports it. A message is matched on both comm ids, the source address and, where it
+ * carries one, our QPN; anything else is dropped with its own counter ({@link io.rdma4j.soft.cm.CmCounter}).
  * <p>
  * <b>Threads.</b> The device's progress thread only queues a MAD (dropping and counting it when the
  * queue is full); the CM thread handles MADs, retransmissions and timewait. Application threads call

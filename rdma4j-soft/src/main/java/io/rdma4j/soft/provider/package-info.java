@@ -2,8 +2,10 @@
  * The software device's entry point for the API's provider lookup ({@code ServiceLoader}), and what an open device
  * tells the tools about itself ({@code DevicePath}).
  * <p>
- * Arrows: the top of {@code rdma4j-soft}. It imports the connection manager ({@code soft.cm}) and the device
- * registry ({@code io.rdma4j.soft}), and the links ({@code soft.link}) for their path; nothing in the module
- * imports it.
+ * <b>Arrows.</b> The top of {@code rdma4j-soft}: it implements {@code io.rdma4j.spi}'s {@code RdmaProvider}
+ * with the device registry and engines ({@code io.rdma4j.soft}) and the connection manager ({@code soft.cm}),
+ * reads a link's socket ({@code soft.link}) for {@code DevicePath}, and uses the API's {@code verbs} and
+ * {@code cm} types. Nothing in the module imports it; outside it, {@code rdma4j perf} ({@code tools.perf})
+ * reads {@code DevicePath}, the one reason the module exports this package, to the tools alone.
  */
 package io.rdma4j.soft.provider;

@@ -5,7 +5,7 @@
  * GID once). They belong to a PD above, which they know only as the API's
  * {@link io.rdma4j.verbs.ProtectionDomain}; destroying one calls back into it.
  * <p>
- * <b>Arrows.</b> Imports the API and {@code counter} only; {@code transport} and the verbs objects of
- * {@code soft} use it.
+ * <b>Arrows.</b> Imports the API ({@code io.rdma4j.verbs}) and {@code counter} only; {@code transport} and the
+ * verbs objects of {@code soft} use it.
  */
 package io.rdma4j.soft.resource;

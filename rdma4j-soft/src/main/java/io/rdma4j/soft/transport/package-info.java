@@ -14,13 +14,14 @@
  * {@link io.rdma4j.soft.transport.SharedRecvPool}. The receive path above has checked every packet a transport
  * gets (its QP's state, the transport bit, the Q_Key, the addresses, the ICRC), so transports do not check again.
  * <p>
- * <b>Arrows.</b> Imports {@code wire}, {@code link} (datagram addressing), {@code resource} (memory regions,
- * address handles) and {@code counter}; never {@code soft} itself, whose verbs objects and engine implement the
- * interfaces here.
+ * <b>Arrows.</b> Imports the API ({@code io.rdma4j.verbs}), {@code wire}, {@code link} (datagram addressing),
+ * {@code resource} (memory regions, address handles) and {@code counter}; never {@code soft} itself, whose
+ * verbs objects and engine implement the types here ({@code SoftQp} extends {@code TransportQp}), and which
+ * alone imports this package.
  * <p>
  * <b>Threads.</b> {@code kick} runs under the QP's send lock, on a posting thread or the progress
  * thread; {@code onPacket}, {@code onTimer} and {@code onBatchEnd} on the progress thread (or a poller in
- * polling mode; a UD QP's {@code onPacket} also on a sending thread, for multicast loopback). READ responses go out in slices per duty cycle,
- * so one large READ cannot hold the thread.
+ * polling mode; a UD QP's {@code onPacket} also on a sending thread, for multicast loopback). READ responses go
+ * out in slices per duty cycle, so one large READ cannot hold the thread.
  */
 package io.rdma4j.soft.transport;

@@ -7,7 +7,8 @@
  * ({@code FanOutRun}).
  * <p>
  * <b>Arrows.</b> Uses {@code common} and, outside the module, the API ({@code io.rdma4j.verbs},
- * {@code io.rdma4j.cm}), picocli and HdrHistogram. Only the root package imports it, to list the command; it
- * imports no other command package.
+ * {@code io.rdma4j.cm}), the software device's {@code DevicePath} ({@code io.rdma4j.soft.provider}, exported to
+ * this module alone) to print which path an open soft device runs on, picocli and HdrHistogram. Only the root
+ * package imports it, to list the command; it imports no other command package.
  */
 package io.rdma4j.tools.perf;

@@ -1,0 +1,15 @@
+/**
+ * Small programs that show the verbs and the connection manager as a C programmer knows them from the RDMA
+ * tutorials: an RC client and server that exchange greetings ({@link io.rdma4j.examples.RdmaServer},
+ * {@link io.rdma4j.examples.RdmaClient}), RDMA WRITE and READ into memory the peer registered
+ * ({@link io.rdma4j.examples.RdmaWriteServer}, {@link io.rdma4j.examples.RdmaWriteClient}), many clients
+ * served from one shared receive queue ({@link io.rdma4j.examples.SrqServer},
+ * {@link io.rdma4j.examples.SrqClient}), UD requests resolved by SIDR ({@link io.rdma4j.examples.UdServer},
+ * {@link io.rdma4j.examples.UdClient}) and multicast through the connection manager
+ * ({@link io.rdma4j.examples.MulticastPublisher}, {@link io.rdma4j.examples.MulticastSubscriber}).
+ * <p>
+ * <b>Arrows.</b> Imports the public API alone, {@code io.rdma4j.verbs} and {@code io.rdma4j.cm}, as an
+ * application does: the engine ({@code io.rdma4j.soft}) is a run-time dependency found through the API's
+ * provider lookup, never named. Nothing imports this package.
+ */
+package io.rdma4j.examples;
