@@ -51,9 +51,10 @@ final class ExampleProcess implements AutoCloseable
         {
             final Path path = Path.of(entry);
             final String name = path.getFileName().toString();
-            // this module's classes (not its test-classes) and the rdma4j jars it runs with
+            // this module's classes (not its test-classes), the rdma4j jars it runs with and the soft device's one
+            // dependency, Agrona
             if ((name.equals("classes") && path.getParent().getFileName().toString().equals("target")) ||
-                (name.startsWith("rdma4j-") && name.endsWith(".jar")))
+                ((name.startsWith("rdma4j-") || name.startsWith("agrona-")) && name.endsWith(".jar")))
             {
                 modulePath.add(entry);
             }

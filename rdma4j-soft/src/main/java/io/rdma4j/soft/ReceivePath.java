@@ -59,6 +59,8 @@ final class ReceivePath
     private final int port;
     private final int ipIdentification;
     /** Multicast loopback runs on sending threads: each has its own parser and records. */
+    /** MGIDs by group address, so that receiving on a handful of groups builds no Gid per packet. */
+    private final Gid[] groupGidCache = new Gid[64];
     private static final ThreadLocal<LoopbackScratch> LOOPBACK = ThreadLocal.withInitial(LoopbackScratch::new);
 
     ReceivePath(final SoftEngine engine)
@@ -366,9 +368,43 @@ final class ReceivePath
 
     private Gid groupGid(final PacketInfo packet)
     {
-        return ipv6 ? engine.groupGid(packet.destinationHigh(), packet.destinationLow()) :
-            engine.groupGid(packet.destinationAddress());
+        return ipv6 ? groupGid(packet.destinationHigh(), packet.destinationLow()) :
+            groupGid(packet.destinationAddress());
     }
+
+    /**
+     * The MGID of an IPv4 group, from a small direct-mapped cache so that receiving on a handful of groups
+     * builds no {@link Gid} per packet. Racy by design: multicast loopback uses it on a sending thread too, and
+     * an entry is an immutable Gid checked against the group, so a lost or stale write costs one Gid, never a
+     * wrong one.
+     */
+    private Gid groupGid(final int groupIpv4)
+    {
+        final int slot = groupIpv4 & (groupGidCache.length - 1);
+        Gid gid = groupGidCache[slot];
+        if (gid == null || gid.ipv4() != groupIpv4 || !gid.isIpv4Mapped())
+        {
+            gid = Gid.fromIpv4(groupIpv4);
+            groupGidCache[slot] = gid;
+        }
+        return gid;
+    }
+
+    /**
+     * The MGID of an IPv6 group, from the same cache as {@link #groupGid(int)}.
+     */
+    private Gid groupGid(final long groupHigh, final long groupLow)
+    {
+        final int slot = (int)groupLow & (groupGidCache.length - 1);
+        Gid gid = groupGidCache[slot];
+        if (gid == null || gid.high() != groupHigh || gid.low() != groupLow)
+        {
+            gid = new Gid(groupHigh, groupLow);
+            groupGidCache[slot] = gid;
+        }
+        return gid;
+    }
+
 
     private static int transportBit(final QpType type)
     {

@@ -57,7 +57,6 @@ public final class SoftEngine implements TransportDevice, AutoCloseable
     /** The counters file another process reads ({@code rdma4j stat}); null where it could not be made. */
     private final StatFile statFile;
     private final Counters counters;
-    private final Gid[] groupGidCache = new Gid[64];
     private final GsiPort gsi = new GsiPort(this);
     private final ReceivePath receivePath;
     private final ProgressAgent agent;
@@ -423,37 +422,6 @@ public final class SoftEngine implements TransportDevice, AutoCloseable
     public boolean sendMad(final byte[] mad, final Gid destination)
     {
         return gsi.sendMad(mad, destination);
-    }
-
-    /**
-     * The MGID of an IPv4 group, from a small direct-mapped cache so that receiving on a handful of
-     * groups builds no {@link Gid} per packet. Only the progress thread calls it.
-     */
-    Gid groupGid(final int groupIpv4)
-    {
-        final int slot = groupIpv4 & (groupGidCache.length - 1);
-        Gid gid = groupGidCache[slot];
-        if (gid == null || gid.ipv4() != groupIpv4 || !gid.isIpv4Mapped())
-        {
-            gid = Gid.fromIpv4(groupIpv4);
-            groupGidCache[slot] = gid;
-        }
-        return gid;
-    }
-
-    /**
-     * The MGID of an IPv6 group, from the same cache as {@link #groupGid(int)}. Only the progress thread calls it.
-     */
-    Gid groupGid(final long groupHigh, final long groupLow)
-    {
-        final int slot = (int)groupLow & (groupGidCache.length - 1);
-        Gid gid = groupGidCache[slot];
-        if (gid == null || gid.high() != groupHigh || gid.low() != groupLow)
-        {
-            gid = new Gid(groupHigh, groupLow);
-            groupGidCache[slot] = gid;
-        }
-        return gid;
     }
 
     @Override

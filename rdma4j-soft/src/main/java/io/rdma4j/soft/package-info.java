@@ -8,7 +8,8 @@
  * and address handles are in {@code resource}), each checking its arguments and
  * limits and throwing {@link io.rdma4j.verbs.RdmaException}; and the device's engine:
  * {@link io.rdma4j.soft.SoftEngine}, the running device (its link, tables, counters, QP1, and the device as
- * the transports see it), whose agent ({@code ProgressAgent}) has a {@code doWork()} duty cycle that receives
+ * the transports see it), whose agent ({@code ProgressAgent}, run by Agrona's {@code AgentRunner} with an injectable idle
+ * strategy) has a {@code doWork()} duty cycle that receives
  * a batch of datagrams, then does the work the batch left owed (coalesced ACKs: {@code BatchEndList}), then
  * runs the QPs' timers if one is due; {@link io.rdma4j.soft.ReceivePath}, every datagram's checks in
  * rxe's order, one counter per verdict, multicast loopback included; {@link io.rdma4j.soft.QpTable} (random QP

@@ -4,7 +4,8 @@
  * kernel speaks it on RoCE, so the peer may be rdma-core on rxe or a NIC.
  * <p>
  * <b>What it holds.</b> {@link io.rdma4j.soft.cm.ConnectionManager}, an instance per provider with an
- * injected clock: the comm-id and listener tables, one bounded MAD queue and one thread;
+ * injected clock: the comm-id and listener tables, and {@code CmLoop}, its one thread (an
+ * Agrona agent, like the device's) with the bounded MAD queue, the completions and the timers;
  * {@link io.rdma4j.soft.cm.CmConnection}, the protocol of one connection as a single
  * (phase, message) to phase state machine (REQ/REP/RTU, MRA, DREQ/DREP, REJ, timewait, SIDR for UD);
  * behind the thin {@code SoftCmId}: {@link io.rdma4j.soft.cm.CmBinding} (device, port, addresses),
