@@ -3,6 +3,7 @@ package io.rdma4j.soft.cm;
 import io.rdma4j.cm.CmEventType;
 import io.rdma4j.cm.ConnParam;
 import io.rdma4j.cm.UdParam;
+import io.rdma4j.soft.counter.Counters;
 import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.SoftEngine;
 import io.rdma4j.cm.RejectReason;
@@ -28,7 +29,6 @@ import java.util.PriorityQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -94,7 +94,8 @@ public final class ConnectionManager
     private final ArrayDeque<ReceivedMad> mads = new ArrayDeque<>();
     private final ArrayDeque<Runnable> completions = new ArrayDeque<>();
     private final PriorityQueue<CmTimer> timers = new PriorityQueue<>();
-    private final AtomicLongArray counters = new AtomicLongArray(CmCounter.values().length);
+    /** Every device's MADs together, and failed timers and completions, which are no device's. */
+    private final Counters counters = new Counters();
     private final Map<Integer, SoftCmId> byCommId = new ConcurrentHashMap<>();
     private final java.util.concurrent.atomic.AtomicInteger unreachableQueued = new java.util.concurrent.atomic.AtomicInteger();
     private final List<CmListener> listeners = new CopyOnWriteArrayList<>();
@@ -168,7 +169,7 @@ public final class ConnectionManager
      */
     public long counter(final CmCounter counter)
     {
-        return counters.get(counter.ordinal());
+        return counters.get(counter.counter());
     }
 
     /**
@@ -202,7 +203,14 @@ public final class ConnectionManager
 
     void count(final CmCounter counter)
     {
-        counters.incrementAndGet(counter.ordinal());
+        counters.increment(counter.counter());
+    }
+
+    /** A MAD's verdict, for the manager and for the device it came from, whose stat file and MBean show it. */
+    private void count(final CmCounter counter, final SoftEngine engine)
+    {
+        count(counter);
+        engine.counters().increment(counter.counter());
     }
 
     // ---- the work queue and the timers ----
@@ -251,7 +259,7 @@ public final class ConnectionManager
         {
             if (mads.size() >= queueCapacity)
             {
-                count(CmCounter.DROP_QUEUE_FULL);
+                count(CmCounter.DROP_QUEUE_FULL, engine);
                 engine.counters().increment(SoftCounter.GSI_DROPPED_MADS);
                 return;
             }
@@ -497,6 +505,27 @@ public final class ConnectionManager
     private void dispatch(final ReceivedMad received)
     {
         final SoftEngine engine = received.engine;
+        final CmCounter outcome;
+        try
+        {
+            outcome = verdict(received);
+        }
+        catch (final RuntimeException ex)
+        {
+            // the run loop counts it for the manager and logs it; only here is it known whose MAD it was
+            engine.counters().increment(CmCounter.TASK_FAILED.counter());
+            throw ex;
+        }
+        count(outcome, engine);
+        if (outcome != CmCounter.HANDLED && outcome != CmCounter.REFUSED)
+        {
+            engine.counters().increment(SoftCounter.GSI_DROPPED_MADS);
+        }
+    }
+
+    private CmCounter verdict(final ReceivedMad received)
+    {
+        final SoftEngine engine = received.engine;
         final Gid source = received.source;
         final CmMessage message = CmWire.decode(received.bytes);
         final CmCounter outcome;
@@ -521,11 +550,7 @@ public final class ConnectionManager
                 case CmMessage.Dreq dreq -> onDreq(engine, dreq, source);
             };
         }
-        count(outcome);
-        if (outcome != CmCounter.HANDLED && outcome != CmCounter.REFUSED)
-        {
-            engine.counters().increment(SoftCounter.GSI_DROPPED_MADS);
-        }
+        return outcome;
     }
 
     private CmCounter onDreq(final SoftEngine engine, final CmMessage.Dreq dreq, final Gid source)
