@@ -167,9 +167,7 @@ public final class SoftContext implements Context
     @Override
     public Map<String, Long> counters()
     {
-        final Map<String, Long> counters = engine.counters().snapshot();
-        counters.put(DROP_INJECTED, engine.link().injectedDrops());
-        return counters;
+        return engine.counters().snapshot();
     }
 
     private synchronized void adopt()

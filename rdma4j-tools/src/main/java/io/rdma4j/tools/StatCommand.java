@@ -12,19 +12,29 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 /**
  * {@code rdma4j stat}: the counters of every rdma4j software device running on this machine, read
- * live from the files the devices map ({@link StatFile}), as {@code rdma statistic} shows rxe's.
+ * live from the files the devices map ({@link StatFile}), as {@code rdma statistic} shows rxe's. Each device's
+ * counters are grouped as the file groups them (the device's, its link's, the connection manager's on it),
+ * then its QPs with theirs, its multicast groups and its connection manager ids.
  */
 @Command(name = "stat", mixinStandardHelpOptions = true,
-    description = "Show the counters, QPs and multicast groups of every rdma4j device on this machine, live.")
+    description = "Show the counters (the device's, its link's, its connection manager's), QPs, multicast groups " +
+        "and connection manager ids of every rdma4j device on this machine, live.")
 public final class StatCommand implements Callable<Integer>
 {
+    /** How the describe section's lines begin, and the heading each kind is shown under; the last takes the rest. */
+    private static final String[][] DESCRIBE_SECTIONS = {
+        {"qp ", "qps"}, {"group ", "multicast groups"}, {"cm id ", "cm ids"}, {"", "other"}};
+
     @Spec
     private CommandSpec spec;
 
@@ -44,7 +54,8 @@ public final class StatCommand implements Callable<Integer>
     @Option(names = "--dir", paramLabel = "dir", description = "where the devices' files are (default: as the devices)")
     private Path directory;
 
-    @Parameters(arity = "0..1", paramLabel = "regex", description = "only counters whose name matches")
+    @Parameters(arity = "0..1", paramLabel = "regex",
+        description = "only counters whose name matches, or those of a group named in full (device, link, cm)")
     private Pattern filter;
 
     /**
@@ -88,14 +99,46 @@ public final class StatCommand implements Callable<Integer>
         {
             final Duration up = Duration.ofMillis(System.currentTimeMillis() - device.started());
             out.printf("%s %s pid %d up %ds%n", device.device(), device.address(), device.pid(), up.toSeconds());
-            device.counters().forEach((name, value) ->
+            final Map<String, List<StatReader.Counter>> groups = new LinkedHashMap<>();
+            for (final StatReader.Counter counter : device.counters())
             {
-                if ((all || value != 0) && (filter == null || filter.matcher(name).find()))
+                if ((all || counter.value() != 0) && (filter == null || filter.matcher(counter.name()).find() ||
+                    filter.matcher(counter.group()).matches()))
                 {
-                    out.printf("    %-28s %d%n", name, value);
+                    groups.computeIfAbsent(counter.group(), g -> new ArrayList<>()).add(counter);
+                }
+            }
+            groups.forEach((group, counters) ->
+            {
+                out.println("  " + group + " counters");
+                counters.forEach(c -> out.printf("    %-30s %d%n", c.name(), c.value()));
+            });
+            final Map<String, List<String>> sections = new LinkedHashMap<>();
+            for (final String[] heading : DESCRIBE_SECTIONS)
+            {
+                sections.put(heading[1], new ArrayList<>());
+            }
+            device.describe().lines().forEach(line -> sections.get(sectionOf(line)).add(line));
+            sections.forEach((heading, lines) ->
+            {
+                if (!lines.isEmpty())
+                {
+                    out.println("  " + heading);
+                    lines.forEach(line -> out.println("    " + line));
                 }
             });
-            device.describe().lines().forEach(line -> out.println("    " + line));
         }
+    }
+
+    private static String sectionOf(final String line)
+    {
+        for (final String[] section : DESCRIBE_SECTIONS)
+        {
+            if (line.startsWith(section[0]))
+            {
+                return section[1];
+            }
+        }
+        throw new AssertionError("the last prefix matches every line");
     }
 }

@@ -88,6 +88,12 @@ class StatCommandTest
         }
         assertTrue(shown.contains(" " + TestNet.host(5, 1) + " pid " + receiver.pid() + " up "), shown);
         assertTrue(shown.matches("(?s).*\\n    rcvd_pkts +\\d+\\n.*"), "every counter with -a: " + shown);
+        // grouped: the device's, its link's and the connection manager's, each under its heading
+        assertTrue(section(shown, "device counters").stream().anyMatch(l -> l.matches("sent_pkts +\\d+")), shown);
+        assertTrue(section(shown, "link counters").stream().anyMatch(l -> l.matches("udp_send_failures +\\d+")),
+            shown);
+        assertTrue(section(shown, "cm counters").stream().anyMatch(l -> l.matches("cm_handled +\\d+")), shown);
+        assertTrue(section(shown, "qps").stream().anyMatch(l -> l.matches("qp 0x[0-9a-f]{6} UD RTS.*")), shown);
         assertTrue(shown.matches("(?s).*\\n    qp 0x[0-9a-f]{6} UD RTS.*"), "its UD QP: " + shown);
         assertTrue(shown.contains("group " + TestNet.group(44, 50) + " 1 QP attached"), shown);
 
@@ -112,6 +118,28 @@ class StatCommandTest
         assertEquals(2, cl.execute("stat", "--dir", dir.toString()));
         assertEquals("rdma4j stat: " + dir + " is rwxrwxrwx, not rwx------: other users could change what is in it, " +
             "so it is not used for rdma4j stat files\n", err.toString());
+    }
+
+    /**
+     * @return the lines under a device's heading ({@code "  link counters"}, {@code "  qps"}), trimmed: those
+     *         indented further, up to the next heading or device.
+     */
+    private static List<String> section(final String shown, final String heading)
+    {
+        final List<String> lines = new java.util.ArrayList<>();
+        boolean in = false;
+        for (final String line : shown.lines().toList())
+        {
+            if (!line.startsWith("    "))
+            {
+                in = line.equals("  " + heading);
+            }
+            else if (in)
+            {
+                lines.add(line.trim());
+            }
+        }
+        return lines;
     }
 
     /**
@@ -176,6 +204,14 @@ class StatCommandTest
                 " qp 0x[0-9a-f]{6}");
             final String established = awaitStat(dir, connected);
             assertTrue(established.lines().anyMatch(l -> listener.matcher(l.trim()).matches()), established);
+            // the server's connection manager handled the REQ and the RTU, counted on its device; its link sent
+            // the REP by UDP or through the same-host inbox
+            final Pattern handled = Pattern.compile("cm_handled +[1-9]\\d*");
+            final String counted = awaitStat(dir, handled);
+            assertTrue(section(counted, "cm counters").stream().anyMatch(l -> handled.matcher(l).matches()), counted);
+            assertTrue(section(counted, "link counters").stream()
+                .anyMatch(l -> l.matches("(udp|shm)_sent_pkts +[1-9]\\d*")), counted);
+            assertTrue(section(counted, "cm ids").stream().anyMatch(l -> connected.matcher(l).matches()), counted);
 
             client.disconnect();
             expectAndAck(channel, CmEventType.DISCONNECTED);

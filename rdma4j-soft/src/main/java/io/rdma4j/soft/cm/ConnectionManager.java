@@ -3,6 +3,7 @@ package io.rdma4j.soft.cm;
 import io.rdma4j.cm.CmEventType;
 import io.rdma4j.cm.ConnParam;
 import io.rdma4j.cm.UdParam;
+import io.rdma4j.soft.counter.Counters;
 import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.SoftEngine;
 import io.rdma4j.cm.RejectReason;
@@ -26,7 +27,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * The IB connection manager of soft devices, as the kernel's ib_cm and rdma_cm run it on RoCE: REQ,
@@ -81,7 +81,8 @@ public final class ConnectionManager
 
     private final CmClock clock;
     private final int queueCapacity;
-    private final AtomicLongArray counters = new AtomicLongArray(CmCounter.values().length);
+    /** Every device's MADs together, and failed timers and completions, which are no device's. */
+    private final Counters counters = new Counters();
     private final Map<Integer, SoftCmId> byCommId = new ConcurrentHashMap<>();
     private final java.util.concurrent.atomic.AtomicInteger unreachableQueued = new java.util.concurrent.atomic.AtomicInteger();
     private final List<CmListener> listeners = new CopyOnWriteArrayList<>();
@@ -152,7 +153,7 @@ public final class ConnectionManager
      */
     public long counter(final CmCounter counter)
     {
-        return counters.get(counter.ordinal());
+        return counters.get(counter.counter());
     }
 
     /**
@@ -178,7 +179,14 @@ public final class ConnectionManager
 
     void count(final CmCounter counter)
     {
-        counters.incrementAndGet(counter.ordinal());
+        counters.increment(counter.counter());
+    }
+
+    /** A MAD's verdict, for the manager and for the device it came from, whose stat file and MBean show it. */
+    private void count(final CmCounter counter, final SoftEngine engine)
+    {
+        count(counter);
+        engine.counters().increment(counter.counter());
     }
 
     // ---- the work queue and the timers ----
@@ -224,7 +232,7 @@ public final class ConnectionManager
     {
         if (!loop.offerMad(new ReceivedMad(engine, mad, source)))
         {
-            count(CmCounter.DROP_QUEUE_FULL);
+            count(CmCounter.DROP_QUEUE_FULL, engine);
             engine.counters().increment(SoftCounter.GSI_DROPPED_MADS);
         }
     }
@@ -318,6 +326,27 @@ public final class ConnectionManager
     private void dispatch(final ReceivedMad received)
     {
         final SoftEngine engine = received.engine;
+        final CmCounter outcome;
+        try
+        {
+            outcome = verdict(received);
+        }
+        catch (final RuntimeException ex)
+        {
+            // the run loop counts it for the manager and logs it; only here is it known whose MAD it was
+            engine.counters().increment(CmCounter.TASK_FAILED.counter());
+            throw ex;
+        }
+        count(outcome, engine);
+        if (outcome != CmCounter.HANDLED && outcome != CmCounter.REFUSED)
+        {
+            engine.counters().increment(SoftCounter.GSI_DROPPED_MADS);
+        }
+    }
+
+    private CmCounter verdict(final ReceivedMad received)
+    {
+        final SoftEngine engine = received.engine;
         final Gid source = received.source;
         final CmMessage message = CmWire.decode(received.bytes);
         final CmCounter outcome;
@@ -342,11 +371,7 @@ public final class ConnectionManager
                 case CmMessage.Dreq dreq -> onDreq(engine, dreq, source);
             };
         }
-        count(outcome);
-        if (outcome != CmCounter.HANDLED && outcome != CmCounter.REFUSED)
-        {
-            engine.counters().increment(SoftCounter.GSI_DROPPED_MADS);
-        }
+        return outcome;
     }
 
     private CmCounter onDreq(final SoftEngine engine, final CmMessage.Dreq dreq, final Gid source)

@@ -9,13 +9,14 @@ import java.util.Map;
 
 /**
  * A set of {@link SoftCounter}s, bumped where the decision is taken and readable from any
- * thread while the device runs.
+ * thread while the device runs. Each counter's slot is its {@linkplain SoftCounter#id() id}, so the memory
+ * layout is the published one: nothing here depends on the order the counters are declared in.
  */
 public final class Counters
 {
     /** Atomic access to one 8-byte counter of the segment. */
     private static final VarHandle VALUE = ValueLayout.JAVA_LONG.varHandle();
-    private static final int COUNT = SoftCounter.values().length;
+    private static final int COUNT = SoftCounter.ID_LIMIT;
 
     private final MemorySegment values;
 
@@ -42,7 +43,32 @@ public final class Counters
     public void add(final SoftCounter counter, final long delta)
     {
         // the exact signature (a long back) keeps the call free of adaptation and boxing
-        final long before = (long)VALUE.getAndAdd(values, (long)counter.ordinal() * Long.BYTES, delta);
+        final long before = (long)VALUE.getAndAdd(values, (long)counter.id() * Long.BYTES, delta);
+    }
+
+    /**
+     * Add for a counter that one thread at a time bumps (under a lock, or on the one thread that owns what it
+     * counts): a plain read and a release store, no atomic instruction, so the links' per-syscall counters cost
+     * what their own volatile fields did. Two threads bumping it at once lose counts; the atomic {@link #add}
+     * is for any other counter.
+     *
+     * @param counter which one.
+     * @param delta   how much.
+     */
+    public void addOwned(final SoftCounter counter, final long delta)
+    {
+        final long offset = (long)counter.id() * Long.BYTES;
+        VALUE.setRelease(values, offset, (long)VALUE.get(values, offset) + delta);
+    }
+
+    /**
+     * {@link #addOwned} by one.
+     *
+     * @param counter which one.
+     */
+    public void incrementOwned(final SoftCounter counter)
+    {
+        addOwned(counter, 1);
     }
 
     /**
@@ -51,16 +77,16 @@ public final class Counters
      */
     public long get(final SoftCounter counter)
     {
-        return (long)VALUE.getVolatile(values, (long)counter.ordinal() * Long.BYTES);
+        return (long)VALUE.getVolatile(values, (long)counter.id() * Long.BYTES);
     }
 
     /**
-     * @return every counter by name, in declaration order.
+     * @return every counter by name, in id order.
      */
     public Map<String, Long> snapshot()
     {
         final Map<String, Long> map = new LinkedHashMap<>();
-        for (final SoftCounter counter : SoftCounter.values())
+        for (final SoftCounter counter : SoftCounter.inIdOrder())
         {
             map.put(counter.counterName(), get(counter));
         }

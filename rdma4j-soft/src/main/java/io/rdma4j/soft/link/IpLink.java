@@ -16,12 +16,14 @@ public interface IpLink extends Link
     NetworkInterface networkInterface();
 
     /**
-     * @return the number of datagrams the link could not hand to the kernel.
+     * @return the number of datagrams the link could not hand to the kernel: {@code udp_send_failures}, in the
+     *         device's counters once the link is bound to them ({@link #bindCounters}), in its own until then.
      */
     long sendFailures();
 
     /**
-     * @return the number of receive calls that failed with an I/O error.
+     * @return the number of receive calls that failed with an I/O error: {@code udp_recv_failures}, counted as
+     *         {@link #sendFailures()} is.
      */
     long receiveFailures();
 

@@ -195,8 +195,8 @@ public interface Link extends AutoCloseable
     }
 
     /**
-     * @return datagrams this link dropped on purpose to simulate loss ({@link LossyLink}); 0 for a
-     * link that injects none.
+     * @return datagrams this link dropped on purpose to simulate loss ({@link LossyLink}, {@code drop_injected} in
+     * the device's counters); 0 for a link that injects none.
      */
     default long injectedDrops()
     {

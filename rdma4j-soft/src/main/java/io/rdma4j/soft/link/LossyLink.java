@@ -1,23 +1,27 @@
 package io.rdma4j.soft.link;
 
+import io.rdma4j.soft.counter.Counters;
+import io.rdma4j.soft.counter.SoftCounter;
+
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.util.SplittableRandom;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A link that loses a seeded fraction of what it sends and passes everything else to the link it
  * wraps: loss on links such as UDP that have no fault injector of their own, so that an
  * application (or a pingpong between two processes) can be tried against a lossy network without
  * {@code tc netem} or root. A dropped datagram is reported as sent, as a network that loses it
- * silently would; {@link #injectedDrops()} counts them.
+ * silently would; {@link #injectedDrops()} counts them ({@code drop_injected}).
  */
 public final class LossyLink extends ForwardingLink
 {
     private final SplittableRandom random;
     private final double probability;
-    private final AtomicLong dropped = new AtomicLong();
+    /** Counts until the link is bound to a device's counters. */
+    private final Counters own = new Counters();
+    private volatile Counters counters = own;
 
     /**
      * @param inner       the link that carries what is not dropped.
@@ -38,7 +42,18 @@ public final class LossyLink extends ForwardingLink
     @Override
     public long injectedDrops()
     {
-        return dropped.get() + inner.injectedDrops();
+        final Counters now = counters;
+        // once bound, every lossy link of a chain counts in the one device's counters: adding the inner's would
+        // count its drops twice
+        return now == own ? now.get(SoftCounter.DROP_INJECTED) + inner.injectedDrops() :
+            now.get(SoftCounter.DROP_INJECTED);
+    }
+
+    @Override
+    public void bindCounters(final Counters deviceCounters)
+    {
+        counters = deviceCounters;
+        inner.bindCounters(deviceCounters);
     }
 
     @Override
@@ -82,7 +97,7 @@ public final class LossyLink extends ForwardingLink
         }
         if (drop)
         {
-            dropped.incrementAndGet();
+            counters.increment(SoftCounter.DROP_INJECTED);
             datagram.position(datagram.limit());
         }
         return drop;

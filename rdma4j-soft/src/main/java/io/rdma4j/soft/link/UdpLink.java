@@ -26,7 +26,6 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
@@ -93,7 +92,6 @@ public final class UdpLink implements IpLink
     private final Consumer<SelectionKey> ignoreReadyKey = (key) -> {};
     private final ReentrantLock multicastSendLock = new ReentrantLock();
     private final Map<InetAddress, Endpoint> groupEndpoints = new HashMap<>();
-    private final AtomicLong sendFailures = new AtomicLong();
     private volatile Endpoint[] endpoints;
     /** The device's, once bound; until then counts nobody reads. */
     private volatile Counters counters = new Counters();
@@ -104,7 +102,6 @@ public final class UdpLink implements IpLink
     private int lastSenderIpv4;
     private long lastSenderIpv6High;
     private long lastSenderIpv6Low;
-    private long receiveFailures;
 
     /**
      * Open a link on {@link Link#ROCE_V2_PORT}.
@@ -220,19 +217,19 @@ public final class UdpLink implements IpLink
     }
 
     /**
-     * @return the number of datagrams {@link #send} could not hand to the kernel.
+     * @return the number of datagrams {@link #send} could not hand to the kernel ({@code udp_send_failures}).
      */
     public long sendFailures()
     {
-        return sendFailures.get();
+        return counters.get(SoftCounter.UDP_SEND_FAILURES);
     }
 
     /**
-     * @return the number of receive calls that failed with an I/O error (progress thread only).
+     * @return the number of receive calls that failed with an I/O error ({@code udp_recv_failures}).
      */
     public long receiveFailures()
     {
-        return receiveFailures;
+        return counters.get(SoftCounter.UDP_RECV_FAILURES);
     }
 
     /**
@@ -246,7 +243,7 @@ public final class UdpLink implements IpLink
     {
         if (closed || !datagram.hasRemaining() || hopLimit < 0 || hopLimit > 255)
         {
-            sendFailures.incrementAndGet();
+            counters.increment(SoftCounter.UDP_SEND_FAILURES);
             return false;
         }
 
@@ -272,7 +269,7 @@ public final class UdpLink implements IpLink
             datagram.position(position);
         }
 
-        sendFailures.incrementAndGet();
+        counters.increment(SoftCounter.UDP_SEND_FAILURES);
         return false;
     }
 
@@ -298,7 +295,7 @@ public final class UdpLink implements IpLink
         }
         catch (final IOException | RuntimeException ex)
         {
-            sendFailures.incrementAndGet();
+            counters.increment(SoftCounter.UDP_SEND_FAILURES);
             return false;
         }
     }
@@ -346,7 +343,7 @@ public final class UdpLink implements IpLink
             }
             catch (final IOException ex)
             {
-                receiveFailures++;
+                counters.increment(SoftCounter.UDP_RECV_FAILURES);
                 continue;
             }
 
@@ -414,7 +411,7 @@ public final class UdpLink implements IpLink
         }
         catch (final IOException ex)
         {
-            receiveFailures++;
+            counters.increment(SoftCounter.UDP_RECV_FAILURES);
         }
     }
 

@@ -7,15 +7,20 @@ import javax.management.Attribute;
 import javax.management.AttributeList;
 import javax.management.AttributeNotFoundException;
 import javax.management.DynamicMBean;
+import javax.management.ImmutableDescriptor;
 import javax.management.MBeanAttributeInfo;
 import javax.management.MBeanInfo;
 import javax.management.MalformedObjectNameException;
 import javax.management.ObjectName;
 
+import java.util.List;
+
 /**
  * A device's counters as a JMX MBean, one read-only long attribute per counter, for applications
  * that already export their metrics through JMX (or Micrometer's JMX registry). Registered as
- * {@code io.rdma4j:type=SoftDevice,device=NAME,address=ADDRESS}.
+ * {@code io.rdma4j:type=SoftDevice,device=NAME,address=ADDRESS}. An attribute is named as its counter is; its
+ * descriptor carries the counter's {@code id} and {@code group} (device, link, cm), which no later version
+ * changes, and its attributes come in id order.
  */
 public final class CountersMBean implements DynamicMBean
 {
@@ -29,12 +34,14 @@ public final class CountersMBean implements DynamicMBean
     public CountersMBean(final Counters counters, final String device)
     {
         this.counters = counters;
-        final SoftCounter[] all = SoftCounter.values();
-        final MBeanAttributeInfo[] attributes = new MBeanAttributeInfo[all.length];
-        for (int i = 0; i < all.length; i++)
+        final List<SoftCounter> all = SoftCounter.inIdOrder();
+        final MBeanAttributeInfo[] attributes = new MBeanAttributeInfo[all.size()];
+        for (int i = 0; i < attributes.length; i++)
         {
-            attributes[i] = new MBeanAttributeInfo(all[i].counterName(), "long", all[i].counterName(), true, false,
-                false);
+            final SoftCounter counter = all.get(i);
+            attributes[i] = new MBeanAttributeInfo(counter.counterName(), "long",
+                counter.group().groupName() + " counter " + counter.counterName() + ", id " + counter.id(), true,
+                false, false, new ImmutableDescriptor("id=" + counter.id(), "group=" + counter.group().groupName()));
         }
         info = new MBeanInfo(CountersMBean.class.getName(), "the counters of rdma4j software device " + device,
             attributes, null, null, null);
@@ -55,14 +62,12 @@ public final class CountersMBean implements DynamicMBean
     @Override
     public Object getAttribute(final String name) throws AttributeNotFoundException
     {
-        for (final SoftCounter counter : SoftCounter.values())
+        final SoftCounter counter = SoftCounter.byName(name);
+        if (counter == null)
         {
-            if (counter.counterName().equals(name))
-            {
-                return counters.get(counter);
-            }
+            throw new AttributeNotFoundException("no counter named " + name);
         }
-        throw new AttributeNotFoundException("no counter named " + name);
+        return counters.get(counter);
     }
 
     @Override

@@ -29,21 +29,30 @@ import java.util.Set;
  * made new ({@code O_CREAT|O_EXCL}, so never through a link) and {@code rw-------}: a QP's number, state and
  * peer are what a blind packet injector lacks, so only the device's user may read them.
  * <p>
- * Layout (the platform's byte order, little-endian on every platform rdma4j runs on):
+ * Layout (the platform's byte order, little-endian on every platform rdma4j runs on), format version 2:
  * <pre>
- *   0  magic "r4jstat1" (8 bytes)
+ *   0  magic "r4jstat" and the format version, '2' (8 bytes)
  *   8  pid (long)               16 start time, ms since the epoch (long)
  *  24  counter count N (int)    28 describe section length in use (int)
  *  32  device name (32 bytes, UTF-8, NUL-padded)
  *  64  device address (48 bytes, UTF-8, NUL-padded)
- * 128  counter names, N x 32 bytes
- *  V   counter values, N x 8 bytes (V = 128 + 32 N rounded up to 64)
+ * 128  counters, N x 64 bytes: id (int), 4 bytes zero, group (16 bytes), name (40 bytes), UTF-8, NUL-padded
+ *  V   counter values, N x 8 bytes, the i-th counter's i-th (V = 128 + 64 N)
  *  D   describe section, 16 KiB of UTF-8 text (D = V + 8 N rounded up to 64)
  * </pre>
+ * A counter is known by its {@linkplain SoftCounter#id() id} (or its name), never by its place in the table:
+ * the table lists what the writing rdma4j counts, so a release that adds counters keeps the format, and a reader
+ * finds the ids it knows and shows the others by their names. Version 1 ({@code r4jstat1}) had names without
+ * ids, 32 bytes each; the header up to the table is the same in both, so a reader still tells whose a file of
+ * another version is, and whether its process is alive.
  */
 public final class StatFile implements AutoCloseable
 {
-    static final byte[] MAGIC = "r4jstat1".getBytes(StandardCharsets.US_ASCII);
+    /** The magic without the version byte: every version's files start so. */
+    static final byte[] MAGIC_PREFIX = "r4jstat".getBytes(StandardCharsets.US_ASCII);
+    /** The format version this class writes and {@link StatReader} reads, as the magic's last byte. */
+    public static final int FORMAT_VERSION = 2;
+    static final byte[] MAGIC = ("r4jstat" + FORMAT_VERSION).getBytes(StandardCharsets.US_ASCII);
     static final int PID_OFFSET = 8;
     static final int START_OFFSET = 16;
     static final int COUNT_OFFSET = 24;
@@ -52,8 +61,13 @@ public final class StatFile implements AutoCloseable
     static final int NAME_BYTES = 32;
     static final int ADDRESS_OFFSET = 64;
     static final int ADDRESS_BYTES = 48;
-    static final int LABELS_OFFSET = 128;
-    static final int LABEL_BYTES = 32;
+    static final int COUNTERS_OFFSET = 128;
+    static final int COUNTER_BYTES = 64;
+    static final int COUNTER_ID = 0;
+    static final int COUNTER_GROUP = 8;
+    static final int GROUP_BYTES = 16;
+    static final int COUNTER_NAME = 24;
+    static final int COUNTER_NAME_BYTES = 40;
     static final int DESCRIBE_BYTES = 16 * 1024;
     /** The directory the files are in, unless {@code rdma4j.stat.dir} or {@code RDMA4J_STAT_DIR} say. */
     public static final String DIR_PROPERTY = "rdma4j.stat.dir";
@@ -69,13 +83,15 @@ public final class StatFile implements AutoCloseable
     private final MemorySegment file;
     private final long valuesOffset;
     private final long describeOffset;
-    private final SoftCounter[] counters = SoftCounter.values();
+    /** The counters in the file's order. */
+    private final SoftCounter[] counters;
     /** Why the file is no longer written, or null while it is; guarded by this. */
     private String abandoned;
 
     private StatFile(final Path path, final FileChannel channel, final Object fileKey, final Arena arena,
-        final MemorySegment file, final long valuesOffset, final long describeOffset)
+        final MemorySegment file, final SoftCounter[] counters, final long valuesOffset, final long describeOffset)
     {
+        this.counters = counters;
         this.path = path;
         this.channel = channel;
         this.fileKey = fileKey;
@@ -108,7 +124,7 @@ public final class StatFile implements AutoCloseable
 
     static long valuesOffset(final int count)
     {
-        return align(LABELS_OFFSET + (long)LABEL_BYTES * count);
+        return align(COUNTERS_OFFSET + (long)COUNTER_BYTES * count);
     }
 
     static long describeOffset(final int count)
@@ -137,7 +153,8 @@ public final class StatFile implements AutoCloseable
      */
     public static StatFile create(final String deviceName, final String address) throws IOException
     {
-        final int count = SoftCounter.values().length;
+        final SoftCounter[] counters = SoftCounter.inIdOrder().toArray(new SoftCounter[0]);
+        final int count = counters.length;
         final long describe = describeOffset(count);
         final long size = size(count);
         final Path dir = directory();
@@ -163,14 +180,16 @@ public final class StatFile implements AutoCloseable
             file.set(ValueLayout.JAVA_INT, COUNT_OFFSET, count);
             putText(file, NAME_OFFSET, NAME_BYTES, deviceName);
             putText(file, ADDRESS_OFFSET, ADDRESS_BYTES, address);
-            for (final SoftCounter counter : SoftCounter.values())
+            for (int i = 0; i < count; i++)
             {
-                putText(file, LABELS_OFFSET + (long)LABEL_BYTES * counter.ordinal(), LABEL_BYTES,
-                    counter.counterName());
+                final long entry = COUNTERS_OFFSET + (long)COUNTER_BYTES * i;
+                file.set(ValueLayout.JAVA_INT, entry + COUNTER_ID, counters[i].id());
+                putText(file, entry + COUNTER_GROUP, GROUP_BYTES, counters[i].group().groupName());
+                putText(file, entry + COUNTER_NAME, COUNTER_NAME_BYTES, counters[i].counterName());
             }
             // the magic last: a reader that sees it sees a complete header
             MemorySegment.copy(MemorySegment.ofArray(MAGIC), 0, file, 0, MAGIC.length);
-            return new StatFile(path, channel, key, arena, file, valuesOffset(count), describe);
+            return new StatFile(path, channel, key, arena, file, counters, valuesOffset(count), describe);
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -220,10 +239,9 @@ public final class StatFile implements AutoCloseable
         }
         try
         {
-            for (final SoftCounter counter : counters)
+            for (int i = 0; i < counters.length; i++)
             {
-                file.set(ValueLayout.JAVA_LONG, valuesOffset + (long)Long.BYTES * counter.ordinal(),
-                    values.get(counter));
+                file.set(ValueLayout.JAVA_LONG, valuesOffset + (long)Long.BYTES * i, values.get(counters[i]));
             }
             if (describe != null)
             {

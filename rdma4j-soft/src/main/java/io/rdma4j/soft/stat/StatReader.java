@@ -32,10 +32,24 @@ public final class StatReader
     private static final int MAX_COUNTERS = 4096;
     /** A stat file of {@link #MAX_COUNTERS} counters; anything larger is not read. */
     private static final long MAX_FILE_BYTES = StatFile.size(MAX_COUNTERS);
+    /** The header every version's file has: magic, pid, start, counts, name and address. */
+    private static final int HEADER_BYTES = StatFile.COUNTERS_OFFSET;
     /** How far a process's start instant may seem to lie after its own device's start. */
     private static final long START_SLACK_MS = 2_000;
 
     private StatReader()
+    {
+    }
+
+    /**
+     * One counter of a device's file.
+     *
+     * @param id    its id, which no other counter ever has.
+     * @param group what it counts for: {@code device}, {@code link}, {@code cm}.
+     * @param name  its name.
+     * @param value its value when read.
+     */
+    public record Counter(int id, String group, String name, long value)
     {
     }
 
@@ -46,12 +60,35 @@ public final class StatReader
      * @param started  when the device opened, ms since the epoch.
      * @param device   its name.
      * @param address  its address.
-     * @param counters every counter by name, in the device's order.
+     * @param version  the file's format version; one other than {@link StatFile#FORMAT_VERSION} (a device of
+     *                 another rdma4j version) has no counters here and a describe line that says so.
+     * @param counters every counter, in the file's order, which is no reader's business: find one by id or name.
      * @param describe its QPs and groups, a line each.
      */
-    public record DeviceStat(long pid, long started, String device, String address, Map<String, Long> counters,
-        String describe)
+    public record DeviceStat(long pid, long started, String device, String address, int version,
+        List<Counter> counters, String describe)
     {
+        /**
+         * @return every counter's value by name, in the file's order.
+         */
+        public Map<String, Long> byName()
+        {
+            final Map<String, Long> map = new LinkedHashMap<>();
+            for (final Counter counter : counters)
+            {
+                map.put(counter.name(), counter.value());
+            }
+            return map;
+        }
+
+        /**
+         * @param id a counter's id.
+         * @return the counter of that id, if the file has it.
+         */
+        public Optional<Counter> counter(final int id)
+        {
+            return counters.stream().filter(c -> c.id() == id).findFirst();
+        }
     }
 
     /**
@@ -154,7 +191,7 @@ public final class StatReader
         {
             // read, not mapped: a file truncated under a mapping is a SIGBUS here
             final long size = channel.size();
-            if (size < StatFile.LABELS_OFFSET || size > MAX_FILE_BYTES)
+            if (size < HEADER_BYTES || size > MAX_FILE_BYTES)
             {
                 return null;
             }
@@ -171,16 +208,28 @@ public final class StatReader
             return null;
         }
         final long size = map.limit();
-        if (size < StatFile.LABELS_OFFSET || !Arrays.equals(StatFile.MAGIC, 0, StatFile.MAGIC.length, map.array(), 0,
-            StatFile.MAGIC.length))
+        final int prefix = StatFile.MAGIC_PREFIX.length;
+        if (size < HEADER_BYTES || !Arrays.equals(StatFile.MAGIC_PREFIX, 0, prefix, map.array(), 0, prefix))
         {
             return null;
         }
         final long pid = map.getLong(StatFile.PID_OFFSET);
-        if (!writerAlive(pid, map.getLong(StatFile.START_OFFSET)))
+        final long started = map.getLong(StatFile.START_OFFSET);
+        if (!writerAlive(pid, started))
         {
+            // whatever its version: every version's header has the pid and the start here
             Files.deleteIfExists(file);
             return null;
+        }
+        final String device = text(map, StatFile.NAME_OFFSET, StatFile.NAME_BYTES);
+        final String address = text(map, StatFile.ADDRESS_OFFSET, StatFile.ADDRESS_BYTES);
+        final int version = map.get(prefix) - '0';
+        if (version != StatFile.FORMAT_VERSION)
+        {
+            // its counters are laid out otherwise: say whose it is rather than misread it or hide the device
+            return new DeviceStat(pid, started, device, address, version, List.of(),
+                "stat file format " + (char)map.get(prefix) + ", not " + StatFile.FORMAT_VERSION +
+                    ": written by another rdma4j version, whose rdma4j stat reads it\n");
         }
         final int count = map.getInt(StatFile.COUNT_OFFSET);
         if (count <= 0 || count > MAX_COUNTERS || StatFile.size(count) > size)
@@ -189,15 +238,17 @@ public final class StatReader
         }
         final int values = (int)StatFile.valuesOffset(count);
         final int describe = (int)StatFile.describeOffset(count);
-        final Map<String, Long> counters = new LinkedHashMap<>();
+        final List<Counter> counters = new ArrayList<>(count);
         for (int i = 0; i < count; i++)
         {
-            counters.put(text(map, StatFile.LABELS_OFFSET + StatFile.LABEL_BYTES * i, StatFile.LABEL_BYTES),
-                map.getLong(values + Long.BYTES * i));
+            final int entry = StatFile.COUNTERS_OFFSET + StatFile.COUNTER_BYTES * i;
+            counters.add(new Counter(map.getInt(entry + StatFile.COUNTER_ID),
+                text(map, entry + StatFile.COUNTER_GROUP, StatFile.GROUP_BYTES),
+                text(map, entry + StatFile.COUNTER_NAME, StatFile.COUNTER_NAME_BYTES),
+                map.getLong(values + Long.BYTES * i)));
         }
         final int describeLength = Math.clamp(map.getInt(StatFile.DESCRIBE_LENGTH_OFFSET), 0, StatFile.DESCRIBE_BYTES);
-        return new DeviceStat(pid, map.getLong(StatFile.START_OFFSET), text(map, StatFile.NAME_OFFSET,
-            StatFile.NAME_BYTES), text(map, StatFile.ADDRESS_OFFSET, StatFile.ADDRESS_BYTES), counters,
+        return new DeviceStat(pid, started, device, address, version, List.copyOf(counters),
             new String(map.array(), describe, describeLength, StandardCharsets.UTF_8));
     }
 

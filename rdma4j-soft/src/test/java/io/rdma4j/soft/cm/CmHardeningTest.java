@@ -6,6 +6,8 @@ import io.rdma4j.cm.CmId;
 import io.rdma4j.cm.EventChannel;
 import io.rdma4j.cm.PortSpace;
 import io.rdma4j.cm.RejectReason;
+import io.rdma4j.soft.counter.Counters;
+import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.link.FaultInjector;
 import io.rdma4j.verbs.Gid;
 import org.junit.jupiter.api.AfterEach;
@@ -216,6 +218,15 @@ class CmHardeningTest
             }
             assertEquals(flood, counted, "every MAD ends in one counter");
             assertEquals(0, small.counter(CmCounter.TASK_FAILED));
+            // and in the device's, which its stat file and MBean publish: each MAD once, on the device it came to
+            final Counters device = CmPeers.engine(peers.listener).counters();
+            long onDevice = 0;
+            for (final CmCounter counter : CmCounter.values())
+            {
+                onDevice += device.get(counter.counter());
+            }
+            assertEquals(flood, onDevice, "every MAD ends in one of its device's cm counters");
+            assertEquals(dropped, device.get(SoftCounter.CM_DROP_QUEUE_FULL));
 
             // the server turns away what filled its backlog, then serves a real client
             CmEvent event;

@@ -64,6 +64,30 @@ class CmStatTest
         throw new AssertionError("the stat file of " + device.getHostAddress() + " never showed it; last: " + lines);
     }
 
+    /**
+     * Wait until the device's file shows the counter at {@code atLeast} or more (30 s at most).
+     */
+    private static void awaitCounter(final Path dir, final InetAddress device, final String counter,
+        final long atLeast) throws IOException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        List<Long> values = List.of();
+        while (System.nanoTime() < deadline)
+        {
+            values = StatReader.readAll(dir).stream()
+                .filter(s -> s.address().equals(device.getHostAddress()))
+                .map(s -> s.byName().get(counter))
+                .toList();
+            if (values.size() == 1 && values.getFirst() != null && values.getFirst() >= atLeast)
+            {
+                return;
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+        }
+        throw new AssertionError("the stat file of " + device.getHostAddress() + " never showed " + counter + " >= " +
+            atLeast + "; last: " + values);
+    }
+
     private static Predicate<List<String>> anyMatching(final String regex)
     {
         final Pattern pattern = Pattern.compile(regex);
@@ -98,6 +122,10 @@ class CmStatTest
             final List<String> onServer = awaitLines(dir, server, anyMatching(serverLine));
             assertTrue(onServer.stream().anyMatch(l -> l.matches(listening)), "the listener stays: " + onServer);
             awaitLines(dir, client, anyMatching(clientLine));
+            // the connection manager counts in the file of the device each MAD came to: the server handled the
+            // REQ and the RTU, the client the REP
+            awaitCounter(dir, server, "cm_handled", 2);
+            awaitCounter(dir, client, "cm_handled", 1);
 
             // the server's side goes: a DREQ takes the client's connection to DISCONNECT
             peers.close(pair[1]);

@@ -1,12 +1,16 @@
 package io.rdma4j.soft.stat;
 
 import io.rdma4j.soft.Fabric;
+import io.rdma4j.soft.counter.CounterGroup;
+import io.rdma4j.soft.counter.Counters;
+import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.verbs.Context;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import javax.management.InstanceNotFoundException;
+import javax.management.MBeanAttributeInfo;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import java.lang.management.ManagementFactory;
@@ -16,6 +20,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -55,6 +60,19 @@ class StatFileTest
 
             name = CountersMBean.objectName(context.device().name(), stat.address());
             assertEquals(sent, jmx.getAttribute(name, "sent_pkts"));
+            // every counter, the link's and the connection manager's too, known by the id and group no version
+            // changes
+            final MBeanAttributeInfo[] attributes = jmx.getMBeanInfo(name).getAttributes();
+            assertEquals(SoftCounter.inIdOrder().stream().map(SoftCounter::counterName).toList(),
+                Arrays.stream(attributes).map(MBeanAttributeInfo::getName).toList());
+            for (final MBeanAttributeInfo attribute : attributes)
+            {
+                final SoftCounter counter = SoftCounter.byName(attribute.getName());
+                assertEquals(String.valueOf(counter.id()), attribute.getDescriptor().getFieldValue("id"));
+                assertEquals(counter.group().groupName(), attribute.getDescriptor().getFieldValue("group"));
+            }
+            assertEquals(0L, jmx.getAttribute(name, "cm_handled"));
+            assertEquals(stat.byName().get("udp_send_failures"), jmx.getAttribute(name, "udp_send_failures"));
         }
         try (var files = Files.list(dir))
         {
@@ -70,7 +88,7 @@ class StatFileTest
     {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         List<StatReader.DeviceStat> stats = StatReader.readAll(dir);
-        while (stats.size() != 1 || stats.getFirst().counters().get(counter) != value)
+        while (stats.size() != 1 || stats.getFirst().byName().get(counter) != value)
         {
             assertTrue(System.nanoTime() < deadline, "the file never showed " + counter + " = " + value + ": " + stats);
             TimeUnit.MILLISECONDS.sleep(10);
@@ -98,6 +116,98 @@ class StatFileTest
             }
             assertEquals(List.of(), StatReader.readAll(dir), "a pid that started after the device is another's");
             assertFalse(Files.exists(path), "and the dead device's file is removed");
+        }
+    }
+
+    @Test
+    void shouldPublishEveryCounterWithItsIdGroupAndName(@TempDir final Path dir) throws Exception
+    {
+        System.setProperty(StatFile.DIR_PROPERTY, dir.toString());
+        final Counters counters = new Counters();
+        for (final SoftCounter counter : SoftCounter.values())
+        {
+            counters.add(counter, 1000L + counter.id());
+        }
+        try (StatFile file = StatFile.create("ids0", "127.0.0.98"))
+        {
+            assertTrue(file.publish(counters, "qp 0x000001 RC RTS\n"));
+            final StatReader.DeviceStat stat = StatReader.read(file.path());
+            assertEquals(StatFile.FORMAT_VERSION, stat.version());
+            assertEquals(SoftCounter.values().length, stat.counters().size());
+            for (final StatReader.Counter read : stat.counters())
+            {
+                final SoftCounter counter = SoftCounter.byId(read.id());
+                assertEquals(counter.counterName(), read.name(), "id " + read.id());
+                assertEquals(counter.group().groupName(), read.group(), read.name());
+                assertEquals(1000L + counter.id(), read.value(), read.name());
+            }
+            assertEquals(1000L + SoftCounter.CM_HANDLED.id(), stat.counter(SoftCounter.CM_HANDLED.id())
+                .orElseThrow().value());
+            assertEquals(CounterGroup.LINK.groupName(), stat.counter(SoftCounter.UDP_SEND_SYSCALLS.id())
+                .orElseThrow().group());
+            assertEquals("qp 0x000001 RC RTS\n", stat.describe());
+        }
+    }
+
+    @Test
+    void shouldReadCountersByTheirIdsWhereverTheFileListsThem(@TempDir final Path dir) throws Exception
+    {
+        System.setProperty(StatFile.DIR_PROPERTY, dir.toString());
+        final Counters counters = new Counters();
+        counters.add(SoftCounter.SENT_PKTS, 7);
+        counters.add(SoftCounter.RCVD_PKTS, 9);
+        try (StatFile file = StatFile.create("ids1", "127.0.0.97"))
+        {
+            assertTrue(file.publish(counters, null));
+            // another version may list its counters in another order: swap the first two entries and values
+            final int count = SoftCounter.values().length;
+            try (FileChannel channel = FileChannel.open(file.path(), StandardOpenOption.READ, StandardOpenOption.WRITE))
+            {
+                swap(channel, StatFile.COUNTERS_OFFSET, StatFile.COUNTERS_OFFSET + StatFile.COUNTER_BYTES,
+                    StatFile.COUNTER_BYTES);
+                final long values = StatFile.valuesOffset(count);
+                swap(channel, values, values + Long.BYTES, Long.BYTES);
+            }
+            final StatReader.DeviceStat stat = StatReader.read(file.path());
+            assertEquals(List.of(SoftCounter.RCVD_PKTS.id(), SoftCounter.SENT_PKTS.id()),
+                stat.counters().subList(0, 2).stream().map(StatReader.Counter::id).toList());
+            assertEquals(7L, stat.counter(SoftCounter.SENT_PKTS.id()).orElseThrow().value());
+            assertEquals(9L, stat.counter(SoftCounter.RCVD_PKTS.id()).orElseThrow().value());
+            assertEquals(7L, stat.byName().get("sent_pkts"));
+        }
+    }
+
+    private static void swap(final FileChannel channel, final long a, final long b, final int bytes) throws Exception
+    {
+        final ByteBuffer first = ByteBuffer.allocate(bytes);
+        final ByteBuffer second = ByteBuffer.allocate(bytes);
+        channel.read(first, a);
+        channel.read(second, b);
+        channel.write(first.flip(), b);
+        channel.write(second.flip(), a);
+    }
+
+    @Test
+    void shouldNameTheDeviceOfAFileOfAnotherFormatVersionWithoutReadingItsCounters(@TempDir final Path dir)
+        throws Exception
+    {
+        System.setProperty(StatFile.DIR_PROPERTY, dir.toString());
+        try (StatFile file = StatFile.create("old0", "127.0.0.96"))
+        {
+            assertTrue(file.publish(new Counters(), "qp 0x000002 UD RTS\n"));
+            try (FileChannel channel = FileChannel.open(file.path(), StandardOpenOption.READ, StandardOpenOption.WRITE))
+            {
+                // version 1's magic: its counters were 32-byte names without ids, which this reader must not
+                // take for version 2's
+                channel.write(ByteBuffer.wrap(new byte[] {'1'}), StatFile.MAGIC.length - 1);
+            }
+            final List<StatReader.DeviceStat> stats = StatReader.readAll(dir);
+            assertEquals(1, stats.size());
+            final StatReader.DeviceStat stat = stats.getFirst();
+            assertEquals(List.of("old0", "127.0.0.96"), List.of(stat.device(), stat.address()));
+            assertEquals(1, stat.version());
+            assertEquals(List.of(), stat.counters());
+            assertTrue(stat.describe().startsWith("stat file format 1, not 2"), stat.describe());
         }
     }
 }

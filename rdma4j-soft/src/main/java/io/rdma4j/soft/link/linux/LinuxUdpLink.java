@@ -287,7 +287,7 @@ public final class LinuxUdpLink implements IpLink
     }
 
     /**
-     * @return {@code sendmmsg}/{@code sendmsg} calls made.
+     * @return {@code sendmmsg}/{@code sendmsg} calls made ({@code udp_send_syscalls}).
      */
     public long sendSyscalls()
     {
@@ -295,7 +295,8 @@ public final class LinuxUdpLink implements IpLink
     }
 
     /**
-     * @return datagrams handed to the kernel (a GSO message counts its segments).
+     * @return RoCEv2 datagrams handed to the kernel, a GSO message counting its segments ({@code udp_sent_pkts});
+     *         same-host wake-ups, which carry nothing, are counted by the same-host link instead.
      */
     public long sentDatagrams()
     {
@@ -303,7 +304,7 @@ public final class LinuxUdpLink implements IpLink
     }
 
     /**
-     * @return messages sent with {@code UDP_SEGMENT}: each carried several datagrams.
+     * @return messages sent with {@code UDP_SEGMENT}: each carried several datagrams ({@code udp_gso_msgs}).
      */
     public long gsoMessages()
     {
@@ -311,7 +312,8 @@ public final class LinuxUdpLink implements IpLink
     }
 
     /**
-     * @return datagrams queued with their payload in place ({@link #queueGathered}), not copied.
+     * @return datagrams queued with their payload in place ({@link #queueGathered}), not copied
+     *         ({@code udp_gathered_pkts}).
      */
     public long gatheredDatagrams()
     {
@@ -319,7 +321,7 @@ public final class LinuxUdpLink implements IpLink
     }
 
     /**
-     * @return {@code recvmmsg} calls that returned datagrams.
+     * @return {@code recvmmsg} calls that returned datagrams ({@code udp_recv_syscalls}).
      */
     public long receiveSyscalls()
     {
@@ -327,7 +329,8 @@ public final class LinuxUdpLink implements IpLink
     }
 
     /**
-     * @return datagrams handed to the caller (a GRO run counts its segments).
+     * @return RoCEv2 datagrams handed to the caller, a GRO run counting its segments ({@code udp_rcvd_pkts});
+     *         same-host wake-ups are counted by the same-host link instead.
      */
     public long receivedDatagrams()
     {
@@ -335,7 +338,7 @@ public final class LinuxUdpLink implements IpLink
     }
 
     /**
-     * @return GRO runs received: slots that held more than one datagram.
+     * @return GRO runs received: slots that held more than one datagram ({@code udp_gro_runs}).
      */
     public long receivedRuns()
     {
@@ -343,7 +346,8 @@ public final class LinuxUdpLink implements IpLink
     }
 
     /**
-     * @return datagrams dropped because they did not fit a slot (cannot happen below 64 KiB).
+     * @return datagrams dropped because they did not fit a slot, which cannot happen below 64 KiB
+     *         ({@code udp_truncated_drops}).
      */
     public long truncatedDrops()
     {

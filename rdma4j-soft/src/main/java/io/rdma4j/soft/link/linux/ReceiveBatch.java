@@ -80,12 +80,11 @@ final class ReceiveBatch
      * kernel to learn that; behind a backlog the call after it asks for a full batch again.
      */
     private boolean lastEmpty;
-    private volatile long receiveSyscalls;
-    private volatile long receivedDatagrams;
-    /** The device's counters: udp_rcvd_pkts, as the NIO link counts it. */
+    /**
+     * The device's counters once bound: udp_rcvd_pkts as the NIO link counts it, and this socket's own, which
+     * only the receiving thread bumps ({@linkplain Counters#addOwned owned}: no atomic per datagram).
+     */
     volatile Counters counters = new Counters();
-    private volatile long receivedRuns;
-    private volatile long truncatedDrops;
 
     /**
      * @param arena      the link's arena, which outlives this.
@@ -153,22 +152,22 @@ final class ReceiveBatch
 
     long syscalls()
     {
-        return receiveSyscalls;
+        return counters.get(SoftCounter.UDP_RECV_SYSCALLS);
     }
 
     long datagrams()
     {
-        return receivedDatagrams;
+        return counters.get(SoftCounter.UDP_RCVD_PKTS);
     }
 
     long runs()
     {
-        return receivedRuns;
+        return counters.get(SoftCounter.UDP_GRO_RUNS);
     }
 
     long truncated()
     {
-        return truncatedDrops;
+        return counters.get(SoftCounter.UDP_TRUNCATED_DROPS);
     }
 
     /**
@@ -195,7 +194,7 @@ final class ReceiveBatch
             if (received > 0)
             {
                 lastEmpty = false;
-                receiveSyscalls++;
+                counters.incrementOwned(SoftCounter.UDP_RECV_SYSCALLS);
                 rxCount = received;
                 rxEndpoint = endpoint;
                 nextEndpointIndex = index + 1;
@@ -221,7 +220,7 @@ final class ReceiveBatch
         final int flags = rxMessages.get(ValueLayout.JAVA_INT, message + MSG_FLAGS);
         if ((flags & MSG_TRUNC) != 0)
         {
-            truncatedDrops++;
+            counters.incrementOwned(SoftCounter.UDP_TRUNCATED_DROPS);
             rxIndex++;
             return false;
         }
@@ -234,7 +233,7 @@ final class ReceiveBatch
             rxOffset = 0;
             if (offset > 0)
             {
-                receivedRuns++;
+                counters.incrementOwned(SoftCounter.UDP_GRO_RUNS);
             }
         }
         else
@@ -255,7 +254,6 @@ final class ReceiveBatch
         info.destinationPort = port;
         info.ttl = -1;
         info.ipIdentification = -1;
-        receivedDatagrams++;
         if (copied > 0)
         {
             // an empty datagram is a same-host wake-up, no RoCEv2 packet

@@ -106,13 +106,12 @@ final class SendBatch
     private volatile int count;
     private boolean gsoSend;
     private int multicastTtl = -1;
-    private volatile long sendSyscalls;
-    private volatile long sentDatagrams;
-    /** The device's counters: udp_sent_pkts, as the NIO link counts it. */
+    /**
+     * The device's counters once bound: udp_sent_pkts as the NIO link counts it, and this socket's own. Those
+     * bumped under the send lock are {@linkplain Counters#addOwned owned} (no atomic per datagram or syscall, as
+     * when they were volatile fields here); failures, which may be counted outside the lock, are atomic.
+     */
     volatile Counters counters = new Counters();
-    private volatile long gsoMessages;
-    private volatile long gatheredDatagrams;
-    private volatile long sendFailures;
 
     /**
      * @param arena            the link's arena, which outlives this.
@@ -166,32 +165,32 @@ final class SendBatch
     /** Count a datagram that could not be queued or sent. */
     void countFailure()
     {
-        sendFailures++;
+        counters.increment(SoftCounter.UDP_SEND_FAILURES);
     }
 
     long failures()
     {
-        return sendFailures;
+        return counters.get(SoftCounter.UDP_SEND_FAILURES);
     }
 
     long syscalls()
     {
-        return sendSyscalls;
+        return counters.get(SoftCounter.UDP_SEND_SYSCALLS);
     }
 
     long datagrams()
     {
-        return sentDatagrams;
+        return counters.get(SoftCounter.UDP_SENT_PKTS);
     }
 
     long gsoMessages()
     {
-        return gsoMessages;
+        return counters.get(SoftCounter.UDP_GSO_MSGS);
     }
 
     long gathered()
     {
-        return gatheredDatagrams;
+        return counters.get(SoftCounter.UDP_GATHERED_PKTS);
     }
 
     boolean segments()
@@ -240,7 +239,7 @@ final class SendBatch
         txLengths[slot] = headLength + payloadLength + tailLength;
         setIovecs(slot);
         count = slot + 1;
-        gatheredDatagrams++;
+        counters.incrementOwned(SoftCounter.UDP_GATHERED_PKTS);
         return true;
     }
 
@@ -255,7 +254,7 @@ final class SendBatch
         final MemorySegment sockaddr = sockaddr(destination);
         if (null == sockaddr)
         {
-            sendFailures++;
+            counters.increment(SoftCounter.UDP_SEND_FAILURES);
             return -1;
         }
         final boolean multicast = destination.isMulticastAddress();
@@ -267,7 +266,7 @@ final class SendBatch
             final int name = AF_INET == family ? LinuxLibc.IP_MULTICAST_TTL : LinuxLibc.IPV6_MULTICAST_HOPS;
             if (!SocketOptions.tryInt(capture, option, fd, level, name, hopLimit))
             {
-                sendFailures++;
+                counters.increment(SoftCounter.UDP_SEND_FAILURES);
                 return -1;
             }
             multicastTtl = hopLimit;
@@ -342,7 +341,7 @@ final class SendBatch
         while (next < messages)
         {
             final int sent = LinuxLibc.sendmmsg(fd, txMessagesFrom[next], messages - next, 0);
-            sendSyscalls++;
+            counters.incrementOwned(SoftCounter.UDP_SEND_SYSCALLS);
             if (sent > 0)
             {
                 countSent(next, next + sent);
@@ -366,7 +365,7 @@ final class SendBatch
                 break;
             }
             // a refused datagram is a counted drop, as on a wire (EAGAIN with a full buffer, EMSGSIZE ...)
-            sendFailures += runLength[next];
+            counters.add(SoftCounter.UDP_SEND_FAILURES, runLength[next]);
             next++;
         }
         if (gsoRefused)
@@ -422,11 +421,10 @@ final class SendBatch
     {
         for (int m = fromMessage; m < toMessage; m++)
         {
-            sentDatagrams += runLength[m];
             counters.add(SoftCounter.UDP_SENT_PKTS, runLength[m]);
             if (runLength[m] > 1)
             {
-                gsoMessages++;
+                counters.incrementOwned(SoftCounter.UDP_GSO_MSGS);
             }
         }
     }
@@ -493,7 +491,7 @@ final class SendBatch
         final MemorySegment sockaddr = sockaddr(destination);
         if (null == sockaddr)
         {
-            sendFailures++;
+            counters.increment(SoftCounter.UDP_SEND_FAILURES);
             return false;
         }
         final int length = datagram.remaining();
@@ -503,7 +501,7 @@ final class SendBatch
             final int name = AF_INET == family ? LinuxLibc.IP_MULTICAST_TTL : LinuxLibc.IPV6_MULTICAST_HOPS;
             if (!SocketOptions.tryInt(capture, option, fd, AF_INET == family ? LinuxLibc.IPPROTO_IP : LinuxLibc.IPPROTO_IPV6, name, hopLimit))
             {
-                sendFailures++;
+                counters.increment(SoftCounter.UDP_SEND_FAILURES);
                 return false;
             }
             multicastTtl = hopLimit;
@@ -529,10 +527,9 @@ final class SendBatch
         setIovecs(0);
         if (sent < 0)
         {
-            sendFailures++;
+            counters.increment(SoftCounter.UDP_SEND_FAILURES);
             return false;
         }
-        sentDatagrams++;
         if (length > 0)
         {
             // an empty datagram is a same-host wake-up, no RoCEv2 packet
@@ -552,11 +549,11 @@ final class SendBatch
     private long sendAloneOrIcmp(final MemorySegment message)
     {
         long sent = LinuxLibc.sendmsg(capture, fd, message, 0);
-        sendSyscalls++;
+        counters.incrementOwned(SoftCounter.UDP_SEND_SYSCALLS);
         if (sent < 0 && isIcmpError(LinuxLibc.errno(capture)))
         {
             sent = LinuxLibc.sendmsg(capture, fd, message, 0);
-            sendSyscalls++;
+            counters.incrementOwned(SoftCounter.UDP_SEND_SYSCALLS);
         }
         return sent;
     }
