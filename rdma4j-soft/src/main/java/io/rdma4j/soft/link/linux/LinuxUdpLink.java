@@ -5,13 +5,11 @@ import io.rdma4j.soft.link.DatagramInfo;
 import io.rdma4j.soft.link.HostInterfaces;
 import io.rdma4j.soft.link.IpLink;
 import io.rdma4j.soft.link.LinkOpenException;
-import io.rdma4j.verbs.Errno;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.Inet4Address;
-import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.nio.ByteBuffer;
@@ -26,9 +24,6 @@ import static io.rdma4j.soft.link.linux.LinuxLibc.AF_INET;
 import static io.rdma4j.soft.link.linux.LinuxLibc.AF_INET6;
 import static io.rdma4j.soft.link.linux.LinuxLibc.POLLFD_BYTES;
 import static io.rdma4j.soft.link.linux.LinuxLibc.POLLIN;
-import static io.rdma4j.soft.link.linux.LinuxLibc.SOL_UDP;
-import static io.rdma4j.soft.link.linux.LinuxLibc.UDP_GRO;
-import static io.rdma4j.soft.link.linux.LinuxLibc.UDP_SEGMENT;
 
 /**
  * An {@link IpLink} on the Linux socket API through the FFM API, past the one-datagram-per-system-call
@@ -68,14 +63,11 @@ import static io.rdma4j.soft.link.linux.LinuxLibc.UDP_SEGMENT;
  */
 public final class LinuxUdpLink implements IpLink
 {
-    private static final int RECEIVE_BUFFER_BYTES = 8 * 1024 * 1024;
-    private static final int SEND_BUFFER_BYTES = 4 * 1024 * 1024;
 
     private final InetAddress localAddress;
     private final int port;
     private final int family;
     private final NetworkInterface networkInterface;
-    private final int interfaceIndex;
     /** The wake-up datagram: empty, so any thread may send the one buffer (its position never moves). */
     private static final ByteBuffer EMPTY = ByteBuffer.allocateDirect(0);
 
@@ -91,8 +83,8 @@ public final class LinuxUdpLink implements IpLink
     private volatile Endpoint[] endpoints;
     private volatile boolean closed;
     /** errno and option values of the set-up calls (construction, joins and leaves under the group map). */
-    private final MemorySegment controlCapture;
-    private final MemorySegment controlOption;
+    /** Opens and configures the sockets: at open, join and leave. */
+    private final LinkSockets sockets;
 
     // receiving: the receive lock's
     private final ReentrantLock rxLock = new ReentrantLock();
@@ -172,48 +164,41 @@ public final class LinuxUdpLink implements IpLink
         this.port = port;
         this.family = localAddress instanceof Inet4Address ? AF_INET : AF_INET6;
         this.networkInterface = HostInterfaces.of(localAddress);
-        this.interfaceIndex = Math.max(0, networkInterface.getIndex());
 
-        controlCapture = LinuxLibc.newCapture(arena);
-        controlOption = arena.allocate(64, 8);
         wakeValue = arena.allocate(8, 8);
         wakeValue.set(ValueLayout.JAVA_LONG, 0, 1L);
         drainBuffer = arena.allocate(8, 8);
+        this.sockets = new LinkSockets(localAddress, port, networkInterface);
 
-        int unicast = -1;
-        int event = -1;
-        final boolean gso;
+        final LinkSockets.Unicast unicast;
+        final int event;
         try
         {
-            unicast = openSocket();
-            bindUnicast(unicast);
-            final boolean dontFragment = SocketOptions.dontFragment(controlCapture, controlOption, unicast, family);
-            this.ipIdentification = AF_INET6 == family || dontFragment ? 0 : -1;
-            SocketOptions.multicastInterface(controlCapture, controlOption, unicast, family, localAddress, interfaceIndex);
-            SocketOptions.setInt(controlCapture, controlOption, unicast, ipLevel(), AF_INET == family ?
-                LinuxLibc.IP_MULTICAST_LOOP : LinuxLibc.IPV6_MULTICAST_LOOP, 1, "IP_MULTICAST_LOOP");
-            gso = segmentation && SocketOptions.tryInt(controlCapture, controlOption, unicast, SOL_UDP, UDP_SEGMENT, 0);
-            this.groReceive = segmentation && SocketOptions.tryInt(controlCapture, controlOption, unicast, SOL_UDP, UDP_GRO, 1);
-            event = LinuxLibc.eventfd(controlCapture, LinuxLibc.EFD_NONBLOCK | LinuxLibc.EFD_CLOEXEC);
-            if (event < 0)
+            unicast = sockets.openUnicast(segmentation);
+            try
             {
-                throw new IllegalStateException("eventfd for " + addressAndPort() + " failed: errno " +
-                    LinuxLibc.errno(controlCapture));
+                event = sockets.openEventFd();
+            }
+            catch (final RuntimeException ex)
+            {
+                LinkSockets.close(unicast.fd());
+                throw ex;
             }
         }
         catch (final RuntimeException ex)
         {
-            closeFd(unicast);
-            closeFd(event);
             arena.close();
             throw ex;
         }
-        this.unicastFd = unicast;
+        this.ipIdentification = unicast.ipIdentification();
+        this.groReceive = unicast.coalescesReceives();
+        final boolean gso = unicast.segmentsSends();
+        this.unicastFd = unicast.fd();
         this.eventFd = event;
-        this.sends = new SendBatch(arena, family, port, unicast, ipIdentification, gso);
+        this.sends = new SendBatch(arena, family, port, unicastFd, ipIdentification, gso);
         this.receives = new ReceiveBatch(arena, port, groReceive);
         this.errors = new ErrorQueue(arena, family);
-        this.endpoints = new Endpoint[]{ new Endpoint(unicast, localAddress, null) };
+        this.endpoints = new Endpoint[]{ new Endpoint(unicastFd, localAddress, null) };
     }
 
     /**
@@ -694,7 +679,7 @@ public final class LinuxUdpLink implements IpLink
                 existing.joins++;
                 return;
             }
-            final Endpoint endpoint = openGroup(group);
+            final Endpoint endpoint = sockets.openGroup(group, groReceive);
             groupEndpoints.put(group, endpoint);
             endpoints = withEndpoint(endpoints, endpoint);
         }
@@ -781,8 +766,8 @@ public final class LinuxUdpLink implements IpLink
             {
                 closeGroupSocket(group);
             }
-            closeFd(unicastFd);
-            closeFd(eventFd);
+            LinkSockets.close(unicastFd);
+            LinkSockets.close(eventFd);
             arena.close();
         }
         finally
@@ -848,138 +833,17 @@ public final class LinuxUdpLink implements IpLink
      * rxe sends RoCEv2 over IPv6 with a UDP checksum of zero (the ICRC protects the packet), which an IPv6
      * socket drops unless told otherwise: without this no IPv6 datagram of Linux rxe reaches the device.
      */
-    private static void acceptZeroChecksums(final MemorySegment capture, final MemorySegment option, final int fd)
-    {
-        SocketOptions.tryInt(capture, option, fd, SOL_UDP, LinuxLibc.UDP_NO_CHECK6_RX, 1);
-    }
-
-    private int openSocket()
-    {
-        final int fd = LinuxLibc.socket(controlCapture, family,
-            LinuxLibc.SOCK_DGRAM | LinuxLibc.SOCK_NONBLOCK | LinuxLibc.SOCK_CLOEXEC);
-        if (fd < 0)
-        {
-            final int errno = LinuxLibc.errno(controlCapture);
-            throw new LinkOpenException(Errno.fromCode(errno, Errno.EIO), "cannot open a UDP socket for " +
-                addressAndPort() + ": errno " + errno);
-        }
-        return fd;
-    }
-
-    private void bindUnicast(final int fd)
-    {
-        if (AF_INET6 == family)
-        {
-            SocketOptions.setInt(controlCapture, controlOption, fd, LinuxLibc.IPPROTO_IPV6, LinuxLibc.IPV6_V6ONLY, 1,
-                "IPV6_V6ONLY");
-            acceptZeroChecksums(controlCapture, controlOption, fd);
-        }
-        // the kernel's drops for want of room, told with the next datagram (ReceiveBatch.countKernelDrops)
-        SocketOptions.tryInt(controlCapture, controlOption, fd, LinuxLibc.SOL_SOCKET, LinuxLibc.SO_RXQ_OVFL, 1);
-        // ICMP errors to the error queue (ErrorQueue): "port unreachable" ends a connect to an address with no device
-        SocketOptions.tryInt(controlCapture, controlOption, fd, ipLevel(), AF_INET == family ? LinuxLibc.IP_RECVERR :
-            LinuxLibc.IPV6_RECVERR, 1);
-        SocketOptions.tryInt(controlCapture, controlOption, fd, LinuxLibc.SOL_SOCKET, LinuxLibc.SO_RCVBUF, RECEIVE_BUFFER_BYTES);
-        SocketOptions.tryInt(controlCapture, controlOption, fd, LinuxLibc.SOL_SOCKET, LinuxLibc.SO_SNDBUF, SEND_BUFFER_BYTES);
-        try (Arena scratch = Arena.ofConfined())
-        {
-            final MemorySegment sockaddr = SocketAddresses.encode(scratch, localAddress, port);
-            if (LinuxLibc.bind(controlCapture, fd, sockaddr, (int)sockaddr.byteSize()) < 0)
-            {
-                final int errno = LinuxLibc.errno(controlCapture);
-                if (LinuxLibc.EADDRINUSE == errno)
-                {
-                    throw new LinkOpenException(Errno.EADDRINUSE,
-                        addressAndPort() + " is already in use by another process (or by the kernel's rxe, which " +
-                        "binds the wildcard address): each process needs its own address (127.x.y.z on loopback)");
-                }
-                throw new LinkOpenException(Errno.fromCode(errno, Errno.EIO), "cannot bind " + addressAndPort() +
-                    ": errno " + errno +
-                    (LinuxLibc.EADDRNOTAVAIL == errno ? " (not an address of this host)" : ""));
-            }
-        }
-    }
-
-    private Endpoint openGroup(final InetAddress group)
-    {
-        final int fd = openSocket();
-        try (Arena scratch = Arena.ofConfined())
-        {
-            final MemorySegment option = scratch.allocate(64, 8);
-            final MemorySegment capture = LinuxLibc.newCapture(scratch);
-            // every process on this host that joins the group binds group:port and gets a copy
-            SocketOptions.setInt(capture, option, fd, LinuxLibc.SOL_SOCKET, LinuxLibc.SO_REUSEADDR, 1,
-                "SO_REUSEADDR");
-            if (AF_INET6 == family)
-            {
-                SocketOptions.setInt(capture, option, fd, LinuxLibc.IPPROTO_IPV6, LinuxLibc.IPV6_V6ONLY, 1,
-                    "IPV6_V6ONLY");
-                acceptZeroChecksums(capture, option, fd);
-            }
-            SocketOptions.tryInt(capture, option, fd, LinuxLibc.SOL_SOCKET, LinuxLibc.SO_RCVBUF, RECEIVE_BUFFER_BYTES);
-            SocketOptions.tryInt(capture, option, fd, LinuxLibc.SOL_SOCKET, LinuxLibc.SO_RXQ_OVFL, 1);
-            // as the JDK does: a group socket hears only the groups it joined
-            SocketOptions.tryInt(capture, option, fd, ipLevel(), AF_INET == family ? LinuxLibc.IP_MULTICAST_ALL :
-                LinuxLibc.IPV6_MULTICAST_ALL, 0);
-            if (groReceive)
-            {
-                SocketOptions.tryInt(capture, option, fd, SOL_UDP, UDP_GRO, 1);
-            }
-            final MemorySegment sockaddr = SocketAddresses.encode(scratch, group, port);
-            if (LinuxLibc.bind(capture, fd, sockaddr, (int)sockaddr.byteSize()) < 0)
-            {
-                throw new IllegalStateException("cannot bind " + group.getHostAddress() + ":" + port + " for " +
-                    addressAndPort() + ": errno " + LinuxLibc.errno(capture));
-            }
-            SocketOptions.membership(capture, option, fd, family, group, interfaceIndex, true);
-            return new Endpoint(fd, group, group);
-        }
-        catch (final RuntimeException ex)
-        {
-            closeFd(fd);
-            throw new IllegalStateException("cannot join " + group.getHostAddress() + ":" + port + " on " +
-                networkInterface.getName() + " for " + addressAndPort() + ": " + ex.getMessage(), ex);
-        }
-    }
-
     /** Receive lock held (or the link closing): drop the membership and close the group's socket. */
     private void closeGroupSocket(final Endpoint endpoint)
     {
-        try (Arena scratch = Arena.ofConfined())
-        {
-            final MemorySegment option = scratch.allocate(64, 8);
-            final MemorySegment capture = LinuxLibc.newCapture(scratch);
-            SocketOptions.membership(capture, option, endpoint.fd, family, endpoint.group, interfaceIndex, false);
-        }
-        catch (final RuntimeException ex)
-        {
-            // closing the socket drops the membership anyway
-        }
-        closeFd(endpoint.fd);
+        sockets.closeGroup(endpoint);
         // the datagrams already in the slots arrived before the leave: they are still delivered
         receives.forget(endpoint);
     }
 
-    private int ipLevel()
-    {
-        return AF_INET == family ? LinuxLibc.IPPROTO_IP : LinuxLibc.IPPROTO_IPV6;
-    }
-
-    private void closeFd(final int fd)
-    {
-        if (fd >= 0)
-        {
-            try (Arena scratch = Arena.ofConfined())
-            {
-                LinuxLibc.close(LinuxLibc.newCapture(scratch), fd);
-            }
-        }
-    }
-
     private String addressAndPort()
     {
-        return (localAddress instanceof Inet6Address ? "[" + localAddress.getHostAddress() + "]" :
-            localAddress.getHostAddress()) + ":" + port;
+        return sockets.addressAndPort();
     }
 
     private static Endpoint[] withEndpoint(final Endpoint[] endpoints, final Endpoint endpoint)
