@@ -2,7 +2,8 @@
  * The software RoCEv2 device: rdma4j's verbs API in pure Java, speaking RoCEv2 over the host's IP
  * network.
  * <p>
- * <b>What it holds.</b> The device registry ({@link io.rdma4j.soft.SoftDevices}), the verbs objects
+ * <b>What it holds.</b> The device registry ({@link io.rdma4j.soft.SoftDevices}), which holds what the process
+ * shares (the settings, the stat publisher), the verbs objects
  * ({@link io.rdma4j.soft.SoftDevice}, {@link io.rdma4j.soft.SoftContext}, {@link io.rdma4j.soft.SoftPd},
  * {@link io.rdma4j.soft.SoftCq}, {@link io.rdma4j.soft.SoftQp}, {@link io.rdma4j.soft.SoftSrq}; memory regions
  * and address handles are in {@code resource}), each checking its arguments and
@@ -19,7 +20,8 @@
  * ({@code transport.TransportDevice}, {@code TransportQp}, {@code CompletionSink}, {@code SharedRecvPool}), and
  * uses, below it: {@code transport} (a QP's requester, responder and completer), {@code resource} (memory
  * regions, address handles), {@code wire} (to parse and build packets), {@code link} (to move them),
- * {@code mcast} (the group table), {@code stat} (the counters file), {@code counter} and {@code file} (leaves).
+ * {@code mcast} (the group table), {@code stat} (the counters file), {@code counter}, {@code file} and
+ * {@code config} (leaves; the settings, which the registry reads once and hands down).
  * Nothing here knows the connection manager: {@code cm} uses the devices through the verbs API,
  * {@link io.rdma4j.soft.SoftDevices} and a {@link io.rdma4j.soft.GsiHandler} on QP1, and adds its lines to the
  * stat files through {@link io.rdma4j.soft.StatSections}; {@code provider} sits on top of both. No package of

@@ -1,8 +1,9 @@
 package io.rdma4j.soft.stat;
 
 import io.rdma4j.soft.Fabric;
+import io.rdma4j.soft.SoftDevices;
+import io.rdma4j.soft.config.SoftSettings;
 import io.rdma4j.verbs.Context;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,21 +29,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A device's counters are published in its stat file, where a reader (another process, here the same one)
  * sees the values the device counts, and in a JMX MBean; closing the device removes both.
  */
-class StatFileTest
+public class StatFileTest
 {
-    @AfterEach
-    void forgetTheDirectory()
-    {
-        System.clearProperty(StatFile.DIR_PROPERTY);
-    }
-
     @Test
     void shouldShowTheDevicesOwnCountersInTheFileAndOverJmx(@TempDir final Path dir) throws Exception
     {
-        System.setProperty(StatFile.DIR_PROPERTY, dir.toString());
         final MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
         final ObjectName name;
-        try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY))
+        try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY).settings(statIn(dir)))
         {
             final Context context = fabric.open();
             new SelfSender(context).send(3);
@@ -64,6 +58,15 @@ class StatFileTest
     }
 
     /**
+     * @param dir where the devices' counters files go.
+     * @return this JVM's settings with that directory: a test's devices write where it reads.
+     */
+    public static SoftSettings statIn(final Path dir)
+    {
+        return SoftDevices.settings().toBuilder().statDirectory(dir).build();
+    }
+
+    /**
      * The publisher copies the counters a few times a second: wait, bounded, until the file shows the value.
      */
     static StatReader.DeviceStat awaitCounter(final Path dir, final String counter, final long value) throws Exception
@@ -82,11 +85,10 @@ class StatFileTest
     @Test
     void shouldForgetAFileWhosePidNowBelongsToAProcessStartedAfterItsDevice(@TempDir final Path dir) throws Exception
     {
-        System.setProperty(StatFile.DIR_PROPERTY, dir.toString());
         // a file naming this JVM's pid, as a process that died long ago and whose number this JVM then took
         // would have left it: its device opened a day before this JVM started
         final long jvmStart = ProcessHandle.current().info().startInstant().orElseThrow().toEpochMilli();
-        try (StatFile file = StatFile.create("gone0", "127.0.0.99"))
+        try (StatFile file = StatFile.create(dir, "gone0", "127.0.0.99"))
         {
             final Path path = dir.resolve(ProcessHandle.current().pid() + "-gone0-127.0.0.99" + StatFile.SUFFIX);
             assertTrue(Files.exists(path), "the file: " + path);
