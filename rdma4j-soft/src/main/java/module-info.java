@@ -16,6 +16,8 @@ module io.rdma4j.soft
     requires jdk.net;
 
     exports io.rdma4j.soft.stat to io.rdma4j.tools;
+    // the settings' declarations and values, so the tools set and read the same names the devices do
+    exports io.rdma4j.soft.config to io.rdma4j.tools;
     // which socket and same-host path an open device runs on, for rdma4j perf's header
     exports io.rdma4j.soft.provider to io.rdma4j.tools;
 

@@ -48,4 +48,13 @@ public interface RdmaProvider
     {
         return false;
     }
+
+    /**
+     * @return the system properties and environment variables this provider reads, declared where they are read,
+     *     so that one table of every setting ({@code Verbs.settings()}) can be rendered; none by default.
+     */
+    default List<Setting> settings()
+    {
+        return List.of();
+    }
 }

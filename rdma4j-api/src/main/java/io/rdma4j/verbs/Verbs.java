@@ -1,6 +1,7 @@
 package io.rdma4j.verbs;
 
 import io.rdma4j.spi.RdmaProvider;
+import io.rdma4j.spi.Setting;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -25,6 +26,15 @@ public final class Verbs
     /** The choice that uses every provider. */
     public static final String AUTO = "auto";
 
+    /**
+     * The provider choice, read on every device lookup rather than once: this module is below the providers and
+     * holds no configuration object of theirs, and a test or a tool may choose again before it looks.
+     */
+    public static final Setting PROVIDER = new Setting(PROVIDER_PROPERTY, PROVIDER_ENVIRONMENT, "`" + AUTO + "`",
+        "`auto`, or a provider's name: `native`, `soft`",
+        "`auto` uses every provider on the class path, those with devices first; a name uses that provider alone, " +
+        "and a name no provider has is ENODEV.");
+
     private Verbs()
     {
     }
@@ -35,13 +45,22 @@ public final class Verbs
      */
     public static String providerChoice()
     {
-        final String property = System.getProperty(PROVIDER_PROPERTY);
-        if (property != null && !property.isBlank())
-        {
-            return property.trim();
-        }
-        final String environment = System.getenv(PROVIDER_ENVIRONMENT);
-        return environment == null || environment.isBlank() ? AUTO : environment.trim();
+        final String choice = PROVIDER.read();
+        return choice == null ? AUTO : choice;
+    }
+
+    /**
+     * @return every setting rdma4j reads with the providers on the class path: {@link #PROVIDER}, then each
+     *     provider's ({@link RdmaProvider#settings()}) in priority order; the README's table is rendered from it.
+     */
+    public static List<Setting> settings()
+    {
+        final List<RdmaProvider> all = new ArrayList<>();
+        ServiceLoader.load(RdmaProvider.class).forEach(all::add);
+        all.sort(Comparator.comparingInt(RdmaProvider::priority));
+        final List<Setting> settings = new ArrayList<>(List.of(PROVIDER));
+        all.forEach(provider -> settings.addAll(provider.settings()));
+        return List.copyOf(settings);
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.rdma4j.bench;
 
+import io.rdma4j.soft.config.SoftSettings;
 import io.rdma4j.soft.link.IpLink;
 import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.link.SameHostLink;
@@ -39,7 +40,8 @@ final class UdBenchSetup
     {
         final IpLink udp = UdpLinks.open(UdpLinks.Socket.valueOf(socket.toUpperCase(Locale.ROOT)), address,
             Link.ROCE_V2_PORT);
-        return sameHost ? SameHostLink.over(udp, null, System.getLogger(UdBenchSetup.class.getName())) : udp;
+        return sameHost ? SameHostLink.over(udp, SoftSettings.fromSystem().shmDirectory(),
+            System.getLogger(UdBenchSetup.class.getName())) : udp;
     }
 
     /**

@@ -21,7 +21,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 public final class Ibverbs
 {
     /** libibverbs, loaded or not. */
-    public static final NativeLibrary LIBRARY = NativeLibrary.load(NativeLibrary.IBVERBS_PROPERTY,
+    public static final NativeLibrary LIBRARY = NativeLibrary.load(NativeLibrary.IBVERBS,
         NativeLibrary.DEFAULT_IBVERBS);
 
     private static final ErrnoFunctions CALLS = new ErrnoFunctions(LIBRARY, Ibverbs::unavailableReason);

@@ -1,5 +1,7 @@
 package io.rdma4j.rdmacore;
 
+import io.rdma4j.spi.Setting;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -28,6 +30,18 @@ public final class NativeLibrary
     /** The soname of librdmacm. */
     public static final String DEFAULT_RDMACM = "librdmacm.so.1";
 
+    /**
+     * libibverbs' file. Read by this module when the library first loads, once per process, not by a configuration
+     * object: {@code io.rdma4j.api} is below the providers, and the soft device's settings are another module's.
+     */
+    public static final Setting IBVERBS = new Setting(IBVERBS_PROPERTY, null, "`" + DEFAULT_IBVERBS + "`",
+        "a library name or path", "Which libibverbs the native provider loads; one it cannot load leaves the " +
+        "native provider without devices, with a sentence saying why.");
+
+    /** librdmacm's file, read as {@link #IBVERBS} is. */
+    public static final Setting RDMACM = new Setting(RDMACM_PROPERTY, null, "`" + DEFAULT_RDMACM + "`",
+        "a library name or path", "Which librdmacm the native provider's connection manager loads.");
+
     private static final Linker LINKER = Linker.nativeLinker();
 
     private final String name;
@@ -44,14 +58,14 @@ public final class NativeLibrary
     /**
      * Load a library for the life of the process.
      *
-     * @param property the system property that may name another file.
+     * @param setting     the setting that may name another file.
      * @param defaultName the soname to load otherwise.
      * @return the library, loaded or not; never throws.
      */
-    public static NativeLibrary load(final String property, final String defaultName)
+    public static NativeLibrary load(final Setting setting, final String defaultName)
     {
-        final String configured = System.getProperty(property);
-        final String name = configured == null || configured.isBlank() ? defaultName : configured.trim();
+        final String configured = setting.read();
+        final String name = configured == null ? defaultName : configured;
         try
         {
             return new NativeLibrary(name, SymbolLookup.libraryLookup(name, Arena.global()), null);

@@ -1,5 +1,6 @@
 package io.rdma4j.soft;
 
+import io.rdma4j.soft.config.SoftSettings;
 import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.link.IpLink;
 import io.rdma4j.soft.link.LinkOpenException;
@@ -36,6 +37,7 @@ public final class SoftDevice implements Device
     private final LongSupplier clock;
     private final System.Logger logger;
     private final boolean progressThread;
+    private final SoftSettings settings;
     private SoftEngine engine;
     private int contexts;
 
@@ -43,15 +45,17 @@ public final class SoftDevice implements Device
     {
         this.name = builder.name;
         this.address = builder.address;
+        this.settings = builder.settings != null ? builder.settings : SoftDevices.settings();
         if (builder.linkFactory != null)
         {
             this.linkFactory = builder.linkFactory;
         }
         else
         {
-            final boolean sameHost = builder.sameHost != null ? builder.sameHost : SoftDevices.sameHostPath();
+            final SoftSettings linkSettings = settings;
+            final boolean sameHost = builder.sameHost != null ? builder.sameHost : linkSettings.sameHost();
             final System.Logger linkLogger = builder.logger;
-            this.linkFactory = a -> udpLink(a, sameHost, linkLogger);
+            this.linkFactory = a -> udpLink(a, linkSettings, sameHost, linkLogger);
         }
         this.limits = builder.limits != null ? builder.limits : DeviceLimits.RXE.withEthernetMtu(mtuOf(address));
         this.transportFactory = builder.transportFactory;
@@ -65,8 +69,9 @@ public final class SoftDevice implements Device
     /**
      * @param name    the device name.
      * @param address its IPv4 address.
-     * @return a builder; by default the device uses the IP link {@code UdpLinks.open} chooses (with the same-host
-     *         path of {@link SameHostLink} unless {@code rdma4j.soft.shm} is {@code off}) and rxe's limits.
+     * @return a builder; by default the device has the registry's settings ({@link SoftDevices#settings()}), the
+     *         IP link {@code UdpLinks.open} chooses with them (with the same-host path of {@link SameHostLink}
+     *         unless they turn it off), rxe's limits, and thread mode.
      */
     public static Builder builder(final String name, final InetAddress address)
     {
@@ -77,14 +82,16 @@ public final class SoftDevice implements Device
      * The link a device uses by default: UDP on its address, with the same-host path unless it is off.
      *
      * @param address  the device's address.
+     * @param settings the socket and the inbox directory.
      * @param sameHost true to add the same-host path ({@link SameHostLink}) when it can be had.
      * @param logger   where a same-host path that cannot be had is said, and a fallback to the NIO socket.
      * @return the link.
      */
-    static Link udpLink(final InetAddress address, final boolean sameHost, final System.Logger logger)
+    static Link udpLink(final InetAddress address, final SoftSettings settings, final boolean sameHost,
+        final System.Logger logger)
     {
-        final IpLink udp = UdpLinks.open(address, logger);
-        return sameHost ? SameHostLink.over(udp, null, logger) : udp;
+        final IpLink udp = UdpLinks.open(address, settings.socket(), logger);
+        return sameHost ? SameHostLink.over(udp, settings.shmDirectory(), logger) : udp;
     }
 
     @Override
@@ -107,6 +114,14 @@ public final class SoftDevice implements Device
     public DeviceLimits limits()
     {
         return limits;
+    }
+
+    /**
+     * @return the settings the device was built with: its engine's stat file follows them.
+     */
+    SoftSettings settings()
+    {
+        return settings;
     }
 
     @Override
@@ -201,6 +216,7 @@ public final class SoftDevice implements Device
         private final InetAddress address;
         private Function<InetAddress, Link> linkFactory;
         private Boolean sameHost;
+        private SoftSettings settings;
         private DeviceLimits limits;
         private TransportFactory transportFactory;
         private boolean pollsInline;
@@ -226,10 +242,21 @@ public final class SoftDevice implements Device
         }
 
         /**
+         * @param deviceSettings the socket, same-host path and directories of the default link, and the stat
+         *                       file's; the registry's ({@link SoftDevices#settings()}) when none is given. The
+         *                       progress mode stays {@link #pollsInline}'s.
+         * @return this.
+         */
+        public Builder settings(final SoftSettings deviceSettings)
+        {
+            settings = Objects.requireNonNull(deviceSettings);
+            return this;
+        }
+
+        /**
          * @param enabled for the default link (no {@link #link} given): true to send to devices of this host
          *                through their shared-memory inboxes ({@link SameHostLink}), false for UDP only; by
-         *                default as {@code rdma4j.soft.shm} ({@code RDMA4J_SOFT_SHM}) says, {@code auto}
-         *                (on) unless it is {@code off}.
+         *                default as the settings' {@code rdma4j.soft.shm} says.
          * @return this.
          */
         public Builder sameHost(final boolean enabled)

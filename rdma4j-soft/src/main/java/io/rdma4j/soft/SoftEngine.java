@@ -73,7 +73,8 @@ public final class SoftEngine implements TransportDevice, AutoCloseable
     {
         this.device = device;
         this.clock = clock;
-        this.statFile = StatPublisher.openFile(device.name(), link.localAddress().getHostAddress(), logger);
+        this.statFile = SoftDevices.statPublisher().openFile(device.settings(), device.name(),
+            link.localAddress().getHostAddress(), logger);
         this.counters = new Counters();
         this.errorLog = new ProgressErrorLog(device.name(), counters, logger, clock);
         this.link = link;
@@ -98,7 +99,7 @@ public final class SoftEngine implements TransportDevice, AutoCloseable
         }
         if (statFile != null)
         {
-            StatPublisher.add(this);
+            SoftDevices.statPublisher().add(this);
         }
     }
 
@@ -532,7 +533,7 @@ public final class SoftEngine implements TransportDevice, AutoCloseable
         link.close();
         if (statFile != null)
         {
-            StatPublisher.remove(this);
+            SoftDevices.statPublisher().remove(this);
             statFile.close();
         }
     }

@@ -1,5 +1,6 @@
 package io.rdma4j.soft;
 
+import io.rdma4j.soft.config.SoftSettings;
 import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.stat.CountersMBean;
 import io.rdma4j.soft.stat.StatFile;
@@ -20,62 +21,72 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * counters into it every {@value #PERIOD_MS} ms, and every {@value #DESCRIBE_EVERY}th time the describe
  * section too (its QPs, its groups and the {@link StatSections}' lines), which allocates. A file another
  * process truncated or replaced is abandoned, counted ({@code stat_file_abandoned}) and said once; the device
- * goes on. Also registers each device's counters as a JMX MBean ({@link CountersMBean}). Off by
- * {@code rdma4j.stat=false} (or {@code RDMA4J_STAT=false}), for a process that wants no files.
+ * goes on. Also registers each device's counters as a JMX MBean ({@link CountersMBean}). Off for a device whose
+ * settings say {@code rdma4j.stat=false}. The registry holds the process's one publisher ({@link SoftDevices}).
  */
 final class StatPublisher
 {
     private static final long PERIOD_MS = 100;
     private static final int DESCRIBE_EVERY = 10;
-    private static final List<SoftEngine> ENGINES = new CopyOnWriteArrayList<>();
-    private static final AtomicBoolean STARTED = new AtomicBoolean();
-    private static final AtomicBoolean WARNED = new AtomicBoolean();
+    private final List<SoftEngine> engines = new CopyOnWriteArrayList<>();
+    private final StatSections sections = new StatSections();
+    private final AtomicBoolean started = new AtomicBoolean();
+    private final AtomicBoolean warned = new AtomicBoolean();
 
-    private StatPublisher()
+    StatPublisher()
     {
     }
 
     /**
-     * @return the device's stat file, or null if files are off or this one cannot be made (said once).
+     * @return what every device's describe section adds beside the device's own objects.
      */
-    static StatFile openFile(final String deviceName, final String address, final System.Logger logger)
+    StatSections sections()
     {
-        final String setting = SoftDevices.setting("rdma4j.stat", "RDMA4J_STAT");
-        if ("false".equalsIgnoreCase(setting))
+        return sections;
+    }
+
+    /**
+     * @return the device's stat file, or null if its settings turn files off or this one cannot be made (said
+     *     once).
+     */
+    StatFile openFile(final SoftSettings settings, final String deviceName, final String address,
+        final System.Logger logger)
+    {
+        if (!settings.stat())
         {
             return null;
         }
         try
         {
-            return StatFile.create(deviceName, address);
+            return StatFile.create(settings.statDirectory(), deviceName, address);
         }
         catch (final IOException | RuntimeException ex)
         {
-            if (WARNED.compareAndSet(false, true))
+            if (warned.compareAndSet(false, true))
             {
                 logger.log(System.Logger.Level.WARNING, "rdma4j: no counters file for rdma4j stat in " +
-                    StatFile.directory() + ": " + ex.getMessage());
+                    settings.statDirectory() + ": " + ex.getMessage());
             }
             return null;
         }
     }
 
-    static void add(final SoftEngine engine)
+    void add(final SoftEngine engine)
     {
-        ENGINES.add(engine);
+        engines.add(engine);
         jmx(engine, true);
         // the device's own part only: the opening thread may hold a connection manager's lock, which a section
         // takes, and a device just opened has no ids on it yet
         publish(engine, engine.describe());
-        if (STARTED.compareAndSet(false, true))
+        if (started.compareAndSet(false, true))
         {
-            Thread.ofPlatform().daemon().name("rdma4j-stat").start(StatPublisher::run);
+            Thread.ofPlatform().daemon().name("rdma4j-stat").start(this::run);
         }
     }
 
-    static void remove(final SoftEngine engine)
+    void remove(final SoftEngine engine)
     {
-        ENGINES.remove(engine);
+        engines.remove(engine);
         jmx(engine, false);
     }
 
@@ -103,10 +114,10 @@ final class StatPublisher
     }
 
     /** The device's QPs and groups, then what the {@link StatSections} add (the connection manager's ids). */
-    private static String describeWithSections(final SoftEngine engine)
+    private String describeWithSections(final SoftEngine engine)
     {
         final StringBuilder text = new StringBuilder(engine.describe());
-        StatSections.describe(engine.device(), text);
+        sections.describe(engine.device(), text);
         return text.toString();
     }
 
@@ -120,7 +131,7 @@ final class StatPublisher
         }
     }
 
-    private static void run()
+    private void run()
     {
         for (long round = 1; ; round++)
         {
@@ -133,7 +144,7 @@ final class StatPublisher
                 return;
             }
             final boolean describe = round % DESCRIBE_EVERY == 0;
-            for (final SoftEngine engine : ENGINES)
+            for (final SoftEngine engine : engines)
             {
                 try
                 {

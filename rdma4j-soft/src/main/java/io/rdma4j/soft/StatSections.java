@@ -7,7 +7,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * Lines that parts of the software device other than the device itself add to a device's describe section
  * (the connection manager's ids, which belong to the provider, not to a device). The stat thread asks every
- * section once a second, holding no lock, so a section may take its own.
+ * section once a second, holding no lock, so a section may take its own. The process's one list is the
+ * registry's ({@link SoftDevices#statSections()}).
  */
 public final class StatSections
 {
@@ -24,18 +25,18 @@ public final class StatSections
         void describe(SoftDevice device, StringBuilder text);
     }
 
-    private static final List<Section> SECTIONS = new CopyOnWriteArrayList<>();
+    private final List<Section> sections = new CopyOnWriteArrayList<>();
 
-    private StatSections()
+    StatSections()
     {
     }
 
     /**
      * @param section a section to ask from now on, for every device.
      */
-    public static void add(final Section section)
+    public void add(final Section section)
     {
-        SECTIONS.add(section);
+        sections.add(section);
     }
 
     /**
@@ -44,9 +45,9 @@ public final class StatSections
      * @param device the device.
      * @param text   where to append.
      */
-    public static void describe(final SoftDevice device, final StringBuilder text)
+    void describe(final SoftDevice device, final StringBuilder text)
     {
-        for (final Section section : SECTIONS)
+        for (final Section section : sections)
         {
             final int mark = text.length();
             try

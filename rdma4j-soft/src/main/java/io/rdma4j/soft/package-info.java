@@ -2,7 +2,8 @@
  * The software RoCEv2 device: rdma4j's verbs API in pure Java, speaking RoCEv2 over the host's IP
  * network.
  * <p>
- * <b>What it holds.</b> The device registry ({@link io.rdma4j.soft.SoftDevices}), the verbs objects
+ * <b>What it holds.</b> The device registry ({@link io.rdma4j.soft.SoftDevices}), which holds what the process
+ * shares (the settings, the stat publisher), the verbs objects
  * ({@link io.rdma4j.soft.SoftDevice}, {@link io.rdma4j.soft.SoftContext}, {@link io.rdma4j.soft.SoftPd},
  * {@link io.rdma4j.soft.SoftCq}, {@link io.rdma4j.soft.SoftQp}, {@link io.rdma4j.soft.SoftSrq}; memory regions
  * and address handles are in {@code resource}), each checking its arguments and
@@ -23,7 +24,8 @@
  * {@code SharedRecvPool} an SRQ), and uses, below it: {@code transport} (a QP's requester, responder and
  * completer), {@code resource} (memory regions, address handles), {@code wire} (to parse and build packets),
  * {@code link} (to move them) and {@code link.socket} (to choose a device's socket), {@code mcast} (the group
- * table), {@code stat} (the counters file and MBean) and {@code counter}. Nothing here knows the connection
+ * table), {@code stat} (the counters file and MBean), {@code counter} and {@code config} (the settings, which
+ * the registry reads once and hands down). Nothing here knows the connection
  * manager, which sits above: {@code cm} finds the devices through {@link io.rdma4j.soft.SoftDevices}, sends
  * and receives its MADs through a device's {@code SoftEngine} (QP1, with a {@link io.rdma4j.soft.GsiHandler}),
  * makes its QPs through the verbs API and adds its lines to the stat files through

@@ -1,7 +1,9 @@
 package io.rdma4j.soft;
 
+import io.rdma4j.soft.config.SoftSettings;
 import io.rdma4j.soft.link.MemoryNetwork;
 import io.rdma4j.soft.link.SameHostLink;
+import io.rdma4j.soft.link.TestLinks;
 import io.rdma4j.soft.link.socket.UdpLinks;
 import io.rdma4j.testing.TestNet;
 import io.rdma4j.verbs.Context;
@@ -37,6 +39,17 @@ public final class Fabric implements AutoCloseable
     private boolean pollsInline;
     private LongSupplier clock;
     private UdpLinks.Socket socket;
+    private SoftSettings settings;
+
+    /**
+     * @param deviceSettings the settings of every device opened from now on (null: the registry's).
+     * @return this.
+     */
+    public Fabric settings(final SoftSettings deviceSettings)
+    {
+        this.settings = deviceSettings;
+        return this;
+    }
 
     /**
      * @param udpSocket the socket UDP devices opened from now on use, whatever rdma4j.soft.socket says.
@@ -125,6 +138,10 @@ public final class Fabric implements AutoCloseable
         {
             builder.clock(clock);
         }
+        if (settings != null)
+        {
+            builder.settings(settings);
+        }
         if (kind == Kind.MEMORY)
         {
             builder.link(a -> linkWrapper.apply(network.attach(a)));
@@ -132,11 +149,12 @@ public final class Fabric implements AutoCloseable
         else if (kind == Kind.SHM)
         {
             builder.link(a -> linkWrapper.apply(
-                SameHostLink.over(UdpLinks.open(a), null, System.getLogger(Fabric.class.getName()))));
+                SameHostLink.over(TestLinks.open(a), TestLinks.shmDirectory(),
+                    System.getLogger(Fabric.class.getName()))));
         }
         else
         {
-            builder.link(a -> linkWrapper.apply(null == socket ? UdpLinks.open(a) :
+            builder.link(a -> linkWrapper.apply(null == socket ? TestLinks.open(a) :
                 UdpLinks.open(socket, a, io.rdma4j.soft.link.Link.ROCE_V2_PORT)));
         }
         final Context context = builder.build().open();

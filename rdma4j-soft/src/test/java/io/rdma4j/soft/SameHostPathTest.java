@@ -6,6 +6,7 @@ import io.rdma4j.soft.link.ForwardingLink;
 import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.link.SameHostLink;
 import io.rdma4j.soft.link.ShmDirectory;
+import io.rdma4j.soft.link.TestLinks;
 import io.rdma4j.soft.link.UdpLink;
 import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.Context;
@@ -198,7 +199,8 @@ class SameHostPathTest
 
             // a new device takes the address: the sender finds its inbox
             final Context second = SoftDevice.builder("successor", address)
-                .link(x -> SameHostLink.over(new UdpLink(x), null, System.getLogger("test"))).build().open();
+                .link(x -> SameHostLink.over(new UdpLink(x), TestLinks.shmDirectory(), System.getLogger("test")))
+                .build().open();
             fabric.adopt(second);
             final UdEndpoint c = new UdEndpoint(second);
             // the address had no inbox a moment ago, which the sender remembers for a second: until then
@@ -261,7 +263,7 @@ class SameHostPathTest
         try (Fabric fabric = new Fabric(Fabric.Kind.SHM))
         {
             final UdEndpoint a = new UdEndpoint(fabric.open());
-            final ShmDirectory directory = ShmDirectory.open();
+            final ShmDirectory directory = ShmDirectory.open(TestLinks.shmDirectory());
             final InetAddress badMode = fabric.address(201);
             final InetAddress garbage = fabric.address(202);
             final InetAddress link = fabric.address(203);

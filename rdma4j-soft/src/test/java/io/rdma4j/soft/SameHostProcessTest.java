@@ -1,8 +1,10 @@
 package io.rdma4j.soft;
 
+import io.rdma4j.soft.config.SoftSettings;
 import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.link.SameHostLink;
 import io.rdma4j.soft.link.ShmDirectory;
+import io.rdma4j.soft.link.TestLinks;
 import io.rdma4j.testing.TestNet;
 import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.AhAttr;
@@ -120,7 +122,8 @@ class SameHostProcessTest
     {
         final InetAddress own = address(3);
         final InetAddress other = address(4);
-        final Path otherInbox = ShmDirectory.open().inbox(other.getHostAddress(), SameHostLink.ROCE_V2_PORT);
+        final Path otherInbox = ShmDirectory.open(TestLinks.shmDirectory())
+            .inbox(other.getHostAddress(), SameHostLink.ROCE_V2_PORT);
         final Process peer = start(other);
         final Context context;
         final UdEndpoint ud;
@@ -196,8 +199,7 @@ class SameHostProcessTest
     {
         final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         // the peer shares this JVM's inbox directory (the build gives the tests one of their own)
-        final String inboxes = System.getProperty(ShmDirectory.DIR_PROPERTY, "");
-        return new ProcessBuilder(java, "-D" + ShmDirectory.DIR_PROPERTY + "=" + inboxes,
+        return new ProcessBuilder(java, "-D" + SoftSettings.SHM_DIR.property() + "=" + TestLinks.shmDirectory(),
             "-cp", System.getProperty("java.class.path"), SameHostPeer.class.getName(), address.getHostAddress())
             .redirectError(ProcessBuilder.Redirect.INHERIT)
             .start();

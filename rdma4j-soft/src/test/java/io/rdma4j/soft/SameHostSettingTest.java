@@ -1,23 +1,21 @@
 package io.rdma4j.soft;
 
+import io.rdma4j.soft.config.SoftSettings;
 import io.rdma4j.soft.link.IpLink;
 import io.rdma4j.soft.link.SameHostLink;
 import io.rdma4j.testing.TestNet;
 import io.rdma4j.verbs.Context;
-import io.rdma4j.verbs.Errno;
-import io.rdma4j.verbs.RdmaException;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetAddress;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@code rdma4j.soft.shm}: {@code auto} (and no setting) gives a device's default link the same-host path,
- * {@code off} leaves it UDP only, anything else is refused with a sentence naming both.
+ * {@code rdma4j.soft.shm} as a device's settings carry it: {@code auto} (the default) gives its default link the
+ * same-host path, {@code off} leaves it UDP only, and the builder's own choice wins over the settings'. The values
+ * the property accepts are {@code SoftSettingsTest}'s.
  */
 class SameHostSettingTest
 {
@@ -25,55 +23,35 @@ class SameHostSettingTest
     private static final int SUBNET = TestNet.nextSubnet();
 
     @Test
-    void autoAndNothingGiveTheSameHostPathAndOffGivesUdpOnly() throws Exception
+    void autoGivesTheSameHostPathAndOffGivesUdpOnly() throws Exception
     {
-        assertInstanceOf(SameHostLink.class, linkWith(null, 1));
-        assertInstanceOf(SameHostLink.class, linkWith("auto", 2));
-        assertInstanceOf(IpLink.class, linkWith("off", 3));
+        final SoftSettings registry = SoftDevices.settings();
+        assertInstanceOf(SameHostLink.class, linkOf(SoftDevice.builder("setting1", address(1))
+            .settings(registry.toBuilder().sameHost(true).build())));
+        final Object udpOnly = linkOf(SoftDevice.builder("setting2", address(2))
+            .settings(registry.toBuilder().sameHost(false).build()));
+        assertInstanceOf(IpLink.class, udpOnly);
+        assertFalse(udpOnly instanceof SameHostLink, udpOnly.toString());
     }
 
     @Test
-    void anyOtherValueIsRefused()
+    void theBuildersChoiceWinsOverTheSettings() throws Exception
     {
-        System.setProperty(SameHostLink.SETTING, "on");
-        try
-        {
-            final RdmaException ex = assertThrows(RdmaException.class,
-                () -> SoftDevice.builder("bad", address(4)).build());
-            assertEquals(Errno.EINVAL, ex.errno());
-            assertTrue(ex.getMessage().contains("'on' is neither 'auto'"), ex.getMessage());
-        }
-        finally
-        {
-            System.clearProperty(SameHostLink.SETTING);
-        }
+        final SoftSettings off = SoftDevices.settings().toBuilder().sameHost(false).build();
+        assertInstanceOf(SameHostLink.class,
+            linkOf(SoftDevice.builder("setting3", address(3)).settings(off).sameHost(true)));
     }
 
-    private static Object linkWith(final String setting, final int host) throws Exception
+    private static Object linkOf(final SoftDevice.Builder builder)
     {
-        if (setting == null)
-        {
-            System.clearProperty(SameHostLink.SETTING);
-        }
-        else
-        {
-            System.setProperty(SameHostLink.SETTING, setting);
-        }
+        final Context context = builder.build().open();
         try
         {
-            final Context context = SoftDevice.builder("setting" + host, address(host)).build().open();
-            try
-            {
-                return ((SoftContext)context).engine().link();
-            }
-            finally
-            {
-                context.close();
-            }
+            return ((SoftContext)context).engine().link();
         }
         finally
         {
-            System.clearProperty(SameHostLink.SETTING);
+            context.close();
         }
     }
 

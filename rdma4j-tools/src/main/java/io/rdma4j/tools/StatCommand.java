@@ -1,7 +1,9 @@
 package io.rdma4j.tools;
 
+import io.rdma4j.soft.config.SoftSettings;
 import io.rdma4j.soft.stat.StatFile;
 import io.rdma4j.soft.stat.StatReader;
+import io.rdma4j.verbs.RdmaException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -59,13 +61,24 @@ public final class StatCommand implements Callable<Integer>
     private Pattern filter;
 
     /**
-     * @return 0, 1 when no device is running, 2 when the directory is refused (not this user's alone).
+     * @return 0, 1 when no device is running, 2 when the directory is refused (not this user's alone) or the
+     *         settings are (a value a setting does not accept).
      */
     @Override
     public Integer call() throws IOException, InterruptedException
     {
         final PrintWriter out = spec.commandLine().getOut();
-        final Path dir = directory != null ? directory : StatFile.directory();
+        final Path dir;
+        try
+        {
+            // as the devices: their settings, read from the same properties and environment
+            dir = directory != null ? directory : SoftSettings.fromSystem().statDirectory();
+        }
+        catch (final RdmaException ex)
+        {
+            spec.commandLine().getErr().println("rdma4j stat: " + ex.getMessage());
+            return 2;
+        }
         for (int round = 1; ; round++)
         {
             final List<StatReader.DeviceStat> devices;

@@ -18,7 +18,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 final class Rdmacm
 {
     /** librdmacm, loaded or not. */
-    static final NativeLibrary LIBRARY = NativeLibrary.load(NativeLibrary.RDMACM_PROPERTY,
+    static final NativeLibrary LIBRARY = NativeLibrary.load(NativeLibrary.RDMACM,
         NativeLibrary.DEFAULT_RDMACM);
 
     private static final ErrnoFunctions CALLS = new ErrnoFunctions(LIBRARY, Rdmacm::unavailableReason);

@@ -2,8 +2,10 @@ package io.rdma4j.rdmacore.provider;
 
 import io.rdma4j.cm.EventChannel;
 import io.rdma4j.rdmacore.NativeDevices;
+import io.rdma4j.rdmacore.NativeLibrary;
 import io.rdma4j.rdmacore.cm.NativeEventChannel;
 import io.rdma4j.spi.RdmaProvider;
+import io.rdma4j.spi.Setting;
 import io.rdma4j.verbs.Device;
 
 import java.net.InetAddress;
@@ -61,5 +63,11 @@ public final class NativeProvider implements RdmaProvider
     public boolean ownsAddress(final InetAddress address)
     {
         return !address.isAnyLocalAddress() && !devices().isEmpty() && NativeEventChannel.canBind(address);
+    }
+
+    @Override
+    public List<Setting> settings()
+    {
+        return List.of(NativeLibrary.IBVERBS, NativeLibrary.RDMACM);
     }
 }

@@ -1,7 +1,7 @@
 package io.rdma4j.soft.cm;
 
 import io.rdma4j.soft.SoftDevice;
-import io.rdma4j.soft.StatSections;
+import io.rdma4j.soft.SoftDevices;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -24,7 +24,7 @@ final class CmStat
 
     static
     {
-        StatSections.add(CmStat::describe);
+        SoftDevices.statSections().add(CmStat::describe);
     }
 
     private CmStat()

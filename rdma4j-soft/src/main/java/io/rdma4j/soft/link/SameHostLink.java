@@ -48,8 +48,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class SameHostLink extends ForwardingLink
 {
-    /** The setting that turns the path off ({@code off}) or on when possible ({@code auto}, the default). */
-    public static final String SETTING = "rdma4j.soft.shm";
     /**
      * Bytes of each inbox's ring: what the UDP socket gets where net.core.rmem_max allows (4 MiB), so a burst
      * that fits one fits the other.
@@ -112,7 +110,7 @@ public final class SameHostLink extends ForwardingLink
      * otherwise log why (once per process) and keep the UDP link as it is.
      *
      * @param udp       the device's UDP link, bound.
-     * @param directory the inbox directory, or null for the user's default.
+     * @param directory the inbox directory (the device's settings' {@code rdma4j.soft.shm.dir}).
      * @param logger    where a refusal is said.
      * @return the link to use.
      */
@@ -124,7 +122,7 @@ public final class SameHostLink extends ForwardingLink
         }
         try
         {
-            final ShmDirectory dir = directory == null ? ShmDirectory.open() : ShmDirectory.open(directory);
+            final ShmDirectory dir = ShmDirectory.open(directory);
             dir.removeDeadInboxes();
             return new SameHostLink(udp, dir, logger);
         }

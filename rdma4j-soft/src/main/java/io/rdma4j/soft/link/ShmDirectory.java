@@ -7,11 +7,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * The per-user directory of same-host inboxes: {@code /dev/shm/rdma4j-USER} (memory, never written back to
- * a disk), or {@code <java.io.tmpdir>/rdma4j-shm-USER} where there is no {@code /dev/shm}, or what
- * {@code rdma4j.soft.shm.dir} ({@code RDMA4J_SOFT_SHM_DIR}) names. The directory must be this user's and
- * {@code rwx------}, so only this user's processes can create, replace or write the inboxes in it; one
- * that is not is refused, and the devices use UDP only.
+ * The per-user directory of same-host inboxes that the device's settings name ({@code rdma4j.soft.shm.dir}),
+ * {@code /dev/shm/rdma4j-USER} by default (memory, never written back to a disk). The directory must be this
+ * user's and {@code rwx------}, so only this user's processes can create, replace or write the inboxes in it;
+ * one that is not is refused, and the devices use UDP only.
  * <p>
  * An inbox is named by the device's address and port and by the network namespace of the process
  * ({@code /proc/self/ns/net}): two namespaces may each have a 127.0.0.1 with a device on it, and they must
@@ -19,9 +18,6 @@ import java.nio.file.Path;
  */
 public final class ShmDirectory
 {
-    /** The property naming another directory (tests). */
-    public static final String DIR_PROPERTY = "rdma4j.soft.shm.dir";
-
     private final Path path;
     private final int uid;
     private final String namespace;
@@ -31,17 +27,6 @@ public final class ShmDirectory
         this.path = path;
         this.uid = uid;
         this.namespace = namespace;
-    }
-
-    /**
-     * The directory for this user, made if missing.
-     *
-     * @return it.
-     * @throws IOException if it cannot be made, or is not this user's alone (the message says which).
-     */
-    public static ShmDirectory open() throws IOException
-    {
-        return open(defaultPath());
     }
 
     /**
@@ -103,24 +88,6 @@ public final class ShmDirectory
     public Path inbox(final String address, final int port)
     {
         return path.resolve(address + "-" + port + "-" + namespace + ".inbox");
-    }
-
-    private static Path defaultPath()
-    {
-        final String configured = System.getProperty(DIR_PROPERTY);
-        if (configured != null && !configured.isBlank())
-        {
-            return Path.of(configured.trim());
-        }
-        final String environment = System.getenv("RDMA4J_SOFT_SHM_DIR");
-        if (environment != null && !environment.isBlank())
-        {
-            return Path.of(environment.trim());
-        }
-        final String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9_.-]", "_");
-        final Path shm = Path.of("/dev/shm");
-        return Files.isDirectory(shm) && Files.isWritable(shm) ? shm.resolve("rdma4j-" + user) :
-            Path.of(System.getProperty("java.io.tmpdir"), "rdma4j-shm-" + user);
     }
 
     private static String namespace()

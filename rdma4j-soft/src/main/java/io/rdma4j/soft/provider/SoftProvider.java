@@ -4,7 +4,9 @@ import io.rdma4j.cm.EventChannel;
 import io.rdma4j.soft.SoftDevices;
 import io.rdma4j.soft.cm.ConnectionManager;
 import io.rdma4j.soft.cm.SoftEventChannel;
+import io.rdma4j.soft.config.SoftSettings;
 import io.rdma4j.spi.RdmaProvider;
+import io.rdma4j.spi.Setting;
 import io.rdma4j.verbs.Device;
 
 import java.util.List;
@@ -37,12 +39,21 @@ public final class SoftProvider implements RdmaProvider
     @Override
     public String unavailableReason()
     {
-        return devices().isEmpty() ? "no soft device is configured (rdma4j.soft.address)" : null;
+        return devices().isEmpty() ? "no soft device is configured (" + SoftSettings.ADDRESS.property() + ")" : null;
     }
 
     @Override
     public EventChannel createEventChannel()
     {
         return SoftEventChannel.create(ConnectionManager.shared());
+    }
+
+    /**
+     * Declared in {@link SoftSettings}, which the registry reads once ({@link SoftDevices#settings()}).
+     */
+    @Override
+    public List<Setting> settings()
+    {
+        return SoftSettings.DECLARED;
     }
 }

@@ -25,7 +25,8 @@ import java.util.Set;
  * to a truncated mapping is a SIGBUS, which must not land on the data path). A text section describes what
  * changes rarely: the QPs, the multicast groups, the connection manager's ids on the device.
  * <p>
- * The files live in an {@link OwnerOnlyDirectory} ({@code <java.io.tmpdir>/rdma4j-stat-USER} by default), are
+ * The files live in an {@link OwnerOnlyDirectory} (the device's settings' {@code rdma4j.stat.dir},
+ * {@code <java.io.tmpdir>/rdma4j-stat-USER} by default), are
  * made new ({@code O_CREAT|O_EXCL}, so never through a link) and {@code rw-------}: a QP's number, state and
  * peer are what a blind packet injector lacks, so only the device's user may read them.
  * <p>
@@ -69,8 +70,6 @@ public final class StatFile implements AutoCloseable
     static final int COUNTER_NAME = 24;
     static final int COUNTER_NAME_BYTES = 40;
     static final int DESCRIBE_BYTES = 16 * 1024;
-    /** The directory the files are in, unless {@code rdma4j.stat.dir} or {@code RDMA4J_STAT_DIR} say. */
-    public static final String DIR_PROPERTY = "rdma4j.stat.dir";
     /** Files end so. */
     public static final String SUFFIX = ".stat";
     /** What the directory is for, in a refusal's message. */
@@ -101,27 +100,6 @@ public final class StatFile implements AutoCloseable
         this.describeOffset = describeOffset;
     }
 
-    /**
-     * @return where device files go: {@code rdma4j.stat.dir}, {@code RDMA4J_STAT_DIR}, or
-     *         {@code <java.io.tmpdir>/rdma4j-stat-USER}; whichever it is must be this user's alone
-     *         ({@link OwnerOnlyDirectory}).
-     */
-    public static Path directory()
-    {
-        final String property = System.getProperty(DIR_PROPERTY);
-        if (property != null && !property.isBlank())
-        {
-            return Path.of(property.trim());
-        }
-        final String environment = System.getenv("RDMA4J_STAT_DIR");
-        if (environment != null && !environment.isBlank())
-        {
-            return Path.of(environment.trim());
-        }
-        final String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9_.-]", "_");
-        return Path.of(System.getProperty("java.io.tmpdir"), "rdma4j-stat-" + user);
-    }
-
     static long valuesOffset(final int count)
     {
         return align(COUNTERS_OFFSET + (long)COUNTER_BYTES * count);
@@ -143,21 +121,21 @@ public final class StatFile implements AutoCloseable
     }
 
     /**
-     * Create the file of a device of this process in {@link #directory()}, replacing one a dead process of
-     * the same pid left, and removing those of other dead processes.
+     * Create the file of a device of this process, replacing one a dead process of the same pid left, and
+     * removing those of other dead processes.
      *
+     * @param dir        the directory of the files, made if missing; it must be this user's alone.
      * @param deviceName the device's name.
      * @param address    its address, as text.
      * @return the file, mapped.
      * @throws IOException if the directory is not this user's alone, or the file cannot be made.
      */
-    public static StatFile create(final String deviceName, final String address) throws IOException
+    public static StatFile create(final Path dir, final String deviceName, final String address) throws IOException
     {
         final SoftCounter[] counters = SoftCounter.inIdOrder().toArray(new SoftCounter[0]);
         final int count = counters.length;
         final long describe = describeOffset(count);
         final long size = size(count);
-        final Path dir = directory();
         OwnerOnlyDirectory.open(dir, ROLE);
         StatReader.removeDead(dir);
         final long pid = ProcessHandle.current().pid();

@@ -92,7 +92,7 @@ public final class StatReader
     }
 
     /**
-     * @param directory where the files are ({@link StatFile#directory()}); it must be this user's alone.
+     * @param directory where the files are (the devices' {@code rdma4j.stat.dir}); it must be this user's alone.
      * @return every live device's counters now, by pid and name. Anything in the directory that is not a
      *         regular {@code rw-------} file of this user (a link, a FIFO, another user's file) is skipped
      *         unopened, so reading never blocks and never reads what someone else planted.

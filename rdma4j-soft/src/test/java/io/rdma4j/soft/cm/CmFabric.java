@@ -4,11 +4,12 @@ import io.rdma4j.soft.DeviceLimits;
 import io.rdma4j.soft.SoftContext;
 import io.rdma4j.soft.SoftDevice;
 import io.rdma4j.soft.SoftDevices;
+import io.rdma4j.soft.config.SoftSettings;
 import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.link.MemoryLink;
 import io.rdma4j.soft.link.MemoryNetwork;
 import io.rdma4j.soft.link.IpLink;
-import io.rdma4j.soft.link.socket.UdpLinks;
+import io.rdma4j.soft.link.TestLinks;
 import io.rdma4j.testing.TestNet;
 import io.rdma4j.verbs.Context;
 
@@ -42,11 +43,22 @@ final class CmFabric implements AutoCloseable
     private final MemoryNetwork network = new MemoryNetwork();
     private final List<SoftDevice> devices = new ArrayList<>();
     private final int subnet;
+    private SoftSettings settings;
 
     CmFabric(final Kind kind)
     {
         this.kind = kind;
         subnet = TestNet.nextSubnet();
+    }
+
+    /**
+     * @param deviceSettings the settings of every device made from now on (null: the registry's).
+     * @return this.
+     */
+    CmFabric settings(final SoftSettings deviceSettings)
+    {
+        settings = deviceSettings;
+        return this;
     }
 
     Kind kind()
@@ -103,7 +115,11 @@ final class CmFabric implements AutoCloseable
         }
         else
         {
-            builder.link(UdpLinks::open);
+            builder.link(TestLinks::open);
+        }
+        if (settings != null)
+        {
+            builder.settings(settings);
         }
         final SoftDevice device = builder.build();
         SoftDevices.register(device);

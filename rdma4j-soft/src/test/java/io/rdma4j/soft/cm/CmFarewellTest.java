@@ -7,7 +7,8 @@ import io.rdma4j.cm.EventChannel;
 import io.rdma4j.cm.PortSpace;
 import io.rdma4j.soft.SoftDevice;
 import io.rdma4j.soft.SoftDevices;
-import io.rdma4j.soft.link.ShmDirectory;
+import io.rdma4j.soft.config.SoftSettings;
+import io.rdma4j.soft.link.TestLinks;
 import io.rdma4j.testing.TestNet;
 import io.rdma4j.verbs.CompletionQueue;
 import io.rdma4j.verbs.QpCap;
@@ -92,9 +93,10 @@ class CmFarewellTest
         listener.listen(4);
 
         final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        client = new ProcessBuilder(java, "-Drdma4j.soft.shm=" + (sameHost ? "auto" : "off"),
-            "-D" + ShmDirectory.DIR_PROPERTY + "=" + System.getProperty(ShmDirectory.DIR_PROPERTY, ""),
-            "-Drdma4j.stat=false", "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+        client = new ProcessBuilder(java, "-D" + SoftSettings.SHM.property() + "=" + (sameHost ? "auto" : "off"),
+            "-D" + SoftSettings.SHM_DIR.property() + "=" + TestLinks.shmDirectory(),
+            "-D" + SoftSettings.STAT.property() + "=false", "--enable-native-access=ALL-UNNAMED",
+            "-cp", System.getProperty("java.class.path"),
             CmFarewellPeer.class.getName(), serverAddress.getHostAddress(),
             Integer.toString(listener.localAddress().getPort()), TestNet.address(SUBNET, host + 1).getHostAddress())
             .redirectError(ProcessBuilder.Redirect.INHERIT).start();

@@ -4,9 +4,8 @@ import io.rdma4j.cm.CmEventType;
 import io.rdma4j.cm.CmId;
 import io.rdma4j.cm.EventChannel;
 import io.rdma4j.cm.PortSpace;
-import io.rdma4j.soft.stat.StatFile;
+import io.rdma4j.soft.stat.StatFileTest;
 import io.rdma4j.soft.stat.StatReader;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,12 +32,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class CmStatTest
 {
-    @AfterEach
-    void forgetTheDirectory()
-    {
-        System.clearProperty(StatFile.DIR_PROPERTY);
-    }
-
     /**
      * @return the device's describe lines once one matches, read anew from the file until then (30 s at most).
      */
@@ -102,8 +95,7 @@ class CmStatTest
     @Test
     void shouldShowAnIdFromListenThroughConnectionToDestruction(@TempDir final Path dir) throws Exception
     {
-        System.setProperty(StatFile.DIR_PROPERTY, dir.toString());
-        try (CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY);
+        try (CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY).settings(StatFileTest.statIn(dir));
             CmPeers peers = new CmPeers(fabric, ConnectionManager.withSystemClock()))
         {
             final InetAddress server = fabric.address(CmPeers.SERVER);
@@ -145,8 +137,7 @@ class CmStatTest
     @Test
     void shouldShowTheGroupsAUdpIdJoined(@TempDir final Path dir) throws Exception
     {
-        System.setProperty(StatFile.DIR_PROPERTY, dir.toString());
-        try (CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY);
+        try (CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY).settings(StatFileTest.statIn(dir));
             EventChannel channel = SoftEventChannel.create(ConnectionManager.withSystemClock()))
         {
             fabric.device(1);

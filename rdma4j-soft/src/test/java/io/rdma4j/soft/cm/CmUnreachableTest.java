@@ -6,6 +6,7 @@ import io.rdma4j.cm.CmId;
 import io.rdma4j.cm.EventChannel;
 import io.rdma4j.cm.PortSpace;
 import io.rdma4j.soft.counter.SoftCounter;
+import io.rdma4j.soft.link.TestLinks;
 import io.rdma4j.soft.link.socket.UdpLinks;
 import io.rdma4j.verbs.CompletionQueue;
 import io.rdma4j.verbs.QpCap;
@@ -54,7 +55,7 @@ class CmUnreachableTest
 
     private void assertRefused(final PortSpace space) throws Exception
     {
-        assumeTrue(UdpLinks.chosen() == UdpLinks.Socket.LINUX, "ICMP errors are read by the Linux socket only");
+        assumeTrue(TestLinks.SOCKET == UdpLinks.Socket.LINUX, "ICMP errors are read by the Linux socket only");
         try (CmFabric fabric = new CmFabric(CmFabric.Kind.UDP))
         {
             final var device = fabric.device(1);

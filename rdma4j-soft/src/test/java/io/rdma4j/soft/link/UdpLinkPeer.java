@@ -1,6 +1,5 @@
 package io.rdma4j.soft.link;
 
-import io.rdma4j.soft.link.socket.UdpLinks;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.ByteBuffer;
@@ -19,7 +18,7 @@ final class UdpLinkPeer
 
     public static void main(final String[] args) throws Exception
     {
-        try (IpLink link = UdpLinks.open(LinkTesting.address(args[0]), Integer.parseInt(args[1])))
+        try (IpLink link = TestLinks.open(LinkTesting.address(args[0]), Integer.parseInt(args[1])))
         {
             link.joinGroup(LinkTesting.address(args[2]));
             System.out.println("READY");

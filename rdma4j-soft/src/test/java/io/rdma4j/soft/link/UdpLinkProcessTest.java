@@ -1,6 +1,5 @@
 package io.rdma4j.soft.link;
 
-import io.rdma4j.soft.link.socket.UdpLinks;
 import static io.rdma4j.soft.link.LinkTesting.address;
 import static io.rdma4j.soft.link.LinkTesting.datagram;
 import static io.rdma4j.soft.link.LinkTesting.freePort;
@@ -45,8 +44,8 @@ class UdpLinkProcessTest
 
         try (BufferedReader lines = new BufferedReader(
             new InputStreamReader(peer.getInputStream(), StandardCharsets.US_ASCII));
-            IpLink sender = UdpLinks.open(senderAddress, port);
-            IpLink localMember = UdpLinks.open(localMemberAddress, port))
+            IpLink sender = TestLinks.open(senderAddress, port);
+            IpLink localMember = TestLinks.open(localMemberAddress, port))
         {
             assertEquals("READY", lines.readLine());
             localMember.joinGroup(group);

@@ -1,6 +1,5 @@
 package io.rdma4j.soft.link;
 
-import io.rdma4j.soft.link.socket.UdpLinks;
 import io.rdma4j.verbs.Errno;
 
 import static io.rdma4j.soft.link.LinkTesting.address;
@@ -52,7 +51,7 @@ class UdpLinkTest
     @Test
     void shouldSendUnicastBetweenLoopbackAddresses()
     {
-        try (IpLink a = UdpLinks.open(addressA, port); IpLink b = UdpLinks.open(addressB, port))
+        try (IpLink a = TestLinks.open(addressA, port); IpLink b = TestLinks.open(addressB, port))
         {
             final ByteBuffer hello = datagram("hello");
             assertTrue(a.send(hello, addressB, 64));
@@ -74,7 +73,7 @@ class UdpLinkTest
     @Test
     void shouldReportLocalAddressPortAndZeroIpIdentification()
     {
-        try (IpLink a = UdpLinks.open(addressA, port))
+        try (IpLink a = TestLinks.open(addressA, port))
         {
             assertEquals(addressA, a.localAddress());
             assertEquals(port, a.localPort());
@@ -92,7 +91,7 @@ class UdpLinkTest
     {
         final InetAddress ipv6Loopback = address("::1");
         assumeTrue(hasAddress(ipv6Loopback), "no ::1 on this host");
-        try (IpLink a = UdpLinks.open(ipv6Loopback, port); IpLink b = UdpLinks.open(addressB, port))
+        try (IpLink a = TestLinks.open(ipv6Loopback, port); IpLink b = TestLinks.open(addressB, port))
         {
             assertTrue(a.send(datagram("six"), ipv6Loopback, 64));
             assertTrue(receiveWithin(a, buffer, info, WAIT_MILLIS));
@@ -107,9 +106,9 @@ class UdpLinkTest
     void shouldDeliverMulticastToEveryMemberButNotToANonMember()
     {
         final InetAddress group = randomGroup();
-        try (IpLink sender = UdpLinks.open(addressA, port);
-            IpLink memberB = UdpLinks.open(addressB, port);
-            IpLink memberC = UdpLinks.open(addressC, port))
+        try (IpLink sender = TestLinks.open(addressA, port);
+            IpLink memberB = TestLinks.open(addressB, port);
+            IpLink memberC = TestLinks.open(addressC, port))
         {
             memberB.joinGroup(group);
             memberC.joinGroup(group);
@@ -135,7 +134,7 @@ class UdpLinkTest
     void shouldLoopMulticastBackToASenderThatJoined()
     {
         final InetAddress group = randomGroup();
-        try (IpLink a = UdpLinks.open(addressA, port))
+        try (IpLink a = TestLinks.open(addressA, port))
         {
             a.joinGroup(group);
             assertTrue(a.send(datagram("own"), group, 1));
@@ -151,9 +150,9 @@ class UdpLinkTest
     void shouldStopReceivingAfterLeavingAsOftenAsJoined()
     {
         final InetAddress group = randomGroup();
-        try (IpLink sender = UdpLinks.open(addressA, port);
-            IpLink stays = UdpLinks.open(addressB, port);
-            IpLink leaves = UdpLinks.open(addressC, port))
+        try (IpLink sender = TestLinks.open(addressA, port);
+            IpLink stays = TestLinks.open(addressB, port);
+            IpLink leaves = TestLinks.open(addressC, port))
         {
             stays.joinGroup(group);
             leaves.joinGroup(group);
@@ -183,7 +182,7 @@ class UdpLinkTest
     void shouldRejoinAfterLeaving()
     {
         final InetAddress group = randomGroup();
-        try (IpLink sender = UdpLinks.open(addressA, port); IpLink member = UdpLinks.open(addressB, port))
+        try (IpLink sender = TestLinks.open(addressA, port); IpLink member = TestLinks.open(addressB, port))
         {
             member.joinGroup(group);
             member.leaveGroup(group);
@@ -199,7 +198,7 @@ class UdpLinkTest
     void shouldTakeTurnsBetweenUnicastAndABusyGroup()
     {
         final InetAddress group = randomGroup();
-        try (IpLink sender = UdpLinks.open(addressA, port); IpLink receiver = UdpLinks.open(addressB, port))
+        try (IpLink sender = TestLinks.open(addressA, port); IpLink receiver = TestLinks.open(addressB, port))
         {
             receiver.joinGroup(group);
             for (int i = 0; i < 10; i++)
@@ -255,7 +254,7 @@ class UdpLinkTest
             other.bind(new InetSocketAddress(taken, port));
 
             final IllegalStateException ex =
-                assertThrows(IllegalStateException.class, () -> UdpLinks.open(taken, port));
+                assertThrows(IllegalStateException.class, () -> TestLinks.open(taken, port));
             assertTrue(ex.getMessage().startsWith(
                 taken.getHostAddress() + ":" + port + " is already in use by another process"),
                 ex.getMessage());
@@ -268,7 +267,7 @@ class UdpLinkTest
     void shouldRejectAnAddressThatIsNotLocal()
     {
         final IllegalStateException ex =
-            assertThrows(IllegalStateException.class, () -> UdpLinks.open(address("192.0.2.1"), port));
+            assertThrows(IllegalStateException.class, () -> TestLinks.open(address("192.0.2.1"), port));
         assertTrue(ex.getMessage().startsWith("192.0.2.1 is not an address of this host"), ex.getMessage());
         assertEquals(Errno.EADDRNOTAVAIL, ((LinkOpenException)ex).errno());
     }
@@ -276,15 +275,15 @@ class UdpLinkTest
     @Test
     void shouldRejectWildcardAndMulticastAddresses()
     {
-        assertThrows(IllegalArgumentException.class, () -> UdpLinks.open(address("0.0.0.0"), port));
-        assertThrows(IllegalArgumentException.class, () -> UdpLinks.open(randomGroup(), port));
+        assertThrows(IllegalArgumentException.class, () -> TestLinks.open(address("0.0.0.0"), port));
+        assertThrows(IllegalArgumentException.class, () -> TestLinks.open(randomGroup(), port));
     }
 
     @Test
     void shouldReleaseThePortOnClose()
     {
-        UdpLinks.open(addressA, port).close();
-        try (IpLink again = UdpLinks.open(addressA, port))
+        TestLinks.open(addressA, port).close();
+        try (IpLink again = TestLinks.open(addressA, port))
         {
             assertEquals(port, again.localPort());
         }
@@ -293,7 +292,7 @@ class UdpLinkTest
     @Test
     void shouldUnblockAwaitReadableOnWakeup() throws InterruptedException
     {
-        try (IpLink a = UdpLinks.open(addressA, port))
+        try (IpLink a = TestLinks.open(addressA, port))
         {
             final CountDownLatch returned = new CountDownLatch(1);
             final Thread waiter = Thread.ofPlatform().start(() ->
@@ -311,7 +310,7 @@ class UdpLinkTest
     @Test
     void shouldReturnFromAwaitReadableWhenADatagramArrives() throws InterruptedException
     {
-        try (IpLink a = UdpLinks.open(addressA, port); IpLink b = UdpLinks.open(addressB, port))
+        try (IpLink a = TestLinks.open(addressA, port); IpLink b = TestLinks.open(addressB, port))
         {
             final CountDownLatch returned = new CountDownLatch(1);
             final Thread waiter = Thread.ofPlatform().start(() ->
@@ -332,7 +331,7 @@ class UdpLinkTest
     @Test
     void shouldReturnFromAwaitReadableAfterTheTimeout()
     {
-        try (IpLink a = UdpLinks.open(addressA, port))
+        try (IpLink a = TestLinks.open(addressA, port))
         {
             final long start = System.nanoTime();
             a.awaitReadable(TimeUnit.MILLISECONDS.toNanos(20));
@@ -344,7 +343,7 @@ class UdpLinkTest
     @Test
     void shouldRefuseToSendWhenClosed()
     {
-        final IpLink a = UdpLinks.open(addressA, port);
+        final IpLink a = TestLinks.open(addressA, port);
         a.close();
         a.close();
         assertFalse(a.send(datagram("late"), addressB, 64));
@@ -369,7 +368,7 @@ class UdpLinkTest
     {
         final com.sun.management.ThreadMXBean threads =
             (com.sun.management.ThreadMXBean)java.lang.management.ManagementFactory.getThreadMXBean();
-        try (IpLink a = UdpLinks.open(addressA, port); IpLink b = UdpLinks.open(addressB, port))
+        try (IpLink a = TestLinks.open(addressA, port); IpLink b = TestLinks.open(addressB, port))
         {
             final ByteBuffer payload = datagram("x".repeat(100));
             long allocated = 0;

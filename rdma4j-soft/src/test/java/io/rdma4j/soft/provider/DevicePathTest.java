@@ -1,6 +1,8 @@
 package io.rdma4j.soft.provider;
 
 import io.rdma4j.soft.SoftDevice;
+import io.rdma4j.soft.SoftDevices;
+import io.rdma4j.soft.config.SocketChoice;
 import io.rdma4j.soft.link.socket.UdpLinks;
 import io.rdma4j.testing.TestNet;
 import io.rdma4j.verbs.Context;
@@ -9,7 +11,6 @@ import org.junit.jupiter.api.Test;
 import java.lang.reflect.Proxy;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -25,21 +26,21 @@ class DevicePathTest
     @Test
     void reportsTheNioSocketWithAndWithoutTheSameHostPath() throws Exception
     {
-        assertEquals(new DevicePath("nio", true, false), withSocket("nio", () -> pathOf(true, false, 1)));
-        assertEquals(new DevicePath("nio", false, false), withSocket("nio", () -> pathOf(false, false, 2)));
+        assertEquals(new DevicePath("nio", true, false), pathOf(SocketChoice.NIO, true, false, 1));
+        assertEquals(new DevicePath("nio", false, false), pathOf(SocketChoice.NIO, false, false, 2));
     }
 
     @Test
     void autoIsReportedAsTheSocketItChose() throws Exception
     {
-        final String chosen = withSocket("auto", () -> UdpLinks.chosen().name().toLowerCase(Locale.ROOT));
-        assertEquals(new DevicePath(chosen, false, false), withSocket("auto", () -> pathOf(false, false, 3)));
+        final String chosen = UdpLinks.chosen(SocketChoice.AUTO).name().toLowerCase(Locale.ROOT);
+        assertEquals(new DevicePath(chosen, false, false), pathOf(SocketChoice.AUTO, false, false, 3));
     }
 
     @Test
     void reportsPollingMode() throws Exception
     {
-        assertEquals(new DevicePath("nio", false, true), withSocket("nio", () -> pathOf(false, true, 4)));
+        assertEquals(new DevicePath("nio", false, true), pathOf(SocketChoice.NIO, false, true, 4));
     }
 
     @Test
@@ -57,36 +58,14 @@ class DevicePathTest
         assertEquals("socket nio, shm off, progress thread", new DevicePath("nio", false, false).toString());
     }
 
-    private static DevicePath pathOf(final boolean sameHost, final boolean polling, final int host) throws Exception
+    private static DevicePath pathOf(final SocketChoice socket, final boolean sameHost, final boolean polling,
+        final int host) throws Exception
     {
-        try (Context context = SoftDevice.builder("path" + host, TestNet.address(SUBNET, host)).sameHost(sameHost)
+        try (Context context = SoftDevice.builder("path" + host, TestNet.address(SUBNET, host))
+            .settings(SoftDevices.settings().toBuilder().socket(socket).build()).sameHost(sameHost)
             .pollsInline(polling).build().open())
         {
             return DevicePath.of(context).orElseThrow();
-        }
-    }
-
-    /**
-     * Run with {@code rdma4j.soft.socket} set, then put back what the build gave (one execution runs with nio).
-     */
-    private static <T> T withSocket(final String socket, final Callable<T> body) throws Exception
-    {
-        final String before = System.getProperty(UdpLinks.PROPERTY);
-        System.setProperty(UdpLinks.PROPERTY, socket);
-        try
-        {
-            return body.call();
-        }
-        finally
-        {
-            if (before == null)
-            {
-                System.clearProperty(UdpLinks.PROPERTY);
-            }
-            else
-            {
-                System.setProperty(UdpLinks.PROPERTY, before);
-            }
         }
     }
 }

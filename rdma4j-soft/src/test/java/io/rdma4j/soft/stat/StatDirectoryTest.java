@@ -2,7 +2,6 @@ package io.rdma4j.soft.stat;
 
 import io.rdma4j.soft.Fabric;
 import io.rdma4j.verbs.Context;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,18 +34,11 @@ class StatDirectoryTest
 {
     private static final String PRECIOUS = "a file the victim can write, and nobody should\n";
 
-    @AfterEach
-    void forgetTheDirectory()
-    {
-        System.clearProperty(StatFile.DIR_PROPERTY);
-    }
-
     @Test
     void shouldMakeTheDirectoryAndItsFilesOwnerOnly(@TempDir final Path tmp) throws Exception
     {
         final Path dir = tmp.resolve("fresh").resolve("rdma4j-stat-user");
-        System.setProperty(StatFile.DIR_PROPERTY, dir.toString());
-        try (StatFile file = StatFile.create("soft0", "127.0.0.5"))
+        try (StatFile file = StatFile.create(dir, "soft0", "127.0.0.5"))
         {
             assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)));
             assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file.path())));
@@ -62,16 +54,15 @@ class StatDirectoryTest
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
         final Path victim = victim(tmp);
         plantLinks(dir, victim);
-        System.setProperty(StatFile.DIR_PROPERTY, dir.toString());
 
-        final IOException refused = assertThrows(IOException.class, () -> StatFile.create("soft0", "127.0.0.5"));
+        final IOException refused = assertThrows(IOException.class, () -> StatFile.create(dir, "soft0", "127.0.0.5"));
         assertTrue(refused.getMessage().contains("rwxrwxrwx, not rwx------"), refused.getMessage());
         assertEquals(PRECIOUS, Files.readString(victim), "the victim's file is untouched");
         final IOException unread = assertThrows(IOException.class, () -> StatReader.readAll(dir));
         assertTrue(unread.getMessage().contains(dir.toString()), unread.getMessage());
 
         // a device opens all the same, without a file, and never writes through the links
-        try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY))
+        try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY).settings(StatFileTest.statIn(dir)))
         {
             new SelfSender(fabric.open()).send(2);
         }
@@ -96,9 +87,8 @@ class StatDirectoryTest
         final String said = new String(attacker.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(attacker.waitFor(30, TimeUnit.SECONDS) && attacker.exitValue() == 0, said);
         assertEquals(65534, Files.getAttribute(dir, "unix:uid", LinkOption.NOFOLLOW_LINKS));
-        System.setProperty(StatFile.DIR_PROPERTY, dir.toString());
 
-        final IOException refused = assertThrows(IOException.class, () -> StatFile.create("soft0", "127.0.0.5"));
+        final IOException refused = assertThrows(IOException.class, () -> StatFile.create(dir, "soft0", "127.0.0.5"));
         assertTrue(refused.getMessage().contains("belongs to user 65534"), refused.getMessage());
         assertEquals(PRECIOUS, Files.readString(victim), "root's file is untouched");
     }
@@ -111,8 +101,7 @@ class StatDirectoryTest
             PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         final Path victim = victim(tmp);
         plantLinks(dir, victim);
-        System.setProperty(StatFile.DIR_PROPERTY, dir.toString());
-        try (StatFile file = StatFile.create("soft0", "127.0.0.5"))
+        try (StatFile file = StatFile.create(dir, "soft0", "127.0.0.5"))
         {
             assertTrue(Files.isRegularFile(file.path(), LinkOption.NOFOLLOW_LINKS), "a file of its own: " + file.path());
         }
@@ -123,8 +112,7 @@ class StatDirectoryTest
     void shouldReadOnlyItsOwnRegularFilesAndNeverBlock(@TempDir final Path tmp) throws Exception
     {
         final Path dir = tmp.resolve("stat");
-        System.setProperty(StatFile.DIR_PROPERTY, dir.toString());
-        try (StatFile live = StatFile.create("soft0", "127.0.0.5"))
+        try (StatFile live = StatFile.create(dir, "soft0", "127.0.0.5"))
         {
             final Process mkfifo = new ProcessBuilder("mkfifo", dir.resolve("1-fifo0-127.0.0.7.stat").toString())
                 .inheritIO().start();
@@ -143,8 +131,7 @@ class StatDirectoryTest
     @Test
     void shouldKeepTheDeviceRunningWhenItsStatFileIsTruncated(@TempDir final Path dir) throws Exception
     {
-        System.setProperty(StatFile.DIR_PROPERTY, dir.toString());
-        try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY))
+        try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY).settings(StatFileTest.statIn(dir)))
         {
             final Context context = fabric.open();
             final SelfSender sender = new SelfSender(context);
@@ -166,9 +153,8 @@ class StatDirectoryTest
     @Test
     void shouldStopPublishingIntoAFileReplacedUnderItAndLeaveTheReplacement(@TempDir final Path dir) throws Exception
     {
-        System.setProperty(StatFile.DIR_PROPERTY, dir.toString());
         final Path file;
-        try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY))
+        try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY).settings(StatFileTest.statIn(dir)))
         {
             final Context context = fabric.open();
             final SelfSender sender = new SelfSender(context);

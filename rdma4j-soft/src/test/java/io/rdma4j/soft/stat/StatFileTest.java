@@ -1,11 +1,12 @@
 package io.rdma4j.soft.stat;
 
 import io.rdma4j.soft.Fabric;
+import io.rdma4j.soft.SoftDevices;
+import io.rdma4j.soft.config.SoftSettings;
 import io.rdma4j.soft.counter.CounterGroup;
 import io.rdma4j.soft.counter.Counters;
 import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.verbs.Context;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,21 +34,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A device's counters are published in its stat file, where a reader (another process, here the same one)
  * sees the values the device counts, and in a JMX MBean; closing the device removes both.
  */
-class StatFileTest
+public class StatFileTest
 {
-    @AfterEach
-    void forgetTheDirectory()
-    {
-        System.clearProperty(StatFile.DIR_PROPERTY);
-    }
-
     @Test
     void shouldShowTheDevicesOwnCountersInTheFileAndOverJmx(@TempDir final Path dir) throws Exception
     {
-        System.setProperty(StatFile.DIR_PROPERTY, dir.toString());
         final MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
         final ObjectName name;
-        try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY))
+        try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY).settings(statIn(dir)))
         {
             final Context context = fabric.open();
             new SelfSender(context).send(3);
@@ -82,6 +76,15 @@ class StatFileTest
     }
 
     /**
+     * @param dir where the devices' counters files go.
+     * @return this JVM's settings with that directory: a test's devices write where it reads.
+     */
+    public static SoftSettings statIn(final Path dir)
+    {
+        return SoftDevices.settings().toBuilder().statDirectory(dir).build();
+    }
+
+    /**
      * The publisher copies the counters a few times a second: wait, bounded, until the file shows the value.
      */
     static StatReader.DeviceStat awaitCounter(final Path dir, final String counter, final long value) throws Exception
@@ -100,11 +103,10 @@ class StatFileTest
     @Test
     void shouldForgetAFileWhosePidNowBelongsToAProcessStartedAfterItsDevice(@TempDir final Path dir) throws Exception
     {
-        System.setProperty(StatFile.DIR_PROPERTY, dir.toString());
         // a file naming this JVM's pid, as a process that died long ago and whose number this JVM then took
         // would have left it: its device opened a day before this JVM started
         final long jvmStart = ProcessHandle.current().info().startInstant().orElseThrow().toEpochMilli();
-        try (StatFile file = StatFile.create("gone0", "127.0.0.99"))
+        try (StatFile file = StatFile.create(dir, "gone0", "127.0.0.99"))
         {
             final Path path = dir.resolve(ProcessHandle.current().pid() + "-gone0-127.0.0.99" + StatFile.SUFFIX);
             assertTrue(Files.exists(path), "the file: " + path);
@@ -122,13 +124,12 @@ class StatFileTest
     @Test
     void shouldPublishEveryCounterWithItsIdGroupAndName(@TempDir final Path dir) throws Exception
     {
-        System.setProperty(StatFile.DIR_PROPERTY, dir.toString());
         final Counters counters = new Counters();
         for (final SoftCounter counter : SoftCounter.values())
         {
             counters.add(counter, 1000L + counter.id());
         }
-        try (StatFile file = StatFile.create("ids0", "127.0.0.98"))
+        try (StatFile file = StatFile.create(dir, "ids0", "127.0.0.98"))
         {
             assertTrue(file.publish(counters, "qp 0x000001 RC RTS\n"));
             final StatReader.DeviceStat stat = StatReader.read(file.path());
@@ -152,11 +153,10 @@ class StatFileTest
     @Test
     void shouldReadCountersByTheirIdsWhereverTheFileListsThem(@TempDir final Path dir) throws Exception
     {
-        System.setProperty(StatFile.DIR_PROPERTY, dir.toString());
         final Counters counters = new Counters();
         counters.add(SoftCounter.SENT_PKTS, 7);
         counters.add(SoftCounter.RCVD_PKTS, 9);
-        try (StatFile file = StatFile.create("ids1", "127.0.0.97"))
+        try (StatFile file = StatFile.create(dir, "ids1", "127.0.0.97"))
         {
             assertTrue(file.publish(counters, null));
             // another version may list its counters in another order: swap the first two entries and values
@@ -191,8 +191,7 @@ class StatFileTest
     void shouldNameTheDeviceOfAFileOfAnotherFormatVersionWithoutReadingItsCounters(@TempDir final Path dir)
         throws Exception
     {
-        System.setProperty(StatFile.DIR_PROPERTY, dir.toString());
-        try (StatFile file = StatFile.create("old0", "127.0.0.96"))
+        try (StatFile file = StatFile.create(dir, "old0", "127.0.0.96"))
         {
             assertTrue(file.publish(new Counters(), "qp 0x000002 UD RTS\n"));
             try (FileChannel channel = FileChannel.open(file.path(), StandardOpenOption.READ, StandardOpenOption.WRITE))

@@ -1,5 +1,7 @@
 package io.rdma4j.tools.common;
 
+import io.rdma4j.soft.config.SoftSettings;
+
 import java.io.IOException;
 import java.net.DatagramSocket;
 import java.net.Inet6Address;
@@ -19,9 +21,7 @@ import java.net.UnknownHostException;
 public final class SoftAddress
 {
     /** The system property the soft provider reads its addresses from. */
-    public static final String PROPERTY = "rdma4j.soft.address";
-    /** The environment variable it falls back to. */
-    public static final String ENVIRONMENT = "RDMA4J_SOFT_ADDRESS";
+    public static final String PROPERTY = SoftSettings.ADDRESS.property();
     /** The RoCEv2 UDP port every soft device binds. */
     static final int ROCE_PORT = 4791;
 
@@ -43,7 +43,7 @@ public final class SoftAddress
             System.setProperty(PROPERTY, explicit);
             return null;
         }
-        if (serverName == null || isSet(System.getProperty(PROPERTY)) || isSet(System.getenv(ENVIRONMENT)))
+        if (serverName == null || SoftSettings.ADDRESS.read() != null)
         {
             return null;
         }
@@ -71,11 +71,6 @@ public final class SoftAddress
         {
             return false;
         }
-    }
-
-    private static boolean isSet(final String value)
-    {
-        return value != null && !value.isBlank();
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.rdma4j.tools.perf;
 
+import io.rdma4j.soft.config.SoftSettings;
 import io.rdma4j.tools.common.SoftAddress;
 import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.RdmaException;
@@ -268,7 +269,7 @@ public final class PerfCommand implements Callable<Integer>
         {
             if (progress != null)
             {
-                System.setProperty("rdma4j.soft.progress", progress);
+                System.setProperty(SoftSettings.PROGRESS.property(), progress);
             }
             SoftAddress.configure(address, serverName);
             final InetAddress bind = address == null ? null : InetAddress.getByName(address);
@@ -312,11 +313,7 @@ public final class PerfCommand implements Callable<Integer>
 
     private static String progressMode()
     {
-        String mode = System.getProperty("rdma4j.soft.progress");
-        if (mode == null || mode.isBlank())
-        {
-            mode = System.getenv("RDMA4J_SOFT_PROGRESS");
-        }
-        return mode == null || mode.isBlank() ? "polling" : mode;
+        final String mode = SoftSettings.PROGRESS.read();
+        return mode == null ? "polling" : mode;
     }
 }

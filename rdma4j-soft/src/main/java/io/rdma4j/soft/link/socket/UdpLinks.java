@@ -1,5 +1,7 @@
 package io.rdma4j.soft.link.socket;
 
+import io.rdma4j.soft.config.SocketChoice;
+import io.rdma4j.soft.config.SoftSettings;
 import io.rdma4j.soft.link.IpLink;
 import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.link.UdpLink;
@@ -7,23 +9,16 @@ import io.rdma4j.soft.link.UdpLink;
 import io.rdma4j.soft.link.linux.LinuxUdpLink;
 
 import java.net.InetAddress;
-import java.util.Locale;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Chooses the socket under a device's IP link: {@code rdma4j.soft.socket} (or the environment
- * variable {@code RDMA4J_SOFT_SOCKET}) is {@code nio} for the portable {@link UdpLink},
- * {@code linux} for {@link LinuxUdpLink} (batched {@code recvmmsg}/{@code sendmmsg}, UDP GSO and
- * GRO, through the FFM API), or {@code auto}, the default: the Linux socket wherever its C
- * library binding loads, NIO elsewhere.
+ * Chooses the socket under a device's IP link, as the device's settings ({@code rdma4j.soft.socket}) ask:
+ * {@code nio} for the portable {@link UdpLink}, {@code linux} for {@link LinuxUdpLink} (batched
+ * {@code recvmmsg}/{@code sendmmsg}, UDP GSO and GRO, through the FFM API), or {@code auto}: the Linux socket
+ * wherever its C library binding loads, NIO elsewhere.
  */
 public final class UdpLinks
 {
-    /** The system property naming the socket. */
-    public static final String PROPERTY = "rdma4j.soft.socket";
-    /** The environment variable naming the socket when the property is not set. */
-    public static final String ENVIRONMENT = "RDMA4J_SOFT_SOCKET";
-
     /** The sockets an IP link can run on. */
     public enum Socket
     {
@@ -40,48 +35,29 @@ public final class UdpLinks
     {
     }
 
-    private static String setting()
-    {
-        final String setting = System.getProperty(PROPERTY);
-        return null == setting ? System.getenv(ENVIRONMENT) : setting;
-    }
-
     /**
-     * @return the socket {@link #open} uses, from the property, the environment and the platform.
-     * @throws IllegalArgumentException if the setting is not auto, nio or linux, or asks for the
-     *                                  Linux socket where it cannot load (the sentence says why).
+     * @param choice the socket the settings ask for.
+     * @return the socket that choice gives on this platform.
+     * @throws IllegalArgumentException if the choice is the Linux socket where it cannot load (the sentence says
+     *                                  why).
      */
-    public static Socket chosen()
+    public static Socket chosen(final SocketChoice choice)
     {
-        final String setting = setting();
-        final String value = null == setting ? "auto" : setting.trim().toLowerCase(Locale.ROOT);
-        return switch (value)
+        return switch (choice)
         {
-            case "auto", "" -> null == LinuxUdpLink.unavailableReason() ? Socket.LINUX : Socket.NIO;
-            case "nio" -> Socket.NIO;
-            case "linux" ->
+            case AUTO -> null == LinuxUdpLink.unavailableReason() ? Socket.LINUX : Socket.NIO;
+            case NIO -> Socket.NIO;
+            case LINUX ->
             {
                 final String reason = LinuxUdpLink.unavailableReason();
                 if (null != reason)
                 {
-                    throw new IllegalArgumentException(PROPERTY + "=linux cannot be used: " + reason);
+                    throw new IllegalArgumentException(SoftSettings.SOCKET.property() + "=linux cannot be used: " +
+                        reason);
                 }
                 yield Socket.LINUX;
             }
-            default -> throw new IllegalArgumentException(
-                PROPERTY + " (or " + ENVIRONMENT + ") is '" + setting + "': it must be auto, nio or linux");
         };
-    }
-
-    /**
-     * Open a link on {@link Link#ROCE_V2_PORT} with the chosen socket.
-     *
-     * @param localAddress an address of this host, the device's GID.
-     * @return the link.
-     */
-    public static IpLink open(final InetAddress localAddress)
-    {
-        return open(localAddress, Link.ROCE_V2_PORT);
     }
 
     /**
@@ -91,35 +67,21 @@ public final class UdpLinks
      * {@code nio} is a choice and says nothing.
      *
      * @param localAddress an address of this host, the device's GID.
+     * @param choice       the socket the device's settings ask for.
      * @param logger       where the fallback is said.
      * @return the link.
      */
-    public static IpLink open(final InetAddress localAddress, final System.Logger logger)
+    public static IpLink open(final InetAddress localAddress, final SocketChoice choice, final System.Logger logger)
     {
-        final Socket socket = chosen();
-        final String setting = setting();
-        final boolean auto = null == setting || setting.isBlank() || "auto".equalsIgnoreCase(setting.trim());
-        if (Socket.NIO == socket && auto && System.getProperty("os.name", "").startsWith("Linux") &&
-            FALLBACK_SAID.compareAndSet(false, true))
+        final Socket socket = chosen(choice);
+        if (Socket.NIO == socket && SocketChoice.AUTO == choice &&
+            System.getProperty("os.name", "").startsWith("Linux") && FALLBACK_SAID.compareAndSet(false, true))
         {
             logger.log(System.Logger.Level.WARNING, "rdma4j: not using the Linux socket, " +
                 LinuxUdpLink.unavailableReason() + "; the NIO socket sends and receives one datagram per system " +
-                "call (" + PROPERTY + "=nio chooses it without this warning)");
+                "call (" + SoftSettings.SOCKET.property() + "=nio chooses it without this warning)");
         }
         return open(socket, localAddress, Link.ROCE_V2_PORT);
-    }
-
-    /**
-     * Open a link with the chosen socket; the constructors of {@link UdpLink} and
-     * {@link LinuxUdpLink} say what each refuses.
-     *
-     * @param localAddress an address of this host, the device's GID.
-     * @param port         the UDP port to receive on, send from and send to.
-     * @return the link.
-     */
-    public static IpLink open(final InetAddress localAddress, final int port)
-    {
-        return open(chosen(), localAddress, port);
     }
 
     /**

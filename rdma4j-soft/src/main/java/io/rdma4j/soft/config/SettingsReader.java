@@ -1,0 +1,232 @@
+package io.rdma4j.soft.config;
+
+import io.rdma4j.spi.Setting;
+import io.rdma4j.verbs.Errno;
+import io.rdma4j.verbs.RdmaException;
+
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.UnaryOperator;
+
+/**
+ * Turns the properties and the environment into {@link SoftSettings}, refusing a value a setting does not accept
+ * with EINVAL and a sentence naming the setting and what it accepts: a typo fails where the devices are first
+ * asked for, not as a device that quietly does something else.
+ */
+final class SettingsReader
+{
+    /** IPv4's loopback whatever the JVM prefers: {@code InetAddress.getLoopbackAddress()} may be ::1. */
+    private static final String DEFAULT_ADDRESS = "127.0.0.1";
+
+    private final UnaryOperator<String> properties;
+    private final UnaryOperator<String> environment;
+
+    private SettingsReader(final UnaryOperator<String> properties, final UnaryOperator<String> environment)
+    {
+        this.properties = properties;
+        this.environment = environment;
+    }
+
+    /**
+     * @param properties  looks a system property up (null when unset).
+     * @param environment looks an environment variable up (null when unset).
+     * @return the settings they give.
+     * @throws RdmaException EINVAL for the first value a setting does not accept.
+     */
+    static SoftSettings read(final UnaryOperator<String> properties, final UnaryOperator<String> environment)
+    {
+        return new SettingsReader(properties, environment).read();
+    }
+
+    /**
+     * @param properties the JVM's properties, for the user's name and the temporary directory.
+     * @return a builder holding every default.
+     */
+    static SoftSettings.Builder defaults(final UnaryOperator<String> properties)
+    {
+        final String user = user(properties);
+        final Path shm = Path.of("/dev/shm");
+        final Path shmDirectory = Files.isDirectory(shm) && Files.isWritable(shm) ? shm.resolve("rdma4j-" + user) :
+            tmp(properties).resolve("rdma4j-shm-" + user);
+        return new SoftSettings.Builder(List.of(InetAddress.ofLiteral(DEFAULT_ADDRESS)), shmDirectory,
+            tmp(properties).resolve("rdma4j-stat-" + user));
+    }
+
+    private SoftSettings read()
+    {
+        final SoftSettings.Builder settings = defaults(properties);
+        final String address = value(SoftSettings.ADDRESS);
+        if (address != null)
+        {
+            settings.addresses(addresses(address));
+        }
+        final String loss = value(SoftSettings.LOSS);
+        if (loss != null)
+        {
+            settings.loss(loss(loss));
+        }
+        final String seed = value(SoftSettings.LOSS_SEED);
+        if (seed != null)
+        {
+            settings.lossSeed(seed(seed));
+        }
+        final String progress = value(SoftSettings.PROGRESS);
+        if (progress != null)
+        {
+            settings.polling(switch (progress.toLowerCase(Locale.ROOT))
+            {
+                case "polling" -> true;
+                case "thread" -> false;
+                default -> throw new RdmaException(Errno.EINVAL, SoftSettings.PROGRESS.property() + " '" +
+                    progress + "' is neither 'polling' (polling a CQ receives, the default) nor 'thread' (only the " +
+                    "progress thread receives)");
+            });
+        }
+        final String socket = value(SoftSettings.SOCKET);
+        if (socket != null)
+        {
+            settings.socket(switch (socket.toLowerCase(Locale.ROOT))
+            {
+                case "auto" -> SocketChoice.AUTO;
+                case "nio" -> SocketChoice.NIO;
+                case "linux" -> SocketChoice.LINUX;
+                default -> throw new RdmaException(Errno.EINVAL, SoftSettings.SOCKET.property() + " '" + socket +
+                    "' is none of 'auto' (the Linux socket where it loads, else NIO, the default), 'nio' and 'linux'");
+            });
+        }
+        final String shm = value(SoftSettings.SHM);
+        if (shm != null)
+        {
+            settings.sameHost(switch (shm.toLowerCase(Locale.ROOT))
+            {
+                case "auto" -> true;
+                case "off" -> false;
+                default -> throw new RdmaException(Errno.EINVAL, SoftSettings.SHM.property() + " '" + shm +
+                    "' is neither 'auto' (devices of one host exchange datagrams through shared memory, the " +
+                    "default) nor 'off' (UDP only)");
+            });
+        }
+        final String shmDirectory = value(SoftSettings.SHM_DIR);
+        if (shmDirectory != null)
+        {
+            settings.shmDirectory(path(SoftSettings.SHM_DIR, shmDirectory));
+        }
+        final String stat = value(SoftSettings.STAT);
+        if (stat != null)
+        {
+            settings.stat(switch (stat.toLowerCase(Locale.ROOT))
+            {
+                case "true" -> true;
+                case "false" -> false;
+                default -> throw new RdmaException(Errno.EINVAL, SoftSettings.STAT.property() + " '" + stat +
+                    "' is neither 'true' (a counters file per device, the default) nor 'false' (none)");
+            });
+        }
+        final String statDirectory = value(SoftSettings.STAT_DIR);
+        if (statDirectory != null)
+        {
+            settings.statDirectory(path(SoftSettings.STAT_DIR, statDirectory));
+        }
+        return settings.build();
+    }
+
+    private String value(final Setting setting)
+    {
+        return setting.read(properties, environment);
+    }
+
+    private static List<InetAddress> addresses(final String spec)
+    {
+        final List<InetAddress> addresses = new ArrayList<>();
+        for (final String part : spec.split(","))
+        {
+            final String text = part.trim();
+            if (text.isEmpty())
+            {
+                continue;
+            }
+            try
+            {
+                addresses.add(InetAddress.ofLiteral(text));
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new RdmaException(Errno.EINVAL, SoftSettings.ADDRESS.property() + " entry '" + text +
+                    "' is not an IP address literal", ex);
+            }
+        }
+        return addresses;
+    }
+
+    private static double loss(final String text)
+    {
+        try
+        {
+            return checkedLoss(Double.parseDouble(text), text);
+        }
+        catch (final NumberFormatException ex)
+        {
+            return checkedLoss(Double.NaN, text);
+        }
+    }
+
+    /**
+     * @param probability the share asked for.
+     * @param text        as it was given, for the sentence.
+     * @return the share, if in [0, 1).
+     * @throws RdmaException EINVAL if it is not.
+     */
+    static double checkedLoss(final double probability, final String text)
+    {
+        if (probability >= 0 && probability < 1)
+        {
+            return probability;
+        }
+        throw new RdmaException(Errno.EINVAL, SoftSettings.LOSS.property() + " '" + text +
+            "' is not a fraction in [0, 1): give the share of sent datagrams to drop, e.g. 0.1");
+    }
+
+    private static long seed(final String text)
+    {
+        try
+        {
+            return Long.parseLong(text);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new RdmaException(Errno.EINVAL, SoftSettings.LOSS_SEED.property() + " '" + text +
+                "' is not a long integer", ex);
+        }
+    }
+
+    private static Path path(final Setting setting, final String text)
+    {
+        try
+        {
+            return Path.of(text);
+        }
+        catch (final InvalidPathException ex)
+        {
+            throw new RdmaException(Errno.EINVAL, setting.property() + " '" + text + "' is not a directory path: " +
+                ex.getReason(), ex);
+        }
+    }
+
+    /** Only what is safe in a file name: the user's name is part of the default directories'. */
+    private static String user(final UnaryOperator<String> properties)
+    {
+        final String user = properties.apply("user.name");
+        return (user == null ? "user" : user).replaceAll("[^A-Za-z0-9_.-]", "_");
+    }
+
+    private static Path tmp(final UnaryOperator<String> properties)
+    {
+        final String tmp = properties.apply("java.io.tmpdir");
+        return Path.of(tmp == null ? System.getProperty("java.io.tmpdir") : tmp);
+    }
+}

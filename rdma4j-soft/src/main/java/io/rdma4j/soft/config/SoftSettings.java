@@ -1,0 +1,379 @@
+package io.rdma4j.soft.config;
+
+import io.rdma4j.spi.Setting;
+
+import java.net.InetAddress;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+import java.util.OptionalDouble;
+import java.util.OptionalLong;
+
+/**
+ * The software device's settings, as Aeron's {@code MediaDriver.Context} holds its driver's: every setting
+ * declared once here (property, variable, default, values, cost), read once per process by the registry
+ * ({@link #fromSystem()}: the property wins over the variable), and passed down to the devices, their links and
+ * their stat files, so that nothing below reads a property later and finds something else. Immutable; a program
+ * or a test that configures in code starts from {@link #builder()} or {@link #toBuilder()}.
+ */
+public final class SoftSettings
+{
+    /** The registry's devices, one per address. */
+    public static final Setting ADDRESS = new Setting("rdma4j.soft.address", "RDMA4J_SOFT_ADDRESS", "`127.0.0.1`",
+        "IPv4 or IPv6 literals, comma-separated",
+        "One device per address, each owning UDP 4791 on it, so processes on one host each take their own " +
+        "(127.0.0.2, 127.0.0.3, ... on loopback); the connection manager adds a device for any other local " +
+        "address an id is bound or resolved to.");
+
+    /** A share of sent datagrams the registry's devices drop. */
+    public static final Setting LOSS = new Setting("rdma4j.soft.loss", "RDMA4J_SOFT_LOSS", "none",
+        "a fraction in [0, 1)",
+        "Every device the provider makes drops that share of the datagrams it sends (`drop_injected`), one " +
+        "random draw per datagram, and logs a warning when it is made: RC recovery on a lossy network without root.");
+
+    /** The seed of the loss's draws. */
+    public static final Setting LOSS_SEED = new Setting("rdma4j.soft.loss.seed", "RDMA4J_SOFT_LOSS_SEED",
+        "`System.nanoTime()`", "a long integer",
+        "Seeds the loss's draws (plus the device's index among the provider's), so that a run drops the same " +
+        "datagrams again.");
+
+    /** Who receives: a polling application thread, or the progress thread alone. */
+    public static final Setting PROGRESS = new Setting("rdma4j.soft.progress", "RDMA4J_SOFT_PROGRESS",
+        "`polling`", "`polling`, `thread`",
+        "`polling`: a thread polling an empty CQ receives itself and the progress thread parks meanwhile, so a " +
+        "busy poller pays no hand-off and no second spinning core. `thread`: only the progress thread receives, " +
+        "a core of its own beside the application's polling and a wake-up per burst. Both idle at no CPU. For the " +
+        "provider's devices; `SoftDevice.builder` takes `pollsInline`.");
+
+    /** The socket under the device. */
+    public static final Setting SOCKET = new Setting("rdma4j.soft.socket", "RDMA4J_SOFT_SOCKET", "`auto`",
+        "`auto`, `nio`, `linux`",
+        "`linux`: `recvmmsg`/`sendmmsg`, UDP GSO and GRO through the FFM API (needs native access). `nio`: a " +
+        "`DatagramChannel`, one datagram per system call, several times slower. `auto`: Linux where it loads, " +
+        "else NIO with a warning saying why.");
+
+    /** The same-host path. */
+    public static final Setting SHM = new Setting("rdma4j.soft.shm", "RDMA4J_SOFT_SHM", "`auto`", "`auto`, `off`",
+        "`auto`: unicast to devices of this user on this host goes through their shared-memory inboxes (a 4 MiB " +
+        "ring file per device) instead of the kernel's UDP stack. `off`: UDP only.");
+
+    /** Where the same-host inboxes are. */
+    public static final Setting SHM_DIR = new Setting("rdma4j.soft.shm.dir", "RDMA4J_SOFT_SHM_DIR",
+        "`/dev/shm/rdma4j-USER`, or `<java.io.tmpdir>/rdma4j-shm-USER` without `/dev/shm`",
+        "a directory, this user's alone (`rwx------`)",
+        "Where the same-host inboxes are; a directory that is not this user's alone is refused, and the devices " +
+        "use UDP only.");
+
+    /** Whether devices publish their counters. */
+    public static final Setting STAT = new Setting("rdma4j.stat", "RDMA4J_STAT", "`true`", "`true`, `false`",
+        "`true`: each device maps a counters file for `rdma4j stat` and registers a JMX MBean, and one daemon " +
+        "thread copies the counters into the files ten times a second. `false`: no file, no MBean, no thread.");
+
+    /** Where the counters files are. */
+    public static final Setting STAT_DIR = new Setting("rdma4j.stat.dir", "RDMA4J_STAT_DIR",
+        "`<java.io.tmpdir>/rdma4j-stat-USER`", "a directory, this user's alone (`rwx------`)",
+        "Where the devices' counters files are and where `rdma4j stat` looks; a directory that is not this " +
+        "user's alone is refused, and the devices run without a file.");
+
+    /** Every setting of the software device, in the order the README's table lists them. */
+    public static final List<Setting> DECLARED =
+        List.of(ADDRESS, LOSS, LOSS_SEED, PROGRESS, SOCKET, SHM, SHM_DIR, STAT, STAT_DIR);
+
+    private final List<InetAddress> addresses;
+    private final OptionalDouble loss;
+    private final OptionalLong lossSeed;
+    private final boolean polling;
+    private final SocketChoice socket;
+    private final boolean sameHost;
+    private final Path shmDirectory;
+    private final boolean stat;
+    private final Path statDirectory;
+
+    private SoftSettings(final Builder builder)
+    {
+        this.addresses = List.copyOf(builder.addresses);
+        this.loss = builder.loss;
+        this.lossSeed = builder.lossSeed;
+        this.polling = builder.polling;
+        this.socket = builder.socket;
+        this.sameHost = builder.sameHost;
+        this.shmDirectory = builder.shmDirectory;
+        this.stat = builder.stat;
+        this.statDirectory = builder.statDirectory;
+    }
+
+    /**
+     * @return the settings this process is given, from the system properties and the environment.
+     * @throws io.rdma4j.verbs.RdmaException EINVAL naming the first setting whose value is not one it accepts.
+     */
+    public static SoftSettings fromSystem()
+    {
+        return SettingsReader.read(System::getProperty, System::getenv);
+    }
+
+    /**
+     * @return a builder holding every default, the directories this user's under this JVM's temporary directory
+     *     (and {@code /dev/shm}).
+     */
+    public static Builder builder()
+    {
+        return SettingsReader.defaults(System::getProperty);
+    }
+
+    /**
+     * @return a builder holding these settings, to change some.
+     */
+    public Builder toBuilder()
+    {
+        return new Builder(this);
+    }
+
+    /**
+     * @return the addresses of the registry's devices ({@link #ADDRESS}).
+     */
+    public List<InetAddress> addresses()
+    {
+        return addresses;
+    }
+
+    /**
+     * @return the share of sent datagrams the registry's devices drop, or empty for none ({@link #LOSS}).
+     */
+    public OptionalDouble loss()
+    {
+        return loss;
+    }
+
+    /**
+     * @return the loss's seed, or empty for one from the clock ({@link #LOSS_SEED}).
+     */
+    public OptionalLong lossSeed()
+    {
+        return lossSeed;
+    }
+
+    /**
+     * @return true for polling mode, false for thread mode ({@link #PROGRESS}).
+     */
+    public boolean polling()
+    {
+        return polling;
+    }
+
+    /**
+     * @return the socket asked for ({@link #SOCKET}).
+     */
+    public SocketChoice socket()
+    {
+        return socket;
+    }
+
+    /**
+     * @return true to give a device's default link the same-host path ({@link #SHM}).
+     */
+    public boolean sameHost()
+    {
+        return sameHost;
+    }
+
+    /**
+     * @return where the same-host inboxes are ({@link #SHM_DIR}).
+     */
+    public Path shmDirectory()
+    {
+        return shmDirectory;
+    }
+
+    /**
+     * @return true if devices publish their counters ({@link #STAT}).
+     */
+    public boolean stat()
+    {
+        return stat;
+    }
+
+    /**
+     * @return where the counters files are ({@link #STAT_DIR}).
+     */
+    public Path statDirectory()
+    {
+        return statDirectory;
+    }
+
+    @Override
+    public boolean equals(final Object other)
+    {
+        return other instanceof SoftSettings that && addresses.equals(that.addresses) && loss.equals(that.loss) &&
+            lossSeed.equals(that.lossSeed) && polling == that.polling && socket == that.socket &&
+            sameHost == that.sameHost && shmDirectory.equals(that.shmDirectory) && stat == that.stat &&
+            statDirectory.equals(that.statDirectory);
+    }
+
+    @Override
+    public int hashCode()
+    {
+        return Objects.hash(addresses, loss, lossSeed, polling, socket, sameHost, shmDirectory, stat, statDirectory);
+    }
+
+    @Override
+    public String toString()
+    {
+        return ADDRESS.property() + "=" + addresses.stream().map(InetAddress::getHostAddress).toList() + ", " +
+            LOSS.property() + "=" + (loss.isPresent() ? loss.getAsDouble() : "none") + ", " +
+            LOSS_SEED.property() + "=" + (lossSeed.isPresent() ? lossSeed.getAsLong() : "clock") + ", " +
+            PROGRESS.property() + "=" + (polling ? "polling" : "thread") + ", " +
+            SOCKET.property() + "=" + socket.name().toLowerCase(java.util.Locale.ROOT) + ", " +
+            SHM.property() + "=" + (sameHost ? "auto" : "off") + ", " + SHM_DIR.property() + "=" + shmDirectory + ", " +
+            STAT.property() + "=" + stat + ", " + STAT_DIR.property() + "=" + statDirectory;
+    }
+
+    /**
+     * Settings made in code; each setter checks its value as the property's is checked.
+     */
+    public static final class Builder
+    {
+        private List<InetAddress> addresses;
+        private OptionalDouble loss;
+        private OptionalLong lossSeed;
+        private boolean polling;
+        private SocketChoice socket;
+        private boolean sameHost;
+        private Path shmDirectory;
+        private boolean stat;
+        private Path statDirectory;
+
+        private Builder(final SoftSettings from)
+        {
+            addresses = from.addresses;
+            loss = from.loss;
+            lossSeed = from.lossSeed;
+            polling = from.polling;
+            socket = from.socket;
+            sameHost = from.sameHost;
+            shmDirectory = from.shmDirectory;
+            stat = from.stat;
+            statDirectory = from.statDirectory;
+        }
+
+        Builder(final List<InetAddress> addresses, final Path shmDirectory, final Path statDirectory)
+        {
+            this.addresses = addresses;
+            this.loss = OptionalDouble.empty();
+            this.lossSeed = OptionalLong.empty();
+            this.polling = true;
+            this.socket = SocketChoice.AUTO;
+            this.sameHost = true;
+            this.shmDirectory = shmDirectory;
+            this.stat = true;
+            this.statDirectory = statDirectory;
+        }
+
+        /**
+         * @param deviceAddresses the addresses of the registry's devices.
+         * @return this.
+         */
+        public Builder addresses(final List<InetAddress> deviceAddresses)
+        {
+            addresses = List.copyOf(deviceAddresses);
+            return this;
+        }
+
+        /**
+         * @param probability the share of sent datagrams to drop, in [0, 1).
+         * @return this.
+         * @throws io.rdma4j.verbs.RdmaException EINVAL outside [0, 1).
+         */
+        public Builder loss(final double probability)
+        {
+            loss = OptionalDouble.of(SettingsReader.checkedLoss(probability, Double.toString(probability)));
+            return this;
+        }
+
+        /**
+         * @return this, dropping nothing.
+         */
+        public Builder noLoss()
+        {
+            loss = OptionalDouble.empty();
+            return this;
+        }
+
+        /**
+         * @param seed the seed of the loss's draws.
+         * @return this.
+         */
+        public Builder lossSeed(final long seed)
+        {
+            lossSeed = OptionalLong.of(seed);
+            return this;
+        }
+
+        /**
+         * @param pollingMode true for polling mode, false for thread mode.
+         * @return this.
+         */
+        public Builder polling(final boolean pollingMode)
+        {
+            polling = pollingMode;
+            return this;
+        }
+
+        /**
+         * @param choice the socket to ask for.
+         * @return this.
+         */
+        public Builder socket(final SocketChoice choice)
+        {
+            socket = Objects.requireNonNull(choice, "socket");
+            return this;
+        }
+
+        /**
+         * @param enabled true for the same-host path where it can be had, false for UDP only.
+         * @return this.
+         */
+        public Builder sameHost(final boolean enabled)
+        {
+            sameHost = enabled;
+            return this;
+        }
+
+        /**
+         * @param directory where the same-host inboxes are.
+         * @return this.
+         */
+        public Builder shmDirectory(final Path directory)
+        {
+            shmDirectory = Objects.requireNonNull(directory, "shmDirectory");
+            return this;
+        }
+
+        /**
+         * @param enabled true for counters files and MBeans.
+         * @return this.
+         */
+        public Builder stat(final boolean enabled)
+        {
+            stat = enabled;
+            return this;
+        }
+
+        /**
+         * @param directory where the counters files are.
+         * @return this.
+         */
+        public Builder statDirectory(final Path directory)
+        {
+            statDirectory = Objects.requireNonNull(directory, "statDirectory");
+            return this;
+        }
+
+        /**
+         * @return the settings.
+         */
+        public SoftSettings build()
+        {
+            return new SoftSettings(this);
+        }
+    }
+}
