@@ -422,17 +422,8 @@ final class ProgressAgent implements Agent
      * The default idle strategy, as an Agrona one: {@link #awaitWork} after an empty cycle. A fault in the wait
      * is logged and the wait ends, so the runner's loop never sees it.
      */
-    private final class LinkWait implements IdleStrategy
+    private final class LinkWait extends WaitingIdleStrategy
     {
-        @Override
-        public void idle(final int workCount)
-        {
-            if (workCount <= 0)
-            {
-                idle();
-            }
-        }
-
         @Override
         public void idle()
         {
@@ -444,11 +435,6 @@ final class ProgressAgent implements Agent
             {
                 errorLog.onError(ex);
             }
-        }
-
-        @Override
-        public void reset()
-        {
         }
 
         @Override

@@ -1,5 +1,6 @@
 package io.rdma4j.soft.cm;
 
+import io.rdma4j.soft.WaitingIdleStrategy;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.IdleStrategy;
@@ -304,17 +305,8 @@ final class CmLoop<M> implements Agent
      * producer signals it under the lock, so checking for work under the lock first loses no wake-up) or the
      * next timer falls due, at most {@link #MAX_IDLE_NANOS}.
      */
-    private final class AwaitWork implements IdleStrategy
+    private final class AwaitWork extends WaitingIdleStrategy
     {
-        @Override
-        public void idle(final int workCount)
-        {
-            if (workCount <= 0)
-            {
-                idle();
-            }
-        }
-
         @Override
         public void idle()
         {
@@ -340,11 +332,6 @@ final class CmLoop<M> implements Agent
             {
                 lock.unlock();
             }
-        }
-
-        @Override
-        public void reset()
-        {
         }
 
         @Override

@@ -32,4 +32,26 @@ public final class DatagramInfo
     public int ttl = -1;
     /** The IPv4 identification field, or -1 when the link cannot see it (UDP sockets cannot). */
     public int ipIdentification = -1;
+
+    /**
+     * Record where a datagram a UDP socket received was sent to: the socket's address (as its four forms) and
+     * port. A UDP socket shows neither the TTL nor the identification, so both become -1 (unknown).
+     *
+     * @param address  the destination address.
+     * @param ipv4     it as a big-endian int, 0 when it is not IPv4.
+     * @param ipv6High its first 8 bytes when IPv6, else 0.
+     * @param ipv6Low  its last 8 bytes when IPv6, else 0.
+     * @param port     the destination port.
+     */
+    public void receivedAt(
+        final InetAddress address, final int ipv4, final long ipv6High, final long ipv6Low, final int port)
+    {
+        destination = address;
+        destinationIpv4 = ipv4;
+        destinationIpv6High = ipv6High;
+        destinationIpv6Low = ipv6Low;
+        destinationPort = port;
+        ttl = -1;
+        ipIdentification = -1;
+    }
 }

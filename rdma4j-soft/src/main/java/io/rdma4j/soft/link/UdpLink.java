@@ -364,13 +364,8 @@ public final class UdpLink implements IpLink
                 info.sourceIpv6High = lastSenderIpv6High;
                 info.sourceIpv6Low = lastSenderIpv6Low;
                 info.sourcePort = source.getPort();
-                info.destination = endpoint.destination;
-                info.destinationIpv4 = endpoint.destinationIpv4;
-                info.destinationIpv6High = endpoint.destinationIpv6High;
-                info.destinationIpv6Low = endpoint.destinationIpv6Low;
-                info.destinationPort = port;
-                info.ttl = -1;
-                info.ipIdentification = -1;
+                info.receivedAt(endpoint.destination, endpoint.destinationIpv4, endpoint.destinationIpv6High,
+                    endpoint.destinationIpv6Low, port);
                 nextEndpointIndex = index + 1;
                 if (buffer.limit() > 0)
                 {

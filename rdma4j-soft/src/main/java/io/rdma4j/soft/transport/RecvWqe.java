@@ -1,7 +1,6 @@
 package io.rdma4j.soft.transport;
 
 import io.rdma4j.verbs.RecvWr;
-import io.rdma4j.verbs.Sge;
 
 /**
  * A posted receive work request: the user's {@link RecvWr} copied at post time into a reused
@@ -33,16 +32,7 @@ public final class RecvWqe
     {
         wrId = wr.wrId();
         numSge = wr.sgList().numSge();
-        long total = 0;
-        for (int i = 0; i < numSge; i++)
-        {
-            final Sge sge = wr.sgList().get(i);
-            addr[i] = sge.addr();
-            length[i] = sge.length();
-            lkey[i] = sge.lkey();
-            total += sge.length();
-        }
-        totalLength = total;
+        totalLength = SgeArrays.copy(wr.sgList(), addr, length, lkey);
     }
 
     /**

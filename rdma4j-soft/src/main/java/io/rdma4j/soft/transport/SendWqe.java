@@ -3,7 +3,6 @@ package io.rdma4j.soft.transport;
 import io.rdma4j.soft.resource.SoftAh;
 import io.rdma4j.verbs.SendFlags;
 import io.rdma4j.verbs.SendWr;
-import io.rdma4j.verbs.Sge;
 import io.rdma4j.verbs.WrOpcode;
 
 import java.lang.foreign.MemorySegment;
@@ -88,16 +87,7 @@ public final class SendWqe
         opcode = wr.opcode();
         sendFlags = wr.sendFlags();
         numSge = wr.sgList().numSge();
-        long total = 0;
-        for (int i = 0; i < numSge; i++)
-        {
-            final Sge sge = wr.sgList().get(i);
-            addr[i] = sge.addr();
-            length[i] = sge.length();
-            lkey[i] = sge.lkey();
-            total += sge.length();
-        }
-        totalLength = total;
+        totalLength = SgeArrays.copy(wr.sgList(), addr, length, lkey);
         immData = wr.immData();
         invalidateRkey = wr.invalidateRkey();
         remoteAddr = wr.remoteAddr();

@@ -13,27 +13,11 @@ import static io.rdma4j.soft.wire.WireLayouts.U32;
  * To send through a {@link java.nio.ByteBuffer}-based link without allocating, build into a segment whose
  * {@code asByteBuffer()} view is made once and kept. One instance per thread; nothing is allocated per packet.
  */
-public final class PacketBuilder
+public final class PacketBuilder extends PacketFlyweights
 {
-    private final BthFlyweight bth = new BthFlyweight();
-    private final DethFlyweight deth = new DethFlyweight();
-    private final RethFlyweight reth = new RethFlyweight();
-    private final AethFlyweight aeth = new AethFlyweight();
-    private final ImmDtFlyweight immDt = new ImmDtFlyweight();
-    private final IethFlyweight ieth = new IethFlyweight();
-    private final AtomicEthFlyweight atomicEth = new AtomicEthFlyweight();
-    private final AtomicAckEthFlyweight atomicAckEth = new AtomicAckEthFlyweight();
-    private final Icrc icrc = new Icrc();
-
     /** Create a builder for one thread. */
     public PacketBuilder()
     {
-    }
-
-    /** @return the ICRC calculator this builder uses, for the same thread's other uses. */
-    public Icrc icrc()
-    {
-        return icrc;
     }
 
     /**

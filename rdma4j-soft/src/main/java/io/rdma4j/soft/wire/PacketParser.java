@@ -21,27 +21,11 @@ import static io.rdma4j.soft.wire.WireLayouts.U32;
  * <p>
  * One instance per thread; nothing is allocated per packet (see {@link Icrc} for the one condition).
  */
-public final class PacketParser
+public final class PacketParser extends PacketFlyweights
 {
-    private final BthFlyweight bth = new BthFlyweight();
-    private final DethFlyweight deth = new DethFlyweight();
-    private final RethFlyweight reth = new RethFlyweight();
-    private final AethFlyweight aeth = new AethFlyweight();
-    private final ImmDtFlyweight immDt = new ImmDtFlyweight();
-    private final IethFlyweight ieth = new IethFlyweight();
-    private final AtomicEthFlyweight atomicEth = new AtomicEthFlyweight();
-    private final AtomicAckEthFlyweight atomicAckEth = new AtomicAckEthFlyweight();
-    private final Icrc icrc = new Icrc();
-
     /** Create a parser for one thread. */
     public PacketParser()
     {
-    }
-
-    /** @return the ICRC calculator this parser checks with, for the same thread's other uses. */
-    public Icrc icrc()
-    {
-        return icrc;
     }
 
     /**

@@ -247,13 +247,8 @@ final class ReceiveBatch
         buffer.limit(copied);
         describeSource(slot, info);
         final Endpoint endpoint = rxEndpoint;
-        info.destination = endpoint.destination;
-        info.destinationIpv4 = endpoint.destinationIpv4;
-        info.destinationIpv6High = endpoint.destinationIpv6High;
-        info.destinationIpv6Low = endpoint.destinationIpv6Low;
-        info.destinationPort = port;
-        info.ttl = -1;
-        info.ipIdentification = -1;
+        info.receivedAt(endpoint.destination, endpoint.destinationIpv4, endpoint.destinationIpv6High,
+            endpoint.destinationIpv6Low, port);
         if (copied > 0)
         {
             // an empty datagram is a same-host wake-up, no RoCEv2 packet
