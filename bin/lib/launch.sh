@@ -21,25 +21,53 @@ needs_build()
     [ -n "$newer" ]
 }
 
+# build_locked ROOT MODULE: build the module (and what it needs) unless another launch just did. Launches
+# started together (a server and its client) take turns on a lock, and the second finds the build done:
+# two Maven builds in one tree at once overwrite each other's classes. The jar is touched afterwards, since
+# Maven leaves an up-to-date jar as it was, older than the source that asked for the build, which would
+# otherwise make every later launch build again.
+build_locked()
+{
+    local root="$1" module="$2"
+    command -v mvn >/dev/null 2>&1 || { echo "rdma4j: needs a build but mvn is not on PATH" >&2; exit 1; }
+    mkdir -p "$root/target"
+    if command -v flock >/dev/null 2>&1; then
+        exec 9>"$root/target/.rdma4j-build.lock"
+        flock 9
+        if ! needs_build "$root" "$module"; then
+            flock -u 9
+            exec 9>&-
+            return 0
+        fi
+    fi
+    echo "rdma4j: building (mvn -q -DskipTests package) with $JAVA_HOME ..." >&2
+    # JDK 25 makes Maven's own Guava warn about sun.misc.Unsafe: noise, not our errors.
+    local log status=0
+    log="$(mktemp "${TMPDIR:-/tmp}/rdma4j-build.XXXXXX")"
+    (cd "$root" && mvn -B -q -Dstyle.color=never -DskipTests package -pl "$module" -am >"$log" 2>&1) || status=$?
+    sed -E $'s/\x1b\\[[0-9;]*m//g' "$log" \
+        | grep -v -E 'WARNING: (A terminally deprecated method in sun\.misc\.Unsafe|sun\.misc\.Unsafe::|Please consider reporting this to the maintainers of class com\.google)' >&2 || true
+    rm -f "$log"
+    if [ "$status" -ne 0 ]; then
+        echo "rdma4j: build failed (mvn exit $status, see above)" >&2
+        exit 1
+    fi
+    local built
+    built="$(module_jar "$root" "$module")"
+    [ -n "$built" ] && touch "$built"
+    if command -v flock >/dev/null 2>&1; then
+        flock -u 9
+        exec 9>&-
+    fi
+}
+
 # launch ROOT MODULE MAIN_CLASS ARGS...: build if due, then exec java (JAVA_HOME set by the caller).
 launch()
 {
     local root="$1" module="$2" main="$3"
     shift 3
     if needs_build "$root" "$module"; then
-        command -v mvn >/dev/null 2>&1 || { echo "rdma4j: needs a build but mvn is not on PATH" >&2; exit 1; }
-        echo "rdma4j: building (mvn -q -DskipTests package) with $JAVA_HOME ..." >&2
-        # JDK 25 makes Maven's own Guava warn about sun.misc.Unsafe: noise, not our errors.
-        local log status=0
-        log="$(mktemp "${TMPDIR:-/tmp}/rdma4j-build.XXXXXX")"
-        (cd "$root" && mvn -B -q -Dstyle.color=never -DskipTests package -pl "$module" -am >"$log" 2>&1) || status=$?
-        sed -E $'s/\x1b\\[[0-9;]*m//g' "$log" \
-            | grep -v -E 'WARNING: (A terminally deprecated method in sun\.misc\.Unsafe|sun\.misc\.Unsafe::|Please consider reporting this to the maintainers of class com\.google)' >&2 || true
-        rm -f "$log"
-        if [ "$status" -ne 0 ]; then
-            echo "rdma4j: build failed (mvn exit $status, see above)" >&2
-            exit 1
-        fi
+        build_locked "$root" "$module"
     fi
     local jar
     jar="$(module_jar "$root" "$module")"
