@@ -5,7 +5,9 @@ import io.rdma4j.soft.link.LossyLink;
 
 import java.net.InetAddress;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -33,6 +35,8 @@ public final class SoftDevices
     private static final StatPublisher STAT = new StatPublisher();
     private static SoftSettings settings;
     private static boolean devicesMade;
+    /** What the layers above keep for the whole provider (the connection manager's state), one of each type. */
+    private static final Map<Class<?>, Object> SHARED = new HashMap<>();
 
     private SoftDevices()
     {
@@ -71,6 +75,29 @@ public final class SoftDevices
                     "): configure them before the first device is asked for");
             }
             settings = Objects.requireNonNull(given, "settings");
+        }
+    }
+
+    /**
+     * The provider's one instance of a type a layer above keeps for the whole process (the connection manager,
+     * its port table and its ids), so that the registry is the only process-wide state: made on first use.
+     *
+     * @param type  what is kept.
+     * @param maker makes it; it must not ask for another shared object.
+     * @param <T>   its type.
+     * @return the instance.
+     */
+    public static <T> T shared(final Class<T> type, final java.util.function.Supplier<T> maker)
+    {
+        synchronized (SHARED)
+        {
+            Object kept = SHARED.get(type);
+            if (kept == null)
+            {
+                kept = Objects.requireNonNull(maker.get(), "made");
+                SHARED.put(type, kept);
+            }
+            return type.cast(kept);
         }
     }
 

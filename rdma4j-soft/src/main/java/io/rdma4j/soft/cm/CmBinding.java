@@ -85,7 +85,7 @@ final class CmBinding
         RdmaException.check(!ip.isMulticastAddress(), Errno.EADDRNOTAVAIL,
             verb + ": " + ip.getHostAddress() + " is a multicast address; bind to a local unicast one");
         final SoftDevice bound = ip.isAnyLocalAddress() ? null : CmDevices.deviceOn(ip);
-        final int port = PortTable.reserve(portSpace, ip, address.getPort());
+        final int port = CmProcess.get().ports().reserve(portSpace, ip, address.getPort());
         try
         {
             if (bound != null)
@@ -95,7 +95,7 @@ final class CmBinding
         }
         catch (final RuntimeException ex)
         {
-            PortTable.release(portSpace, ip, port);
+            CmProcess.get().ports().release(portSpace, ip, port);
             throw ex;
         }
         device = bound;
@@ -166,7 +166,7 @@ final class CmBinding
             {
                 try
                 {
-                    reservedPort = PortTable.reserve(portSpace, chosen.address(), 0);
+                    reservedPort = CmProcess.get().ports().reserve(portSpace, chosen.address(), 0);
                     reservedAddress = chosen.address();
                 }
                 catch (final RuntimeException ex)
@@ -204,7 +204,7 @@ final class CmBinding
     {
         if (reservedPort >= 0)
         {
-            PortTable.release(portSpace, reservedAddress, reservedPort);
+            CmProcess.get().ports().release(portSpace, reservedAddress, reservedPort);
             reservedPort = -1;
         }
     }

@@ -1,7 +1,7 @@
 package io.rdma4j.soft.cm;
 
 import io.rdma4j.soft.SoftDevice;
-import io.rdma4j.soft.SoftDevices;
+import io.rdma4j.soft.StatSections;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -9,54 +9,62 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.WeakHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The connection manager's ids in {@code rdma4j stat}: each live id is a line in the stat file of the device it
  * is on (bound, resolved, or hearing requests for a wildcard listener). The connection managers belong to the
  * provider, not to a device, but every id that has an address or a connection has a device, and that is where a
  * reader looks for it. An id with no device yet (created, nothing bound) has nothing on the wire and is not
- * shown. Ids of every connection manager of the process are kept here, from creation to destruction.
+ * shown. Ids of every connection manager of the process are kept here, from creation to destruction
+ * ({@link CmProcess} holds the one instance).
  */
 final class CmStat
 {
     /** Weak: an id its application dropped without destroying it is not kept alive for the stat file's sake. */
-    private static final Set<SoftCmId> IDS = Collections.newSetFromMap(new WeakHashMap<>());
+    private final Set<SoftCmId> ids = Collections.newSetFromMap(new WeakHashMap<>());
+    /** The ids' numbers in {@code rdma4j stat}: in creation order, unique in the process. */
+    private final AtomicLong numbers = new AtomicLong();
 
-    static
+    CmStat(final StatSections sections)
     {
-        SoftDevices.statSections().add(CmStat::describe);
+        sections.add(this::describe);
     }
 
-    private CmStat()
+    /**
+     * @return the next id's number.
+     */
+    long nextNumber()
     {
+        return numbers.incrementAndGet();
     }
 
-    static void track(final SoftCmId id)
+    void track(final SoftCmId id)
     {
-        synchronized (IDS)
+        synchronized (ids)
         {
-            IDS.add(id);
+            ids.add(id);
         }
     }
 
-    static void untrack(final SoftCmId id)
+    void untrack(final SoftCmId id)
     {
-        synchronized (IDS)
+        synchronized (ids)
         {
-            IDS.remove(id);
+            ids.remove(id);
         }
     }
 
     /** On the stat thread, holding no lock: each id takes its channel's lock in turn. */
-    private static void describe(final SoftDevice device, final StringBuilder text)
+    private void describe(final SoftDevice device, final StringBuilder text)
     {
-        final List<SoftCmId> ids;
-        synchronized (IDS)
+        final List<SoftCmId> live;
+        synchronized (ids)
         {
-            ids = new ArrayList<>(IDS);
+            live = new ArrayList<>(ids);
         }
-        ids.sort(Comparator.comparingLong(SoftCmId::number));
-        for (final SoftCmId id : ids)
+        live.sort(Comparator.comparingLong(SoftCmId::number));
+        for (final SoftCmId id : live)
         {
             id.describeOn(device, text);
         }

@@ -566,7 +566,7 @@ public final class ConnectionManager
      */
     public static ConnectionManager shared()
     {
-        return Shared.INSTANCE;
+        return CmProcess.get().sharedManager();
     }
 
     /**
@@ -603,17 +603,5 @@ public final class ConnectionManager
     private java.util.Set<SoftCmId> idsNow()
     {
         return java.util.Set.copyOf(byCommId.values());
-    }
-
-    /** Holds the shared connection manager so that a process that never uses rdma_cm never starts it. */
-    private static final class Shared
-    {
-        static final ConnectionManager INSTANCE = withSystemClock();
-
-        static
-        {
-            Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("rdma4j-cm-farewell").unstarted(
-                INSTANCE::farewell));
-        }
     }
 }

@@ -13,8 +13,9 @@ import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * The ports bound in each port space, as the kernel keeps one table per {@code rdma_port_space}:
- * a port is taken on an address if an id holds it on that address or on the wildcard address.
+ * The ports bound in each port space, as the kernel keeps one table per {@code rdma_port_space} (per network
+ * namespace; here, per process: {@link CmProcess} holds the one every connection manager uses): a port is
+ * taken on an address if an id holds it on that address or on the wildcard address.
  */
 final class PortTable
 {
@@ -22,11 +23,7 @@ final class PortTable
     private static final int FIRST_EPHEMERAL = 32768;
     private static final int LAST_EPHEMERAL = 60999;
 
-    private static final Map<PortSpace, Map<Integer, List<InetAddress>>> TABLE = new EnumMap<>(PortSpace.class);
-
-    private PortTable()
-    {
-    }
+    private final Map<PortSpace, Map<Integer, List<InetAddress>>> table = new EnumMap<>(PortSpace.class);
 
     /**
      * Take a port.
@@ -36,11 +33,11 @@ final class PortTable
      * @param port    the port, 0 for any free one.
      * @return the port taken.
      */
-    static int reserve(final PortSpace space, final InetAddress address, final int port)
+    int reserve(final PortSpace space, final InetAddress address, final int port)
     {
-        synchronized (TABLE)
+        synchronized (table)
         {
-            final Map<Integer, List<InetAddress>> ports = TABLE.computeIfAbsent(space, s -> new HashMap<>());
+            final Map<Integer, List<InetAddress>> ports = table.computeIfAbsent(space, s -> new HashMap<>());
             if (port != 0)
             {
                 if (!free(ports, address, port))
@@ -75,11 +72,11 @@ final class PortTable
      * @param address the address it was reserved on.
      * @param port    the port.
      */
-    static void release(final PortSpace space, final InetAddress address, final int port)
+    void release(final PortSpace space, final InetAddress address, final int port)
     {
-        synchronized (TABLE)
+        synchronized (table)
         {
-            final Map<Integer, List<InetAddress>> ports = TABLE.get(space);
+            final Map<Integer, List<InetAddress>> ports = table.get(space);
             if (ports == null)
             {
                 return;

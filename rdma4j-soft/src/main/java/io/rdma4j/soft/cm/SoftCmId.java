@@ -21,7 +21,6 @@ import io.rdma4j.verbs.Gid;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
@@ -36,8 +35,6 @@ import java.util.function.Supplier;
  */
 public final class SoftCmId implements CmId
 {
-    private static final AtomicLong NEXT_NUMBER = new AtomicLong();
-
     final SoftEventChannel channel;
     /** The connection manager of the channel: its thread, timers and devices. */
     final ConnectionManager cm;
@@ -45,7 +42,7 @@ public final class SoftCmId implements CmId
     final CmBinding binding;
     private final PortSpace portSpace;
     /** The id's number in {@code rdma4j stat}: in creation order, unique in the process. */
-    private final long number = NEXT_NUMBER.incrementAndGet();
+    private final long number = CmProcess.get().stat().nextNumber();
     private final CmMulticastJoins joins = new CmMulticastJoins(this);
     private volatile Object context;
     private volatile QueuePair qp;

@@ -85,7 +85,7 @@ public final class SoftEventChannel implements EventChannel
             RdmaException.check(!closed, Errno.EINVAL, "createId: the event channel is closed");
             final SoftCmId id = new SoftCmId(this, context, portSpace);
             ids.add(id);
-            CmStat.track(id);
+            CmProcess.get().stat().track(id);
             return id;
         }
         finally
@@ -301,14 +301,14 @@ public final class SoftEventChannel implements EventChannel
     void adopt(final SoftCmId id)
     {
         ids.add(id);
-        CmStat.track(id);
+        CmProcess.get().stat().track(id);
     }
 
     /** Forget a destroyed id; called with the lock held. */
     void forget(final SoftCmId id)
     {
         ids.remove(id);
-        CmStat.untrack(id);
+        CmProcess.get().stat().untrack(id);
     }
 
     /**
