@@ -2,9 +2,6 @@ package io.rdma4j.soft;
 
 import io.rdma4j.soft.resource.SoftAh;
 import io.rdma4j.soft.transport.TransportQp;
-import io.rdma4j.soft.counter.Counters;
-import io.rdma4j.soft.counter.SoftCounter;
-import io.rdma4j.soft.transport.QpTransport;
 import io.rdma4j.soft.transport.RecvQueue;
 import io.rdma4j.soft.transport.SendQueue;
 import io.rdma4j.soft.transport.SendWqe;
@@ -13,15 +10,12 @@ import io.rdma4j.verbs.AhAttr;
 import io.rdma4j.verbs.CompletionQueue;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.Gid;
-import io.rdma4j.verbs.Mtu;
 import io.rdma4j.verbs.PostException;
-import io.rdma4j.verbs.ProtectionDomain;
 import io.rdma4j.verbs.QpAttr;
 import io.rdma4j.verbs.QpAttrMask;
 import io.rdma4j.verbs.QpCap;
 import io.rdma4j.verbs.QpState;
 import io.rdma4j.verbs.QpType;
-import io.rdma4j.verbs.QueuePair;
 import io.rdma4j.verbs.RdmaException;
 import io.rdma4j.verbs.RecvWr;
 import io.rdma4j.verbs.SendFlags;
@@ -30,12 +24,9 @@ import io.rdma4j.verbs.SharedReceiveQueue;
 import io.rdma4j.verbs.Sge;
 import io.rdma4j.verbs.WrOpcode;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.net.InetAddress;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A queue pair of the software device as the application sees it: the verbs' checks on modify and post,

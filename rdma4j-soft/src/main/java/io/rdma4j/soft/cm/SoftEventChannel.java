@@ -5,7 +5,6 @@ import io.rdma4j.cm.CmEvent;
 import io.rdma4j.cm.CmId;
 import io.rdma4j.cm.EventChannel;
 import io.rdma4j.cm.PortSpace;
-import io.rdma4j.soft.SoftDevices;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.RdmaException;
 

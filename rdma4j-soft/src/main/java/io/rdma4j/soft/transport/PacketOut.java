@@ -3,7 +3,6 @@ package io.rdma4j.soft.transport;
 import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.resource.MrTable;
 import io.rdma4j.verbs.ProtectionDomain;
-import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.wire.Icrc;
 import io.rdma4j.soft.wire.Opcode;
 import io.rdma4j.soft.wire.PacketBuilder;
