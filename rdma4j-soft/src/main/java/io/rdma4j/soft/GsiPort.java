@@ -2,6 +2,7 @@ package io.rdma4j.soft;
 
 import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.link.Ipv4;
+import io.rdma4j.soft.receive.MadPort;
 import io.rdma4j.soft.wire.DethFlyweight;
 import io.rdma4j.soft.wire.Opcode;
 import io.rdma4j.soft.wire.PacketBuilder;
@@ -15,10 +16,10 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * QP1 of a device, the general services interface: MADs go out from here as UD SEND_ONLY packets
- * to a peer's QP1 with the GSI Q_Key, and MADs that passed the {@link ReceivePath}'s checks come
+ * to a peer's QP1 with the GSI Q_Key, and MADs that passed the {@link io.rdma4j.soft.receive.ReceivePath}'s checks come
  * in here for the handler the connection manager installs.
  */
-final class GsiPort
+final class GsiPort implements MadPort
 {
 
     private final SoftEngine engine;
@@ -40,7 +41,8 @@ final class GsiPort
         handler = newHandler;
     }
 
-    boolean hasHandler()
+    @Override
+    public boolean hasHandler()
     {
         return handler != null;
     }
@@ -49,7 +51,8 @@ final class GsiPort
      * A MAD that passed every check: copy it out of the receive buffer, which the next datagram
      * overwrites, and give it to the handler (MADs are rare; the copy is the one allocation).
      */
-    void onMad(final PacketInfo packet)
+    @Override
+    public void onMad(final PacketInfo packet)
     {
         final GsiHandler current = handler;
         if (current == null)

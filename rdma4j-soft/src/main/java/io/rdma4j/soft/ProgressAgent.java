@@ -2,6 +2,7 @@ package io.rdma4j.soft;
 
 import io.rdma4j.soft.link.DatagramInfo;
 import io.rdma4j.soft.link.Link;
+import io.rdma4j.soft.receive.ReceivePath;
 import io.rdma4j.soft.transport.BatchEndWork;
 import io.rdma4j.soft.wire.PacketInfo;
 import io.rdma4j.soft.wire.PacketParser;

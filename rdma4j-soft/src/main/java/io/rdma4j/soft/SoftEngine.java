@@ -8,9 +8,12 @@ import io.rdma4j.soft.mcast.McastGroupTable;
 import io.rdma4j.soft.stat.StatFile;
 import io.rdma4j.soft.resource.MrTable;
 import io.rdma4j.soft.resource.SoftAh;
+import io.rdma4j.soft.receive.MadPort;
+import io.rdma4j.soft.receive.ReceivePath;
 import io.rdma4j.soft.transport.BatchEndWork;
 import io.rdma4j.soft.transport.TransportDevice;
 import io.rdma4j.soft.transport.TransportFactory;
+import io.rdma4j.soft.transport.TransportQp;
 import io.rdma4j.soft.transport.Transports;
 import io.rdma4j.soft.wire.PacketInfo;
 import io.rdma4j.spi.Counted;
@@ -41,9 +44,9 @@ import java.util.function.LongSupplier;
 public final class SoftEngine implements TransportDevice, AutoCloseable
 {
     /** QP1, the general services interface: the connection manager's MADs come and go there. */
-    public static final int GSI_QPN = 1;
+    public static final int GSI_QPN = MadPort.GSI_QPN;
     /** Bytes in a management datagram: the MAD format's (IBA 13.4.1), which {@code CmMad} lays out. */
-    public static final int MAD_LENGTH = 256;
+    public static final int MAD_LENGTH = MadPort.MAD_LENGTH;
 
     private final SoftDevice device;
     private final Link link;
@@ -53,7 +56,7 @@ public final class SoftEngine implements TransportDevice, AutoCloseable
     private final int localIpv4;
     private final boolean ipv6;
     private final MrTable mrTable;
-    private final McastGroupTable<SoftQp> mcast;
+    private final McastGroupTable<TransportQp> mcast;
     /** The counters file another process reads ({@code rdma4j stat}); null where it could not be made. */
     private final StatFile statFile;
     private final Counters counters;
@@ -90,7 +93,7 @@ public final class SoftEngine implements TransportDevice, AutoCloseable
         this.mcast = new McastGroupTable<>(limits.maxMcastGrp(), limits.maxMcastQpAttach(),
             limits.maxTotalMcastQpAttach());
         this.transportFactory = factory != null ? factory : Transports::create;
-        this.receivePath = new ReceivePath(this);
+        this.receivePath = new ReceivePath(this, link, this::qp, mcast, gsi);
         this.agent = new ProgressAgent(link, receivePath, qpTable, clock, errorLog, pollsInline,
             "rdma4j-" + device.name(), idleStrategy);
         if (startsThread)
@@ -224,7 +227,7 @@ public final class SoftEngine implements TransportDevice, AutoCloseable
     /**
      * @return the multicast group table.
      */
-    public McastGroupTable<SoftQp> mcast()
+    public McastGroupTable<TransportQp> mcast()
     {
         return mcast;
     }

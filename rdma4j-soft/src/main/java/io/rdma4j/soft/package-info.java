@@ -9,20 +9,19 @@
  * and address handles are in {@code resource}), each checking its arguments and
  * limits and throwing {@link io.rdma4j.verbs.RdmaException}; and the device's engine:
  * {@link io.rdma4j.soft.SoftEngine}, the running device (its link, tables, counters, QP1, and the device as
- * the transports see it), whose agent ({@code ProgressAgent}, run by Agrona's {@code AgentRunner} with an injectable idle
- * strategy) has a {@code doWork()} duty cycle that receives
- * a batch of datagrams, then does the work the batch left owed (coalesced ACKs: {@code BatchEndList}), then
- * runs the QPs' timers if one is due; {@link io.rdma4j.soft.ReceivePath}, every datagram's checks in
- * rxe's order, one counter per verdict, multicast loopback included; {@link io.rdma4j.soft.QpTable} (random QP
- * numbers, lookup without allocation),
+ * the transports see it), whose agent ({@code ProgressAgent}, run by Agrona's {@code AgentRunner} with an
+ * injectable idle strategy) has a {@code doWork()} duty cycle that receives a batch of datagrams, then does the
+ * work the batch left owed (coalesced ACKs: {@code BatchEndList}), then runs the QPs' timers if one is due;
+ * {@link io.rdma4j.soft.QpTable} (random QP numbers, lookup without allocation),
  * {@link io.rdma4j.soft.GsiPort} (QP1, where the connection manager's MADs come and go) and the
  * publishing of the counters ({@code StatPublisher}, {@link io.rdma4j.soft.StatSections}).
  * <p>
  * <b>Arrows.</b> This package implements {@code io.rdma4j.verbs} (its error sentences worded by
  * {@code io.rdma4j.spi.Counted}) and the transports' view of the device ({@code transport.TransportDevice} is
  * the engine, {@code TransportQp} the base of {@code SoftQp}, {@code CompletionSink} a CQ,
- * {@code SharedRecvPool} an SRQ), and uses, below it: {@code transport} (a QP's requester, responder and
- * completer), {@code resource} (memory regions, address handles), {@code wire} (to parse and build packets),
+ * {@code SharedRecvPool} an SRQ, {@code receive.MadPort} QP1), and uses, below it: {@code receive} (every
+ * datagram's checks in rxe's order, one counter per verdict, multicast loopback included), {@code transport} (a QP's requester, responder and completer),
+ * {@code resource} (memory regions, address handles), {@code wire} (to parse and build packets),
  * {@code link} (to move them) and {@code link.socket} (to choose a device's socket), {@code mcast} (the group
  * table), {@code stat} (the counters file and MBean), {@code counter} and {@code config} (the settings, which
  * the registry reads once and hands down). Nothing here knows the connection

@@ -4,6 +4,7 @@ import io.rdma4j.soft.cm.CmCounter;
 import io.rdma4j.soft.counter.CounterGroup;
 import io.rdma4j.soft.counter.Counters;
 import io.rdma4j.soft.counter.SoftCounter;
+import io.rdma4j.soft.receive.ReceivePath;
 import io.rdma4j.soft.wire.DropCause;
 import org.junit.jupiter.api.Test;
 

@@ -14,7 +14,7 @@ import static io.rdma4j.soft.wire.WireLayouts.U32;
  * rxe ignores them, so a receiver gains nothing by refusing), MigReq, FECN/BECN and the reserved bits, a total length
  * that is not a multiple of 4, and payload bytes on opcodes without {@link OpcodeMask#PAYLOAD} (the responder and
  * completer judge lengths). Checks that need QP state (type, state, addresses, Q_Key, multicast membership), and
- * running the ICRC after them, belong to the device's receive path ({@code io.rdma4j.soft.ReceivePath}), which
+ * running the ICRC after them, belong to the device's receive path ({@code io.rdma4j.soft.receive.ReceivePath}), which
  * calls {@link #parseHeaders}. A congestion notification packet, which rxe drops as unknown, is accepted here with a
  * mask that has neither {@link OpcodeMask#REQUEST} nor {@link OpcodeMask#ACK}: the receive path must drop or count
  * it.

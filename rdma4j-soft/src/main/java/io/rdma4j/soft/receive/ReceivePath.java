@@ -1,6 +1,10 @@
-package io.rdma4j.soft;
+package io.rdma4j.soft.receive;
 
 import io.rdma4j.soft.counter.Counters;
+import io.rdma4j.soft.mcast.McastGroupTable;
+import io.rdma4j.soft.link.Link;
+import io.rdma4j.soft.transport.TransportDevice;
+import io.rdma4j.soft.transport.TransportQp;
 import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.link.DatagramInfo;
 import io.rdma4j.soft.link.Ipv6;
@@ -38,16 +42,20 @@ import java.net.InetAddress;
  * </ol>
  * A multicast packet is checked against the group (UD opcode, a member here) before its ICRC; each
  * member QP then judges its copy (state, Q_Key) as rxe does. A multicast packet this device sends reaches its
- * members here the same way ({@link #onLoopback}), so transports trust what this class checked. Every datagram bumps exactly one of
- * {@link SoftCounter#receiveVerdicts()}.
+ * members here the same way ({@link #onLoopback}), so transports trust what this class checked. Every datagram
+ * bumps exactly one of {@link SoftCounter#receiveVerdicts()}.
  * <p>
- * Runs under the engine's receive lock, one thread at a time; allocates nothing except for a MAD.
+ * Runs under the device's receive lock, one thread at a time (a loopback on its sending thread); allocates
+ * nothing except for a MAD.
  */
-final class ReceivePath
+public final class ReceivePath
 {
     private static final Object[] NO_MEMBERS = new Object[0];
 
-    private final SoftEngine engine;
+    private final TransportDevice device;
+    private final QpLookup qps;
+    private final McastGroupTable<? extends TransportQp> groups;
+    private final MadPort qp1;
     private final Counters counters;
     private final int localIpv4;
     /** The device's family is fixed: an IPv4 device never takes the IPv6 branches below, and vice versa. */
@@ -63,17 +71,30 @@ final class ReceivePath
     private final Gid[] groupGidCache = new Gid[64];
     private static final ThreadLocal<LoopbackScratch> LOOPBACK = ThreadLocal.withInitial(LoopbackScratch::new);
 
-    ReceivePath(final SoftEngine engine)
+    /**
+     * @param device the device: its counters, clock, address and MTU.
+     * @param link   the device's link: its address, port and IP identification, which a loopback carries.
+     * @param qps    the device's QPs by number.
+     * @param groups the device's multicast groups and their member QPs.
+     * @param qp1    where MADs go.
+     */
+    public ReceivePath(
+        final TransportDevice device, final Link link, final QpLookup qps,
+        final McastGroupTable<? extends TransportQp> groups, final MadPort qp1)
     {
-        this.engine = engine;
-        this.counters = engine.counters();
-        this.localAddress = engine.link().localAddress();
-        this.port = engine.link().localPort();
-        this.ipIdentification = engine.link().ipIdentification();
-        this.localIpv4 = engine.localIpv4();
-        this.ipv6 = engine.ipv6();
-        this.localHigh = engine.gid().high();
-        this.localLow = engine.gid().low();
+        this.device = device;
+        this.qps = qps;
+        this.groups = groups;
+        this.qp1 = qp1;
+        this.counters = device.counters();
+        this.localAddress = link.localAddress();
+        this.port = link.localPort();
+        this.ipIdentification = link.ipIdentification();
+        final Gid gid = device.gid();
+        this.ipv6 = !gid.isIpv4Mapped();
+        this.localIpv4 = ipv6 ? 0 : gid.ipv4();
+        this.localHigh = gid.high();
+        this.localLow = gid.low();
     }
 
     /**
@@ -85,7 +106,7 @@ final class ReceivePath
      * @param parser  the calling thread's parser.
      * @param packet  the calling thread's packet record.
      */
-    void onDatagram(
+    public void onDatagram(
         final MemorySegment segment, final int length, final DatagramInfo info, final PacketParser parser,
         final PacketInfo packet)
     {
@@ -102,7 +123,7 @@ final class ReceivePath
      * @param length  its length.
      * @param group   the address handle it was sent with: the group.
      */
-    void onLoopback(final MemorySegment segment, final int length, final SoftAh group)
+    public void onLoopback(final MemorySegment segment, final int length, final SoftAh group)
     {
         final LoopbackScratch scratch = LOOPBACK.get();
         final DatagramInfo info = scratch.info;
@@ -158,7 +179,7 @@ final class ReceivePath
         {
             onMulticast(parser, packet, info, toGroup, looped);
         }
-        else if (destQp == SoftEngine.GSI_QPN)
+        else if (destQp == MadPort.GSI_QPN)
         {
             onGsi(parser, packet);
         }
@@ -170,7 +191,7 @@ final class ReceivePath
 
     private void onUnicast(final PacketParser parser, final PacketInfo packet, final DatagramInfo info)
     {
-        final SoftQp qp = engine.qp(packet.destQp());
+        final TransportQp qp = qps.qp(packet.destQp());
         if (qp == null || !qp.isOpen())
         {
             counters.increment(SoftCounter.DROP_NO_QP);
@@ -194,7 +215,7 @@ final class ReceivePath
                 qp.count(SoftCounter.DROP_QKEY_VIOLATION);
                 return;
             }
-            if (packet.payloadLength() > engine.activeMtu().bytes())
+            if (packet.payloadLength() > device.activeMtu().bytes())
             {
                 qp.count(SoftCounter.DROP_UD_OVER_MTU);
                 return;
@@ -211,13 +232,12 @@ final class ReceivePath
             return;
         }
         counters.increment(SoftCounter.RCVD_PKTS);
-        qp.transport().onPacket(packet, info, engine.nanoTime());
+        qp.transport().onPacket(packet, info, device.nanoTime());
     }
 
     private void onGsi(final PacketParser parser, final PacketInfo packet)
     {
-        final GsiPort gsi = engine.gsi();
-        if (!gsi.hasHandler())
+        if (!qp1.hasHandler())
         {
             counters.increment(SoftCounter.DROP_NO_QP);
             return;
@@ -232,7 +252,7 @@ final class ReceivePath
             counters.increment(SoftCounter.DROP_QKEY_VIOLATION);
             return;
         }
-        if (packet.payloadLength() < SoftEngine.MAD_LENGTH)
+        if (packet.payloadLength() < MadPort.MAD_LENGTH)
         {
             counters.increment(SoftCounter.DROP_SHORT_MAD);
             return;
@@ -242,7 +262,7 @@ final class ReceivePath
             return;
         }
         counters.increment(SoftCounter.RCVD_PKTS);
-        gsi.onMad(packet);
+        qp1.onMad(packet);
     }
 
     private void onMulticast(
@@ -261,12 +281,12 @@ final class ReceivePath
             counters.increment(SoftCounter.DROP_WRONG_TRANSPORT);
             return;
         }
-        if (packet.payloadLength() > engine.activeMtu().bytes())
+        if (packet.payloadLength() > device.activeMtu().bytes())
         {
             counters.increment(SoftCounter.DROP_UD_OVER_MTU);
             return;
         }
-        final Object[] members = toGroup ? engine.mcast().members(groupGid(packet)) : NO_MEMBERS;
+        final Object[] members = toGroup ? groups.members(groupGid(packet)) : NO_MEMBERS;
         if (members.length == 0)
         {
             counters.increment(SoftCounter.DROP_NOT_A_MEMBER);
@@ -276,7 +296,7 @@ final class ReceivePath
         int accepting = 0;
         for (final Object member : members)
         {
-            final SoftCounter cause = udRefusal((SoftQp)member, packet);
+            final SoftCounter cause = udRefusal((TransportQp)member, packet);
             if (cause == null)
             {
                 accepting++;
@@ -298,10 +318,10 @@ final class ReceivePath
         counters.increment(SoftCounter.RCVD_PKTS);
         // each member judges its own copy, as rxe checks every QP of the group; a member that refuses
         // counts it on the QP only, the device having counted the datagram once already
-        final long now = engine.nanoTime();
+        final long now = device.nanoTime();
         for (final Object member : members)
         {
-            final SoftQp qp = (SoftQp)member;
+            final TransportQp qp = (TransportQp)member;
             final SoftCounter cause = udRefusal(qp, packet);
             if (looped && cause == null && qp.blocksSelfMcastLoopback() && packet.srcQp() == qp.qpNum())
             {
@@ -323,7 +343,7 @@ final class ReceivePath
     /**
      * @return why a UD QP refuses a packet of its transport, or null if it takes it.
      */
-    private static SoftCounter udRefusal(final SoftQp qp, final PacketInfo packet)
+    private static SoftCounter udRefusal(final TransportQp qp, final PacketInfo packet)
     {
         if (!qp.isOpen())
         {
@@ -355,7 +375,7 @@ final class ReceivePath
      * rxe's check_addr for a connected QP: the source is the peer its address vector names and the
      * destination is this device's address, compared in the device's family.
      */
-    private boolean fromPeerToUs(final SoftQp qp, final PacketInfo packet)
+    private boolean fromPeerToUs(final TransportQp qp, final PacketInfo packet)
     {
         if (ipv6)
         {
@@ -440,7 +460,7 @@ final class ReceivePath
      * @param cause why the parser refused a packet.
      * @return the counter that cause bumps.
      */
-    static SoftCounter counterOf(final DropCause cause)
+    public static SoftCounter counterOf(final DropCause cause)
     {
         return switch (cause)
         {
