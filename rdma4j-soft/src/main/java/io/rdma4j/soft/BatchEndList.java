@@ -38,14 +38,14 @@ final class BatchEndList
             owed[i] = null;
             work.onBatchEnd();
         }
-        // what asked during the run sits after the entries that ran: move it to the front
+        // what asked during the run sits after the entries that ran (which the loop cleared): move it to the front
         final int again = count - running;
-        if (running > 0)
+        if (again > 0)
         {
             System.arraycopy(owed, running, owed, 0, again);
             Arrays.fill(owed, again, count, null);
-            count = again;
         }
+        count = again;
         return running;
     }
 }

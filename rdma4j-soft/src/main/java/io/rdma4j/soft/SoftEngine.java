@@ -178,23 +178,6 @@ public final class SoftEngine implements TransportDevice, AutoCloseable
     }
 
     /**
-     * @return the device's IPv4 address as an int, 0 on an IPv6 device.
-     */
-    public int localIpv4()
-    {
-        return localIpv4;
-    }
-
-    /**
-     * @return true if the device's address is IPv6: every datagram it sends and receives is IPv6, and its
-     * addresses are {@link #gid()}'s halves, not {@link #localIpv4()}.
-     */
-    public boolean ipv6()
-    {
-        return ipv6;
-    }
-
-    /**
      * Set the addressing of a packet this device sends: from its address and port to {@code destination} on the
      * same port (the link's, {@link Link#ROCE_V2_PORT} outside tests), in the device's IP family (IPv4 with the
      * link's identification and DF).
