@@ -130,8 +130,8 @@ public final class ProgressModeCost
         {
             System.out.println("  over 10 ms: " + (histogram.getTotalCount() -
                 histogram.getCountBetweenValues(0, 10_000_000)) + ", a: " +
-                ((io.rdma4j.soft.SoftContext)a.context).counters() + "\n  b: " +
-                ((io.rdma4j.soft.SoftContext)b.context).counters());
+                ((io.rdma4j.soft.verbs.SoftContext)a.context).counters() + "\n  b: " +
+                ((io.rdma4j.soft.verbs.SoftContext)b.context).counters());
         }
     }
 

@@ -1,12 +1,16 @@
 package io.rdma4j.soft;
 
 import io.rdma4j.soft.config.SoftSettings;
-import io.rdma4j.soft.link.Link;
+import io.rdma4j.soft.engine.SoftEngine;
 import io.rdma4j.soft.link.IpLink;
+import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.link.LinkOpenException;
 import io.rdma4j.soft.link.SameHostLink;
 import io.rdma4j.soft.link.socket.UdpLinks;
+import io.rdma4j.soft.stat.StatFile;
 import io.rdma4j.soft.transport.TransportFactory;
+import io.rdma4j.soft.verbs.DeviceLimits;
+import io.rdma4j.soft.verbs.SoftContext;
 import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.Device;
 import io.rdma4j.verbs.Errno;
@@ -39,6 +43,8 @@ public final class SoftDevice implements Device
     private final boolean progressThread;
     private final SoftSettings settings;
     private SoftEngine engine;
+    /** The counters file another process reads ({@code rdma4j stat}); null where it could not be made. */
+    private StatFile statFile;
     private int contexts;
 
     private SoftDevice(final Builder builder)
@@ -155,20 +161,68 @@ public final class SoftDevice implements Device
                 throw new RdmaException(ex instanceof LinkOpenException refused ? refused.errno() : Errno.EIO,
                     "cannot open " + name + " on " + address.getHostAddress() + ": " + ex.getMessage(), ex);
             }
-            engine = new SoftEngine(this, link, limits, transportFactory, pollsInline, clock, logger,
-                progressThread, idleStrategy);
+            statFile = SoftDevices.statPublisher().openFile(settings, name, address.getHostAddress(), logger);
+            try
+            {
+                engine = new SoftEngine(name, link, limits, transportFactory, pollsInline, clock, logger,
+                    progressThread, idleStrategy);
+            }
+            catch (final RuntimeException | Error ex)
+            {
+                link.close();
+                closeStatFile(null);
+                throw ex;
+            }
+            if (statFile != null)
+            {
+                SoftDevices.statPublisher().add(this, engine, statFile);
+            }
         }
         contexts++;
-        return new SoftContext(this, engine);
+        final SoftEngine openedOn = engine;
+        return new SoftContext(this, engine, context -> release(openedOn));
     }
 
-    synchronized void release(final SoftContext context)
+    /** A context on {@code openedOn} closed: the last one closes the engine, unless it was shut down already. */
+    private synchronized void release(final SoftEngine openedOn)
     {
+        if (openedOn != engine)
+        {
+            return;
+        }
         contexts--;
-        if (contexts == 0 && engine != null)
+        if (contexts == 0)
+        {
+            shutdown();
+        }
+    }
+
+    /**
+     * Close the running engine, its link and its counters file now, whatever contexts are still open: what a
+     * test does to a device it leaves objects on, or to see its peer vanish. The old contexts' objects fail as
+     * on a closed device; the next {@link #open()} starts a new engine.
+     */
+    public synchronized void shutdown()
+    {
+        if (engine != null)
         {
             engine.close();
+            closeStatFile(engine);
             engine = null;
+            contexts = 0;
+        }
+    }
+
+    private void closeStatFile(final SoftEngine published)
+    {
+        if (statFile != null)
+        {
+            if (published != null)
+            {
+                SoftDevices.statPublisher().remove(published);
+            }
+            statFile.close();
+            statFile = null;
         }
     }
 
@@ -324,7 +378,7 @@ public final class SoftDevice implements Device
 
         /**
          * @param errorLogger where the device reports what its progress loop survived; the
-         *                    {@code io.rdma4j.soft.SoftEngine} system logger by default.
+         *                    {@code io.rdma4j.soft.engine.SoftEngine} system logger by default.
          * @return this.
          */
         public Builder logger(final System.Logger errorLogger)

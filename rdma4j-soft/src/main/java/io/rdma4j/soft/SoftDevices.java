@@ -1,6 +1,7 @@
 package io.rdma4j.soft;
 
 import io.rdma4j.soft.config.SoftSettings;
+import io.rdma4j.soft.engine.SoftEngine;
 import io.rdma4j.soft.link.LossyLink;
 
 import java.net.InetAddress;

@@ -2,6 +2,7 @@ package io.rdma4j.soft;
 
 import io.rdma4j.soft.config.SoftSettings;
 import io.rdma4j.soft.counter.SoftCounter;
+import io.rdma4j.soft.engine.SoftEngine;
 import io.rdma4j.soft.stat.CountersMBean;
 import io.rdma4j.soft.stat.StatFile;
 
@@ -28,7 +29,7 @@ final class StatPublisher
 {
     private static final long PERIOD_MS = 100;
     private static final int DESCRIBE_EVERY = 10;
-    private final List<SoftEngine> engines = new CopyOnWriteArrayList<>();
+    private final List<Published> devices = new CopyOnWriteArrayList<>();
     private final StatSections sections = new StatSections();
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean warned = new AtomicBoolean();
@@ -71,22 +72,33 @@ final class StatPublisher
         }
     }
 
-    void add(final SoftEngine engine)
+    /**
+     * Publish an open device from now until {@link #remove}.
+     *
+     * @param device the device.
+     * @param engine its running engine, whose counters and objects the file shows.
+     * @param file   its counters file, from {@link #openFile}.
+     */
+    void add(final SoftDevice device, final SoftEngine engine, final StatFile file)
     {
-        engines.add(engine);
+        final Published published = new Published(device, engine, file);
+        devices.add(published);
         jmx(engine, true);
         // the device's own part only: the opening thread may hold a connection manager's lock, which a section
         // takes, and a device just opened has no ids on it yet
-        publish(engine, engine.describe());
+        publish(published, engine.describe());
         if (started.compareAndSet(false, true))
         {
             Thread.ofPlatform().daemon().name("rdma4j-stat").start(this::run);
         }
     }
 
+    /**
+     * @param engine an engine {@link #add}ed, which is closing: its file is no longer written.
+     */
     void remove(final SoftEngine engine)
     {
-        engines.remove(engine);
+        devices.removeIf(published -> published.engine == engine);
         jmx(engine, false);
     }
 
@@ -95,12 +107,11 @@ final class StatPublisher
     {
         try
         {
-            final ObjectName name = CountersMBean.objectName(engine.device().name(),
-                engine.device().address().getHostAddress());
+            final ObjectName name = CountersMBean.objectName(engine.name(), engine.address().getHostAddress());
             final MBeanServer server = ManagementFactory.getPlatformMBeanServer();
             if (register)
             {
-                server.registerMBean(new CountersMBean(engine.counters(), engine.device().name()), name);
+                server.registerMBean(new CountersMBean(engine.counters(), engine.name()), name);
             }
             else if (server.isRegistered(name))
             {
@@ -114,16 +125,17 @@ final class StatPublisher
     }
 
     /** The device's QPs and groups, then what the {@link StatSections} add (the connection manager's ids). */
-    private String describeWithSections(final SoftEngine engine)
+    private String describeWithSections(final Published published)
     {
-        final StringBuilder text = new StringBuilder(engine.describe());
-        sections.describe(engine.device(), text);
+        final StringBuilder text = new StringBuilder(published.engine.describe());
+        sections.describe(published.device, text);
         return text.toString();
     }
 
-    private static void publish(final SoftEngine engine, final String describe)
+    private static void publish(final Published published, final String describe)
     {
-        final StatFile file = engine.statFile();
+        final StatFile file = published.file;
+        final SoftEngine engine = published.engine;
         if (file.abandoned() == null && !file.publish(engine.counters(), describe) && file.abandoned() != null)
         {
             engine.counters().increment(SoftCounter.STAT_FILE_ABANDONED);
@@ -144,11 +156,11 @@ final class StatPublisher
                 return;
             }
             final boolean describe = round % DESCRIBE_EVERY == 0;
-            for (final SoftEngine engine : engines)
+            for (final Published published : devices)
             {
                 try
                 {
-                    publish(engine, describe ? describeWithSections(engine) : null);
+                    publish(published, describe ? describeWithSections(published) : null);
                 }
                 catch (final RuntimeException ex)
                 {
@@ -156,5 +168,10 @@ final class StatPublisher
                 }
             }
         }
+    }
+
+    /** An open device, the engine running it and the file it is published in. */
+    private record Published(SoftDevice device, SoftEngine engine, StatFile file)
+    {
     }
 }

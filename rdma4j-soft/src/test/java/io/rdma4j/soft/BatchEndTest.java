@@ -1,6 +1,7 @@
 package io.rdma4j.soft;
 
 import io.rdma4j.soft.counter.SoftCounter;
+import io.rdma4j.soft.engine.SoftEngine;
 import io.rdma4j.soft.transport.QpTransport;
 import io.rdma4j.soft.transport.Transports;
 import io.rdma4j.verbs.CompletionQueue;
@@ -55,7 +56,7 @@ class BatchEndTest
                 })
                 .build().open();
             fabric.adopt(context);
-            final SoftEngine engine = ((SoftContext)context).engine();
+            final SoftEngine engine = SoftEngine.of(context);
             final RcEndpoint a = new RcEndpoint(context, QpType.RC, 1 << 16, 64);
             final RcEndpoint b = new RcEndpoint(context, QpType.RC, 1 << 16, 64);
             // timeout 0: no retransmission timer, so any visit of the timers would be the batch's doing

@@ -2,8 +2,9 @@ package io.rdma4j.soft;
 
 import io.rdma4j.soft.counter.Counters;
 import io.rdma4j.soft.counter.SoftCounter;
-import io.rdma4j.soft.link.socket.UdpLinks;
+import io.rdma4j.soft.engine.SoftEngine;
 import io.rdma4j.soft.link.linux.LinuxUdpLink;
+import io.rdma4j.soft.link.socket.UdpLinks;
 import io.rdma4j.verbs.Mtu;
 import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.RecvWr;
@@ -104,8 +105,8 @@ class BatchedLinkTransportTest
                 .sge(a.mr, 0, SIZE).rdma(b.mr.segment().address() + HALF, b.mr.rkey()));
             assertEquals(WcStatus.SUCCESS, one(a.pollSend(1, 10_000), "write").status());
             assertArrayEquals(bytes(a.buffer, 0, SIZE), bytes(b.buffer, HALF, SIZE));
-            final Counters bCounters = ((SoftContext)b.context).engine().counters();
-            final Counters aCounters = ((SoftContext)a.context).engine().counters();
+            final Counters bCounters = SoftEngine.of(b.context).counters();
+            final Counters aCounters = SoftEngine.of(a.context).counters();
             assertEquals(PACKETS, aLink.gatheredDatagrams() - gatheredBefore,
                 "every packet's payload in place; a: " + dump(aCounters) + "b: " + dump(bCounters));
 
@@ -159,6 +160,6 @@ class BatchedLinkTransportTest
 
     private static LinuxUdpLink link(final RcEndpoint endpoint)
     {
-        return (LinuxUdpLink)((SoftContext)endpoint.context).engine().link();
+        return (LinuxUdpLink)SoftEngine.of(endpoint.context).link();
     }
 }

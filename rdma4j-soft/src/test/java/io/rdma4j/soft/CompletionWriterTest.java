@@ -1,6 +1,7 @@
 package io.rdma4j.soft;
 
 import io.rdma4j.soft.transport.CompletionWriter;
+import io.rdma4j.soft.verbs.SoftCq;
 import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.WcFlags;
 import io.rdma4j.verbs.WcOpcode;

@@ -1,5 +1,6 @@
 package io.rdma4j.soft;
 
+import io.rdma4j.soft.engine.SoftEngine;
 import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.link.Ipv4;
 import io.rdma4j.soft.wire.Icrc;
@@ -39,7 +40,6 @@ import net.jqwik.api.lifecycle.BeforeContainer;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
-import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
@@ -100,7 +100,7 @@ class ConnectedReceiveFuzzTest
             .progressThread(false)
             .build().open();
         fabric.adopt(context);
-        engine = ((SoftContext)context).engine();
+        engine = SoftEngine.of(context);
         final ProtectionDomain pd = context.allocPd();
         cq = context.createCq(4096, null, 0);
         mr = pd.regMr(Arena.ofShared().allocate(MR_SIZE), EnumSet.allOf(AccessFlag.class));

@@ -1,5 +1,6 @@
 package io.rdma4j.soft;
 
+import io.rdma4j.soft.engine.SoftEngine;
 import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.Gid;
 import io.rdma4j.verbs.RecvWr;
@@ -54,7 +55,7 @@ class DataPathAllocationTest
                 .ud(ah, multicast ? MULTICAST_QPN : b.qp.qpNum(), UdEndpoint.QKEY);
             final RecvWr recv = new RecvWr().wrId(2).sge(b.mr, 0, 2048);
             final WorkCompletion[] wcs = WorkCompletion.array(4);
-            final long receiver = ((SoftContext)b.context).engine().progressThread().threadId();
+            final long receiver = SoftEngine.of(b.context).progressThread().threadId();
 
             roundTrips(a, b, send, recv, wcs, ROUNDS);
             final long postingBefore = threads.getCurrentThreadAllocatedBytes();
@@ -96,7 +97,7 @@ class DataPathAllocationTest
                 .sendFlags(SendFlags.SIGNALED).sge(a.mr, 0, 64).ud(ah, b.qp.qpNum(), UdEndpoint.QKEY);
             final RecvWr recv = new RecvWr().wrId(2).sge(b.mr, 0, 2048);
             final WorkCompletion[] wcs = WorkCompletion.array(4);
-            final long receiver = ((SoftContext)context).engine().progressThread().threadId();
+            final long receiver = SoftEngine.of(context).progressThread().threadId();
 
             roundTrips(a, b, send, recv, wcs, ROUNDS);
             final long postingBefore = threads.getCurrentThreadAllocatedBytes();
@@ -113,7 +114,7 @@ class DataPathAllocationTest
         }
         finally
         {
-            ((SoftContext)context).engine().close();
+            ((SoftDevice)context.device()).shutdown();
         }
     }
 

@@ -5,6 +5,7 @@ import io.rdma4j.soft.link.MemoryNetwork;
 import io.rdma4j.soft.link.SameHostLink;
 import io.rdma4j.soft.link.TestLinks;
 import io.rdma4j.soft.link.socket.UdpLinks;
+import io.rdma4j.soft.verbs.DeviceLimits;
 import io.rdma4j.testing.TestNet;
 import io.rdma4j.verbs.Context;
 
@@ -187,8 +188,7 @@ public final class Fabric implements AutoCloseable
         // contexts may still hold objects a failed test left: close the engines regardless
         for (final Context context : contexts)
         {
-            final SoftEngine engine = ((SoftContext)context).engine();
-            engine.close();
+            ((SoftDevice)context.device()).shutdown();
         }
     }
 }

@@ -1,9 +1,9 @@
 package io.rdma4j.soft;
 
+import io.rdma4j.soft.verbs.SoftContext;
 import io.rdma4j.testing.TestNet;
 import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.Context;
-import io.rdma4j.verbs.Device;
 import io.rdma4j.verbs.WorkCompletion;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -1,6 +1,7 @@
 package io.rdma4j.soft;
 
 import io.rdma4j.soft.counter.SoftCounter;
+import io.rdma4j.soft.verbs.DeviceLimits;
 import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.AhAttr;
 import io.rdma4j.verbs.Context;
@@ -64,7 +65,7 @@ class Ipv6LoopbackTest
     @AfterEach
     void close()
     {
-        ((SoftContext)context).engine().close();
+        ((SoftDevice)context.device()).shutdown();
     }
 
     @Test

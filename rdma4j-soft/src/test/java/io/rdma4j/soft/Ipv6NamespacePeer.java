@@ -1,6 +1,7 @@
 package io.rdma4j.soft;
 
 import io.rdma4j.soft.counter.SoftCounter;
+import io.rdma4j.soft.engine.SoftEngine;
 import io.rdma4j.soft.wire.Opcode;
 import io.rdma4j.soft.wire.PacketBuilder;
 import io.rdma4j.soft.wire.PacketInfo;
@@ -59,8 +60,8 @@ public final class Ipv6NamespacePeer
         }
         finally
         {
-            ((SoftContext)a).engine().close();
-            ((SoftContext)b).engine().close();
+            ((SoftDevice)a.device()).shutdown();
+            ((SoftDevice)b.device()).shutdown();
         }
     }
 
@@ -126,14 +127,14 @@ public final class Ipv6NamespacePeer
         final List<WorkCompletion> got = member.poll(1, 5000);
         check(got.size() == 1 && "to ff0e::77:1".equals(member.text(got.getFirst())),
             "the member on the other device receives through the IP group: " + got + "; sender " +
-            ((SoftContext)a).engine().counters().snapshot() + ", member " + ((SoftContext)b).engine().counters()
+            SoftEngine.of(a).counters().snapshot() + ", member " + SoftEngine.of(b).counters()
             .snapshot());
         final MemorySegment grh = member.buffer.asSlice((got.getFirst().wrId() % 1000) * UdEndpoint.SLOT, 40);
         check(GROUP.equals(Gid.of(grh.asSlice(24, 16).toArray(ValueLayout.JAVA_BYTE))), "GRH destination is the group");
         check(Gid.fromInet(A).equals(Gid.of(grh.asSlice(8, 16).toArray(ValueLayout.JAVA_BYTE))),
             "GRH source is the sender");
         member.qp.detachMulticast(GROUP, 0);
-        ((SoftContext)b).engine().link().leaveGroup(GROUP.toInet());
+        SoftEngine.of(b).link().leaveGroup(GROUP.toInet());
         System.out.println("multicast: ff0e::77:1 joined on v1 by fd77::2, sent from fd77::1 on v0");
     }
 

@@ -1,6 +1,7 @@
 package io.rdma4j.soft;
 
 import io.rdma4j.soft.counter.SoftCounter;
+import io.rdma4j.soft.engine.SoftEngine;
 import io.rdma4j.soft.link.MemoryNetwork;
 import io.rdma4j.soft.wire.Icrc;
 import io.rdma4j.soft.wire.Opcode;
@@ -59,7 +60,7 @@ class Ipv6ReceiveChecksTest
     @AfterEach
     void close()
     {
-        contexts.forEach(c -> ((SoftContext)c).engine().close());
+        contexts.forEach(c -> SoftEngine.of(c).close());
     }
 
     @ParameterizedTest

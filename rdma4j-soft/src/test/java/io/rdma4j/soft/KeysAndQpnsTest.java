@@ -1,9 +1,10 @@
 package io.rdma4j.soft;
 
-import io.rdma4j.soft.resource.MrTable;
-import io.rdma4j.soft.resource.SoftMr;
 import io.rdma4j.soft.counter.Counters;
 import io.rdma4j.soft.counter.SoftCounter;
+import io.rdma4j.soft.engine.SoftEngine;
+import io.rdma4j.soft.resource.MrTable;
+import io.rdma4j.soft.resource.SoftMr;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.CompletionQueue;
 import io.rdma4j.verbs.Context;
@@ -28,8 +29,6 @@ import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.function.IntFunction;
-import java.util.random.RandomGenerator;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -95,7 +94,7 @@ class KeysAndQpnsTest
     void shouldFindRegionsOnlyByTheirWholeKeyAndCountAWrongKeyByte()
     {
         final Counters counters = new Counters();
-        final MrTable table = new MrTable(8, counters, sequence(0x40, 0x40));
+        final MrTable table = new MrTable(8, counters, ScriptedRandom.of(0x40, 0x40));
         final SoftMr[] made = new SoftMr[1];
         final SoftMr mr = table.add(key -> made[0] = new SoftMr(null, BUFFER, key, EnumSet.noneOf(AccessFlag.class), closed -> { }));
         assertEquals(0x140, mr.rkey());
@@ -140,7 +139,7 @@ class KeysAndQpnsTest
                 qps.add(qp);
                 qpns.add(qp.qpNum());
                 assertTrue(qp.qpNum() >= 2 && qp.qpNum() <= 0xFFFFFE, Integer.toHexString(qp.qpNum()));
-                assertSame(qp, ((SoftContext)context).engine().qp(qp.qpNum()));
+                assertSame(qp, SoftEngine.of(context).qp(qp.qpNum()));
             }
             assertEquals(8, new HashSet<>(qpns).size());
             boolean consecutive = true;
@@ -150,73 +149,7 @@ class KeysAndQpnsTest
             }
             assertFalse(consecutive, "QPNs count up: " + qpns);
             qps.getFirst().close();
-            assertNull(((SoftContext)context).engine().qp(qpns.getFirst()));
+            assertNull(SoftEngine.of(context).qp(qpns.getFirst()));
         }
-    }
-
-    @Test
-    void shouldDrawAgainWhenTheNumberIsTakenAndFindEveryQpAfterRemovals()
-    {
-        try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY))
-        {
-            final Context context = fabric.open();
-            final SoftEngine engine = ((SoftContext)context).engine();
-            final SoftPd pd = (SoftPd)context.allocPd();
-            final SoftCq cq = (SoftCq)context.createCq(16, null, 0);
-            final IntFunction<SoftQp> maker = qpn -> new SoftQp(engine, pd, qpn, QpType.UD, cq, cq, null,
-                QpCap.of(1, 1), false);
-
-            final QpTable table = new QpTable(10_000, sequence(5, 5, 7));
-            assertEquals(5, table.add(maker).qpNum());
-            assertEquals(7, table.add(maker).qpNum());
-
-            final QpTable big = new QpTable(10_000);
-            final List<SoftQp> all = new ArrayList<>();
-            for (int i = 0; i < 1000; i++)
-            {
-                all.add(big.add(maker));
-            }
-            for (int i = 0; i < all.size(); i += 2)
-            {
-                big.remove(all.get(i));
-            }
-            for (int i = 0; i < all.size(); i++)
-            {
-                final SoftQp qp = all.get(i);
-                if (i % 2 == 0)
-                {
-                    assertNull(big.get(qp.qpNum()));
-                }
-                else
-                {
-                    assertSame(qp, big.get(qp.qpNum()));
-                }
-            }
-            assertEquals(500, big.count());
-            assertNull(big.get(0));
-            assertNull(big.get(1));
-            assertNull(big.get(0xFFFFFF));
-        }
-    }
-
-    /** A generator that answers nextInt(origin, bound) from a list. */
-    static RandomGenerator sequence(final int... values)
-    {
-        return new RandomGenerator()
-        {
-            private int next;
-
-            @Override
-            public long nextLong()
-            {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public int nextInt(final int origin, final int bound)
-            {
-                return values[next++ % values.length];
-            }
-        };
     }
 }

@@ -1,6 +1,7 @@
 package io.rdma4j.soft;
 
 import io.rdma4j.soft.counter.SoftCounter;
+import io.rdma4j.soft.engine.SoftEngine;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.AhAttr;
 import io.rdma4j.verbs.CompletionQueue;
@@ -55,7 +56,7 @@ class ManualProgressTest
                 .progressThread(false)
                 .build().open();
             fabric.adopt(context);
-            final SoftEngine engine = ((SoftContext)context).engine();
+            final SoftEngine engine = SoftEngine.of(context);
             final ProtectionDomain pd = context.allocPd();
             final CompletionQueue cq = context.createCq(16, null, 0);
             final QueuePair qp = pd.createQp(QpInitAttr.of(QpType.RC, cq, QpCap.of(4, 4)));

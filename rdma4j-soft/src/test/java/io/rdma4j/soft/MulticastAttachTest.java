@@ -1,6 +1,9 @@
 package io.rdma4j.soft;
 
 import io.rdma4j.soft.counter.SoftCounter;
+import io.rdma4j.soft.engine.SoftEngine;
+import io.rdma4j.soft.link.SentDatagram;
+import io.rdma4j.soft.verbs.DeviceLimits;
 import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.Gid;
@@ -12,7 +15,6 @@ import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.QueuePair;
 import io.rdma4j.verbs.RdmaException;
 import io.rdma4j.verbs.WorkCompletion;
-import io.rdma4j.soft.link.SentDatagram;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -355,6 +357,6 @@ class MulticastAttachTest
 
     private static SoftEngine engine(final UdEndpoint endpoint)
     {
-        return ((SoftContext)endpoint.context).engine();
+        return SoftEngine.of(endpoint.context);
     }
 }

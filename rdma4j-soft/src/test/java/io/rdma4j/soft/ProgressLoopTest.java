@@ -1,6 +1,7 @@
 package io.rdma4j.soft;
 
 import io.rdma4j.soft.counter.SoftCounter;
+import io.rdma4j.soft.engine.SoftEngine;
 import io.rdma4j.soft.link.DatagramInfo;
 import io.rdma4j.soft.transport.QpTransport;
 import io.rdma4j.soft.transport.Transports;
@@ -41,7 +42,7 @@ class ProgressLoopTest
             final UdEndpoint sender = new UdEndpoint(fabric.open());
             final UdEndpoint receiver = new UdEndpoint(faulty(fabric, 90, fault, clock::get, logger));
             receiver.postRecvs(4);
-            final SoftEngine engine = ((SoftContext)receiver.context).engine();
+            final SoftEngine engine = SoftEngine.of(receiver.context);
 
             fault.set(new StackOverflowError("injected"));
             sender.send(sender.ahTo(receiver.gid()), receiver.qp.qpNum(), UdEndpoint.QKEY, "one", 1);
@@ -94,7 +95,7 @@ class ProgressLoopTest
             fabric.adopt(context);
             final UdEndpoint receiver = new UdEndpoint(context);
             receiver.postRecvs(2);
-            final SoftEngine engine = ((SoftContext)context).engine();
+            final SoftEngine engine = SoftEngine.of(context);
 
             fault.set(new StackOverflowError("injected"));
             sender.send(sender.ahTo(receiver.gid()), receiver.qp.qpNum(), UdEndpoint.QKEY, "lost", 1);

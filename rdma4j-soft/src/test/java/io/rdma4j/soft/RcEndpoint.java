@@ -1,6 +1,7 @@
 package io.rdma4j.soft;
 
 import io.rdma4j.soft.counter.SoftCounter;
+import io.rdma4j.soft.engine.SoftEngine;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.AhAttr;
 import io.rdma4j.verbs.CompletionQueue;
@@ -100,7 +101,7 @@ final class RcEndpoint
 
     SoftEngine engine()
     {
-        return ((SoftContext)context).engine();
+        return SoftEngine.of(context);
     }
 
     long counter(final SoftCounter counter)

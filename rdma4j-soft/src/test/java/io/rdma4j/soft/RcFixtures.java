@@ -1,5 +1,6 @@
 package io.rdma4j.soft;
 
+import io.rdma4j.soft.verbs.DeviceLimits;
 import io.rdma4j.verbs.Mtu;
 import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.WorkCompletion;

@@ -2,6 +2,7 @@ package io.rdma4j.soft;
 
 import io.rdma4j.soft.link.FaultInjector;
 import io.rdma4j.soft.link.LossyLink;
+import io.rdma4j.soft.verbs.DeviceLimits;
 import io.rdma4j.verbs.Mtu;
 import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.RecvWr;

@@ -8,6 +8,7 @@ import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.link.MemoryLink;
 import io.rdma4j.soft.link.SentDatagram;
 import io.rdma4j.soft.transport.Transports;
+import io.rdma4j.soft.verbs.SoftCq;
 import io.rdma4j.soft.wire.BthFlyweight;
 import io.rdma4j.soft.wire.Opcode;
 import io.rdma4j.soft.wire.PacketBuilder;

@@ -1,6 +1,7 @@
 package io.rdma4j.soft;
 
 import io.rdma4j.soft.counter.SoftCounter;
+import io.rdma4j.soft.engine.SoftEngine;
 import io.rdma4j.soft.link.DatagramInfo;
 import io.rdma4j.soft.link.ForwardingLink;
 import io.rdma4j.soft.link.Link;
@@ -182,14 +183,14 @@ class SameHostPathTest
         {
             final UdEndpoint a = new UdEndpoint(fabric.open());
             final Context first = fabric.open();
-            final InetAddress address = ((SoftContext)first).engine().link().localAddress();
+            final InetAddress address = SoftEngine.of(first).link().localAddress();
             final UdEndpoint b = new UdEndpoint(first);
             b.postRecvs(1);
             a.send(a.ahTo(b.gid()), b.qp.qpNum(), UdEndpoint.QKEY, "to the first", 1);
             assertEquals(2, b.poll(1, 10_000).size() + a.poll(1, 10_000).size());
             assertEquals(1, a.counter(SoftCounter.SHM_SENT_PKTS));
 
-            ((SoftContext)first).engine().close();
+            ((SoftDevice)first.device()).shutdown();
             final AddressHandle toAddress = a.ahTo(b.gid());
             a.send(toAddress, b.qp.qpNum(), UdEndpoint.QKEY, "to nobody", 2);
             a.poll(1, 10_000);
@@ -230,7 +231,7 @@ class SameHostPathTest
         {
             final UdEndpoint a = new UdEndpoint(fabric.open());
             final UdEndpoint b = new UdEndpoint(fabric.open());
-            final SameHostLink bLink = (SameHostLink)((SoftContext)b.context).engine().link();
+            final SameHostLink bLink = (SameHostLink)SoftEngine.of(b.context).link();
             b.postRecvs(5);
             final AddressHandle toB = a.ahTo(b.gid());
             for (int i = 0; i < 5; i++)
@@ -276,7 +277,7 @@ class SameHostPathTest
             final Path foreignPath = directory.inbox(foreign.getHostAddress(), Link.ROCE_V2_PORT);
             // only root can give a file to another user: elsewhere the link above stands for that case
             final boolean root = (Integer)Files.getAttribute(Path.of("/proc/self"), "unix:uid") == 0;
-            final Path template = ((SameHostLink)((SoftContext)a.context).engine().link()).inboxPath();
+            final Path template = ((SameHostLink)SoftEngine.of(a.context).link()).inboxPath();
             try
             {
                 // a real inbox's bytes, readable by others
@@ -332,7 +333,7 @@ class SameHostPathTest
         {
             final UdEndpoint a = new UdEndpoint(fabric.open());
             final UdEndpoint b = new UdEndpoint(fabric.open());
-            final SameHostLink bLink = (SameHostLink)((SoftContext)b.context).engine().link();
+            final SameHostLink bLink = (SameHostLink)SoftEngine.of(b.context).link();
             b.postRecvs(2);
             final AddressHandle toB = a.ahTo(b.gid());
             a.send(toB, b.qp.qpNum(), UdEndpoint.QKEY, "before", 1);
@@ -369,7 +370,7 @@ class SameHostPathTest
         {
             final UdEndpoint a = new UdEndpoint(fabric.open());
             final UdEndpoint b = new UdEndpoint(fabric.open());
-            final SameHostLink bLink = (SameHostLink)((SoftContext)b.context).engine().link();
+            final SameHostLink bLink = (SameHostLink)SoftEngine.of(b.context).link();
             b.postRecvs(3);
             final AddressHandle toB = a.ahTo(b.gid());
             a.send(toB, b.qp.qpNum(), UdEndpoint.QKEY, "before", 1);

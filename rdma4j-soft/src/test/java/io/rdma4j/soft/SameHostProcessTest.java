@@ -13,6 +13,7 @@ import io.rdma4j.verbs.Gid;
 import io.rdma4j.verbs.Mtu;
 import io.rdma4j.verbs.QpAttr;
 import io.rdma4j.verbs.QpState;
+import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.RecvWr;
 import io.rdma4j.verbs.SendFlags;
 import io.rdma4j.verbs.SendWr;
@@ -20,7 +21,6 @@ import io.rdma4j.verbs.WcOpcode;
 import io.rdma4j.verbs.WcStatus;
 import io.rdma4j.verbs.WorkCompletion;
 import io.rdma4j.verbs.WrOpcode;
-import io.rdma4j.verbs.QpType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -108,7 +108,7 @@ class SameHostProcessTest
             }
             finally
             {
-                ((SoftContext)context).engine().close();
+                ((SoftDevice)context.device()).shutdown();
             }
         }
         finally
@@ -164,12 +164,12 @@ class SameHostProcessTest
                 // the next device to start on this host removes what the dead process left
                 assertTrue(Files.exists(otherInbox));
                 final Context next = SoftDevice.builder("next", address(5)).sameHost(true).build().open();
-                ((SoftContext)next).engine().close();
+                ((SoftDevice)next.device()).shutdown();
                 assertFalse(Files.exists(otherInbox));
             }
             finally
             {
-                ((SoftContext)context).engine().close();
+                ((SoftDevice)context.device()).shutdown();
             }
         }
         finally

@@ -1,6 +1,7 @@
 package io.rdma4j.soft;
 
 import io.rdma4j.soft.config.SoftSettings;
+import io.rdma4j.soft.engine.SoftEngine;
 import io.rdma4j.soft.link.IpLink;
 import io.rdma4j.soft.link.SameHostLink;
 import io.rdma4j.testing.TestNet;
@@ -47,7 +48,7 @@ class SameHostSettingTest
         final Context context = builder.build().open();
         try
         {
-            return ((SoftContext)context).engine().link();
+            return SoftEngine.of(context).link();
         }
         finally
         {

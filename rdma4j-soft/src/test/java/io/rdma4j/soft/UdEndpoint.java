@@ -1,6 +1,7 @@
 package io.rdma4j.soft;
 
 import io.rdma4j.soft.counter.SoftCounter;
+import io.rdma4j.soft.engine.SoftEngine;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.AhAttr;
@@ -127,11 +128,11 @@ final class UdEndpoint
 
     long counter(final SoftCounter counter)
     {
-        return ((SoftContext)context).engine().counters().get(counter);
+        return SoftEngine.of(context).counters().get(counter);
     }
 
     void joinFabric(final Gid group)
     {
-        ((SoftContext)context).engine().link().joinGroup(group.toInet());
+        SoftEngine.of(context).link().joinGroup(group.toInet());
     }
 }

@@ -1,6 +1,7 @@
 package io.rdma4j.soft;
 
 import io.rdma4j.soft.counter.SoftCounter;
+import io.rdma4j.soft.verbs.DeviceLimits;
 import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.WcFlags;
 import io.rdma4j.verbs.WcOpcode;

@@ -1,6 +1,7 @@
 package io.rdma4j.soft;
 
 import io.rdma4j.soft.link.Link;
+import io.rdma4j.soft.verbs.DeviceLimits;
 import io.rdma4j.testing.TestNet;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.CompletionQueue;

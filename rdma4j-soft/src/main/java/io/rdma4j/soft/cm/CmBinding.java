@@ -1,9 +1,8 @@
 package io.rdma4j.soft.cm;
 
 import io.rdma4j.cm.PortSpace;
-import io.rdma4j.soft.SoftContext;
 import io.rdma4j.soft.SoftDevice;
-import io.rdma4j.soft.SoftEngine;
+import io.rdma4j.soft.engine.SoftEngine;
 import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.RdmaException;
@@ -61,7 +60,7 @@ final class CmBinding
     /** @return the engine of the id's device; only once the id is on one. */
     SoftEngine engine()
     {
-        return ((SoftContext)verbs).engine();
+        return SoftEngine.of(verbs);
     }
 
     /** @return true while the id holds a port (bound, or given one by address resolution). */
@@ -191,11 +190,11 @@ final class CmBinding
      * Place an id made from a connection request: on the device the request came in on, at the
      * listener's port, facing the requester. The id reserves no port of its own (the listener's).
      */
-    void adopt(final SoftEngine engine, final int port, final InetSocketAddress peer)
+    void adopt(final SoftDevice on, final int port, final InetSocketAddress peer)
     {
-        device = engine.device();
-        verbs = cm.devices.acquire(engine.device());
-        localAddress = new InetSocketAddress(engine.device().address(), port);
+        device = on;
+        verbs = cm.devices.acquire(on);
+        localAddress = new InetSocketAddress(on.address(), port);
         peerAddress = peer;
     }
 

@@ -2,13 +2,13 @@ package io.rdma4j.soft.cm;
 
 import io.rdma4j.cm.CmEventType;
 import io.rdma4j.cm.ConnParam;
-import io.rdma4j.cm.UdParam;
-import io.rdma4j.soft.SoftEngine;
 import io.rdma4j.cm.RejectReason;
+import io.rdma4j.cm.UdParam;
 import io.rdma4j.soft.cm.mad.SidrStatus;
+import io.rdma4j.soft.engine.SoftEngine;
+import io.rdma4j.verbs.Gid;
 import io.rdma4j.verbs.QueuePair;
 import io.rdma4j.verbs.RdmaException;
-import io.rdma4j.verbs.Gid;
 
 /**
  * One id's side of a connection (or of a SIDR exchange): the IB CM protocol as a state machine.

@@ -1,8 +1,9 @@
 package io.rdma4j.soft.cm;
 
-import io.rdma4j.soft.SoftContext;
 import io.rdma4j.soft.SoftDevice;
 import io.rdma4j.soft.SoftDevices;
+import io.rdma4j.soft.engine.SoftEngine;
+import io.rdma4j.soft.verbs.SoftContext;
 import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.Device;
 import io.rdma4j.verbs.Errno;
@@ -105,6 +106,26 @@ final class CmDevices
     }
 
     /**
+     * @param engine the engine of a device this manager opened (QP1 traffic and unreachable reports come from
+     *               no other).
+     * @return the device it runs, or null if this manager holds it no longer.
+     */
+    SoftDevice deviceOf(final SoftEngine engine)
+    {
+        synchronized (contexts)
+        {
+            for (final Map.Entry<SoftDevice, Shared> open : contexts.entrySet())
+            {
+                if (((SoftContext)open.getValue().context).engine() == engine)
+                {
+                    return open.getKey();
+                }
+            }
+            return null;
+        }
+    }
+
+    /**
      * @param device a device.
      * @return its shared context, opened on first use.
      */
@@ -117,7 +138,7 @@ final class CmDevices
             {
                 shared = new Shared(device.open());
                 contexts.put(device, shared);
-                cm.install(((SoftContext)shared.context).engine());
+                cm.install(SoftEngine.of(shared.context));
             }
             shared.users++;
             return shared.context;

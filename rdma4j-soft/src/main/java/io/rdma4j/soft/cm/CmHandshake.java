@@ -3,17 +3,17 @@ package io.rdma4j.soft.cm;
 import io.rdma4j.cm.ConnParam;
 import io.rdma4j.cm.PortSpace;
 import io.rdma4j.cm.RdmaCm;
-import io.rdma4j.soft.SoftEngine;
 import io.rdma4j.cm.RejectReason;
 import io.rdma4j.soft.cm.mad.SidrStatus;
+import io.rdma4j.soft.engine.SoftEngine;
 import io.rdma4j.soft.link.Ipv4;
 import io.rdma4j.verbs.Errno;
+import io.rdma4j.verbs.Gid;
 import io.rdma4j.verbs.QpAttr;
 import io.rdma4j.verbs.QpState;
 import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.QueuePair;
 import io.rdma4j.verbs.RdmaException;
-import io.rdma4j.verbs.Gid;
 
 import java.net.InetSocketAddress;
 

@@ -2,7 +2,7 @@ package io.rdma4j.soft.cm;
 
 import io.rdma4j.cm.CmEventType;
 import io.rdma4j.soft.SoftDevice;
-import io.rdma4j.soft.SoftEngine;
+import io.rdma4j.soft.engine.SoftEngine;
 import io.rdma4j.verbs.Gid;
 
 import java.net.InetAddress;
@@ -66,12 +66,12 @@ final class CmListener
             {
                 return false;
             }
-            final SoftDevice device = id.binding.device();
-            if (device != null)
+            if (id.binding.device() != null)
             {
-                return device == engine.device() && local.getAddress().equals(destination);
+                return id.binding.engine() == engine && local.getAddress().equals(destination);
             }
-            return engine.device().address().equals(destination);
+            final SoftDevice arrivedOn = id.cm.devices.deviceOf(engine);
+            return arrivedOn != null && arrivedOn.address().equals(destination);
         }
         finally
         {
@@ -89,7 +89,9 @@ final class CmListener
         id.channel.lock.lock();
         try
         {
-            if (!id.listeningLocked() || backlogUsed >= backlog)
+            // null when the device closed between the MAD's arrival and now: nobody to answer on
+            final SoftDevice arrivedOn = id.cm.devices.deviceOf(engine);
+            if (!id.listeningLocked() || backlogUsed >= backlog || arrivedOn == null)
             {
                 return false;
             }
@@ -117,7 +119,7 @@ final class CmListener
                 peerPort = req.srcPort();
                 userData = req.userData();
             }
-            requested.binding.adopt(engine, id.localAddress().getPort(),
+            requested.binding.adopt(arrivedOn, id.localAddress().getPort(),
                 new InetSocketAddress(peer.toInet(), peerPort));
             requested.adoptLocked(c);
             id.channel.adopt(requested);

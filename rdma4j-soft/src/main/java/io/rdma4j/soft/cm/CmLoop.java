@@ -1,6 +1,6 @@
 package io.rdma4j.soft.cm;
 
-import io.rdma4j.soft.WaitingIdleStrategy;
+import io.rdma4j.soft.engine.WaitingIdleStrategy;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.IdleStrategy;

@@ -4,7 +4,7 @@ import io.rdma4j.cm.CmEventType;
 import io.rdma4j.cm.JoinFlags;
 import io.rdma4j.cm.RdmaCm;
 import io.rdma4j.cm.UdParam;
-import io.rdma4j.soft.SoftEngine;
+import io.rdma4j.soft.engine.SoftEngine;
 import io.rdma4j.soft.link.Ipv4;
 import io.rdma4j.verbs.AhAttr;
 import io.rdma4j.verbs.Errno;
@@ -68,7 +68,7 @@ final class CmMulticastJoins
             }
             catch (final RuntimeException ex)
             {
-                throw new RdmaException(Errno.ENODEV, "joinMulticast: " + engine.device().name() + " cannot join " +
+                throw new RdmaException(Errno.ENODEV, "joinMulticast: " + engine.name() + " cannot join " +
                     ip.getHostAddress() + ": " + ex.getMessage(), ex);
             }
         }

@@ -2,13 +2,13 @@ package io.rdma4j.soft.cm;
 
 import io.rdma4j.cm.CmEventType;
 import io.rdma4j.cm.ConnParam;
-import io.rdma4j.cm.UdParam;
-import io.rdma4j.soft.counter.Counters;
-import io.rdma4j.soft.counter.SoftCounter;
-import io.rdma4j.soft.SoftEngine;
 import io.rdma4j.cm.RejectReason;
+import io.rdma4j.cm.UdParam;
 import io.rdma4j.soft.cm.mad.ServiceId;
 import io.rdma4j.soft.cm.mad.SidrStatus;
+import io.rdma4j.soft.counter.Counters;
+import io.rdma4j.soft.counter.SoftCounter;
+import io.rdma4j.soft.engine.SoftEngine;
 import io.rdma4j.soft.link.Ipv4;
 import io.rdma4j.verbs.AhAttr;
 import io.rdma4j.verbs.Gid;

@@ -16,10 +16,11 @@
  * <p>
  * <b>Arrows.</b> Implements {@code io.rdma4j.cm} (its errors worded by {@code io.rdma4j.spi.Counted}) and sits
  * above the device ({@code io.rdma4j.soft}): it finds devices through {@code SoftDevices}, sends and receives
- * MADs through a device's {@code SoftEngine} (QP1, with a {@link io.rdma4j.soft.GsiHandler}), creates an id's
+ * MADs through a device's {@code engine.SoftEngine} (QP1, with a {@link io.rdma4j.soft.engine.GsiHandler}), creates an id's
  * QP and moves it through its states with the verbs API ({@code io.rdma4j.verbs}), and adds its lines to the
  * stat files through {@code StatSections}. Below that it uses {@code mad} for the wire, {@code link} for the
  * IP hop limit and {@code counter} for the dropped-MAD count; never {@code transport} or {@code resource}.
+ * A device's engine knows nothing of it: the manager maps an engine back to its device itself ({@code CmDevices}).
  * Only {@code provider} imports it. A message is matched on both comm ids, the source address and, where it
  * carries one, our QPN; anything else is dropped with its own counter ({@link io.rdma4j.soft.cm.CmCounter}).
  * <p>

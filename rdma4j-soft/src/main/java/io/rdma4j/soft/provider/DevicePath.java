@@ -1,8 +1,8 @@
 package io.rdma4j.soft.provider;
 
-import io.rdma4j.soft.SoftContext;
-import io.rdma4j.soft.SoftEngine;
+import io.rdma4j.soft.engine.SoftEngine;
 import io.rdma4j.soft.link.Link;
+import io.rdma4j.soft.verbs.SoftContext;
 import io.rdma4j.verbs.Context;
 
 import java.util.Optional;
@@ -28,7 +28,7 @@ public record DevicePath(String socket, boolean sameHost, boolean polling)
         {
             return Optional.empty();
         }
-        final SoftEngine engine = soft.engine();
+        final SoftEngine engine = SoftEngine.of(soft);
         final Link link = engine.link();
         return Optional.of(new DevicePath(link.socket(), link.sameHost(), engine.pollsInline()));
     }

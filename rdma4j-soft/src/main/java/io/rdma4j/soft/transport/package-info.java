@@ -15,9 +15,10 @@
  * gets (its QP's state, the transport bit, the Q_Key, the addresses, the ICRC), so transports do not check again.
  * <p>
  * <b>Arrows.</b> Imports the API ({@code io.rdma4j.verbs}), {@code wire}, {@code link} (datagram addressing),
- * {@code resource} (memory regions, address handles) and {@code counter}; never {@code soft} itself, whose
- * verbs objects and engine implement the types here ({@code SoftQp} extends {@code TransportQp}); {@code soft}
- * and {@code receive}, which hands each checked packet to its QP's transport, import it.
+ * {@code resource} (memory regions, address handles) and {@code counter}; never the packages above it, whose
+ * verbs objects and engine implement the types here ({@code verbs.SoftQp} extends {@code TransportQp}):
+ * {@code verbs}, {@code engine} and {@code receive}, which hands each checked packet to its QP's transport,
+ * import it.
  * <p>
  * <b>Threads.</b> {@code kick} runs under the QP's send lock, on a posting thread or the progress
  * thread; {@code onPacket}, {@code onTimer} and {@code onBatchEnd} on the progress thread (or a poller in

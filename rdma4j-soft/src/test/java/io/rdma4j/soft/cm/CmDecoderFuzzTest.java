@@ -6,7 +6,7 @@ import io.rdma4j.cm.CmId;
 import io.rdma4j.cm.EventChannel;
 import io.rdma4j.cm.PortSpace;
 import io.rdma4j.soft.counter.SoftCounter;
-import io.rdma4j.soft.SoftEngine;
+import io.rdma4j.soft.engine.SoftEngine;
 import io.rdma4j.soft.wire.BthFlyweight;
 import io.rdma4j.soft.wire.Captures;
 import io.rdma4j.soft.wire.PcapReader;

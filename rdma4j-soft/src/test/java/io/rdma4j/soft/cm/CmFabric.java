@@ -1,15 +1,15 @@
 package io.rdma4j.soft.cm;
 
-import io.rdma4j.soft.DeviceLimits;
-import io.rdma4j.soft.SoftContext;
 import io.rdma4j.soft.SoftDevice;
 import io.rdma4j.soft.SoftDevices;
 import io.rdma4j.soft.config.SoftSettings;
+import io.rdma4j.soft.engine.SoftEngine;
+import io.rdma4j.soft.link.IpLink;
 import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.link.MemoryLink;
 import io.rdma4j.soft.link.MemoryNetwork;
-import io.rdma4j.soft.link.IpLink;
 import io.rdma4j.soft.link.TestLinks;
+import io.rdma4j.soft.verbs.DeviceLimits;
 import io.rdma4j.testing.TestNet;
 import io.rdma4j.verbs.Context;
 
@@ -140,7 +140,7 @@ final class CmFabric implements AutoCloseable
      */
     static int joinCount(final Context context, final InetAddress group)
     {
-        final Link link = ((SoftContext)context).engine().link();
+        final Link link = SoftEngine.of(context).link();
         if (link instanceof IpLink udp)
         {
             return udp.joinCount(group);
@@ -157,7 +157,7 @@ final class CmFabric implements AutoCloseable
      */
     static int attached(final Context context, final InetSocketAddress group)
     {
-        return ((SoftContext)context).engine().mcast().members(io.rdma4j.verbs.Gid.fromInet(group.getAddress())).length;
+        return SoftEngine.of(context).mcast().members(io.rdma4j.verbs.Gid.fromInet(group.getAddress())).length;
     }
 
     @Override

@@ -5,13 +5,12 @@ import io.rdma4j.cm.CmEventType;
 import io.rdma4j.cm.CmId;
 import io.rdma4j.cm.EventChannel;
 import io.rdma4j.cm.PortSpace;
-import io.rdma4j.soft.SoftContext;
-import io.rdma4j.soft.SoftEngine;
+import io.rdma4j.soft.engine.SoftEngine;
 import io.rdma4j.verbs.CompletionQueue;
+import io.rdma4j.verbs.Gid;
 import io.rdma4j.verbs.QpCap;
 import io.rdma4j.verbs.QpInitAttr;
 import io.rdma4j.verbs.QpType;
-import io.rdma4j.verbs.Gid;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -114,7 +113,7 @@ final class CmPeers implements AutoCloseable
 
     static SoftEngine engine(final CmId id)
     {
-        return ((SoftContext)id.verbs()).engine();
+        return SoftEngine.of(id.verbs());
     }
 
     Gid ip(final int host)

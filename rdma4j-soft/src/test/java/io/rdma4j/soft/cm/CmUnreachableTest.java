@@ -6,6 +6,7 @@ import io.rdma4j.cm.CmId;
 import io.rdma4j.cm.EventChannel;
 import io.rdma4j.cm.PortSpace;
 import io.rdma4j.soft.counter.SoftCounter;
+import io.rdma4j.soft.engine.SoftEngine;
 import io.rdma4j.soft.link.TestLinks;
 import io.rdma4j.soft.link.socket.UdpLinks;
 import io.rdma4j.verbs.CompletionQueue;
@@ -73,7 +74,7 @@ class CmUnreachableTest
             final CmEvent unreachable = expect(channel, CmEventType.UNREACHABLE);
             assertEquals(ConnectionManager.ECONNREFUSED, unreachable.status(), "refused, not timed out");
             unreachable.ack();
-            final long icmp = ((io.rdma4j.soft.SoftContext)id.verbs()).engine().counters()
+            final long icmp = SoftEngine.of(id.verbs()).counters()
                 .get(SoftCounter.ICMP_PORT_UNREACHABLE);
             assertTrue(icmp >= 1, "the device counted the ICMP error: " + icmp);
             id.destroyQp();

@@ -8,13 +8,12 @@ import io.rdma4j.cm.JoinFlags;
 import io.rdma4j.cm.PortSpace;
 import io.rdma4j.cm.RdmaCm;
 import io.rdma4j.cm.UdParam;
-import io.rdma4j.soft.DeviceLimits;
+import io.rdma4j.soft.verbs.DeviceLimits;
 import io.rdma4j.verbs.AhAttr;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.Gid;
 import io.rdma4j.verbs.RdmaException;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -31,10 +30,8 @@ import static io.rdma4j.soft.cm.CmTestSupport.expect;
 import static io.rdma4j.soft.cm.CmTestSupport.expectAndAck;
 import static io.rdma4j.soft.cm.CmTestSupport.refused;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**

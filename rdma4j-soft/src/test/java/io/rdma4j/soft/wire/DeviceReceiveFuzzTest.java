@@ -1,9 +1,8 @@
 package io.rdma4j.soft.wire;
 
 import io.rdma4j.soft.Fabric;
-import io.rdma4j.soft.SoftContext;
 import io.rdma4j.soft.counter.SoftCounter;
-import io.rdma4j.soft.SoftEngine;
+import io.rdma4j.soft.engine.SoftEngine;
 import io.rdma4j.soft.link.Ipv4;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.CompletionQueue;
@@ -63,7 +62,7 @@ class DeviceReceiveFuzzTest
         try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY))
         {
             final Context context = fabric.open();
-            final SoftEngine engine = ((SoftContext)context).engine();
+            final SoftEngine engine = SoftEngine.of(context);
             final ProtectionDomain pd = context.allocPd();
             final CompletionQueue cq = context.createCq(4096, null, 0);
             final QueuePair qp = pd.createQp(QpInitAttr.of(QpType.UD, cq, QpCap.of(16, 1024)));

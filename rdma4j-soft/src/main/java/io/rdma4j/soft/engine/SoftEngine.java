@@ -1,29 +1,28 @@
-package io.rdma4j.soft;
+package io.rdma4j.soft.engine;
 
 import io.rdma4j.soft.counter.Counters;
 import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.link.Ipv4;
 import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.mcast.McastGroupTable;
-import io.rdma4j.soft.stat.StatFile;
-import io.rdma4j.soft.resource.MrTable;
-import io.rdma4j.soft.resource.SoftAh;
 import io.rdma4j.soft.receive.MadPort;
 import io.rdma4j.soft.receive.ReceivePath;
+import io.rdma4j.soft.resource.MrTable;
+import io.rdma4j.soft.resource.SoftAh;
 import io.rdma4j.soft.transport.BatchEndWork;
 import io.rdma4j.soft.transport.TransportDevice;
 import io.rdma4j.soft.transport.TransportFactory;
 import io.rdma4j.soft.transport.TransportQp;
 import io.rdma4j.soft.transport.Transports;
+import io.rdma4j.soft.verbs.DeviceLimits;
+import io.rdma4j.soft.verbs.SoftContext;
+import io.rdma4j.soft.verbs.VerbsDevice;
 import io.rdma4j.soft.wire.PacketInfo;
 import io.rdma4j.spi.Counted;
 import io.rdma4j.verbs.AsyncEvent;
-import io.rdma4j.verbs.Errno;
+import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.Gid;
 import io.rdma4j.verbs.Mtu;
-import io.rdma4j.verbs.QpCap;
-import io.rdma4j.verbs.QpInitAttr;
-import io.rdma4j.verbs.RdmaException;
 import org.agrona.concurrent.IdleStrategy;
 
 import java.lang.foreign.MemorySegment;
@@ -32,6 +31,7 @@ import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import java.util.function.LongSupplier;
 
 /**
@@ -41,14 +41,14 @@ import java.util.function.LongSupplier;
  * the duty cycle: datagrams in through the {@link ReceivePath}, batch-end work, timers. Shared by every
  * context opened on the device.
  */
-public final class SoftEngine implements TransportDevice, AutoCloseable
+public final class SoftEngine implements VerbsDevice, AutoCloseable
 {
     /** QP1, the general services interface: the connection manager's MADs come and go there. */
     public static final int GSI_QPN = MadPort.GSI_QPN;
     /** Bytes in a management datagram: the MAD format's (IBA 13.4.1), which {@code CmMad} lays out. */
     public static final int MAD_LENGTH = MadPort.MAD_LENGTH;
 
-    private final SoftDevice device;
+    private final String name;
     private final Link link;
     private final DeviceLimits limits;
     private final Mtu activeMtu;
@@ -57,8 +57,6 @@ public final class SoftEngine implements TransportDevice, AutoCloseable
     private final boolean ipv6;
     private final MrTable mrTable;
     private final McastGroupTable<TransportQp> mcast;
-    /** The counters file another process reads ({@code rdma4j stat}); null where it could not be made. */
-    private final StatFile statFile;
     private final Counters counters;
     private final GsiPort gsi = new GsiPort(this);
     private final ReceivePath receivePath;
@@ -70,16 +68,25 @@ public final class SoftEngine implements TransportDevice, AutoCloseable
     private final ProgressErrorLog errorLog;
     private volatile java.util.function.BiConsumer<SoftEngine, Gid> unreachableHandler;
 
-    SoftEngine(final SoftDevice device, final Link link, final DeviceLimits limits, final TransportFactory factory,
+    /**
+     * @param name         the device's name, for its progress thread and its log lines.
+     * @param link         the link it sends and receives on; the engine closes it.
+     * @param limits       the device's limits.
+     * @param factory      makes each QP's transport; null for the real ones.
+     * @param pollsInline  true if a thread polling an empty CQ receives itself (polling mode).
+     * @param clock        the clock of timers and the transports.
+     * @param logger       where progress errors are said.
+     * @param startsThread false for a device driven by calling {@link #doWork()}.
+     * @param idleStrategy what the progress thread does when a duty cycle found nothing.
+     */
+    public SoftEngine(final String name, final Link link, final DeviceLimits limits, final TransportFactory factory,
         final boolean pollsInline, final LongSupplier clock, final System.Logger logger, final boolean startsThread,
         final IdleStrategy idleStrategy)
     {
-        this.device = device;
+        this.name = name;
         this.clock = clock;
-        this.statFile = SoftDevices.statPublisher().openFile(device.settings(), device.name(),
-            link.localAddress().getHostAddress(), logger);
         this.counters = new Counters();
-        this.errorLog = new ProgressErrorLog(device.name(), counters, logger, clock);
+        this.errorLog = new ProgressErrorLog(name, counters, logger, clock);
         this.link = link;
         link.bindCounters(counters);
         link.unreachableListener(this::peerUnreachable);
@@ -95,33 +102,31 @@ public final class SoftEngine implements TransportDevice, AutoCloseable
         this.transportFactory = factory != null ? factory : Transports::create;
         this.receivePath = new ReceivePath(this, link, this::qp, mcast, gsi);
         this.agent = new ProgressAgent(link, receivePath, qpTable, clock, errorLog, pollsInline,
-            "rdma4j-" + device.name(), idleStrategy);
+            "rdma4j-" + name, idleStrategy);
         if (startsThread)
         {
             agent.start();
         }
-        if (statFile != null)
-        {
-            SoftDevices.statPublisher().add(this);
-        }
     }
 
     /**
-     * @return the counters file, or null.
+     * @param context a context on a software device.
+     * @return the engine behind it: for the connection manager, the provider and tests, which use more of
+     *         the running device (its link, QP1) than a verb does.
      */
-    StatFile statFile()
+    public static SoftEngine of(final Context context)
     {
-        return statFile;
+        return (SoftEngine)((SoftContext)context).engine();
     }
 
     /**
      * @return what the device holds now, for the stat file: a line per QP and per multicast group.
      *         Allocates; the stat publisher calls it about once a second, never the data path.
      */
-    String describe()
+    public String describe()
     {
         final StringBuilder text = new StringBuilder();
-        for (final SoftQp qp : qpTable.snapshot())
+        for (final TransportQp qp : qpTable.snapshot())
         {
             if (qp != null)
             {
@@ -143,9 +148,20 @@ public final class SoftEngine implements TransportDevice, AutoCloseable
         return text.toString();
     }
 
-    public SoftDevice device()
+    /**
+     * @return the device's name.
+     */
+    public String name()
     {
-        return device;
+        return name;
+    }
+
+    /**
+     * @return the device's IP address: its link's.
+     */
+    public InetAddress address()
+    {
+        return link.localAddress();
     }
 
     public Link link()
@@ -156,6 +172,7 @@ public final class SoftEngine implements TransportDevice, AutoCloseable
     /**
      * @return the device's limits.
      */
+    @Override
     public DeviceLimits limits()
     {
         return limits;
@@ -164,6 +181,7 @@ public final class SoftEngine implements TransportDevice, AutoCloseable
     /**
      * @return the port's active MTU.
      */
+    @Override
     public Mtu activeMtu()
     {
         return activeMtu;
@@ -172,6 +190,7 @@ public final class SoftEngine implements TransportDevice, AutoCloseable
     /**
      * @return GID index 0: the device's IP address.
      */
+    @Override
     public Gid gid()
     {
         return gid;
@@ -187,6 +206,7 @@ public final class SoftEngine implements TransportDevice, AutoCloseable
      *                    stands for the zero GID.
      * @return {@code spec}.
      */
+    @Override
     public PacketInfo network(final PacketInfo spec, final Gid destination)
     {
         final Gid to = destination != null ? destination : Gid.ZERO;
@@ -202,6 +222,7 @@ public final class SoftEngine implements TransportDevice, AutoCloseable
     /**
      * @return the memory region table.
      */
+    @Override
     public MrTable mrTable()
     {
         return mrTable;
@@ -210,6 +231,7 @@ public final class SoftEngine implements TransportDevice, AutoCloseable
     /**
      * @return the multicast group table.
      */
+    @Override
     public McastGroupTable<TransportQp> mcast()
     {
         return mcast;
@@ -218,11 +240,13 @@ public final class SoftEngine implements TransportDevice, AutoCloseable
     /**
      * @return the device counters.
      */
+    @Override
     public Counters counters()
     {
         return counters;
     }
 
+    @Override
     public TransportFactory transportFactory()
     {
         return transportFactory;
@@ -231,6 +255,7 @@ public final class SoftEngine implements TransportDevice, AutoCloseable
     /**
      * @return the clock transports use.
      */
+    @Override
     public long nanoTime()
     {
         return clock.getAsLong();
@@ -239,12 +264,20 @@ public final class SoftEngine implements TransportDevice, AutoCloseable
     /**
      * @param event an event for {@link io.rdma4j.verbs.Context#getAsyncEvent}.
      */
+    @Override
     public void postAsyncEvent(final AsyncEvent event)
     {
         asyncEvents.offer(event);
     }
 
-    AsyncEvent takeAsyncEvent(final long timeout, final TimeUnit unit) throws InterruptedException
+    /**
+     * @param timeout how long to wait.
+     * @param unit    its unit.
+     * @return the oldest async event not yet taken, or null after the timeout.
+     * @throws InterruptedException if interrupted while waiting.
+     */
+    @Override
+    public AsyncEvent takeAsyncEvent(final long timeout, final TimeUnit unit) throws InterruptedException
     {
         return asyncEvents.poll(timeout, unit);
     }
@@ -277,6 +310,7 @@ public final class SoftEngine implements TransportDevice, AutoCloseable
      * @param hopLimit    the TTL.
      * @return true if the link took it.
      */
+    @Override
     public boolean queue(final ByteBuffer datagram, final InetAddress destination, final int hopLimit)
     {
         if (link.queue(datagram, destination, hopLimit))
@@ -293,6 +327,7 @@ public final class SoftEngine implements TransportDevice, AutoCloseable
      *
      * @return true if the link took it.
      */
+    @Override
     public boolean queueGathered(
         final ByteBuffer head, final MemorySegment payload, final long payloadOffset, final int payloadLength,
         final ByteBuffer tail, final InetAddress destination, final int hopLimit)
@@ -306,35 +341,24 @@ public final class SoftEngine implements TransportDevice, AutoCloseable
         return false;
     }
 
-    SoftQp createQp(final SoftPd pd, final QpInitAttr init)
+    /**
+     * Choose a free QP number and add the QP {@code maker} builds for it: see {@link QpTable#add}.
+     *
+     * @param maker builds the QP once its number is chosen; nothing is added if it throws.
+     * @param <Q>   the QP's class.
+     * @return the QP.
+     */
+    @Override
+    public <Q extends TransportQp> Q addQp(final IntFunction<Q> maker)
     {
-        if (init.type() == null)
-        {
-            throw new RdmaException(Errno.EINVAL, "the QP type is missing");
-        }
-        if (!(init.sendCq() instanceof SoftCq sendCq) || !(init.recvCq() instanceof SoftCq recvCq))
-        {
-            throw new RdmaException(Errno.EINVAL, "a QP needs a send CQ and a receive CQ of this device");
-        }
-        final QpCap granted = QpCreation.grant(init, limits);
-        final SoftSrq qpSrq = QpCreation.srq(init, pd);
-        return qpTable.add(qpn ->
-        {
-            final SoftQp qp = new SoftQp(this, pd, qpn, init.type(), sendCq, recvCq, qpSrq, granted, init.sqSigAll());
-            sendCq.addUser();
-            if (recvCq != sendCq)
-            {
-                recvCq.addUser();
-            }
-            if (qpSrq != null)
-            {
-                qpSrq.addUser();
-            }
-            return qp;
-        });
+        return qpTable.add(maker);
     }
 
-    void removeQp(final SoftQp qp)
+    /**
+     * @param qp a QP being destroyed: packets for its number find nothing from now on.
+     */
+    @Override
+    public void removeQp(final TransportQp qp)
     {
         qpTable.remove(qp);
     }
@@ -343,18 +367,11 @@ public final class SoftEngine implements TransportDevice, AutoCloseable
      * @param qpn a QP number.
      * @return the QP, or null.
      */
-    public SoftQp qp(final int qpn)
+    public TransportQp qp(final int qpn)
     {
         return qpTable.get(qpn);
     }
 
-    /**
-     * @return QP1's port: MADs in and out.
-     */
-    GsiPort gsi()
-    {
-        return gsi;
-    }
 
     /**
      * Route what arrives for QP1 to a handler: the connection manager installs one on each device
@@ -442,6 +459,7 @@ public final class SoftEngine implements TransportDevice, AutoCloseable
     /**
      * Hand what was queued to the network: one system call for a burst on a batching link.
      */
+    @Override
     public void flushSends()
     {
         agent.flushSends();
@@ -450,6 +468,7 @@ public final class SoftEngine implements TransportDevice, AutoCloseable
     /**
      * A CQ's poll begins: see {@link ProgressAgent#pollBegins}.
      */
+    @Override
     public void pollBegins()
     {
         agent.pollBegins();
@@ -458,6 +477,7 @@ public final class SoftEngine implements TransportDevice, AutoCloseable
     /**
      * @return true if polling a CQ of this device also receives from the network (polling mode).
      */
+    @Override
     public boolean pollsInline()
     {
         return agent.pollsInline();
@@ -468,6 +488,7 @@ public final class SoftEngine implements TransportDevice, AutoCloseable
      *
      * @return datagrams handled.
      */
+    @Override
     public int progressInline()
     {
         return agent.progressInline();
@@ -475,7 +496,7 @@ public final class SoftEngine implements TransportDevice, AutoCloseable
 
     /**
      * One duty cycle of the device's agent: see {@link ProgressAgent#doWork}. A device built without a progress
-     * thread ({@link SoftDevice.Builder#progressThread}) is driven by calling it.
+     * thread ({@code SoftDevice.Builder.progressThread}) is driven by calling it.
      *
      * @return work done: 0 means there was nothing to do.
      */
@@ -499,7 +520,8 @@ public final class SoftEngine implements TransportDevice, AutoCloseable
     /**
      * @return the thread that receives packets and runs timers, for tests that measure it.
      */
-    Thread progressThread()
+    @Override
+    public Thread progressThread()
     {
         return agent.progressThread();
     }
@@ -517,10 +539,5 @@ public final class SoftEngine implements TransportDevice, AutoCloseable
     {
         agent.stop();
         link.close();
-        if (statFile != null)
-        {
-            SoftDevices.statPublisher().remove(this);
-            statFile.close();
-        }
     }
 }

@@ -1,4 +1,4 @@
-package io.rdma4j.soft;
+package io.rdma4j.soft.verbs;
 
 import io.rdma4j.soft.transport.CompletionSink;
 import io.rdma4j.soft.transport.CompletionWriter;
@@ -22,7 +22,7 @@ import io.rdma4j.verbs.WorkCompletion;
 public final class SoftCq implements CompletionQueue, CompletionSink
 {
     private final SoftContext context;
-    private final SoftEngine engine;
+    private final VerbsDevice engine;
     private final SoftCompChannel channel;
     private final WorkCompletion[] ring;
     private final int capacity;

@@ -1,4 +1,4 @@
-package io.rdma4j.soft;
+package io.rdma4j.soft.engine;
 
 import org.agrona.concurrent.IdleStrategy;
 

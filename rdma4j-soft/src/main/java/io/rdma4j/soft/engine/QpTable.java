@@ -1,5 +1,6 @@
-package io.rdma4j.soft;
+package io.rdma4j.soft.engine;
 
+import io.rdma4j.soft.transport.TransportQp;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.RdmaException;
 
@@ -16,22 +17,22 @@ import java.util.random.RandomGenerator;
  * replaced as a whole on every change, so the receive path looks a QP up in O(1) with one volatile
  * read, no lock and no allocation. Changes (create, destroy) are rare and take the table's lock.
  */
-final class QpTable
+public final class QpTable
 {
     /** The largest QPN; 0xFFFFFF itself is the multicast QPN. */
-    static final int MAX_QPN = 0xFFFFFE;
+    public static final int MAX_QPN = 0xFFFFFE;
     private static final int FIRST_RANDOM_QPN = 2;
     private static final int MIN_SLOTS = 64;
 
     private final int capacity;
     private final RandomGenerator random;
-    private volatile SoftQp[] slots = new SoftQp[MIN_SLOTS];
+    private volatile TransportQp[] slots = new TransportQp[MIN_SLOTS];
     private int count;
 
     /**
      * @param capacity max_qp.
      */
-    QpTable(final int capacity)
+    public QpTable(final int capacity)
     {
         this(capacity, new SecureRandom());
     }
@@ -40,7 +41,7 @@ final class QpTable
      * @param capacity max_qp.
      * @param random   where QP numbers come from.
      */
-    QpTable(final int capacity, final RandomGenerator random)
+    public QpTable(final int capacity, final RandomGenerator random)
     {
         this.capacity = capacity;
         this.random = random;
@@ -52,7 +53,7 @@ final class QpTable
      * @param maker builds the QP once its number is chosen; nothing is added if it throws.
      * @return the QP.
      */
-    synchronized SoftQp add(final IntFunction<SoftQp> maker)
+    public synchronized <Q extends TransportQp> Q add(final IntFunction<Q> maker)
     {
         if (count >= capacity)
         {
@@ -64,9 +65,9 @@ final class QpTable
             qpn = random.nextInt(FIRST_RANDOM_QPN, MAX_QPN + 1);
         }
         while (find(slots, qpn) != null);
-        final SoftQp qp = maker.apply(qpn);
+        final Q qp = maker.apply(qpn);
         final int needed = Math.max(MIN_SLOTS, Integer.highestOneBit(Math.max(1, count + 1)) << 2);
-        final SoftQp[] next = rehash(slots, Math.max(needed, slots.length), null);
+        final TransportQp[] next = rehash(slots, Math.max(needed, slots.length), null);
         insert(next, qp);
         slots = next;
         count++;
@@ -76,7 +77,7 @@ final class QpTable
     /**
      * @param qp the QP to forget; nothing happens if it is not in the table.
      */
-    synchronized void remove(final SoftQp qp)
+    public synchronized void remove(final TransportQp qp)
     {
         if (find(slots, qp.qpNum()) != qp)
         {
@@ -90,7 +91,7 @@ final class QpTable
      * @param qpn a QP number from a packet.
      * @return the QP, or null.
      */
-    SoftQp get(final int qpn)
+    public TransportQp get(final int qpn)
     {
         return find(slots, qpn);
     }
@@ -98,7 +99,7 @@ final class QpTable
     /**
      * @return the slots now, some null, for a caller that visits every QP (timers); never modified.
      */
-    SoftQp[] snapshot()
+    public TransportQp[] snapshot()
     {
         return slots;
     }
@@ -106,17 +107,17 @@ final class QpTable
     /**
      * @return QPs in the table.
      */
-    synchronized int count()
+    public synchronized int count()
     {
         return count;
     }
 
-    private static SoftQp find(final SoftQp[] table, final int qpn)
+    private static TransportQp find(final TransportQp[] table, final int qpn)
     {
         final int mask = table.length - 1;
         for (int i = hash(qpn) & mask; ; i = (i + 1) & mask)
         {
-            final SoftQp qp = table[i];
+            final TransportQp qp = table[i];
             if (qp == null || qp.qpNum() == qpn)
             {
                 return qp;
@@ -124,10 +125,10 @@ final class QpTable
         }
     }
 
-    private static SoftQp[] rehash(final SoftQp[] table, final int length, final SoftQp without)
+    private static TransportQp[] rehash(final TransportQp[] table, final int length, final TransportQp without)
     {
-        final SoftQp[] next = new SoftQp[length];
-        for (final SoftQp qp : table)
+        final TransportQp[] next = new TransportQp[length];
+        for (final TransportQp qp : table)
         {
             if (qp != null && qp != without)
             {
@@ -137,7 +138,7 @@ final class QpTable
         return next;
     }
 
-    private static void insert(final SoftQp[] table, final SoftQp qp)
+    private static void insert(final TransportQp[] table, final TransportQp qp)
     {
         final int mask = table.length - 1;
         int i = hash(qp.qpNum()) & mask;

@@ -1,4 +1,4 @@
-package io.rdma4j.soft;
+package io.rdma4j.soft.engine;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

@@ -1,5 +1,6 @@
 package io.rdma4j.soft;
 
+import io.rdma4j.soft.engine.SoftEngine;
 import io.rdma4j.soft.transport.QpTransport;
 import io.rdma4j.soft.transport.Transports;
 import io.rdma4j.verbs.CompletionQueue;
@@ -17,7 +18,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * QP's timer from inside the run.
  */
 @Timeout(60)
-class TimerDeadlineTest
+class DeviceTimersTest
 {
     private static final long NONE = Long.MAX_VALUE;
 
@@ -54,7 +54,7 @@ class TimerDeadlineTest
                 })
                 .build().open();
             fabric.adopt(context);
-            final SoftEngine engine = ((SoftContext)context).engine();
+            final SoftEngine engine = SoftEngine.of(context);
             final ProtectionDomain pd = context.allocPd();
             final CompletionQueue cq = context.createCq(16, null, 0);
             pd.createQp(QpInitAttr.of(QpType.RC, cq, QpCap.of(4, 4)));
@@ -88,37 +88,6 @@ class TimerDeadlineTest
             assertTrue(visits.contains(armed), "the timer armed during the run never ran");
             assertEquals(List.of(deadline), armed.fired, "it fired once, when due");
         }
-    }
-
-    @Test
-    void shouldKeepTheEarliestDeadlineWhateverTheOrderOfArming()
-    {
-        final TimerDeadline timers = new TimerDeadline();
-        assertEquals(NONE, timers.get());
-        assertTrue(timers.lower(300));
-        assertTrue(timers.lower(100));
-        assertFalse(timers.lower(200), "a later deadline does not replace an earlier one");
-        assertEquals(100, timers.get());
-    }
-
-    @Test
-    void shouldHoldWhatTheRunFoundOrAnEarlierDeadlineArmedDuringIt()
-    {
-        final TimerDeadline timers = new TimerDeadline();
-        timers.lower(100);
-        timers.runBegins();
-        timers.runEnded(500);
-        assertEquals(500, timers.get(), "the run's deadline replaces the one it ran");
-
-        timers.runBegins();
-        timers.lower(700);
-        timers.runEnded(NONE);
-        assertEquals(700, timers.get(), "armed during a run that found none");
-
-        timers.runBegins();
-        timers.lower(900);
-        timers.runEnded(800);
-        assertEquals(800, timers.get(), "the earlier of the two");
     }
 
     /** A QP's transport whose timers are the test's: everything else is the real transport's. */

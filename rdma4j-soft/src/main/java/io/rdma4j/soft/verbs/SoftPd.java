@@ -1,4 +1,4 @@
-package io.rdma4j.soft;
+package io.rdma4j.soft.verbs;
 
 import io.rdma4j.soft.resource.SoftAh;
 import io.rdma4j.soft.resource.SoftMr;
@@ -48,7 +48,7 @@ public final class SoftPd implements ProtectionDomain
     /**
      * @return the device engine.
      */
-    public SoftEngine engine()
+    public VerbsDevice engine()
     {
         return context.engine();
     }
@@ -111,7 +111,7 @@ public final class SoftPd implements ProtectionDomain
             throw new RdmaException(Errno.EINVAL,
                 "create flag BLOCK_SELF_MCAST_LB is for UD QPs (multicast); this QP is " + initAttr.type());
         }
-        final SoftQp qp = engine().createQp(this, initAttr);
+        final SoftQp qp = QpCreation.create(engine(), this, initAttr);
         if (blockSelfLoopback)
         {
             qp.blockSelfLoopback();

@@ -1,10 +1,10 @@
-package io.rdma4j.soft;
+package io.rdma4j.soft.verbs;
 
 import io.rdma4j.soft.resource.SoftAh;
-import io.rdma4j.soft.transport.TransportQp;
 import io.rdma4j.soft.transport.RecvQueue;
 import io.rdma4j.soft.transport.SendQueue;
 import io.rdma4j.soft.transport.SendWqe;
+import io.rdma4j.soft.transport.TransportQp;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.AhAttr;
 import io.rdma4j.verbs.CompletionQueue;
@@ -20,8 +20,8 @@ import io.rdma4j.verbs.RdmaException;
 import io.rdma4j.verbs.RecvWr;
 import io.rdma4j.verbs.SendFlags;
 import io.rdma4j.verbs.SendWr;
-import io.rdma4j.verbs.SharedReceiveQueue;
 import io.rdma4j.verbs.Sge;
+import io.rdma4j.verbs.SharedReceiveQueue;
 import io.rdma4j.verbs.WrOpcode;
 
 import java.lang.foreign.MemorySegment;
@@ -36,13 +36,13 @@ import java.util.Set;
  */
 public final class SoftQp extends TransportQp
 {
-    private final SoftEngine engine;
+    private final VerbsDevice engine;
     private final SoftPd pd;
     private final SoftCq sendCq;
     private final SoftCq recvCq;
     private final SoftSrq srq;
 
-    SoftQp(final SoftEngine engine, final SoftPd pd, final int qpNum, final QpType type, final SoftCq sendCq,
+    SoftQp(final VerbsDevice engine, final SoftPd pd, final int qpNum, final QpType type, final SoftCq sendCq,
         final SoftCq recvCq, final SoftSrq srq, final QpCap cap, final boolean sqSigAll)
     {
         super(engine, pd, qpNum, type, sendCq, recvCq, srq, cap, sqSigAll, engine.transportFactory());
@@ -82,7 +82,7 @@ public final class SoftQp extends TransportQp
     /**
      * @return the device engine.
      */
-    public SoftEngine engine()
+    public VerbsDevice engine()
     {
         return engine;
     }

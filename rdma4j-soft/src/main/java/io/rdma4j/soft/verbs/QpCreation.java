@@ -1,4 +1,4 @@
-package io.rdma4j.soft;
+package io.rdma4j.soft.verbs;
 
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.QpCap;
@@ -6,13 +6,52 @@ import io.rdma4j.verbs.QpInitAttr;
 import io.rdma4j.verbs.RdmaException;
 
 /**
- * The checks of {@code ibv_create_qp} against the device's limits, and the capabilities granted:
- * each refusal is EINVAL with a sentence naming the attribute and its limit.
+ * {@code ibv_create_qp}: the checks against the device's limits, the capabilities granted (each refusal is
+ * EINVAL with a sentence naming the attribute and its limit), and the QP made under a number the engine's
+ * table chooses.
  */
 final class QpCreation
 {
     private QpCreation()
     {
+    }
+
+    /**
+     * Make a QP: checked, numbered, in the engine's table, counted as a user of its CQs and SRQ.
+     *
+     * @param engine the device's engine.
+     * @param pd     the QP's PD.
+     * @param init   what the application asked for.
+     * @return the QP, in RESET.
+     * @throws RdmaException EINVAL for a missing type, CQs of another device or a value outside the device's
+     *                       limits; ENOMEM when the device has max_qp QPs.
+     */
+    static SoftQp create(final VerbsDevice engine, final SoftPd pd, final QpInitAttr init)
+    {
+        if (init.type() == null)
+        {
+            throw new RdmaException(Errno.EINVAL, "the QP type is missing");
+        }
+        if (!(init.sendCq() instanceof SoftCq sendCq) || !(init.recvCq() instanceof SoftCq recvCq))
+        {
+            throw new RdmaException(Errno.EINVAL, "a QP needs a send CQ and a receive CQ of this device");
+        }
+        final QpCap granted = grant(init, engine.limits());
+        final SoftSrq qpSrq = srq(init, pd);
+        return engine.addQp(qpn ->
+        {
+            final SoftQp qp = new SoftQp(engine, pd, qpn, init.type(), sendCq, recvCq, qpSrq, granted, init.sqSigAll());
+            sendCq.addUser();
+            if (recvCq != sendCq)
+            {
+                recvCq.addUser();
+            }
+            if (qpSrq != null)
+            {
+                qpSrq.addUser();
+            }
+            return qp;
+        });
     }
 
     /**

@@ -1,6 +1,7 @@
-package io.rdma4j.soft;
+package io.rdma4j.soft.verbs;
 
 import io.rdma4j.soft.counter.SoftCounter;
+import io.rdma4j.soft.verbs.DeviceLimits;
 import io.rdma4j.verbs.AsyncEvent;
 import io.rdma4j.verbs.CompletionChannel;
 import io.rdma4j.verbs.CompletionQueue;
@@ -15,6 +16,7 @@ import io.rdma4j.verbs.PortState;
 import io.rdma4j.verbs.ProtectionDomain;
 import io.rdma4j.verbs.RdmaException;
 
+import java.util.function.Consumer;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -35,15 +37,23 @@ public final class SoftContext implements Context
     /** IBV_PORT_CM_SUP, as rxe reports. */
     static final long PORT_CAP_FLAGS = 0x00010000L;
 
-    private final SoftDevice device;
-    private final SoftEngine engine;
+    private final Device device;
+    private final VerbsDevice engine;
+    private final Consumer<SoftContext> onClose;
     private int children;
     private boolean closed;
 
-    SoftContext(final SoftDevice device, final SoftEngine engine)
+    /**
+     * @param device  the device it is a context on.
+     * @param engine  the device's running engine.
+     * @param onClose told when the context closes, once, with no children left: the device closes its
+     *                engine with its last context.
+     */
+    public SoftContext(final Device device, final VerbsDevice engine, final Consumer<SoftContext> onClose)
     {
         this.device = device;
         this.engine = engine;
+        this.onClose = onClose;
     }
 
     @Override
@@ -55,7 +65,7 @@ public final class SoftContext implements Context
     /**
      * @return the engine behind this context.
      */
-    public SoftEngine engine()
+    public VerbsDevice engine()
     {
         return engine;
     }
@@ -204,6 +214,6 @@ public final class SoftContext implements Context
             }
             closed = true;
         }
-        device.release(this);
+        onClose.accept(this);
     }
 }

@@ -1,4 +1,4 @@
-package io.rdma4j.soft;
+package io.rdma4j.soft.verbs;
 
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.RdmaException;

@@ -1,8 +1,8 @@
-package io.rdma4j.soft;
+package io.rdma4j.soft.verbs;
 
-import io.rdma4j.spi.Counted;
 import io.rdma4j.soft.transport.RecvQueue;
 import io.rdma4j.soft.transport.SharedRecvPool;
+import io.rdma4j.spi.Counted;
 import io.rdma4j.verbs.AsyncEvent;
 import io.rdma4j.verbs.AsyncEventType;
 import io.rdma4j.verbs.Errno;

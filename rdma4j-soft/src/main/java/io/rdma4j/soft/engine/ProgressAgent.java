@@ -1,9 +1,10 @@
-package io.rdma4j.soft;
+package io.rdma4j.soft.engine;
 
 import io.rdma4j.soft.link.DatagramInfo;
 import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.receive.ReceivePath;
 import io.rdma4j.soft.transport.BatchEndWork;
+import io.rdma4j.soft.transport.TransportQp;
 import io.rdma4j.soft.wire.PacketInfo;
 import io.rdma4j.soft.wire.PacketParser;
 import io.rdma4j.verbs.QpType;
@@ -215,7 +216,7 @@ final class ProgressAgent implements Agent
      * ACKs, responses still owed: only the QPs that owe some), then run the QPs' timers if one is due or
      * {@link #wakeup} asked. The progress
      * thread calls it in a loop; a device built without a progress thread
-     * ({@link SoftDevice.Builder#progressThread}) is driven by calling it, with an injected clock, so
+     * ({@code SoftDevice.Builder.progressThread}) is driven by calling it, with an injected clock, so
      * timers fire exactly when a test advances time.
      *
      * @return datagrams handled, plus the batch-end work done, plus 1 if timers ran: 0 means there was nothing
@@ -390,8 +391,8 @@ final class ProgressAgent implements Agent
     {
         timerDeadline.runBegins();
         long next = TimerDeadline.NONE;
-        final SoftQp[] table = qpTable.snapshot();
-        for (final SoftQp qp : table)
+        final TransportQp[] table = qpTable.snapshot();
+        for (final TransportQp qp : table)
         {
             if (qp != null && qp.type() != QpType.UD)
             {
