@@ -45,9 +45,12 @@ public interface MemoryRegion extends AutoCloseable
     Set<AccessFlag> access();
 
     /**
-     * Deregister ({@code ibv_dereg_mr}). Its keys stop working at once. The segment stays the
-     * application's: it may be freed (its arena closed) only after this, never before, because the
-     * device reads and writes it in place until the region is closed.
+     * Deregister ({@code ibv_dereg_mr}). Its keys stop working at once; work requests still posted with
+     * them complete in error and leave the memory untouched (allowed, as in libibverbs). The segment
+     * stays the application's. Closing the segment's arena first deregisters the region as it closes,
+     * before the memory is freed, on both engines; this method then only releases the region from its PD.
+     *
+     * @throws RdmaException EINVAL when called a second time.
      */
     @Override
     void close();

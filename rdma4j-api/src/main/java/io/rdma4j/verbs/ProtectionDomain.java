@@ -15,13 +15,17 @@ public interface ProtectionDomain extends AutoCloseable
     Context context();
 
     /**
-     * Register memory ({@code ibv_reg_mr}).
+     * Register memory ({@code ibv_reg_mr}). The region lives no longer than the memory: closing the
+     * segment's arena deregisters it before the arena frees the memory, and memory of an automatic arena
+     * stays allocated while the region can reach it, so the device never touches freed memory.
      *
-     * @param segment native memory (heap segments have no stable address and are refused).
+     * @param segment native memory of a shared, automatic or global arena (heap segments have no stable
+     *                address; a confined arena frees its first allocation before the region could be
+     *                deregistered, and the software device cannot reach it from its own thread).
      * @param access  access rights; REMOTE_WRITE and REMOTE_ATOMIC need LOCAL_WRITE too.
      * @return the memory region with its lkey and rkey.
-     * @throws RdmaException EINVAL for a heap segment, an empty one, or an access combination the
-     *                       man page forbids; ENOMEM beyond max_mr.
+     * @throws RdmaException EINVAL for a heap segment, a confined arena's, a closed arena's, an empty one,
+     *                       or an access combination the man page forbids; ENOMEM beyond max_mr.
      */
     MemoryRegion regMr(MemorySegment segment, Set<AccessFlag> access);
 

@@ -10,23 +10,27 @@ import java.util.EnumSet;
 import java.util.Set;
 
 /**
- * A memory region ({@code struct ibv_mr *}) over the caller's own segment.
+ * A memory region ({@code struct ibv_mr *}) over the caller's own segment. Its {@link MrGuard} deregisters it
+ * when the segment's arena closes first, so the device never reaches freed memory; {@link #close} then only
+ * releases it from its PD.
  */
 public final class NativeMr implements MemoryRegion
 {
     private final NativePd pd;
     private final MemorySegment mr;
+    private final MrGuard guard;
     private final MemorySegment segment;
     private final Set<AccessFlag> access;
     private final int lkey;
     private final int rkey;
     private boolean closed;
 
-    NativeMr(final NativePd pd, final MemorySegment mr, final MemorySegment segment, final Set<AccessFlag> access,
-        final int lkey, final int rkey)
+    NativeMr(final NativePd pd, final MemorySegment mr, final MrGuard guard, final MemorySegment segment,
+        final Set<AccessFlag> access, final int lkey, final int rkey)
     {
         this.pd = pd;
         this.mr = mr;
+        this.guard = guard;
         this.segment = segment;
         this.access = access.isEmpty() ? EnumSet.noneOf(AccessFlag.class) : EnumSet.copyOf(access);
         this.lkey = lkey;
@@ -83,6 +87,11 @@ public final class NativeMr implements MemoryRegion
         return EnumSet.copyOf(access.isEmpty() ? EnumSet.noneOf(AccessFlag.class) : access);
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * After the memory's arena closed (which already deregistered it) this only releases it from its PD.
+     */
     @Override
     public synchronized void close()
     {
@@ -90,7 +99,7 @@ public final class NativeMr implements MemoryRegion
         {
             throw new RdmaException(Errno.EINVAL, "the memory region is already deregistered");
         }
-        Ibverbs.check("ibv_dereg_mr (lkey 0x" + Integer.toHexString(lkey) + ')', "ibv_dereg_mr", mr);
+        guard.deregister();
         closed = true;
         pd.release();
     }

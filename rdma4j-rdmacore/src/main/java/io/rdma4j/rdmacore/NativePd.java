@@ -22,6 +22,9 @@ import static io.rdma4j.rdmacore.abi.CLayout.offset;
  */
 public final class NativePd implements io.rdma4j.verbs.ProtectionDomain
 {
+    /** A thread no arena is confined to: memory it cannot access is a confined arena's. */
+    private static final Thread NO_OWNER = Thread.ofVirtual().unstarted(() -> { });
+
     private final NativeContext context;
     private final MemorySegment pd;
     private int children;
@@ -64,8 +67,11 @@ public final class NativePd implements io.rdma4j.verbs.ProtectionDomain
     /**
      * {@inheritDoc}
      * <p>
-     * The segment itself is registered (zero copy): the device reads and writes the caller's memory, which must
-     * stay alive until the region is deregistered.
+     * The segment itself is registered (zero copy): the device reads and writes the caller's memory. The region
+     * lives no longer than that memory: closing the segment's arena first deregisters the region (before the
+     * arena frees the memory), and memory of an automatic arena stays allocated while the region can reach it.
+     * Memory of a confined arena is refused, because a confined arena frees its first allocation before it runs
+     * any later close action.
      */
     @Override
     public NativeMr regMr(final MemorySegment segment, final Set<AccessFlag> access)
@@ -74,7 +80,18 @@ public final class NativePd implements io.rdma4j.verbs.ProtectionDomain
         if (segment == null || !segment.isNative())
         {
             throw new RdmaException(Errno.EINVAL,
-                "memory regions need c memory (an Arena's segment): a heap segment has no fixed address");
+                "memory regions need c memory (an Arena's segment): a heap segment has no fixed address; " +
+                "allocate it from Arena.ofShared(), Arena.global() or Arena.ofAuto()");
+        }
+        if (!segment.scope().isAlive())
+        {
+            throw new RdmaException(Errno.EINVAL, "the segment's arena is already closed");
+        }
+        if (!segment.isAccessibleBy(NO_OWNER))
+        {
+            throw new RdmaException(Errno.EINVAL, "the segment belongs to a confined arena, which frees its first " +
+                "allocation before any close action registered later, so the region could not be deregistered " +
+                "before its memory is freed: allocate it from Arena.ofShared(), Arena.global() or Arena.ofAuto()");
         }
         if (segment.byteSize() == 0)
         {
@@ -84,10 +101,14 @@ public final class NativePd implements io.rdma4j.verbs.ProtectionDomain
         {
             throw new RdmaException(Errno.EACCES, "a read-only segment cannot be registered with LOCAL_WRITE");
         }
-        final MemorySegment mr = Ibverbs.pointer("ibv_reg_mr of " + segment.byteSize() + " bytes with " + access,
-            "ibv_reg_mr", pd, segment, segment.byteSize(), AccessFlag.toMask(access)).reinterpret(IbvMr.LAYOUT.byteSize());
+        final String what = segment.byteSize() + " bytes at 0x" + Long.toHexString(segment.address());
+        final MrGuard guard = MrGuard.on(segment, registered -> Ibverbs.check("ibv_dereg_mr of the " + what,
+            "ibv_dereg_mr", registered));
+        final MemorySegment mr = guard.register(() -> Ibverbs.pointer("ibv_reg_mr of " + what + " with " +
+            access, "ibv_reg_mr", pd, segment, segment.byteSize(), AccessFlag.toMask(access)))
+            .reinterpret(IbvMr.LAYOUT.byteSize());
         retain();
-        return new NativeMr(this, mr, segment, access, mr.get(ValueLayout.JAVA_INT, IbvMr.LKEY),
+        return new NativeMr(this, mr, guard, segment, access, mr.get(ValueLayout.JAVA_INT, IbvMr.LKEY),
             mr.get(ValueLayout.JAVA_INT, IbvMr.RKEY));
     }
 

@@ -4,7 +4,8 @@
  * <b>What it holds.</b> The device list ({@link io.rdma4j.rdmacore.NativeDevices}, read once per process) and
  * the verbs objects over their C structs: {@link io.rdma4j.rdmacore.NativeDevice},
  * {@link io.rdma4j.rdmacore.NativeContext}, {@link io.rdma4j.rdmacore.NativePd},
- * {@link io.rdma4j.rdmacore.NativeMr}, {@link io.rdma4j.rdmacore.NativeCompChannel},
+ * {@link io.rdma4j.rdmacore.NativeMr} (whose {@code MrGuard} deregisters it when its memory's arena closes),
+ * {@link io.rdma4j.rdmacore.NativeCompChannel},
  * {@link io.rdma4j.rdmacore.NativeCq}, {@link io.rdma4j.rdmacore.NativeQp},
  * {@link io.rdma4j.rdmacore.NativeSrq} and {@link io.rdma4j.rdmacore.NativeAh}. The control path calls
  * libibverbs' exported functions ({@link io.rdma4j.rdmacore.Ibverbs}, with errno captured by

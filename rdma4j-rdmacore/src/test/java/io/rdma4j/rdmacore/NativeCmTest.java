@@ -156,7 +156,7 @@ class NativeCmTest
         final QpInitAttr serverAttr = qpOn(passive, QpType.RC);
         passive.createQp(serverPd, serverAttr);
         closing(passive::destroyQp);
-        try (Arena arena = Arena.ofConfined())
+        try (Arena arena = Arena.ofShared())
         {
             final MemorySegment received = arena.allocate(64);
             final MemoryRegion recvMr = closing(serverPd.regMr(received, EnumSet.of(AccessFlag.LOCAL_WRITE)));

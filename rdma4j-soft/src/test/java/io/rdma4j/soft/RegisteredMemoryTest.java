@@ -133,4 +133,54 @@ class RegisteredMemoryTest
             assertEquals(0, b.counter(SoftCounter.PROGRESS_ERRORS));
         }
     }
+
+    @Test
+    void shouldLetARegionCloseAfterItsArenaAndKeepTheDeviceWorking()
+    {
+        try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY))
+        {
+            final RcEndpoint[] pair = RcFixtures.pair(fabric, QpType.RC, Mtu.MTU_1024);
+            final RcEndpoint a = pair[0];
+            final RcEndpoint b = pair[1];
+            final Arena arena = Arena.ofShared();
+            final MemoryRegion gone = b.pd.regMr(arena.allocate(4096), EnumSet.allOf(AccessFlag.class));
+            arena.close();
+            a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
+                .sge(a.mr, 0, 64).rdma(gone.address(), gone.rkey()));
+            assertEquals(WcStatus.REM_ACCESS_ERR, RcFixtures.one(a.pollSend(1, 10_000), "write").status());
+            // as on the native provider, where the arena's close already deregistered it: close only releases it
+            gone.close();
+            assertThrows(RdmaException.class, gone::close);
+
+            final RcEndpoint[] next = RcFixtures.pair(fabric, QpType.RC, Mtu.MTU_1024);
+            final MemoryRegion live = next[1].pd.regMr(Arena.ofAuto().allocate(4096), EnumSet.allOf(AccessFlag.class));
+            next[0].mr.segment().set(java.lang.foreign.ValueLayout.JAVA_LONG, 0, 0x0123456789ABCDEFL);
+            next[0].qp.postSend(new SendWr().wrId(2).opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
+                .sge(next[0].mr, 0, 8).rdma(live.address(), live.rkey()));
+            assertEquals(WcStatus.SUCCESS, RcFixtures.one(next[0].pollSend(1, 10_000), "write").status());
+            assertEquals(0x0123456789ABCDEFL, live.segment().get(java.lang.foreign.ValueLayout.JAVA_LONG, 0));
+            assertEquals(0, b.counter(SoftCounter.PROGRESS_ERRORS));
+        }
+    }
+
+    @Test
+    void shouldAllowClosingARegionUnderAPostedReceiveAndLeaveItsMemoryUntouched()
+    {
+        try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY); Arena arena = Arena.ofShared())
+        {
+            final UdEndpoint sender = new UdEndpoint(fabric.open());
+            final UdEndpoint receiver = new UdEndpoint(fabric.open());
+            final MemorySegment buffer = arena.allocate(4096);
+            final MemoryRegion mr = receiver.pd.regMr(buffer, EnumSet.of(AccessFlag.LOCAL_WRITE));
+            receiver.qp.postRecv(new RecvWr().wrId(43).sge(mr, 0, 4096));
+            // libibverbs deregisters under posted work requests (no EBUSY); the WR completes in error later
+            mr.close();
+
+            sender.send(sender.ahTo(receiver.gid()), receiver.qp.qpNum(), UdEndpoint.QKEY, "into a closed region", 1);
+            final WorkCompletion wc = RcFixtures.one(receiver.poll(1, 10_000), "receive");
+            assertEquals(43, wc.wrId());
+            assertEquals(WcStatus.LOC_PROT_ERR, wc.status());
+            assertEquals(-1, buffer.asSlice(0, 4096).mismatch(arena.allocate(4096)), "the device wrote into it");
+        }
+    }
 }
