@@ -6,10 +6,12 @@
  * served from one shared receive queue ({@link io.rdma4j.examples.SrqServer},
  * {@link io.rdma4j.examples.SrqClient}), UD requests resolved by SIDR ({@link io.rdma4j.examples.UdServer},
  * {@link io.rdma4j.examples.UdClient}) and multicast through the connection manager
- * ({@link io.rdma4j.examples.MulticastPublisher}, {@link io.rdma4j.examples.MulticastSubscriber}).
+ * ({@link io.rdma4j.examples.MulticastPublisher}, {@link io.rdma4j.examples.MulticastSubscriber}); and gRPC's
+ * hello-world over rdma4j's Netty transport, server and client in two processes ({@link io.rdma4j.examples.GrpcHello}).
  * <p>
  * <b>Arrows.</b> Imports the public API alone, {@code io.rdma4j.verbs} and {@code io.rdma4j.cm}, as an
  * application does: the engine ({@code io.rdma4j.soft}) is a run-time dependency found through the API's
- * provider lookup, never named. Nothing imports this package.
+ * provider lookup, never named. {@code GrpcHello} imports {@code io.rdma4j.examples.grpc} below it, gRPC and Netty's
+ * channel API, and {@code io.rdma4j.netty}. Nothing imports this package.
  */
 package io.rdma4j.examples;

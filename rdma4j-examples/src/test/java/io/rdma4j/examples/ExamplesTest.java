@@ -40,6 +40,24 @@ class ExamplesTest
         }
     }
 
+    @Test
+    void shouldGreetOverGrpcFromAServerInAnotherProcess() throws Exception
+    {
+        try (ExampleProcess hello = ExampleProcess.start(GrpcHello.class, TestNet.host(206), TestNet.host(207)))
+        {
+            assertEquals(0, hello.awaitExit(90, TimeUnit.SECONDS), "GrpcHello: " + hello.lines());
+            final String listening = hello.awaitLine(l -> l.startsWith("[server] gRPC server in process "), 1,
+                TimeUnit.SECONDS);
+            final String serverPid = listening.split(" ")[5];
+            assertTrue(Long.parseLong(serverPid) != hello.pid(), "the server ran in the client's process: " + listening);
+            final String greeting = ", from process " + serverPid;
+            assertEquals(List.of("SayHello: Hello world" + greeting, "Chat: Hello Ada" + greeting,
+                "Chat: Hello Grace" + greeting, "Chat: Hello Edsger" + greeting),
+                hello.lines().stream().filter(l -> l.startsWith("SayHello: ") || l.startsWith("Chat: ")).toList());
+            assertTrue(hello.lines().contains("[server] gRPC server stopped"), hello.lines().toString());
+        }
+    }
+
     private static String port(final ExampleProcess server) throws InterruptedException
     {
         return server.awaitLine(l -> l.startsWith("listening on port "), 60, TimeUnit.SECONDS).replaceAll("\\D", "");

@@ -7,22 +7,25 @@ import io.netty.channel.RecvByteBufAllocator;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 
 /**
- * What the rdma4j channels' configurations share: Netty's options, int options of their own that are read and
- * set through the configuration's getter and checked setter, and {@code AUTO_READ}'s clearing, which the channel
+ * What the rdma4j channels' configurations share: Netty's options, int and boolean options of their own that are
+ * read and set through the configuration's getter and checked setter, and {@code AUTO_READ}'s clearing, which the channel
  * hears of.
  */
 abstract class AbstractRdmaConfig extends DefaultChannelConfig
 {
     /** An option of the configuration's own. */
-    private record IntOption(IntSupplier getter, IntConsumer setter)
+    private record OwnOption(Supplier<Object> getter, Consumer<Object> setter)
     {
     }
 
-    private final Map<ChannelOption<?>, IntOption> own = new LinkedHashMap<>();
+    private final Map<ChannelOption<?>, OwnOption> own = new LinkedHashMap<>();
     private final Runnable autoReadCleared;
 
     /**
@@ -55,7 +58,19 @@ abstract class AbstractRdmaConfig extends DefaultChannelConfig
      */
     final void option(final ChannelOption<Integer> option, final IntSupplier getter, final IntConsumer setter)
     {
-        own.put(option, new IntOption(getter, setter));
+        own.put(option, new OwnOption(getter::getAsInt, value -> setter.accept((Integer)value)));
+    }
+
+    /**
+     * Add a boolean option of this configuration's own; in the constructor.
+     *
+     * @param option the option.
+     * @param getter its value.
+     * @param setter sets it.
+     */
+    final void flag(final ChannelOption<Boolean> option, final BooleanSupplier getter, final Consumer<Boolean> setter)
+    {
+        own.put(option, new OwnOption(getter::getAsBoolean, value -> setter.accept((Boolean)value)));
     }
 
     /**
@@ -99,20 +114,20 @@ abstract class AbstractRdmaConfig extends DefaultChannelConfig
     @SuppressWarnings("unchecked")
     public final <T> T getOption(final ChannelOption<T> option)
     {
-        final IntOption mine = own.get(option);
-        return mine == null ? super.getOption(option) : (T)Integer.valueOf(mine.getter().getAsInt());
+        final OwnOption mine = own.get(option);
+        return mine == null ? super.getOption(option) : (T)mine.getter().get();
     }
 
     @Override
     public final <T> boolean setOption(final ChannelOption<T> option, final T value)
     {
         validate(option, value);
-        final IntOption mine = own.get(option);
+        final OwnOption mine = own.get(option);
         if (mine == null)
         {
             return super.setOption(option, value);
         }
-        mine.setter().accept((Integer)value);
+        mine.setter().accept(value);
         return true;
     }
 

@@ -39,6 +39,10 @@ import java.util.concurrent.TimeUnit;
  * reject), {@link NoRouteToHostException} when the address or route does not resolve,
  * {@link ConnectTimeoutException} after {@code CONNECT_TIMEOUT_MILLIS}, {@link ClosedChannelException} for writes
  * after close, and an {@link IOException} through {@code exceptionCaught} when a work request fails.
+ * <p>
+ * {@code SO_KEEPALIVE} is what a socket's is: a connection silent for
+ * {@link RdmaChannelOption#KEEPALIVE_IDLE_MILLIS} probes its peer, and fails when the probe's retries run out, so
+ * a peer that vanished is found even by a side with nothing to send.
  */
 public class RdmaChannel extends AbstractRdmaChannel implements CmSink
 {
@@ -64,6 +68,7 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
     private InetSocketAddress bindAddress;
     private ChannelPromise connectPromise;
     private Future<?> connectTimeout;
+    private Future<?> keepAlive;
     private boolean peerGone;
 
     /**
@@ -300,9 +305,22 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
             closeNow();
             return;
         }
+        if (config.isKeepAlive())
+        {
+            final long idle = config.getKeepAliveIdleMillis();
+            keepAlive = eventLoop().scheduleWithFixedDelay(this::keepAliveTick, idle, idle, TimeUnit.MILLISECONDS);
+        }
         // the head of the pipeline starts reading if AUTO_READ is on
         pipeline().fireChannelActive();
         endpointReadable();
+    }
+
+    private void keepAliveTick()
+    {
+        if (state == State.ACTIVE && endpoint.silentSinceLastLook())
+        {
+            endpoint.probe();
+        }
     }
 
     private void connectFailed(final State current, final CmNotice notice)
@@ -397,6 +415,11 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
         final State was = state;
         state = State.CLOSED;
         cancelConnectTimeout();
+        if (keepAlive != null)
+        {
+            keepAlive.cancel(false);
+            keepAlive = null;
+        }
         final ChannelPromise promise = connectPromise;
         connectPromise = null;
         if (promise != null)

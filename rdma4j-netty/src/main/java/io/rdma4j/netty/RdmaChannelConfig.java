@@ -1,10 +1,12 @@
 package io.rdma4j.netty;
 
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
 
 /**
  * An {@link RdmaChannel}'s configuration: Netty's, and the connection's buffers ({@link RdmaChannelOption}).
- * The buffers are sized when the connection is made; changing them later changes nothing for it.
+ * The buffers are sized, and keepalive started, when the connection is made; changing them later changes nothing
+ * for it.
  */
 public final class RdmaChannelConfig extends AbstractRdmaConfig
 {
@@ -18,11 +20,15 @@ public final class RdmaChannelConfig extends AbstractRdmaConfig
     public static final int DEFAULT_BUFFER_SIZE = 64 * 1024;
     /** SEND retries by default: a finite count, so a vanished peer fails the channel (7 would retry for ever). */
     public static final int DEFAULT_RETRY_COUNT = 6;
+    /** Silence before a keepalive probe by default: Linux's {@code tcp_keepalive_time}. */
+    public static final int DEFAULT_KEEPALIVE_IDLE_MILLIS = 2 * 60 * 60 * 1000;
 
     private volatile int receiveBuffers = DEFAULT_RECEIVE_BUFFERS;
     private volatile int sendBuffers = DEFAULT_SEND_BUFFERS;
     private volatile int bufferSize = DEFAULT_BUFFER_SIZE;
     private volatile int retryCount = DEFAULT_RETRY_COUNT;
+    private volatile boolean keepAlive;
+    private volatile int keepAliveIdleMillis = DEFAULT_KEEPALIVE_IDLE_MILLIS;
 
     RdmaChannelConfig(final Channel channel, final Runnable autoReadCleared)
     {
@@ -31,6 +37,8 @@ public final class RdmaChannelConfig extends AbstractRdmaConfig
         option(RdmaChannelOption.SEND_BUFFERS, this::getSendBuffers, this::setSendBuffers);
         option(RdmaChannelOption.BUFFER_SIZE, this::getBufferSize, this::setBufferSize);
         option(RdmaChannelOption.RETRY_COUNT, this::getRetryCount, this::setRetryCount);
+        flag(ChannelOption.SO_KEEPALIVE, this::isKeepAlive, this::setKeepAlive);
+        option(RdmaChannelOption.KEEPALIVE_IDLE_MILLIS, this::getKeepAliveIdleMillis, this::setKeepAliveIdleMillis);
     }
 
     /**
@@ -102,6 +110,43 @@ public final class RdmaChannelConfig extends AbstractRdmaConfig
     public RdmaChannelConfig setRetryCount(final int count)
     {
         retryCount = inRange("RETRY_COUNT", count, 0, 7);
+        return this;
+    }
+
+    /**
+     * @return whether a silent connection probes its peer ({@code SO_KEEPALIVE}).
+     */
+    public boolean isKeepAlive()
+    {
+        return keepAlive;
+    }
+
+    /**
+     * @param on whether a connection silent for {@link RdmaChannelOption#KEEPALIVE_IDLE_MILLIS} probes its peer;
+     *           off by default, as on a socket.
+     * @return this.
+     */
+    public RdmaChannelConfig setKeepAlive(final boolean on)
+    {
+        keepAlive = on;
+        return this;
+    }
+
+    /**
+     * @return the silence, in ms, before a keepalive probe.
+     */
+    public int getKeepAliveIdleMillis()
+    {
+        return keepAliveIdleMillis;
+    }
+
+    /**
+     * @param millis the silence before a keepalive probe, 1 ms or more.
+     * @return this.
+     */
+    public RdmaChannelConfig setKeepAliveIdleMillis(final int millis)
+    {
+        keepAliveIdleMillis = inRange("KEEPALIVE_IDLE_MILLIS", millis, 1, Integer.MAX_VALUE);
         return this;
     }
 }

@@ -4,7 +4,7 @@ import io.netty.channel.ChannelOption;
 
 /**
  * The rdma4j channels' own options, beside Netty's ({@code CONNECT_TIMEOUT_MILLIS}, {@code WRITE_BUFFER_WATER_MARK},
- * {@code AUTO_READ}, {@code SO_BACKLOG} on a server).
+ * {@code AUTO_READ}, {@code SO_KEEPALIVE} on a connection, {@code SO_BACKLOG} on a server).
  */
 public final class RdmaChannelOption
 {
@@ -37,6 +37,16 @@ public final class RdmaChannelOption
      */
     public static final ChannelOption<Integer> RETRY_COUNT =
         ChannelOption.valueOf(RdmaChannelOption.class, "RETRY_COUNT");
+
+    /**
+     * How long a connection with {@code SO_KEEPALIVE} on may be silent, nothing sent or received, before it probes
+     * its peer with a SEND of no bytes; it probes again after each such silence. A peer that is gone leaves the
+     * probe unacknowledged, and the connection fails after {@link #RETRY_COUNT} retries, as a socket's does after
+     * its keepalive probes. {@value RdmaChannelConfig#DEFAULT_KEEPALIVE_IDLE_MILLIS} ms (two hours, Linux's
+     * {@code tcp_keepalive_time}) by default.
+     */
+    public static final ChannelOption<Integer> KEEPALIVE_IDLE_MILLIS =
+        ChannelOption.valueOf(RdmaChannelOption.class, "KEEPALIVE_IDLE_MILLIS");
 
     private RdmaChannelOption()
     {

@@ -49,6 +49,10 @@ final class RdmaEndpoint extends QpEndpoint
     private int owed;
     /** Of those, the ones that held data (an update's are not counted: they must not cause updates). */
     private int dataOwed;
+    /** SENDs of data or credits posted and messages received: keepalive's sign that the peer is heard from. */
+    private int traffic;
+    /** {@link #traffic} when keepalive last looked. */
+    private int trafficSeen;
 
     /**
      * Make the QP on the id, register the buffers and post every receive; on the event loop's thread.
@@ -153,7 +157,31 @@ final class RdmaEndpoint extends QpEndpoint
      */
     void send(final ByteBuf buf, final int index, final int length)
     {
+        traffic++;
         sendWithCredits(fillSlot(buf, index, length), length);
+    }
+
+    /**
+     * @return whether nothing was sent or received since the last call: keepalive's silence.
+     */
+    boolean silentSinceLastLook()
+    {
+        final boolean silent = traffic == trafficSeen;
+        trafficSeen = traffic;
+        return silent;
+    }
+
+    /**
+     * Keepalive's probe: a SEND of no bytes, which the peer's RC transport must acknowledge; its retries running
+     * out fail the connection as a data SEND's would. It carries the credits owed, so it is an update too, and
+     * like data it never takes the last credit; the peer reposts its receive at once.
+     */
+    void probe()
+    {
+        if (state() == State.OPEN && connected && credits >= 2 && sendQueueHasRoom())
+        {
+            sendWithCredits(NO_SLOT, 0);
+        }
     }
 
     private void sendWithCredits(final int slot, final int length)
@@ -210,6 +238,7 @@ final class RdmaEndpoint extends QpEndpoint
         {
             return;
         }
+        traffic++;
         sendWithCredits(NO_SLOT, 0);
     }
 
@@ -221,6 +250,7 @@ final class RdmaEndpoint extends QpEndpoint
             // flushed receives are the connection going down, which the connection manager reports
             return 0;
         }
+        traffic++;
         int events = 0;
         if ((wc.wcFlags() & WcFlags.WITH_IMM) != 0 && wc.immData() > 0)
         {

@@ -7,6 +7,7 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.rdma4j.testing.NettyLeaks;
 import io.rdma4j.testing.TestNet;
 
 import java.net.InetAddress;
@@ -22,7 +23,7 @@ final class NettyFixture implements AutoCloseable
 {
     static
     {
-        LeakCheck.install();
+        NettyLeaks.install();
     }
 
     final InetAddress serverHost;

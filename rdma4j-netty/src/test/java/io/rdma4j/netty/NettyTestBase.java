@@ -1,5 +1,6 @@
 package io.rdma4j.netty;
 
+import io.rdma4j.testing.NettyLeaks;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -16,7 +17,7 @@ abstract class NettyTestBase
 {
     static
     {
-        LeakCheck.install();
+        NettyLeaks.install();
     }
 
     /** This test's addresses and event loops. */
@@ -37,6 +38,6 @@ abstract class NettyTestBase
     @AfterAll
     static void noLeaks()
     {
-        assertEquals(List.of(), LeakCheck.leaks(), "ByteBufs leaked");
+        assertEquals(List.of(), NettyLeaks.leaks(), "ByteBufs leaked");
     }
 }
