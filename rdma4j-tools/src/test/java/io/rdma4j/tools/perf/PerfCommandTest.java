@@ -64,7 +64,7 @@ class PerfCommandTest
     @Test
     void shouldTakeEveryFlagAndTheServer()
     {
-        final PerfConfig c = parse("perf", "ib_write_bw", "-c", "uc", "-s", "4096", "-n", "77", "--warmup", "5",
+        final PerfConfig c = parse("perf", "write_bw", "-c", "uc", "-s", "4096", "-n", "77", "--warmup", "5",
             "-t", "16", "-r", "64", "-I", "128", "-e", "-q", "3", "-p", "19000", "--histogram", "h.hlog",
             "10.0.0.1");
         assertEquals(PerfTest.WRITE_BW, c.test());
