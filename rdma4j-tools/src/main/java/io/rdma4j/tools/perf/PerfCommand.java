@@ -146,6 +146,10 @@ public final class PerfCommand implements Callable<Integer>
             + "picks RoCEv2 over IPv4)")
     private int gidIndex;
 
+    @Option(names = {"-F", "--CPU-freq"}, description = "accepted for perftest's command lines and ignored: rdma4j "
+        + "times with System.nanoTime, not the CPU's cycle counter, so a varying clock does not concern it")
+    private boolean cpuFreq;
+
     @Option(names = "--histogram", paramLabel = "FILE",
         description = "client: write the latency histograms (rdma4j and baseline, per size) as an HdrHistogram log")
     private Path histogram;

@@ -20,7 +20,7 @@ import java.util.concurrent.TimeUnit;
  * {@code ib_*} tool (or {@code rdma4j perf} given the same flag). It follows perftest's order message for
  * message: versions, page and cache-line sizes, MTU, then the QPs' data as often as the test's perftest tool
  * swaps it (the later swaps are its barriers), the run with no warm-up, the bandwidth report a write_bw or
- * read_bw client hands its server, and the closing swap and {@code "done"}. No UDP baseline: the peer has none.
+ * read_bw client hands its server, and the closing swap and {@code "done"} (which ib_write_lat leaves out). No UDP baseline: the peer has none.
  */
 final class PerftestRun
 {
@@ -123,7 +123,11 @@ final class PerftestRun
             }
             out.println(PerftestReport.RULE);
             out.flush();
-            wire.close(mine[0]);
+            // ib_write_lat ends with no closing swap: each side's last WRITE completed, so the peer has it
+            if (test != PerfTest.WRITE_LAT)
+            {
+                wire.close(mine[0]);
+            }
         }
     }
 
