@@ -185,3 +185,26 @@ pp6_host_serves_host() { local o e rc; o=$(mktemp); ipv6_up || return 1; e=$(udp
   log "Udp6InCsumErrors +$(( $(udp6_csum_errors) - e ))"; return $rc; }
 pp6_host_serves_guest() { local o kind=$1; shift; o=$(mktemp); ipv6_up || return 1; wait_for ready 180 || return 1
   client "$o" g_pingpong6 "$kind" "$@" "$HOST_IP" && check_out "$o" 'iters in'; }
+
+# perftest (the perftest-* scenarios): the guest's ib_TEST against `rdma4j perf ib_TEST` on the host (perftest's
+# own TCP exchange), either side serving, the same flags on both. Each side prints perftest's result table; the
+# check is its row (bytes, iterations, figures), or for a READ or atomic server, which measures nothing, the rule
+# that closes its table. -F: perftest's latency tools otherwise stop on the emulated CPU's varying clock.
+PT_ROW='^ *[0-9]+ +[0-9]+ +[0-9]+\.[0-9]+ +[0-9]+\.[0-9]+'
+# (with GUEST_TOOLS=native the guest's side is rdma4j perf ib_TEST too, through the native provider on rxe0)
+g_perftest() { local t=$1; shift
+  if [ "$GUEST_TOOLS" = native ]; then rdma4j_java
+    timeout "$(scaled 120)" "${RDMA4J_JAVA[@]}" perf ib_$t -d rxe0 -x "$(gid_idx)" -p "$PP_PORT" -F "$@"
+  else lb timeout "$(scaled 120)" ib_$t -d rxe0 -x "$(gid_idx)" -p "$PP_PORT" -F "$@"; fi; }
+h_perftest() { local t=$1; shift; rdma4j_java
+  timeout "$(scaled 120)" "${RDMA4J_JAVA[@]}" perf ib_$t --address "$HOST_IP" -p "$PP_PORT" "$@"; }
+# pt_check TEST SIDE OUT: the row, except on the server of a test only the client measures
+pt_check() { case "$1:$2" in read_lat:server|atomic_lat:server) check_out "$3" '^-{20,}' ;; *) check_out "$3" "$PT_ROW" ;; esac; }
+pt_guest_serves_guest() { local o t=$1; o=$(mktemp); serve "$o" g_perftest "$@"; wait_tcp_listen "$PP_PORT" 180 || return 1
+  post ready; finish "$o" && pt_check "$t" server "$o"; }
+pt_guest_serves_host() { local o t=$1; shift; o=$(mktemp); wait_for ready 90 || return 1
+  client "$o" h_perftest "$t" "$@" "$GUEST_IP" && pt_check "$t" client "$o"; }
+pt_host_serves_host() { local o t=$1; o=$(mktemp); serve "$o" h_perftest "$@"; wait_log "$o" 'waiting for a client' || return 1
+  post ready; finish "$o" && pt_check "$t" server "$o"; }
+pt_host_serves_guest() { local o t=$1; shift; o=$(mktemp); wait_for ready 90 || return 1
+  client "$o" g_perftest "$t" "$@" "$HOST_IP" && pt_check "$t" client "$o"; }

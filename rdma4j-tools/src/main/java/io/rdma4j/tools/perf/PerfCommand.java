@@ -38,6 +38,8 @@ import java.util.concurrent.Callable;
         "DatagramChannel running the same exchange in the same run; the ratio of the two closes each line.",
         "Server: rdma4j perf send_lat -c RC --address 127.0.0.11",
         "Client: rdma4j perf send_lat -c RC --address 127.0.0.12 127.0.0.11",
+        "Against perftest: rdma4j perf ib_send_lat (or --exchange perftest) speaks perftest's exchange; either side",
+        "may then be perftest's own ib_send_lat, with the same flags on both.",
         "The soft device's progress mode: --progress polling, or RDMA4J_SOFT_PROGRESS=polling."})
 public final class PerfCommand implements Callable<Integer>
 {
@@ -130,6 +132,24 @@ public final class PerfCommand implements Callable<Integer>
         description = "the -M group (default 239.18.51.5); its baseline uses UDP port -p + 1")
     private String group;
 
+    @Option(names = "--exchange", paramLabel = "perftest|rdma4j",
+        description = "how the two sides meet: perftest's own TCP exchange, so that the peer may be perftest's ib_* "
+            + "tool (no UDP baseline; perftest's result table), or rdma4j's (default, with the baseline); an ib_* "
+            + "test name (ib_send_lat) means perftest")
+    private String exchange;
+
+    @Option(names = {"-d", "--ib-dev"}, paramLabel = "<dev>", description = "the device to open (default the first)")
+    private String device;
+
+    @Option(names = {"-x", "--gid-index"}, paramLabel = "<index>", defaultValue = "-1",
+        description = "the GID index (default 0; with perftest's exchange the first IPv4-mapped one, as perftest "
+            + "picks RoCEv2 over IPv4)")
+    private int gidIndex;
+
+    @Option(names = {"-F", "--CPU-freq"}, description = "accepted for perftest's command lines and ignored: rdma4j "
+        + "times with System.nanoTime, not the CPU's cycle counter, so a varying clock does not concern it")
+    private boolean cpuFreq;
+
     @Option(names = "--histogram", paramLabel = "FILE",
         description = "client: write the latency histograms (rdma4j and baseline, per size) as an HdrHistogram log")
     private Path histogram;
@@ -151,6 +171,11 @@ public final class PerfCommand implements Callable<Integer>
         {
             throw new CommandLine.ParameterException(spec.commandLine(), ex.getMessage().startsWith("unknown test")
                 ? ex.getMessage() : "-c " + connection + ": expected RC, UC or UD");
+        }
+        final boolean perftest = perftestExchange();
+        if (perftest)
+        {
+            refusePerftest();
         }
         if (!test.runsOn(type))
         {
@@ -222,7 +247,7 @@ public final class PerfCommand implements Callable<Integer>
         else
         {
             final int chosen = size != null ? size
-                : test.isLatency() ? 64 : Math.min(65536, largest);
+                : test.isLatency() ? (perftest ? 2 : 64) : Math.min(65536, largest);
             if (chosen < 1 || chosen > largest)
             {
                 throw bad("-s " + chosen + ": must be 1.." + largest +
@@ -230,9 +255,58 @@ public final class PerfCommand implements Callable<Integer>
             }
             sizes.add(chosen);
         }
-        final int n = iterations != null ? iterations : test.isLatency() ? 1000 : 5000;
-        return new PerfConfig(test, type, sizes, n, warmups(test), txDepth, rxDepth, inline, events, numQp, port, serverName,
-            histogram, receivers, group, postList, baselineDatagram);
+        final int n = iterations != null ? iterations : defaultIterations(test, perftest);
+        return new PerfConfig(test, type, sizes, n, perftest ? 0 : warmups(test), txDepth, rxDepth, inline, events,
+            numQp, port, serverName, histogram, receivers, group, postList, baselineDatagram, perftest, device,
+            gidIndex);
+    }
+
+    /**
+     * perftest's counts, which a perftest peer runs unless told otherwise: 5000 for write_bw, 1000 for the rest;
+     * rdma4j's own: 1000 for latency, 5000 for bandwidth.
+     */
+    private static int defaultIterations(final PerfTest test, final boolean perftest)
+    {
+        if (perftest)
+        {
+            return test == PerfTest.WRITE_BW ? 5000 : 1000;
+        }
+        return test.isLatency() ? 1000 : 5000;
+    }
+
+    private boolean perftestExchange()
+    {
+        if (exchange == null)
+        {
+            return testName.startsWith("ib_");
+        }
+        return switch (exchange)
+        {
+            case "perftest" -> true;
+            case "rdma4j" -> false;
+            default -> throw bad("--exchange " + exchange + ": expected perftest or rdma4j");
+        };
+    }
+
+    /**
+     * What perftest's exchange cannot carry: a perftest peer knows nothing of warm-up, a baseline, a histogram
+     * log or a multicast fan-out, and each size of -a would need the tool's own per-size steps.
+     */
+    private void refusePerftest()
+    {
+        if (warmup != null && warmup != 0)
+        {
+            throw bad("--warmup: a perftest peer runs no warm-up (perftest's exchange has none)");
+        }
+        if (receivers != 0 || histogram != null || all)
+        {
+            throw bad((receivers != 0 ? "-M" : histogram != null ? "--histogram" : "-a") +
+                ": not with perftest's exchange (give --exchange rdma4j, or run perftest's sizes one -s at a time)");
+        }
+        if (baselineDatagram != UdpBaseline.MAX_DATAGRAM)
+        {
+            throw bad("--baseline-datagram: perftest's exchange has no UDP baseline");
+        }
     }
 
     private void positive(final String flag, final int value)
@@ -273,7 +347,11 @@ public final class PerfCommand implements Callable<Integer>
             }
             SoftAddress.configure(address, serverName);
             final InetAddress bind = address == null ? null : InetAddress.getByName(address);
-            if (cfg.isFanOut())
+            if (cfg.perftest())
+            {
+                new PerftestRun(cfg, bind, out).run();
+            }
+            else if (cfg.isFanOut())
             {
                 new FanOutRun(cfg, bind, out, progressMode()).run();
             }

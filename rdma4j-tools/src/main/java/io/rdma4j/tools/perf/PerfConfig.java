@@ -25,6 +25,11 @@ import java.util.List;
  * @param group      the multicast group of a -M run.
  * @param postList   -l, WRs the bandwidth client posts in one chain (one postSend), as perftest's --post_list.
  * @param baselineDatagram --baseline-datagram, the largest datagram of the raw UDP baseline (both sides alike).
+ * @param perftest   true to meet the peer with perftest's own exchange (an {@code ib_*} test name, or
+ *                   {@code --exchange perftest}), so that perftest's tools can be the other side; false for
+ *                   rdma4j's, with the UDP baseline.
+ * @param device     -d, the device to open, or null for the first.
+ * @param gidIndex   -x, the GID index to use, or -1 to choose (0; with perftest's exchange the first IPv4 one).
  */
 public record PerfConfig(
     PerfTest test,
@@ -43,7 +48,10 @@ public record PerfConfig(
     int receivers,
     String group,
     int postList,
-    int baselineDatagram)
+    int baselineDatagram,
+    boolean perftest,
+    String device,
+    int gidIndex)
 {
     /**
      * Copies the size list so the record stays immutable.

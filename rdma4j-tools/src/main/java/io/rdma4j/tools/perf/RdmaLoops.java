@@ -295,10 +295,100 @@ final class RdmaLoops
         }
     }
 
-    /** write_lat's mark for exchange i: never 0, which is what the buffer starts as. */
-    private static byte mark(final int i)
+    /**
+     * write_lat's mark for exchange i: rdma4j's own never 0, which is what the buffer starts as; perftest's the
+     * count of writes so far in a byte, which a perftest peer writes and waits for (0 at the 256th is no
+     * ambiguity: the byte then holds 255).
+     */
+    private byte mark(final int i)
     {
-        return (byte)(i % 255 + 1);
+        return cfg.perftest() ? (byte)(i + 1) : (byte)(i % 255 + 1);
+    }
+
+    /**
+     * A SEND or WRITE ping-pong as perftest runs it against a perftest peer: no warm-up, and the side that goes
+     * first is perftest's (the client for SEND, the server for WRITE). The first side records each post-to-answer
+     * round trip, the other each interval between its own posts (one round trip too, as perftest times it); both
+     * record half of it.
+     *
+     * @param size  the message size.
+     * @param total exchanges.
+     * @param first true on the side that sends first.
+     * @param into  the histogram (ns).
+     * @throws PerfException if a completion fails or the peer stops.
+     * @throws InterruptedException if interrupted while sleeping on events.
+     */
+    void perftestPingPong(final int size, final int total, final boolean first, final Histogram into)
+        throws PerfException, InterruptedException
+    {
+        prepare(size, 0);
+        final boolean write = cfg.test() == PerfTest.WRITE_LAT;
+        long previous = 0;
+        for (int i = 0; i < total; i++)
+        {
+            if (!first)
+            {
+                awaitArrival(write, size, i);
+            }
+            final long posted = System.nanoTime();
+            if (!first && i > 0)
+            {
+                into.recordValue((posted - previous) / 2);
+            }
+            previous = posted;
+            awaitSendRoom(cfg.txDepth());
+            if (write)
+            {
+                peer.buffer().set(ValueLayout.JAVA_BYTE, peer.sourceOffset() + size - 1, mark(i));
+            }
+            post(0);
+            if (first)
+            {
+                awaitArrival(write, size, i);
+                into.recordValue((System.nanoTime() - posted) / 2);
+            }
+        }
+        drainSends();
+    }
+
+    private void awaitArrival(final boolean write, final int size, final int i)
+        throws PerfException, InterruptedException
+    {
+        if (write)
+        {
+            awaitByte(size, i);
+            return;
+        }
+        final long want = recvsDone + 1;
+        while (recvsDone < want)
+        {
+            reap(peer.await());
+        }
+    }
+
+    /**
+     * The receiving side of send_bw against a perftest peer: {@code count} messages, each receive reposted, and
+     * no credits back (perftest's sender relies on the receive queue and, on RC, RNR retries).
+     *
+     * @param count messages.
+     * @return nanoseconds from the first completion to the last.
+     * @throws PerfException if a completion fails or the sender stops.
+     * @throws InterruptedException if interrupted while sleeping on events.
+     */
+    long receiveStream(final int count) throws PerfException, InterruptedException
+    {
+        final long base = recvsDone;
+        long start = 0;
+        while (recvsDone - base < count)
+        {
+            final int n = peer.await();
+            if (start == 0)
+            {
+                start = System.nanoTime();
+            }
+            reap(n);
+        }
+        return System.nanoTime() - start;
     }
 
     private void requestOnce() throws PerfException, InterruptedException
@@ -349,7 +439,7 @@ final class RdmaLoops
     long bandwidthClient(final int size, final int count) throws PerfException, InterruptedException
     {
         final PerfTest test = cfg.test();
-        final boolean credited = test.usesReceives();
+        final boolean credited = test.usesReceives() && !cfg.perftest();
         long inFlight = cfg.txDepth();
         if (test.opcode() == WrOpcode.RDMA_READ)
         {

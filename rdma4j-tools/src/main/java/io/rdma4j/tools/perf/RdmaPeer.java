@@ -1,6 +1,7 @@
 package io.rdma4j.tools.perf;
 
 import io.rdma4j.soft.provider.DevicePath;
+import io.rdma4j.tools.common.DeviceOption;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.AhAttr;
@@ -70,7 +71,8 @@ final class RdmaPeer implements AutoCloseable
     private final QueuePair[] qps;
     private final int[] psns;
     private final long landingBytes;
-    private final Mtu mtu;
+    private final int gidIndex;
+    private Mtu mtu;
     private final WorkCompletion[] wcs;
     private final RecvWr recvWr = new RecvWr();
     private final IdleSpin spin = new IdleSpin();
@@ -95,8 +97,9 @@ final class RdmaPeer implements AutoCloseable
         }
         try
         {
-            ctx = devices.getFirst().open();
+            ctx = (cfg.device() == null ? devices.getFirst() : DeviceOption.find(cfg.device())).open();
             mtu = ctx.queryPort(1).activeMtu();
+            gidIndex = cfg.gidIndex() >= 0 ? cfg.gidIndex() : cfg.perftest() ? firstIpv4Gid(ctx) : 0;
             if (cfg.transport() == QpType.UD && cfg.maxSize() > mtu.bytes())
             {
                 ctx.close();
@@ -144,6 +147,55 @@ final class RdmaPeer implements AutoCloseable
         }
     }
 
+    /**
+     * perftest's choice of GID on RoCE without -x, near enough: the first IPv4-mapped entry (RoCEv2 over IPv4),
+     * since perftest refuses a peer whose GID is of the other family and rdma4j's soft device has only that one.
+     */
+    private static int firstIpv4Gid(final Context ctx)
+    {
+        final int entries = ctx.queryPort(1).gidTblLen();
+        for (int i = 0; i < entries; i++)
+        {
+            try
+            {
+                if (ctx.queryGid(1, i).isIpv4Mapped())
+                {
+                    return i;
+                }
+            }
+            catch (final RdmaException ex)
+            {
+                // an entry the device cannot report is no candidate
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * @return the port's active MTU, what this side offers in perftest's exchange.
+     */
+    Mtu activeMtu()
+    {
+        return mtu;
+    }
+
+    /**
+     * @param agreed the path MTU both sides agreed on (perftest's exchange takes the smaller), set before
+     *               {@link #connect}.
+     */
+    void pathMtu(final Mtu agreed)
+    {
+        mtu = agreed;
+    }
+
+    /**
+     * @return the GID index this side uses.
+     */
+    int gidIndex()
+    {
+        return gidIndex;
+    }
+
     private static long align(final long value, final long to)
     {
         return (value + to - 1) / to * to;
@@ -160,7 +212,7 @@ final class RdmaPeer implements AutoCloseable
         {
             qpns[i] = qps[i].qpNum();
         }
-        return new PerfEndpoint(qpns, psns.clone(), ctx.queryGid(1, 0), mr.address(), mr.rkey(), landingBytes,
+        return new PerfEndpoint(qpns, psns.clone(), ctx.queryGid(1, gidIndex), mr.address(), mr.rkey(), landingBytes,
             udpPort);
     }
 
@@ -187,7 +239,7 @@ final class RdmaPeer implements AutoCloseable
             for (int i = 0; i < qps.length && cfg.transport() != QpType.UD; i++)
             {
                 final QpAttr rtr = new QpAttr().state(QpState.RTR).pathMtu(mtu).destQpNum(peer.qpns()[i])
-                    .rqPsn(peer.psns()[i]).ahAttr(route(peer.gid(), 1));
+                    .rqPsn(peer.psns()[i]).ahAttr(route(peer.gid(), 1, gidIndex));
                 final QpAttr rts = new QpAttr().state(QpState.RTS).sqPsn(psns[i]);
                 if (cfg.transport() == QpType.RC)
                 {
@@ -199,7 +251,7 @@ final class RdmaPeer implements AutoCloseable
             }
             if (cfg.transport() == QpType.UD)
             {
-                ah = pd.createAh(route(peer.gid(), 64));
+                ah = pd.createAh(route(peer.gid(), 64, gidIndex));
             }
         }
         catch (final RdmaException ex)
@@ -239,7 +291,18 @@ final class RdmaPeer implements AutoCloseable
      */
     static AhAttr route(final Gid gid, final int hopLimit)
     {
-        return new AhAttr(new GlobalRoute(gid, 0, 0, hopLimit, 0), 0, 0, 0, 0, 1);
+        return route(gid, hopLimit, 0);
+    }
+
+    /**
+     * @param gid       a GID.
+     * @param hopLimit  the GRH's hop limit.
+     * @param sgidIndex this side's GID index.
+     * @return an address vector to it through port 1 from that GID.
+     */
+    static AhAttr route(final Gid gid, final int hopLimit, final int sgidIndex)
+    {
+        return new AhAttr(new GlobalRoute(gid, 0, sgidIndex, hopLimit, 0), 0, 0, 0, 0, 1);
     }
 
     /**

@@ -4,11 +4,14 @@
  * same run ({@code UdpBaseline}, {@link io.rdma4j.tools.perf.ResultLine}). The two sides meet on a TCP
  * connection as perftest does without {@code -R} ({@link io.rdma4j.tools.perf.ControlChannel},
  * {@link io.rdma4j.tools.perf.PerfEndpoint}); {@code -M} is a multicast fan-out through the connection manager
- * ({@code FanOutRun}).
+ * ({@code FanOutRun}). Named as perftest's tools ({@code ib_send_lat}) or with {@code --exchange perftest}, a run
+ * meets its peer with perftest's own exchange instead ({@code PerftestRun}, {@code PerftestReport}), so that the
+ * peer may be perftest.
  * <p>
  * <b>Arrows.</b> Uses {@code common} and, outside the module, the API ({@code io.rdma4j.verbs},
  * {@code io.rdma4j.cm}), the software device's {@code DevicePath} ({@code io.rdma4j.soft.provider}, exported to
- * this module alone) to print which path an open soft device runs on, picocli and HdrHistogram. Only the root
- * package imports it, to list the command; it imports no other command package.
+ * this module alone) to print which path an open soft device runs on, picocli and HdrHistogram; below it
+ * {@code perf.perftest}, perftest's wire format. Only the root package imports it, to list the command; it imports
+ * no other command package.
  */
 package io.rdma4j.tools.perf;

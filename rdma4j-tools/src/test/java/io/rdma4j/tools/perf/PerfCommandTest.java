@@ -62,9 +62,34 @@ class PerfCommandTest
     }
 
     @Test
+    void shouldSpeakPerftestsExchangeForIbNamesWithPerftestsDefaults()
+    {
+        final PerfConfig lat = parse("perf", "ib_send_lat");
+        assertTrue(lat.perftest(), "an ib_* name is perftest's tool: its exchange");
+        assertEquals(PerfTest.SEND_LAT, lat.test());
+        assertEquals(List.of(2), lat.sizes(), "perftest's latency size");
+        assertEquals(1000, lat.iterations());
+        assertEquals(0, lat.warmup(), "a perftest peer runs no warm-up");
+        assertEquals(-1, lat.gidIndex(), "chosen once the device is open");
+        assertEquals(5000, parse("perf", "ib_write_bw").iterations(), "perftest's write_bw count");
+        assertEquals(1000, parse("perf", "ib_send_bw").iterations(), "perftest's other bandwidth count");
+        assertFalse(parse("perf", "send_lat").perftest(), "rdma4j's own exchange stays the default");
+        assertFalse(parse("perf", "ib_send_lat", "--exchange", "rdma4j").perftest());
+        final PerfConfig flagged = parse("perf", "read_lat", "--exchange", "perftest", "-d", "rxe0", "-x", "1");
+        assertTrue(flagged.perftest());
+        assertEquals("rxe0", flagged.device());
+        assertEquals(1, flagged.gidIndex());
+        assertTrue(refusal("perf", "ib_send_lat", "--warmup", "5").contains("no warm-up"));
+        assertTrue(refusal("perf", "ib_send_lat", "-c", "UD", "-M", "2").startsWith("-M"));
+        assertTrue(refusal("perf", "ib_send_lat", "-a").startsWith("-a"));
+        assertTrue(refusal("perf", "ib_send_bw", "--baseline-datagram", "8192").contains("no UDP baseline"));
+        assertTrue(refusal("perf", "send_lat", "--exchange", "ib").contains("expected perftest or rdma4j"));
+    }
+
+    @Test
     void shouldTakeEveryFlagAndTheServer()
     {
-        final PerfConfig c = parse("perf", "ib_write_bw", "-c", "uc", "-s", "4096", "-n", "77", "--warmup", "5",
+        final PerfConfig c = parse("perf", "write_bw", "-c", "uc", "-s", "4096", "-n", "77", "--warmup", "5",
             "-t", "16", "-r", "64", "-I", "128", "-e", "-q", "3", "-p", "19000", "--histogram", "h.hlog",
             "10.0.0.1");
         assertEquals(PerfTest.WRITE_BW, c.test());

@@ -1,0 +1,1 @@
+../soft-rdmacore/perftest-atomic-lat-host-serves.sh

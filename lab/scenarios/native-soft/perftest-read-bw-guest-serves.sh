@@ -1,0 +1,1 @@
+../soft-rdmacore/perftest-read-bw-guest-serves.sh

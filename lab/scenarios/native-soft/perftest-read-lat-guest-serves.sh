@@ -1,0 +1,1 @@
+../soft-rdmacore/perftest-read-lat-guest-serves.sh

@@ -1,0 +1,1 @@
+../soft-rdmacore/perftest-send-bw-host-serves.sh

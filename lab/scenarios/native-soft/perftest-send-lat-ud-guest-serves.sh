@@ -1,0 +1,1 @@
+../soft-rdmacore/perftest-send-lat-ud-guest-serves.sh

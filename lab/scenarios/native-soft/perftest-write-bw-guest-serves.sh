@@ -1,0 +1,1 @@
+../soft-rdmacore/perftest-write-bw-guest-serves.sh

@@ -1,0 +1,1 @@
+../soft-rdmacore/perftest-write-lat-host-serves.sh

@@ -1,0 +1,107 @@
+package io.rdma4j.tools.perf;
+
+import io.rdma4j.testing.TestNet;
+import io.rdma4j.tools.ToolProcess;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code rdma4j perf ib_*} on both sides, so both speak perftest's exchange (the lab's perftest-* scenarios put
+ * perftest itself on one side): each prints perftest's result row, the write_bw server the client's report as
+ * perftest's server does; and a side on rdma4j's own exchange meets one on perftest's with the version refusal
+ * named, not a reset connection. Never how fast anything is.
+ */
+class PerftestExchangeEndToEndTest
+{
+    private static final Pattern LATENCY_ROW = Pattern.compile(" (\\d+) +(\\d+) +(\\d+\\.\\d\\d) +(\\d+\\.\\d\\d) +" +
+        "(\\d+\\.\\d\\d) +(\\d+\\.\\d\\d) +\\d+\\.\\d\\d +(\\d+\\.\\d\\d) +(\\d+\\.\\d\\d)");
+    private static final Pattern BANDWIDTH_ROW = Pattern.compile(" (\\d+) +(\\d+) +(\\d+\\.\\d\\d) +(\\d+\\.\\d\\d) +" +
+        "(\\d+\\.\\d{6})");
+
+    private final List<ToolProcess> children = new ArrayList<>();
+
+    @AfterEach
+    void killLeftovers()
+    {
+        children.forEach(ToolProcess::destroy);
+    }
+
+    private List<ToolProcess> pair(final int host, final int port, final List<String> server,
+        final List<String> client) throws Exception
+    {
+        final List<String> s = new ArrayList<>(List.of("perf"));
+        s.addAll(server);
+        s.addAll(List.of("--address", TestNet.host(host), "-p", String.valueOf(TestNet.tcpPort(port))));
+        final ToolProcess sp = ToolProcess.start("server", s, line -> line.contains("waiting for a client"));
+        children.add(sp);
+        assertTrue(sp.ready().get(60, TimeUnit.SECONDS), "the server never said it was listening");
+        final List<String> c = new ArrayList<>(List.of("perf"));
+        c.addAll(client);
+        c.addAll(List.of("--address", TestNet.host(host + 1), "-p", String.valueOf(TestNet.tcpPort(port)),
+            TestNet.host(host)));
+        final ToolProcess cp = ToolProcess.start("client", c, line -> false);
+        children.add(cp);
+        return List.of(sp, cp);
+    }
+
+    private static Matcher row(final ToolProcess p, final Pattern pattern)
+    {
+        final List<Matcher> rows = p.lines().stream().map(pattern::matcher).filter(Matcher::matches).toList();
+        assertEquals(1, rows.size(), "one result row: " + p.lines());
+        return rows.getFirst();
+    }
+
+    @Test
+    void shouldPingPongOnPerftestsExchangeWithBothSidesPrintingTheirRow() throws Exception
+    {
+        final List<String> args = List.of("ib_send_lat", "-c", "RC", "-s", "64", "-n", "200");
+        final List<ToolProcess> p = pair(191, 30, args, args);
+        assertEquals(0, p.get(1).await(120, TimeUnit.SECONDS), "client exit status: " + p.get(1).lines());
+        assertEquals(0, p.get(0).await(60, TimeUnit.SECONDS), "server exit status: " + p.get(0).lines());
+        for (final ToolProcess side : p)
+        {
+            final Matcher m = row(side, LATENCY_ROW);
+            assertEquals("64", m.group(1));
+            assertEquals("200", m.group(2));
+            final double min = Double.parseDouble(m.group(3));
+            final double max = Double.parseDouble(m.group(4));
+            final double typical = Double.parseDouble(m.group(5));
+            assertTrue(min > 0 && min <= typical && typical <= max, "min <= typical <= max: " + m.group());
+            assertTrue(Double.parseDouble(m.group(7)) <= Double.parseDouble(m.group(8)), "p99 <= p99.9: " + m.group());
+        }
+    }
+
+    @Test
+    void shouldPrintTheClientsWriteBandwidthOnTheServerAsPerftestDoes() throws Exception
+    {
+        final List<String> args = List.of("ib_write_bw", "-s", "4096", "-n", "300");
+        final List<ToolProcess> p = pair(193, 31, args, args);
+        assertEquals(0, p.get(1).await(120, TimeUnit.SECONDS), "client exit status: " + p.get(1).lines());
+        assertEquals(0, p.get(0).await(60, TimeUnit.SECONDS), "server exit status: " + p.get(0).lines());
+        final Matcher client = row(p.get(1), BANDWIDTH_ROW);
+        assertEquals("4096", client.group(1));
+        assertEquals("300", client.group(2));
+        assertTrue(Double.parseDouble(client.group(4)) > 0, client.group());
+        assertEquals(client.group(), row(p.get(0), BANDWIDTH_ROW).group(), "the server prints the client's report");
+    }
+
+    @Test
+    void shouldNameTheExchangeWhenOneSideSpeaksRdma4jsOwn() throws Exception
+    {
+        final List<ToolProcess> p = pair(195, 32, List.of("send_lat", "-n", "10", "--warmup", "0"),
+            List.of("ib_send_lat", "-n", "10"));
+        assertEquals(1, p.get(1).await(120, TimeUnit.SECONDS), "client exit status");
+        assertTrue(p.get(1).lines().stream().anyMatch(l -> l.contains("needs 5.70 or newer") &&
+            l.contains("--exchange perftest")), "the refusal names the version and the flag: " + p.get(1).lines());
+        assertEquals(1, p.get(0).await(60, TimeUnit.SECONDS), "server exit status");
+    }
+}
