@@ -117,6 +117,7 @@ class SoftCounterTest
             85 cm cm_drop_unexpected
             86 cm cm_refused
             87 cm cm_task_failed
+            88 device drop_local_peer_by_udp
             """;
 
     /** Ids of counters that were published and removed since: never to be used again. */

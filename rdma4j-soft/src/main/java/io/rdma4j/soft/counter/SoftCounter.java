@@ -101,6 +101,11 @@ public enum SoftCounter
     DROP_UD_OVER_MTU(63, DEVICE, "drop_ud_over_mtu"),
     /** A response no outstanding request expects (to an idle QP, or an old duplicate): ignored, as rxe does. */
     DROP_UNEXPECTED_RESPONSE(64, DEVICE, "drop_unexpected_response"),
+    /**
+     * A UDP datagram for a connected QP whose peer is a device of this user on this host, which sends through
+     * the owner-only inbox: another local process claiming the peer's address (hardening issue, item 2).
+     */
+    DROP_LOCAL_PEER_BY_UDP(88, DEVICE, "drop_local_peer_by_udp"),
     /** ICMP port unreachable answers to our datagrams: no RoCEv2 device listens at that address. */
     ICMP_PORT_UNREACHABLE(65, LINK, "icmp_port_unreachable"),
     /** Datagrams the kernel dropped because the socket's receive buffer was full (SO_RXQ_OVFL, Linux socket). */
@@ -152,7 +157,7 @@ public enum SoftCounter
      * One more than the largest id: the size of a table indexed by id. Ids are never reused, so a counter
      * removed leaves its slot unused rather than handing its id to another.
      */
-    public static final int ID_LIMIT = 88;
+    public static final int ID_LIMIT = 89;
 
     private static final SoftCounter[] BY_ID = indexById();
     private static final java.util.Map<String, SoftCounter> BY_NAME = indexByName();
@@ -160,7 +165,7 @@ public enum SoftCounter
         java.util.EnumSet.of(RCVD_PKTS, DROP_TOO_SHORT, DROP_UNKNOWN_OPCODE, DROP_HDR_TRUNCATED,
             DROP_BAD_TRANSPORT_VERSION, DROP_BAD_QPN, DROP_BAD_PKEY, DROP_BAD_PAD, DROP_ICRC, DROP_NO_QP,
             DROP_WRONG_TRANSPORT, DROP_QP_STATE, DROP_ADDR_MISMATCH, DROP_QKEY_VIOLATION, DROP_SHORT_MAD,
-            DROP_NOT_A_MEMBER, DROP_OWN_MCAST_ECHO, DROP_NOT_FOR_US, DROP_UD_OVER_MTU));
+            DROP_NOT_A_MEMBER, DROP_OWN_MCAST_ECHO, DROP_NOT_FOR_US, DROP_UD_OVER_MTU, DROP_LOCAL_PEER_BY_UDP));
 
     /** Where the counter is in memory and in what readers see: fixed by hand, never derived from the order above. */
     private final int id;

@@ -506,6 +506,12 @@ public final class SoftEngine implements VerbsDevice, AutoCloseable
     }
 
     @Override
+    public boolean sameHostPathTo(final Gid peer)
+    {
+        return link.sameHostPathTo(peer.toInet());
+    }
+
+    @Override
     public int maxQpRdAtom()
     {
         return limits.maxQpRdAtom();

@@ -32,6 +32,12 @@ public final class DatagramInfo
     public int ttl = -1;
     /** The IPv4 identification field, or -1 when the link cannot see it (UDP sockets cannot). */
     public int ipIdentification = -1;
+    /**
+     * True if the datagram came through this device's owner-only shared-memory inbox, which only processes of
+     * this user can write, rather than through a socket, which any local process can send to from any local
+     * address: the same-host link sets it for each datagram; every other link leaves it false.
+     */
+    public boolean viaSameHostPath;
 
     /**
      * Record where a datagram a UDP socket received was sent to: the socket's address (as its four forms) and

@@ -92,6 +92,18 @@ public abstract class ForwardingLink implements Link
     }
 
     @Override
+    public boolean sameHostPathTo(final InetAddress peer)
+    {
+        return inner.sameHostPathTo(peer);
+    }
+
+    @Override
+    public boolean sameHostPathOpen()
+    {
+        return inner.sameHostPathOpen();
+    }
+
+    @Override
     public void bindCounters(final Counters counters)
     {
         inner.bindCounters(counters);

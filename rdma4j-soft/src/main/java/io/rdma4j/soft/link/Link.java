@@ -144,6 +144,27 @@ public interface Link extends AutoCloseable
     void leaveGroup(InetAddress group);
 
     /**
+     * @param peer a peer's address.
+     * @return true if the link reaches that peer through a same-host path only processes of this user can
+     *         write ({@link SameHostLink}'s owner-only inboxes), found now, so that what claims to come from
+     *         it by UDP is not the peer's. Allocates; asked when a connected QP's address is set. False for
+     *         every link without such a path.
+     */
+    default boolean sameHostPathTo(final InetAddress peer)
+    {
+        return false;
+    }
+
+    /**
+     * @return true while the link receives through its own same-host inbox; false once it has none (never had
+     *         one, or gave it up), when its same-host peers fall back to UDP.
+     */
+    default boolean sameHostPathOpen()
+    {
+        return false;
+    }
+
+    /**
      * Wait, when a thread polling the device receives meanwhile (polling mode): sleep for the time given
      * without watching for datagrams, since the poller takes them; a thread woken by each datagram would
      * only race the poller for it, a context switch per packet. The device unparks the waiting thread

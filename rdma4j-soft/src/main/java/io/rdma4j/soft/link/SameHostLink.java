@@ -426,6 +426,7 @@ public final class SameHostLink extends ForwardingLink
             }
             if (buffer.limit() > 0)
             {
+                info.viaSameHostPath = false;
                 return true;
             }
             counters.increment(SoftCounter.SHM_WAKEUPS_RCVD);
@@ -457,6 +458,7 @@ public final class SameHostLink extends ForwardingLink
             // covered, which a socket cannot see either and the ICRC check would solve for
             info.ttl = -1;
             info.ipIdentification = ring.polledIpIdentification();
+            info.viaSameHostPath = true;
             counters.increment(SoftCounter.SHM_RCVD_PKTS);
             return true;
         }
@@ -548,6 +550,47 @@ public final class SameHostLink extends ForwardingLink
             // its file truncated under us: not a word about its process
             return false;
         }
+    }
+
+    /**
+     * Looks for the peer's inbox now, whatever an earlier lookup found: a peer that opened within the last
+     * lookup's retry time is found at once, so that neither side of a new connection sends by UDP to a QP that
+     * hears its peer through the inbox only.
+     * <p>
+     * {@inheritDoc}
+     */
+    @Override
+    public boolean sameHostPathTo(final InetAddress peer)
+    {
+        if (inbox == null || !(peer instanceof Inet4Address) || peer.isMulticastAddress())
+        {
+            return false;
+        }
+        final Peer known = peer(peer);
+        if (known == null)
+        {
+            return false;
+        }
+        final long nowMs = System.currentTimeMillis();
+        if (known.nextLookupMs > nowMs)
+        {
+            known.nextLookupMs = nowMs;
+        }
+        try
+        {
+            return usableInbox(known, nowMs) != null;
+        }
+        catch (final InternalError fault)
+        {
+            // its file truncated under us: no path to count on
+            return false;
+        }
+    }
+
+    @Override
+    public boolean sameHostPathOpen()
+    {
+        return inbox != null;
     }
 
     private Peer peer(final InetAddress destination)

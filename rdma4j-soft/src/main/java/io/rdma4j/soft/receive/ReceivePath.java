@@ -63,6 +63,8 @@ public final class ReceivePath
     private final long localHigh;
     private final long localLow;
     private final InetAddress localAddress;
+    /** Asked, for a connected QP whose peer is on this host, whether the inbox still takes the peer's datagrams. */
+    private final Link link;
     /** The link's port, 4791 outside tests: its packets go from it and to it on the peer. */
     private final int port;
     private final int ipIdentification;
@@ -87,6 +89,7 @@ public final class ReceivePath
         this.groups = groups;
         this.qp1 = qp1;
         this.counters = device.counters();
+        this.link = link;
         this.localAddress = link.localAddress();
         this.port = link.localPort();
         this.ipIdentification = link.ipIdentification();
@@ -137,6 +140,7 @@ public final class ReceivePath
         info.destinationIpv6High = group.destinationGid().high();
         info.destinationIpv6Low = group.destinationGid().low();
         info.destinationPort = port;
+        info.viaSameHostPath = false;
         info.ttl = group.hopLimit();
         info.ipIdentification = ipIdentification;
         receive(segment, length, info, scratch.parser, scratch.packet, true);
@@ -225,6 +229,13 @@ public final class ReceivePath
         else if (!fromPeerToUs(qp, packet))
         {
             qp.count(SoftCounter.DROP_ADDR_MISMATCH);
+            return;
+        }
+        // and a peer of this user on this host speaks through the owner-only inbox: any local process can send
+        // UDP from the peer's address (bound to another port, or from any port with IP_PKTINFO)
+        else if (qp.peerOnSameHostPath() && !info.viaSameHostPath && link.sameHostPathOpen())
+        {
+            qp.count(SoftCounter.DROP_LOCAL_PEER_BY_UDP);
             return;
         }
         if (!icrcMatches(parser, packet))

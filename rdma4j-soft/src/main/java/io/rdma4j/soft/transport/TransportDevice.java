@@ -36,6 +36,14 @@ public interface TransportDevice
     Mtu activeMtu();
 
     /**
+     * @param peer a connected QP's peer, when its address is set.
+     * @return true if the device's link reaches the peer through a same-host path only this user's processes
+     *         can write (an owner-only inbox), so that UDP datagrams claiming to be the peer's are dropped.
+     *         Allocates.
+     */
+    boolean sameHostPathTo(Gid peer);
+
+    /**
      * @return GID index 0: the device's IP address.
      */
     Gid gid();

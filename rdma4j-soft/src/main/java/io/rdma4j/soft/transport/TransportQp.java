@@ -59,6 +59,11 @@ public abstract class TransportQp implements QueuePair
     private volatile InetAddress destination;
     private volatile int destinationIpv4;
     private volatile Gid destinationGid;
+    /**
+     * The peer is a device of this user on this host, reached through its owner-only inbox: datagrams that claim
+     * to come from it by UDP are another local process's (hardening issue, item 2).
+     */
+    private volatile boolean peerOnSameHostPath;
     private volatile int hopLimit = 64;
     private volatile int pkeyIndex;
     private volatile int timeout;
@@ -300,6 +305,16 @@ public abstract class TransportQp implements QueuePair
     }
 
     /**
+     * @return true if the peer (a connected QP's, set at RTR) is a device of this user on this host that the
+     *         link reaches through its owner-only inbox: the receive path then takes the peer's datagrams
+     *         from the inbox only.
+     */
+    public final boolean peerOnSameHostPath()
+    {
+        return peerOnSameHostPath;
+    }
+
+    /**
      * @return {@link #destination()} as the big-endian int the headers carry (0 before RTR and for IPv6).
      */
     public final int destinationIpv4()
@@ -459,6 +474,8 @@ public abstract class TransportQp implements QueuePair
             destination = dgid.toInet();
             destinationIpv4 = dgid.isIpv4Mapped() ? dgid.ipv4() : 0;
             destinationGid = dgid;
+            // only a connected QP has one peer to hear; asked once here, when the address is set (RTR)
+            peerOnSameHostPath = type != QpType.UD && device.sameHostPathTo(dgid);
             final int hops = attr.ahAttr().grh().hopLimit();
             hopLimit = hops <= 0 ? 64 : Math.min(255, hops);
         }

@@ -1,0 +1,164 @@
+package io.rdma4j.soft;
+
+import io.rdma4j.soft.counter.SoftCounter;
+import io.rdma4j.soft.link.Ipv4;
+import io.rdma4j.soft.wire.Opcode;
+import io.rdma4j.soft.wire.OpcodeMask;
+import io.rdma4j.soft.wire.PacketBuilder;
+import io.rdma4j.soft.wire.PacketInfo;
+import io.rdma4j.verbs.QpType;
+import io.rdma4j.verbs.RecvWr;
+import io.rdma4j.verbs.SendFlags;
+import io.rdma4j.verbs.SendWr;
+import io.rdma4j.verbs.WcStatus;
+import io.rdma4j.verbs.WorkCompletion;
+import io.rdma4j.verbs.WrOpcode;
+import jdk.net.ExtendedSocketOptions;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
+import java.util.Arrays;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The hardening issue's loopback impersonation (item 2): two devices of this user on one host, connected, whose
+ * traffic goes through each other's owner-only inboxes; another local process binds the peer's address on
+ * another port (any local user may: the peer holds only its RoCEv2 port there) and sends, by UDP, requests
+ * with a valid ICRC, the PSN the victim expects and its real rkey. rxe's check_addr looks at the source address
+ * only, so each passed it before; now each is dropped and counted ({@code drop_local_peer_by_udp}), and the
+ * real peer, through the inbox, goes on at the same PSN.
+ */
+@Timeout(60)
+class LocalPeerForgeryTest
+{
+    private static final int VICTIM_PSN = 0x123456;
+    private static final int PEER_PSN = 0x654321;
+    private static final int LENGTH = 64;
+
+    @ParameterizedTest
+    @EnumSource(value = QpType.class, names = {"RC", "UC"})
+    void shouldDropAWriteThatClaimsTheSameHostPeerByUdp(final QpType type) throws IOException
+    {
+        try (Fabric fabric = new Fabric(Fabric.Kind.SHM); DatagramChannel impostor = DatagramChannel.open())
+        {
+            final RcEndpoint victim = new RcEndpoint(fabric.open(), type, 1 << 16, 16);
+            final RcEndpoint peer = new RcEndpoint(fabric.open(), type, 1 << 16, 16);
+            RcConnectSettings.defaults().psns(VICTIM_PSN, PEER_PSN).connect(victim, peer);
+            assertTrue(((io.rdma4j.soft.transport.TransportQp)victim.qp).peerOnSameHostPath(), "the victim reaches its peer through the inbox");
+            final byte[] before = RcFixtures.bytes(victim.buffer, 0, LENGTH);
+
+            final PacketInfo forged = forged(impostor, type == QpType.RC ? Opcode.RC_RDMA_WRITE_ONLY :
+                Opcode.UC_RDMA_WRITE_ONLY, victim, peer).va(victim.mr.address()).rkey(victim.mr.rkey())
+                .dmaLength(LENGTH);
+            send(impostor, forged, LENGTH, victim);
+            awaitLocalPeerDrop(victim, 1);
+            assertArrayEquals(before, RcFixtures.bytes(victim.buffer, 0, LENGTH), "the impostor's bytes landed");
+
+            // the real peer writes at the PSN the forged packet tried to take, through the inbox
+            RcFixtures.fill(peer.buffer, 0, LENGTH, 7);
+            peer.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
+                .sge(peer.mr, 0, LENGTH).rdma(victim.mr.address(), victim.mr.rkey()));
+            if (type == QpType.RC)
+            {
+                assertEquals(WcStatus.SUCCESS, RcFixtures.one(peer.pollSend(1, 10_000), "peer's write").status());
+            }
+            // a SEND after the write, received, proves the write was placed first (UC has no ACK)
+            sendAndReceive(peer, victim, 1024);
+            assertArrayEquals(RcFixtures.bytes(peer.buffer, 0, LENGTH), RcFixtures.bytes(victim.buffer, 0, LENGTH));
+            assertTrue(victim.counter(SoftCounter.SHM_RCVD_PKTS) >= 2, "the peer's packets came through the inbox");
+            assertEquals(1, victim.counter(SoftCounter.DROP_LOCAL_PEER_BY_UDP));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = QpType.class, names = {"RC", "UC"})
+    void shouldDropASendThatClaimsTheSameHostPeerByUdp(final QpType type) throws IOException
+    {
+        try (Fabric fabric = new Fabric(Fabric.Kind.SHM); DatagramChannel impostor = DatagramChannel.open())
+        {
+            final RcEndpoint victim = new RcEndpoint(fabric.open(), type, 1 << 16, 16);
+            final RcEndpoint peer = new RcEndpoint(fabric.open(), type, 1 << 16, 16);
+            RcConnectSettings.defaults().psns(VICTIM_PSN, PEER_PSN).connect(victim, peer);
+            victim.qp.postRecv(new RecvWr().wrId(9).sge(victim.mr, 4096, 1024));
+
+            send(impostor, forged(impostor, type == QpType.RC ? Opcode.RC_SEND_ONLY : Opcode.UC_SEND_ONLY, victim,
+                peer), LENGTH, victim);
+            awaitLocalPeerDrop(victim, 1);
+
+            // the receive WQE is still there for the peer's message, which alone completes it
+            RcFixtures.fill(peer.buffer, 0, 200, 11);
+            peer.qp.postSend(new SendWr().wrId(2).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
+                .sge(peer.mr, 0, 200));
+            final WorkCompletion wc = RcFixtures.one(victim.pollRecv(1, 10_000), "victim's receive");
+            assertEquals(WcStatus.SUCCESS, wc.status());
+            assertEquals(9, wc.wrId());
+            assertEquals(200, wc.byteLen());
+            assertArrayEquals(RcFixtures.bytes(peer.buffer, 0, 200), RcFixtures.bytes(victim.buffer, 4096, 200));
+        }
+    }
+
+    /** A request as the peer would send it, from the peer's address but the impostor's socket on another port. */
+    private static PacketInfo forged(final DatagramChannel impostor, final Opcode opcode, final RcEndpoint victim,
+        final RcEndpoint peer) throws IOException
+    {
+        final InetAddress peerAddress = peer.engine().address();
+        impostor.setOption(ExtendedSocketOptions.IP_DONTFRAGMENT, true);
+        impostor.bind(new InetSocketAddress(peerAddress, 0));
+        final int port = ((InetSocketAddress)impostor.getLocalAddress()).getPort();
+        return new PacketInfo()
+            .network(Ipv4.toInt(peerAddress), port, Ipv4.toInt(victim.engine().address()),
+                victim.engine().link().localPort(), 0)
+            .dontFragment(true)
+            .opcode(opcode)
+            .destQp(victim.qp.qpNum())
+            .psn(PEER_PSN)
+            .ackReq(opcode.has(OpcodeMask.RC));
+    }
+
+    private static void send(final DatagramChannel impostor, final PacketInfo spec, final int payloadLength,
+        final RcEndpoint victim) throws IOException
+    {
+        final byte[] payload = new byte[payloadLength];
+        Arrays.fill(payload, (byte)0xA5);
+        final byte[] bytes = new byte[PacketBuilder.length(spec.opcode(), payloadLength)];
+        final int length = new PacketBuilder().build(spec, MemorySegment.ofArray(payload),
+            MemorySegment.ofArray(bytes), 0);
+        impostor.send(ByteBuffer.wrap(bytes, 0, length),
+            new InetSocketAddress(victim.engine().address(), victim.engine().link().localPort()));
+    }
+
+    private static void awaitLocalPeerDrop(final RcEndpoint victim, final long count)
+    {
+        final long deadline = System.nanoTime() + 10_000_000_000L;
+        while (victim.counter(SoftCounter.DROP_LOCAL_PEER_BY_UDP) < count && System.nanoTime() < deadline)
+        {
+            Thread.onSpinWait();
+        }
+        assertEquals(count, victim.counter(SoftCounter.DROP_LOCAL_PEER_BY_UDP),
+            victim.engine().counters().snapshot().toString());
+        assertEquals(0, victim.counter(SoftCounter.RCVD_PKTS), "a forged packet was received");
+        assertEquals(0, victim.counter(SoftCounter.DROP_ICRC), "the forged packet's ICRC was valid");
+        assertEquals(0, victim.counter(SoftCounter.DROP_ADDR_MISMATCH), "it passed check_addr, as before");
+    }
+
+    private static void sendAndReceive(final RcEndpoint from, final RcEndpoint to, final long offset)
+    {
+        to.qp.postRecv(new RecvWr().wrId(50).sge(to.mr, offset, 256));
+        RcFixtures.fill(from.buffer, offset, 100, 5);
+        from.qp.postSend(new SendWr().wrId(51).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
+            .sge(from.mr, offset, 100));
+        final WorkCompletion wc = RcFixtures.one(to.pollRecv(1, 10_000), "receive after the attack");
+        assertEquals(WcStatus.SUCCESS, wc.status());
+        assertArrayEquals(RcFixtures.bytes(from.buffer, offset, 100), RcFixtures.bytes(to.buffer, offset, 100));
+    }
+}
