@@ -33,7 +33,6 @@ import java.util.Arrays;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The issue's reproduction, on real UDP: a connected QP on 127.0.77.1 whose peer is 127.0.77.2, and
@@ -98,7 +97,7 @@ class ForeignSenderTest
         if (type == QpType.UC)
         {
             // UC has no ACK: a SEND after the write, received, proves the write was placed first
-            sendAndReceive(peer, victim, 1024);
+            RcFixtures.sendAndReceive(peer, victim, 1024);
         }
         assertArrayEquals(RcFixtures.bytes(peer.buffer, 0, LENGTH),
             RcFixtures.bytes(victim.buffer, 0, LENGTH));
@@ -116,15 +115,7 @@ class ForeignSenderTest
         send(forged(sendOnly(type), victim), LENGTH);
         awaitAddressDrop(victim, 1);
 
-        // the receive WQE is still there for the peer's message, which alone completes it
-        RcFixtures.fill(peer.buffer, 0, 200, 11);
-        peer.qp.postSend(new SendWr().wrId(2).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
-            .sge(peer.mr, 0, 200));
-        final WorkCompletion wc = RcFixtures.one(victim.pollRecv(1, 10_000), "victim's receive");
-        assertEquals(WcStatus.SUCCESS, wc.status());
-        assertEquals(9, wc.wrId());
-        assertEquals(200, wc.byteLen());
-        assertArrayEquals(RcFixtures.bytes(peer.buffer, 0, 200), RcFixtures.bytes(victim.buffer, 4096, 200));
+        RcFixtures.sendTakesTheWaitingReceive(peer, victim, 9, 4096);
     }
 
     @Test
@@ -168,7 +159,7 @@ class ForeignSenderTest
         }
         awaitAddressDrop(victim, 32);
         assertArrayEquals(before, RcFixtures.bytes(victim.buffer, 0, LENGTH));
-        sendAndReceive(peer, victim, 2048);
+        RcFixtures.sendAndReceive(peer, victim, 2048);
     }
 
     @Test
@@ -283,18 +274,6 @@ class ForeignSenderTest
         assertEquals(count, victim.counter(SoftCounter.DROP_ADDR_MISMATCH), victim.engine().counters().snapshot()
             .toString());
         assertEquals(0, victim.counter(SoftCounter.RCVD_PKTS), "a forged packet was received");
-    }
-
-    private static void sendAndReceive(final RcEndpoint from, final RcEndpoint to, final long offset)
-    {
-        to.qp.postRecv(new RecvWr().wrId(50).sge(to.mr, offset, 256));
-        RcFixtures.fill(from.buffer, offset, 100, 5);
-        from.qp.postSend(new SendWr().wrId(51).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
-            .sge(from.mr, offset, 100));
-        final WorkCompletion wc = RcFixtures.one(to.pollRecv(1, 10_000), "receive after the attack");
-        assertEquals(WcStatus.SUCCESS, wc.status());
-        assertTrue(Arrays.equals(RcFixtures.bytes(from.buffer, offset, 100),
-            RcFixtures.bytes(to.buffer, offset, 100)));
     }
 
     private static Opcode writeOnly(final QpType type)

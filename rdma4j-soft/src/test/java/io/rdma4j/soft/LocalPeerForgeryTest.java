@@ -2,6 +2,7 @@ package io.rdma4j.soft;
 
 import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.link.Ipv4;
+import io.rdma4j.soft.transport.TransportQp;
 import io.rdma4j.soft.wire.Opcode;
 import io.rdma4j.soft.wire.OpcodeMask;
 import io.rdma4j.soft.wire.PacketBuilder;
@@ -11,7 +12,6 @@ import io.rdma4j.verbs.RecvWr;
 import io.rdma4j.verbs.SendFlags;
 import io.rdma4j.verbs.SendWr;
 import io.rdma4j.verbs.WcStatus;
-import io.rdma4j.verbs.WorkCompletion;
 import io.rdma4j.verbs.WrOpcode;
 import jdk.net.ExtendedSocketOptions;
 import org.junit.jupiter.api.Timeout;
@@ -51,10 +51,10 @@ class LocalPeerForgeryTest
     {
         try (Fabric fabric = new Fabric(Fabric.Kind.SHM); DatagramChannel impostor = DatagramChannel.open())
         {
-            final RcEndpoint victim = new RcEndpoint(fabric.open(), type, 1 << 16, 16);
-            final RcEndpoint peer = new RcEndpoint(fabric.open(), type, 1 << 16, 16);
-            RcConnectSettings.defaults().psns(VICTIM_PSN, PEER_PSN).connect(victim, peer);
-            assertTrue(((io.rdma4j.soft.transport.TransportQp)victim.qp).peerOnSameHostPath(), "the victim reaches its peer through the inbox");
+            final RcEndpoint[] pair = connect(fabric, type);
+            final RcEndpoint victim = pair[0];
+            final RcEndpoint peer = pair[1];
+            assertTrue(((TransportQp)victim.qp).peerOnSameHostPath(), "the victim reaches its peer by the inbox");
             final byte[] before = RcFixtures.bytes(victim.buffer, 0, LENGTH);
 
             final PacketInfo forged = forged(impostor, type == QpType.RC ? Opcode.RC_RDMA_WRITE_ONLY :
@@ -73,7 +73,7 @@ class LocalPeerForgeryTest
                 assertEquals(WcStatus.SUCCESS, RcFixtures.one(peer.pollSend(1, 10_000), "peer's write").status());
             }
             // a SEND after the write, received, proves the write was placed first (UC has no ACK)
-            sendAndReceive(peer, victim, 1024);
+            RcFixtures.sendAndReceive(peer, victim, 1024);
             assertArrayEquals(RcFixtures.bytes(peer.buffer, 0, LENGTH), RcFixtures.bytes(victim.buffer, 0, LENGTH));
             assertTrue(victim.counter(SoftCounter.SHM_RCVD_PKTS) >= 2, "the peer's packets came through the inbox");
             assertEquals(1, victim.counter(SoftCounter.DROP_LOCAL_PEER_BY_UDP));
@@ -86,25 +86,25 @@ class LocalPeerForgeryTest
     {
         try (Fabric fabric = new Fabric(Fabric.Kind.SHM); DatagramChannel impostor = DatagramChannel.open())
         {
-            final RcEndpoint victim = new RcEndpoint(fabric.open(), type, 1 << 16, 16);
-            final RcEndpoint peer = new RcEndpoint(fabric.open(), type, 1 << 16, 16);
-            RcConnectSettings.defaults().psns(VICTIM_PSN, PEER_PSN).connect(victim, peer);
+            final RcEndpoint[] pair = connect(fabric, type);
+            final RcEndpoint victim = pair[0];
+            final RcEndpoint peer = pair[1];
             victim.qp.postRecv(new RecvWr().wrId(9).sge(victim.mr, 4096, 1024));
 
             send(impostor, forged(impostor, type == QpType.RC ? Opcode.RC_SEND_ONLY : Opcode.UC_SEND_ONLY, victim,
                 peer), LENGTH, victim);
             awaitLocalPeerDrop(victim, 1);
 
-            // the receive WQE is still there for the peer's message, which alone completes it
-            RcFixtures.fill(peer.buffer, 0, 200, 11);
-            peer.qp.postSend(new SendWr().wrId(2).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
-                .sge(peer.mr, 0, 200));
-            final WorkCompletion wc = RcFixtures.one(victim.pollRecv(1, 10_000), "victim's receive");
-            assertEquals(WcStatus.SUCCESS, wc.status());
-            assertEquals(9, wc.wrId());
-            assertEquals(200, wc.byteLen());
-            assertArrayEquals(RcFixtures.bytes(peer.buffer, 0, 200), RcFixtures.bytes(victim.buffer, 4096, 200));
+            RcFixtures.sendTakesTheWaitingReceive(peer, victim, 9, 4096);
         }
+    }
+
+    private static RcEndpoint[] connect(final Fabric fabric, final QpType type)
+    {
+        final RcEndpoint victim = new RcEndpoint(fabric.open(), type, 1 << 16, 16);
+        final RcEndpoint peer = new RcEndpoint(fabric.open(), type, 1 << 16, 16);
+        RcConnectSettings.defaults().psns(VICTIM_PSN, PEER_PSN).connect(victim, peer);
+        return new RcEndpoint[] {victim, peer};
     }
 
     /** A request as the peer would send it, from the peer's address but the impostor's socket on another port. */
@@ -149,16 +149,5 @@ class LocalPeerForgeryTest
         assertEquals(0, victim.counter(SoftCounter.RCVD_PKTS), "a forged packet was received");
         assertEquals(0, victim.counter(SoftCounter.DROP_ICRC), "the forged packet's ICRC was valid");
         assertEquals(0, victim.counter(SoftCounter.DROP_ADDR_MISMATCH), "it passed check_addr, as before");
-    }
-
-    private static void sendAndReceive(final RcEndpoint from, final RcEndpoint to, final long offset)
-    {
-        to.qp.postRecv(new RecvWr().wrId(50).sge(to.mr, offset, 256));
-        RcFixtures.fill(from.buffer, offset, 100, 5);
-        from.qp.postSend(new SendWr().wrId(51).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
-            .sge(from.mr, offset, 100));
-        final WorkCompletion wc = RcFixtures.one(to.pollRecv(1, 10_000), "receive after the attack");
-        assertEquals(WcStatus.SUCCESS, wc.status());
-        assertArrayEquals(RcFixtures.bytes(from.buffer, offset, 100), RcFixtures.bytes(to.buffer, offset, 100));
     }
 }
