@@ -77,6 +77,8 @@ final class ProgressAgent implements Agent
      * leaves a flush owed only when that thread's next cycle is near.
      */
     private volatile long progressWaitEndNs = Long.MAX_VALUE;
+    /** Set while the progress thread parks for an active poller: a poller that stops unparks it. */
+    private volatile boolean parkedForPoller;
     /** Set by {@link #wakeup}: the next duty cycle runs the timers whether one is due or not. */
     private volatile boolean timersRequested;
     private final AgentRunner runner;
@@ -136,6 +138,40 @@ final class ProgressAgent implements Agent
      * would trade every packet); and it sends what an earlier poll left queued ({@link #progressInline}),
      * so that a poller that only polls still sends its ACKs at once.
      */
+    /**
+     * A CQ armed for a completion event is polled: its consumer waits on a completion channel between polls
+     * (ibv_req_notify_cq, poll, ibv_get_cq_event), so it is no busy poller and nobody receives while it waits
+     * unless the progress thread does. End the poller's hold at once, and wake the progress thread if it is
+     * parked for a poller, rather than leave a gap of up to {@link #POLLER_ACTIVE_NS} in which a datagram waits
+     * for the hold to run out on every hop.
+     */
+    void pollerWaits()
+    {
+        if (!pollsInline)
+        {
+            return;
+        }
+        // as if the last busy poll were long over; no overflow, as 2 ms is far from the clock's ends
+        lastInlinePollNs = nanoTime() - 2 * POLLER_ACTIVE_NS;
+        if (flushOwed)
+        {
+            flushSends();
+        }
+        // read after the write above, as the progress thread writes the flag before it reads the poll's time
+        if (parkedForPoller)
+        {
+            LockSupport.unpark(progressThread);
+        }
+    }
+
+    /**
+     * @return true if the progress thread leaves receiving to a poller now.
+     */
+    boolean defersToPoller()
+    {
+        return pollerActive(nanoTime());
+    }
+
     void pollBegins()
     {
         if (pollsInline)
@@ -277,7 +313,14 @@ final class ProgressAgent implements Agent
             // nothing to do until the poller may have stopped, POLLER_ACTIVE_NS after its last poll
             final long brief = POLLER_ACTIVE_NS - (now - lastInlinePollNs);
             progressWaitEndNs = now + brief;
-            link.awaitReadableWhilePolled(brief);
+            parkedForPoller = true;
+            // a poller that stopped (pollerWaits) after the look above either sees the flag and unparks this
+            // thread, or wrote its time before this second look, which then sees it gone
+            if (pollerActive(nanoTime()))
+            {
+                link.awaitReadableWhilePolled(brief);
+            }
+            parkedForPoller = false;
         }
         else
         {

@@ -475,6 +475,24 @@ public final class SoftEngine implements VerbsDevice, AutoCloseable
     }
 
     /**
+     * @return true if the progress thread stands back now for a thread that polls a CQ (polling mode): see
+     *         {@link ProgressAgent#pollerWaits}. For tests.
+     */
+    public boolean defersToPoller()
+    {
+        return agent.defersToPoller();
+    }
+
+    /**
+     * A CQ armed for an event is polled: see {@link ProgressAgent#pollerWaits}.
+     */
+    @Override
+    public void pollerWaits()
+    {
+        agent.pollerWaits();
+    }
+
+    /**
      * @return true if polling a CQ of this device also receives from the network (polling mode).
      */
     @Override

@@ -28,7 +28,8 @@ public final class SoftCq implements CompletionQueue, CompletionSink
     private final int capacity;
     private long head;
     private long tail;
-    private boolean armed;
+    /** Written under the CQ's lock; read without it by {@link #poll}, to tell an event consumer's poll. */
+    private volatile boolean armed;
     private boolean solicitedOnly;
     private long overruns;
     private long eventsDelivered;
@@ -108,7 +109,15 @@ public final class SoftCq implements CompletionQueue, CompletionSink
     @Override
     public int poll(final WorkCompletion[] wcs, final int max)
     {
-        engine.pollBegins();
+        if (armed)
+        {
+            // an event consumer's poll (after ibv_req_notify_cq): it waits on the channel next, not here
+            engine.pollerWaits();
+        }
+        else
+        {
+            engine.pollBegins();
+        }
         final int limit = Math.min(max, wcs.length);
         final int n = take(wcs, limit);
         if (n > 0 || !engine.pollsInline() || engine.progressInline() == 0)

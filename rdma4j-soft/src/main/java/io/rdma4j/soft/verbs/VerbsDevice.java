@@ -66,6 +66,12 @@ public interface VerbsDevice extends TransportDevice
     void pollBegins();
 
     /**
+     * A CQ armed for a completion event is polled: its consumer waits on a completion channel between polls, so
+     * in polling mode the progress thread must receive meanwhile instead of standing back for a busy poller.
+     */
+    void pollerWaits();
+
+    /**
      * @return true if polling a CQ of this device also receives from the network (polling mode).
      */
     boolean pollsInline();
