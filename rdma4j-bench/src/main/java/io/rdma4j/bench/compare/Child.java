@@ -11,9 +11,10 @@ import java.util.function.Predicate;
 
 /**
  * One process of a workload: a JVM on this machine's Java and class path, its stdout and stderr
- * merged and kept line by line.
+ * merged and kept line by line. Public for the Netty comparison ({@code io.rdma4j.bench.netty}), which starts its
+ * servers and clients the same way.
  */
-final class Child implements AutoCloseable
+public final class Child implements AutoCloseable
 {
     private final Process process;
     private final List<String> lines = new ArrayList<>();
@@ -33,7 +34,7 @@ final class Child implements AutoCloseable
      * @return the running child.
      * @throws IOException if it cannot be started.
      */
-    static Child start(final List<String> jvmOptions, final String mainClass, final List<String> args)
+    public static Child start(final List<String> jvmOptions, final String mainClass, final List<String> args)
         throws IOException
     {
         final List<String> command = new ArrayList<>();
@@ -77,9 +78,13 @@ final class Child implements AutoCloseable
     }
 
     /**
+     * @param wanted  the line waited for.
+     * @param timeout how long to wait.
+     * @param unit    the timeout's unit.
      * @return true once a line matches, false if the output ended or the time ran out first.
+     * @throws InterruptedException if interrupted while waiting.
      */
-    boolean awaitLine(final Predicate<String> wanted, final long timeout, final TimeUnit unit)
+    public boolean awaitLine(final Predicate<String> wanted, final long timeout, final TimeUnit unit)
         throws InterruptedException
     {
         final long deadline = System.nanoTime() + unit.toNanos(timeout);
@@ -99,9 +104,12 @@ final class Child implements AutoCloseable
     }
 
     /**
+     * @param timeout how long to wait for it to end.
+     * @param unit    the timeout's unit.
      * @return the exit status, or -1 if it had to be killed at the deadline.
+     * @throws InterruptedException if interrupted while waiting.
      */
-    int await(final long timeout, final TimeUnit unit) throws InterruptedException
+    public int await(final long timeout, final TimeUnit unit) throws InterruptedException
     {
         if (!process.waitFor(timeout, unit))
         {
@@ -115,7 +123,7 @@ final class Child implements AutoCloseable
     /**
      * @return every line so far.
      */
-    List<String> lines()
+    public List<String> lines()
     {
         synchronized (lines)
         {
@@ -126,7 +134,7 @@ final class Child implements AutoCloseable
     /**
      * @return the last line that is not a stack frame, for a failure's note.
      */
-    String lastLine()
+    public String lastLine()
     {
         final List<String> all = lines();
         for (int i = all.size() - 1; i >= 0; i--)
@@ -139,6 +147,21 @@ final class Child implements AutoCloseable
             }
         }
         return "(no output)";
+    }
+
+    /**
+     * Close the child's standard input: a server that reads it to the end takes that as the signal to stop.
+     */
+    public void endInput()
+    {
+        try
+        {
+            process.getOutputStream().close();
+        }
+        catch (final IOException ex)
+        {
+            // already gone: it stops anyway
+        }
     }
 
     @Override
