@@ -539,9 +539,10 @@ public final class Endpoint implements AutoCloseable
 
     /**
      * Destroy the endpoint ({@code rdma_destroy_ep}): its QP, the CQs and completion channels it made, and the
-     * id; a listener rejects the requests nobody took. A second call does nothing.
+     * id; a listener rejects the requests nobody took. Once it succeeded, another call does nothing; after a
+     * failure, another call goes on from where it stopped.
      *
-     * @throws RdmaException EBUSY while memory regions registered on it are open.
+     * @throws RdmaException EBUSY while memory regions registered on its PD are open.
      */
     @Override
     public void close()
@@ -550,21 +551,16 @@ public final class Endpoint implements AutoCloseable
         {
             return;
         }
-        closed = true;
+        // each step is done once: a close that failed (a region still open) can be called again
         if (id.qp() != null)
         {
             id.destroyQp();
         }
         closeQueues();
         sync.forget(id);
-        try
-        {
-            id.close();
-        }
-        finally
-        {
-            sync.release();
-        }
+        id.close();
+        closed = true;
+        sync.release();
     }
 
     @Override
