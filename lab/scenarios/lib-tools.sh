@@ -77,6 +77,17 @@ udaddy_host_serves_host() { local o; o=$(mktemp); serve "$o" rdma4j udaddy --deb
 udaddy_host_serves_guest() { local o; o=$(mktemp); wait_for ready 90 || return 1
   client "$o" g_cm udaddy -s "$HOST_IP" -b "$GUEST_IP" "$@" && check_out "$o" 'data transfers complete'; }
 
+# rdma_server / rdma_client (librdmacm's synchronous endpoint examples): one 16-byte message each way; the C
+# tools print nothing between "start" and "end 0", so "end 0" on both sides is the check
+rdma_server_guest_serves_guest() { local o; o=$(mktemp); serve "$o" g_cm rdma_server -s "$GUEST_IP" "$@"
+  wait_cm_listen || return 1; post ready; finish "$o" && check_out "$o" '^rdma_server: end 0$'; }
+rdma_server_guest_serves_host() { local o; o=$(mktemp); wait_for ready 90 || return 1
+  client "$o" rdma4j rdma_client -s "$GUEST_IP" -b "$HOST_IP" "$@" && check_out "$o" '^rdma_client: end 0$'; }
+rdma_server_host_serves_host() { local o; o=$(mktemp); serve "$o" rdma4j rdma_server --debug -s "$HOST_IP" "$@"
+  wait_log "$o" 'listening on' || return 1; post ready; finish "$o" && check_out "$o" '^rdma_server: end 0$'; }
+rdma_server_host_serves_guest() { local o; o=$(mktemp); wait_for ready 90 || return 1
+  client "$o" g_cm rdma_client -s "$HOST_IP" "$@" && check_out "$o" '^rdma_client: end 0$'; }
+
 # run_group 239.77.X.Y: the scenario's group made the run's own, 239.G.X.Y with G the guest address's last
 # octet: the lab's bridge floods multicast to every port, and two runs at once (each with its own guest
 # address) must not receive each other's messages

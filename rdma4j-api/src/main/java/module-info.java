@@ -9,6 +9,7 @@ module io.rdma4j.api
 {
     exports io.rdma4j.verbs;
     exports io.rdma4j.cm;
+    exports io.rdma4j.cm.ep;
     exports io.rdma4j.spi;
 
     uses io.rdma4j.spi.RdmaProvider;

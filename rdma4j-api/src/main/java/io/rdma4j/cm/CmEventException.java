@@ -27,6 +27,22 @@ public final class CmEventException extends RdmaException
     }
 
     /**
+     * @param expected the event a flow waited for.
+     * @param event    the one that came instead; not acknowledged here.
+     * @return the failure: the errno the event's status stands for (ECONNREFUSED for REJECTED), with the event's
+     *         type, status, decoded status and private data.
+     */
+    public static CmEventException unexpected(final CmEventType expected, final CmEvent event)
+    {
+        final CmEventType received = event.type();
+        final int status = event.status();
+        final byte[] privateData = event.connParam() == null ? null : event.connParam().privateData();
+        return new CmEventException(CmStatus.errno(received, status), "expected " + expected.description() +
+            ", got " + received.description() + " with status " + CmStatus.describe(received, status), expected,
+            received, status, privateData);
+    }
+
+    /**
      * @return the event waited for.
      */
     public CmEventType expected()

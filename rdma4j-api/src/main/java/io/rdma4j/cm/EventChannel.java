@@ -57,13 +57,9 @@ public interface EventChannel extends AutoCloseable
         {
             return event;
         }
-        final CmEventType received = event.type();
-        final int status = event.status();
-        final byte[] privateData = event.connParam() == null ? null : event.connParam().privateData();
+        final CmEventException failure = CmEventException.unexpected(type, event);
         event.ack();
-        throw new CmEventException(CmStatus.errno(received, status), "expected " + type.description() + ", got " +
-            received.description() + " with status " + CmStatus.describe(received, status), type, received, status,
-            privateData);
+        throw failure;
     }
 
     /**

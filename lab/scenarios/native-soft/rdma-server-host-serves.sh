@@ -1,0 +1,1 @@
+../soft-rdmacore/rdma-server-host-serves.sh

@@ -1,0 +1,86 @@
+package io.rdma4j.tools;
+
+import io.rdma4j.testing.TestNet;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * rdma_server and rdma_client between processes: one RC connection set up with the synchronous endpoint calls, a
+ * 16-byte message each way, and rdma-core 44's output and exit status. The server runs with --debug, which says
+ * when it listens; only then does the client start. Addresses 127.0.0.17x keep these clear of the other
+ * end-to-end tests.
+ */
+class RdmaServerClientEndToEndTest
+{
+    private final List<ToolProcess> children = new ArrayList<>();
+
+    @AfterEach
+    void killLeftovers()
+    {
+        children.forEach(ToolProcess::destroy);
+    }
+
+    private ToolProcess start(final String role, final String... args) throws IOException
+    {
+        final List<String> all = new ArrayList<>(List.of(args));
+        all.addAll(List.of("--timeout", "60"));
+        final ToolProcess child = ToolProcess.start(role, all, line -> line.startsWith("rdma_server: listening on "));
+        children.add(child);
+        return child;
+    }
+
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void shouldExchangeOneMessageAsTheCToolsDo() throws Exception
+    {
+        final String port = String.valueOf(TestNet.tcpPort(0));
+        final ToolProcess server = start("server", "rdma_server", "--debug", "-s", TestNet.host(171), "-p", port);
+        assertTrue(server.ready().get(60, TimeUnit.SECONDS), "the server never listened: " + server.lines());
+        final ToolProcess client = start("client", "rdma_client", "-s", TestNet.host(171), "-p", port, "-b",
+            TestNet.host(172));
+
+        assertEquals(0, client.await(120, TimeUnit.SECONDS), "client exit status; its output: " + client.lines());
+        assertEquals(0, server.await(60, TimeUnit.SECONDS), "server exit status; its output: " + server.lines());
+        assertEquals(List.of("rdma_client: start", "rdma_client: end 0"), client.lines());
+        assertEquals(List.of("rdma_server: start", "rdma_server: listening on " + TestNet.host(171) + ":" + port,
+            "rdma_server: end 0"), server.lines());
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void shouldEndMinusOneWhenNobodyListens() throws Exception
+    {
+        // a server that listened on another port keeps the device up, so the request is refused, not lost
+        final ToolProcess server = start("server", "rdma_server", "--debug", "-s", TestNet.host(173), "-p",
+            String.valueOf(TestNet.tcpPort(1)));
+        assertTrue(server.ready().get(60, TimeUnit.SECONDS), "the server never listened: " + server.lines());
+        final ToolProcess client = start("client", "rdma_client", "-s", TestNet.host(173), "-p",
+            String.valueOf(TestNet.tcpPort(2)), "-b", TestNet.host(174));
+
+        assertEquals(-1 & 0xFF, client.await(60, TimeUnit.SECONDS), "exit status; output: " + client.lines());
+        final List<String> lines = client.lines();
+        assertEquals("rdma_client: start", lines.getFirst());
+        assertTrue(lines.get(1).startsWith("rdma_connect: ECONNREFUSED: "), lines.toString());
+        assertEquals("rdma_client: end -1", lines.getLast());
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void shouldSayWhatRdmaGetaddrinfoSays() throws Exception
+    {
+        final ToolProcess client = start("client", "rdma_client", "-s", "no-such-host.invalid", "-p", "7471");
+
+        assertEquals(-2 & 0xFF, client.await(60, TimeUnit.SECONDS), "exit status; output: " + client.lines());
+        assertEquals(List.of("rdma_client: start", "rdma_getaddrinfo: Name or service not known",
+            "rdma_client: end -2"), client.lines());
+    }
+}
