@@ -111,7 +111,8 @@ class ModulePathTest
         // picocli reflects into every package holding a command or a converter
         final Module picocli = module(layer, "info.picocli");
         for (final String commands : List.of("io.rdma4j.tools", "io.rdma4j.tools.common", "io.rdma4j.tools.perf",
-            "io.rdma4j.tools.pingpong", "io.rdma4j.tools.rping", "io.rdma4j.tools.soak", "io.rdma4j.tools.udaddy"))
+            "io.rdma4j.tools.pingpong", "io.rdma4j.tools.rping", "io.rdma4j.tools.soak", "io.rdma4j.tools.udaddy",
+            "io.rdma4j.tools.cmatose"))
         {
             assertTrue(tools.isOpen(commands, picocli), commands + " is not open to picocli");
             assertFalse(tools.isOpen(commands), commands + " is open to everyone");
