@@ -87,6 +87,16 @@ rdma_server_host_serves_host() { local o; o=$(mktemp); serve "$o" rdma4j rdma_se
   wait_log "$o" 'listening on' || return 1; post ready; finish "$o" && check_out "$o" '^rdma_server: end 0$'; }
 rdma_server_host_serves_guest() { local o; o=$(mktemp); wait_for ready 90 || return 1
   client "$o" g_cm rdma_client -s "$HOST_IP" "$@" && check_out "$o" '^rdma_client: end 0$'; }
+# cmatose: rdma-core installs it as ucmatose (rdma4j takes both names); the server sends first and disconnects
+cmatose_guest_serves_guest() { local o; o=$(mktemp); serve "$o" g_cm ucmatose -b "$GUEST_IP" "$@"
+  wait_cm_listen || return 1; post ready; finish "$o" && check_out "$o" 'data transfers complete' '^disconnected'; }
+cmatose_guest_serves_host() { local o; o=$(mktemp); wait_for ready 90 || return 1
+  client "$o" rdma4j cmatose -s "$GUEST_IP" -b "$HOST_IP" "$@" && check_out "$o" 'data transfers complete'; }
+cmatose_host_serves_host() { local o; o=$(mktemp); serve "$o" rdma4j cmatose --debug -b "$HOST_IP" "$@"
+  wait_log "$o" 'listening on' || return 1; post ready; finish "$o" &&
+  check_out "$o" 'data transfers complete' '^disconnected'; }
+cmatose_host_serves_guest() { local o; o=$(mktemp); wait_for ready 90 || return 1
+  client "$o" g_cm ucmatose -s "$HOST_IP" -b "$GUEST_IP" "$@" && check_out "$o" 'data transfers complete'; }
 
 # run_group 239.77.X.Y: the scenario's group made the run's own, 239.G.X.Y with G the guest address's last
 # octet: the lab's bridge floods multicast to every port, and two runs at once (each with its own guest

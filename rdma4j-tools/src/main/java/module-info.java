@@ -18,6 +18,7 @@ module io.rdma4j.tools
     // picocli builds each command from its annotated fields and constructor by reflection, and makes the
     // converters an option names (common's CNumber) the same way
     opens io.rdma4j.tools to info.picocli;
+    opens io.rdma4j.tools.cmatose to info.picocli;
     opens io.rdma4j.tools.common to info.picocli;
     opens io.rdma4j.tools.perf to info.picocli;
     opens io.rdma4j.tools.pingpong to info.picocli;

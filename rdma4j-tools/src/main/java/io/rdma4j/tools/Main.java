@@ -1,5 +1,6 @@
 package io.rdma4j.tools;
 
+import io.rdma4j.tools.cmatose.CmatoseCommand;
 import io.rdma4j.tools.ep.RdmaClientCommand;
 import io.rdma4j.tools.ep.RdmaServerCommand;
 import io.rdma4j.tools.perf.PerfCommand;
@@ -16,12 +17,13 @@ import picocli.CommandLine.IVersionProvider;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
+import java.util.Arrays;
 import java.util.List;
 
 /**
  * The {@code rdma4j} command line: the rdma-core tools people already know ({@code ibv_devices},
  * {@code ibv_devinfo}, the {@code ibv_*_pingpong} tools, {@code mckey}, {@code rping}, {@code udaddy},
- * {@code rdma_server}, {@code rdma_client})
+ * {@code rdma_server}, {@code rdma_client}, {@code cmatose})
  * on rdma4j's devices, a one-command multicast demo, perftest's tests ({@code perf}), the live counters of
  * every device on the machine ({@code stat}) and leak-hunting cycles ({@code soak}).
  */
@@ -30,16 +32,16 @@ import java.util.List;
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = "rdma-core's and librdmacm's tools on rdma4j's devices (devices, devinfo, the ping-pongs, mckey, " +
-        "rping, udaddy, rdma_server, rdma_client), a multicast demo, perftest's tests beside a raw-UDP baseline " +
-        "(perf), every running device's counters, live (stat), and leak-hunting cycles (soak).")
+        "rping, udaddy, cmatose or ucmatose, rdma_server, rdma_client), a multicast demo, perftest's tests beside a " +
+        "raw-UDP baseline (perf), every running device's counters, live (stat), and leak-hunting cycles (soak).")
 public final class Main implements Runnable
 {
     /** The subcommands, in the order the help lists them. */
     private static final List<Class<?>> COMMANDS = List.of(
         DevicesCommand.class, DevinfoCommand.class, McKeyCommand.class, DemoCommand.class,
         RcPingPongCommand.class, UcPingPongCommand.class, UdPingPongCommand.class, SrqPingPongCommand.class,
-        RpingCommand.class, UdaddyCommand.class, RdmaServerCommand.class, RdmaClientCommand.class, SoakCommand.class,
-        StatCommand.class, PerfCommand.class,
+        RpingCommand.class, UdaddyCommand.class, CmatoseCommand.class, RdmaServerCommand.class,
+        RdmaClientCommand.class, SoakCommand.class, StatCommand.class, PerfCommand.class,
         CommandLine.HelpCommand.class);
 
     @Spec
@@ -101,7 +103,8 @@ public final class Main implements Runnable
     {
         for (final Class<?> command : COMMANDS)
         {
-            if (name.equals(command.getAnnotation(Command.class).name()))
+            final Command annotation = command.getAnnotation(Command.class);
+            if (name.equals(annotation.name()) || Arrays.asList(annotation.aliases()).contains(name))
             {
                 return command;
             }

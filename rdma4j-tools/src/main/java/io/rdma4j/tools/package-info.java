@@ -10,7 +10,7 @@
  * ({@link io.rdma4j.tools.ChildJvm}, {@link io.rdma4j.tools.RoleProcess}); and {@code stat}, which reads the
  * software devices' stat files.
  * <p>
- * <b>Arrows.</b> The top of the module: {@code Main} imports every command package ({@code perf},
+ * <b>Arrows.</b> The top of the module: {@code Main} imports every command package ({@code cmatose}, {@code perf},
  * {@code pingpong}, {@code rping}, {@code soak}, {@code udaddy}) to list their commands, and the commands here
  * use {@code common}. Outside the module it uses the API ({@code io.rdma4j.verbs}, {@code io.rdma4j.cm},
  * {@code io.rdma4j.spi} for the providers' names), the software device's stat file reader

@@ -1,6 +1,7 @@
 package io.rdma4j.tools;
 
 import io.rdma4j.cm.PortSpace;
+import io.rdma4j.tools.cmatose.CmatoseCommand;
 import io.rdma4j.tools.rping.RpingCommand;
 import io.rdma4j.tools.udaddy.UdaddyCommand;
 import org.junit.jupiter.api.Test;
@@ -14,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * rping's and udaddy's flags, defaults and argument errors, without connecting anywhere.
+ * rping's, udaddy's and cmatose's flags, defaults and argument errors, without connecting anywhere.
  */
 class CmToolsParsingTest
 {
@@ -199,5 +200,89 @@ class CmToolsParsingTest
         assertTrue(rping.out.contains("-P") && rping.out.contains("-V"), rping.out);
         assertEquals(0, udaddy.status);
         assertTrue(udaddy.out.contains("-S=message_size"), udaddy.out);
+    }
+
+    @Test
+    void shouldApplyCmatoseDefaults()
+    {
+        final CmatoseCommand cmatose = parse(CmatoseCommand.class, "cmatose");
+
+        assertNull(cmatose.serverAddress());
+        assertNull(cmatose.bindAddress());
+        assertNull(cmatose.addressFormat());
+        assertEquals(PortSpace.TCP, cmatose.portSpace());
+        assertEquals(1, cmatose.connections());
+        assertEquals(10, cmatose.count());
+        assertEquals(100, cmatose.size());
+        assertEquals(7471, cmatose.port());
+        assertNull(cmatose.tos());
+        assertNull(cmatose.ackTimeout());
+        assertFalse(cmatose.migrate());
+        assertEquals(0, cmatose.timeoutSeconds());
+    }
+
+    @Test
+    void shouldParseCmatoseFlagsUnderEitherName()
+    {
+        final CmatoseCommand cmatose = parse(CmatoseCommand.class, "ucmatose", "-s", "127.0.0.9", "-b",
+            "127.0.0.10", "-f", "ip", "-P", "ib", "-c", "8", "-C", "0x20", "-S", "4096", "-t", "0x1b8", "-p", "9000",
+            "-m", "-a", "18", "--timeout", "30");
+
+        assertEquals("127.0.0.9", cmatose.serverAddress());
+        assertEquals("127.0.0.10", cmatose.bindAddress());
+        assertEquals("ip", cmatose.addressFormat());
+        assertEquals(PortSpace.IB, cmatose.portSpace());
+        assertEquals(8, cmatose.connections());
+        assertEquals(32, cmatose.count());
+        assertEquals(4096, cmatose.size());
+        assertEquals(0xb8, cmatose.tos(), "the type of service is a byte, as cmatose's uint8_t");
+        assertEquals(9000, cmatose.port());
+        assertTrue(cmatose.migrate());
+        assertEquals(18, cmatose.ackTimeout());
+        assertEquals(30, cmatose.timeoutSeconds());
+    }
+
+    @Test
+    void shouldWarnOfAnUnknownPortSpaceAndKeepTcp()
+    {
+        final Run run = new Run("cmatose", "-P", "udp", "-c", "0");
+
+        assertTrue(run.err.contains("Warning: unknown port space format"), run.err);
+        assertEquals(PortSpace.TCP, parse(CmatoseCommand.class, "cmatose", "-P", "udp").portSpace());
+    }
+
+    @Test
+    void shouldExitOneOnBadCmatoseArguments()
+    {
+        final Run noConnections = new Run("cmatose", "-c", "0");
+
+        assertEquals(1, new Run("cmatose", "--no-such-flag").status);
+        assertEquals(1, new Run("ucmatose", "-C", "ten").status);
+        assertEquals(1, noConnections.status);
+        assertTrue(noConnections.err.contains("-c must be at least 1"), noConnections.err);
+        assertEquals(1, new Run("cmatose", "-S", "-1").status);
+    }
+
+    @Test
+    void shouldReturnTheLookupCodeForAGidAddress()
+    {
+        // RoCE has no AF_IB: rdma_getaddrinfo fails, and cmatose returns its code (EAI_FAMILY, -6)
+        final Run run = new Run("cmatose", "-s", "127.0.0.9", "-b", "127.0.0.10", "-f", "gid");
+
+        assertEquals(-6 & 0xFF, run.status);
+        assertEquals(String.join(System.lineSeparator(), "cmatose: starting client",
+            "cmatose: getaddrinfo error: Address family for hostname not supported", "test complete",
+            "return status -6", ""), run.out);
+    }
+
+    @Test
+    void shouldListCmatoseUnderBothNames()
+    {
+        final Run help = new Run("--help");
+        final Run cmatose = new Run("ucmatose", "--help");
+
+        assertTrue(help.out.contains("cmatose, ucmatose"), help.out);
+        assertEquals(0, cmatose.status);
+        assertTrue(cmatose.out.contains("-C=message_count") && cmatose.out.contains("-a=ack_timeout"), cmatose.out);
     }
 }

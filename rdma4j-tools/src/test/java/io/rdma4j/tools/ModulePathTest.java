@@ -92,8 +92,8 @@ class ModulePathTest
         final Module rdmacore = module(layer, "io.rdma4j.rdmacore");
         final Module tools = module(layer, "io.rdma4j.tools");
 
-        assertEquals(Set.of("io.rdma4j.verbs", "io.rdma4j.cm", "io.rdma4j.spi"), api.getDescriptor().exports()
-            .stream().filter(e -> !e.isQualified()).map(ModuleDescriptor.Exports::source).collect(Collectors.toSet()));
+        assertEquals(Set.of("io.rdma4j.verbs", "io.rdma4j.cm", "io.rdma4j.cm.ep", "io.rdma4j.spi"),
+            api.getDescriptor().exports().stream().filter(e -> !e.isQualified()).map(ModuleDescriptor.Exports::source).collect(Collectors.toSet()));
         for (final String internal : List.of("io.rdma4j.soft", "io.rdma4j.soft.wire", "io.rdma4j.soft.cm",
             "io.rdma4j.soft.transport", "io.rdma4j.soft.link", "io.rdma4j.soft.stat"))
         {
@@ -111,7 +111,8 @@ class ModulePathTest
         // picocli reflects into every package holding a command or a converter
         final Module picocli = module(layer, "info.picocli");
         for (final String commands : List.of("io.rdma4j.tools", "io.rdma4j.tools.common", "io.rdma4j.tools.perf",
-            "io.rdma4j.tools.pingpong", "io.rdma4j.tools.rping", "io.rdma4j.tools.soak", "io.rdma4j.tools.udaddy"))
+            "io.rdma4j.tools.pingpong", "io.rdma4j.tools.rping", "io.rdma4j.tools.soak", "io.rdma4j.tools.udaddy",
+            "io.rdma4j.tools.cmatose"))
         {
             assertTrue(tools.isOpen(commands, picocli), commands + " is not open to picocli");
             assertFalse(tools.isOpen(commands), commands + " is open to everyone");

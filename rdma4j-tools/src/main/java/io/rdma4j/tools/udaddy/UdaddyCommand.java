@@ -6,9 +6,13 @@ import io.rdma4j.cm.ConnParam;
 import io.rdma4j.cm.EventChannel;
 import io.rdma4j.cm.PortSpace;
 import io.rdma4j.cm.UdParam;
+import io.rdma4j.tools.common.AddressLookup;
 import io.rdma4j.tools.common.CNumber;
+import io.rdma4j.tools.common.CmListener;
+import io.rdma4j.tools.common.RefusedIds;
 import io.rdma4j.tools.common.DeviceOption;
 import io.rdma4j.tools.common.SoftAddress;
+import io.rdma4j.tools.common.WaitClock;
 import io.rdma4j.verbs.AhAttr;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.GlobalRoute;
@@ -25,7 +29,6 @@ import picocli.CommandLine.Spec;
 import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -47,10 +50,6 @@ public final class UdaddyCommand implements Callable<Integer>
     public static final int PORT = 7174;
     /** rdma_resolve_addr's and rdma_resolve_route's timeout, as udaddy passes it. */
     static final int RESOLVE_TIMEOUT_MS = 2000;
-    /** getaddrinfo's "Name or service not known". */
-    static final int EAI_NONAME = -2;
-    /** getaddrinfo's "Address family for hostname not supported". */
-    static final int EAI_FAMILY = -6;
     /** Completions taken per poll, as udaddy's array. */
     private static final int POLL_BATCH = 8;
 
@@ -103,9 +102,9 @@ public final class UdaddyCommand implements Callable<Integer>
     private int connIndex;
     private final List<UdaddyNode> nodes = new ArrayList<>();
     private final WorkCompletion[] wcs = WorkCompletion.array(POLL_BATCH);
-    private long deadline;
+    private WaitClock clock;
     /** Ids of refused connection requests, destroyed once their event is acknowledged. */
-    private final List<CmId> refused = new ArrayList<>();
+    private final RefusedIds refused = new RefusedIds("udaddy");
 
     /**
      * @param text -P: {@code udp} or {@code ipoib}.
@@ -241,6 +240,7 @@ public final class UdaddyCommand implements Callable<Integer>
             count = 0;
         }
         connectsLeft = connections;
+        clock = new WaitClock(timeoutSeconds);
         final EventChannel channel;
         try
         {
@@ -310,54 +310,26 @@ public final class UdaddyCommand implements Callable<Integer>
     private int runServer(final EventChannel channel) throws InterruptedException
     {
         say(out, "udaddy: starting server");
-        final CmId listenId;
+        final InetSocketAddress bind;
         try
         {
-            listenId = channel.createId(this, portSpace);
+            bind = new InetSocketAddress(bindAddress == null ? InetAddress.ofLiteral("0.0.0.0") : lookup(bindAddress),
+                PORT);
         }
-        catch (final RdmaException ex)
+        catch (final AddressLookup.Failure ex)
         {
-            say(err, "udaddy: listen request failed: %s", ex.getMessage());
+            say(out, "rdma_getaddrinfo error: %s", ex.getMessage());
+            return ex.code();
+        }
+        final CmId listenId = CmListener.listen(channel, this, portSpace, bind, "udaddy", debug, out, err);
+        if (listenId == null)
+        {
             return -1;
         }
         int ret;
         try
         {
-            final InetSocketAddress bind;
-            try
-            {
-                bind = new InetSocketAddress(bindAddress == null ? InetAddress.ofLiteral("0.0.0.0") :
-                    lookup(bindAddress), PORT);
-            }
-            catch (final AddressException ex)
-            {
-                say(out, "rdma_getaddrinfo error: %s", ex.getMessage());
-                return ex.code;
-            }
-            try
-            {
-                listenId.bindAddr(bind);
-            }
-            catch (final RdmaException ex)
-            {
-                say(err, "udaddy: bind address failed: %s", ex.getMessage());
-                return -1;
-            }
-            try
-            {
-                listenId.listen(0);
-            }
-            catch (final RdmaException ex)
-            {
-                say(err, "udaddy: failure trying to listen: %s", ex.getMessage());
-                return -1;
-            }
-            if (debug)
-            {
-                final InetSocketAddress local = listenId.localAddress() != null ? listenId.localAddress() : bind;
-                say(out, "udaddy: listening on %s:%d", local.getAddress().getHostAddress(), local.getPort());
-            }
-            startClock();
+            clock.start();
             // udaddy goes on whatever became of the connection requests; only a timeout (ours) stops it
             ret = connectEvents(channel);
             if (ret == -Errno.ETIMEDOUT.code() && connectsLeft > 0)
@@ -414,10 +386,10 @@ public final class UdaddyCommand implements Callable<Integer>
             source = bindAddress == null ? null : new InetSocketAddress(lookup(bindAddress), 0);
             destination = new InetSocketAddress(lookup(serverAddress), PORT);
         }
-        catch (final AddressException ex)
+        catch (final AddressLookup.Failure ex)
         {
             say(out, "rdma_getaddrinfo error: %s", ex.getMessage());
-            return ex.code;
+            return ex.code();
         }
         say(out, "udaddy: connecting");
         for (final UdaddyNode node : nodes)
@@ -433,7 +405,7 @@ public final class UdaddyCommand implements Callable<Integer>
                 return -1;
             }
         }
-        startClock();
+        clock.start();
         int ret = connectEvents(channel);
         if (ret != 0)
         {
@@ -470,10 +442,10 @@ public final class UdaddyCommand implements Callable<Integer>
         int ret = 0;
         while (connectsLeft > 0 && ret == 0)
         {
-            final CmEvent event = channel.getEvent(waitNanos(), TimeUnit.NANOSECONDS);
+            final CmEvent event = channel.getEvent(clock.waitNanos(), TimeUnit.NANOSECONDS);
             if (event == null)
             {
-                if (timedOut())
+                if (clock.timedOut())
                 {
                     say(out, "udaddy: timed out after %d s with %d of %d connections not set up", timeoutSeconds,
                         connectsLeft, connections);
@@ -488,7 +460,7 @@ public final class UdaddyCommand implements Callable<Integer>
             finally
             {
                 event.ack();
-                destroyRefused();
+                refused.destroy(err);
             }
         }
         return ret;
@@ -515,22 +487,6 @@ public final class UdaddyCommand implements Callable<Integer>
             // DEVICE_REMOVAL: the teardown after the test cleans up
             default -> 0;
         };
-    }
-
-    private void destroyRefused()
-    {
-        for (final CmId id : refused)
-        {
-            try
-            {
-                id.close();
-            }
-            catch (final RdmaException ex)
-            {
-                say(err, "udaddy: destroying a refused id: %s", ex.getMessage());
-            }
-        }
-        refused.clear();
     }
 
     private int addrHandler(final UdaddyNode node)
@@ -775,7 +731,7 @@ public final class UdaddyCommand implements Callable<Integer>
                 final int n = node.poll(wcs);
                 if (n == 0)
                 {
-                    if (!node.await(waitNanos()) && timedOut())
+                    if (!node.await(clock.waitNanos()) && clock.timedOut())
                     {
                         say(out, "udaddy: timed out after %d s with %d of %d completions on connection %d",
                             timeoutSeconds, done, count, node.index());
@@ -826,63 +782,14 @@ public final class UdaddyCommand implements Callable<Integer>
         }
     }
 
-    private InetAddress lookup(final String host) throws AddressException
+    private InetAddress lookup(final String host) throws AddressLookup.Failure
     {
-        final String format = addressFormat == null ? "name" : addressFormat.toLowerCase(Locale.ROOT);
-        if (format.startsWith("gid"))
-        {
-            throw new AddressException(EAI_FAMILY, "Address family for hostname not supported");
-        }
-        if (!format.startsWith("ip") && !format.startsWith("name"))
-        {
-            say(err, "Warning: unknown address format");
-        }
-        try
-        {
-            // -f ip (and ipv6, which udaddy reads as "ip") takes numeric addresses only
-            return format.startsWith("ip") ? InetAddress.ofLiteral(host) : InetAddress.getByName(host);
-        }
-        catch (final IllegalArgumentException | UnknownHostException ex)
-        {
-            throw new AddressException(EAI_NONAME, "Name or service not known");
-        }
-    }
-
-    private void startClock()
-    {
-        deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
-    }
-
-    private boolean timedOut()
-    {
-        return timeoutSeconds > 0 && deadline - System.nanoTime() <= 0;
-    }
-
-    private long waitNanos()
-    {
-        final long slice = TimeUnit.MILLISECONDS.toNanos(100);
-        return timeoutSeconds > 0 ? Math.max(1, Math.min(slice, deadline - System.nanoTime())) : slice;
+        return AddressLookup.lookup(addressFormat, host, err);
     }
 
     private static void say(final PrintWriter to, final String format, final Object... args)
     {
         to.println(args.length == 0 ? format : String.format(format, args));
         to.flush();
-    }
-
-    /**
-     * A name that did not resolve, with getaddrinfo's code and text.
-     */
-    private static final class AddressException extends Exception
-    {
-        private static final long serialVersionUID = 1L;
-
-        private final int code;
-
-        AddressException(final int code, final String message)
-        {
-            super(message);
-            this.code = code;
-        }
     }
 }

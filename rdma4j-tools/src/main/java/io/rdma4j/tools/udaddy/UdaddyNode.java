@@ -1,14 +1,11 @@
 package io.rdma4j.tools.udaddy;
 
-import io.rdma4j.cm.CmId;
-import io.rdma4j.tools.common.Closing;
+import io.rdma4j.tools.common.CmNode;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.AhAttr;
-import io.rdma4j.verbs.CompletionChannel;
 import io.rdma4j.verbs.CompletionQueue;
 import io.rdma4j.verbs.Context;
-import io.rdma4j.verbs.MemoryRegion;
 import io.rdma4j.verbs.ProtectionDomain;
 import io.rdma4j.verbs.QpCap;
 import io.rdma4j.verbs.QpInitAttr;
@@ -23,7 +20,6 @@ import io.rdma4j.verbs.WrOpcode;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One udaddy path: a CM id with its PD, CQ, UD QP, one message buffer with room for the GRH, and
@@ -31,52 +27,19 @@ import java.util.concurrent.TimeUnit;
  * every send uses the same buffer. The CQ reports to a completion channel so that waiting for
  * completions sleeps instead of spinning (udaddy spins).
  */
-final class UdaddyNode implements AutoCloseable
+final class UdaddyNode extends CmNode
 {
-    private static final long WAIT_SLICE_MS = 100;
-
-    private final int index;
-    private CmId id;
-    private boolean connected;
-    private ProtectionDomain pd;
-    private CompletionChannel channel;
     private CompletionQueue cq;
-    private Arena arena;
     private MemorySegment mem;
-    private MemoryRegion mr;
     private AddressHandle ah;
     private int remoteQpn;
     private int remoteQkey;
 
     UdaddyNode(final int index)
     {
-        this.index = index;
+        super(index, "udaddy");
     }
 
-    int index()
-    {
-        return index;
-    }
-
-    CmId id()
-    {
-        return id;
-    }
-
-    void id(final CmId cmId)
-    {
-        id = cmId;
-    }
-
-    boolean connected()
-    {
-        return connected;
-    }
-
-    void connected(final boolean value)
-    {
-        connected = value;
-    }
 
     boolean hasAh()
     {
@@ -85,12 +48,12 @@ final class UdaddyNode implements AutoCloseable
 
     QueuePair qp()
     {
-        return id.qp();
+        return id().qp();
     }
 
     Context verbs()
     {
-        return id.verbs();
+        return id().verbs();
     }
 
     ProtectionDomain pd()
@@ -103,7 +66,7 @@ final class UdaddyNode implements AutoCloseable
      */
     void allocPd()
     {
-        pd = id.verbs().allocPd();
+        pd = id().verbs().allocPd();
     }
 
     /**
@@ -111,8 +74,8 @@ final class UdaddyNode implements AutoCloseable
      */
     void createCq(final int cqe)
     {
-        channel = id.verbs().createCompChannel();
-        cq = id.verbs().createCq(cqe, channel, 0);
+        channel = id().verbs().createCompChannel();
+        cq = id().verbs().createCq(cqe, channel, 0);
     }
 
     /**
@@ -120,7 +83,7 @@ final class UdaddyNode implements AutoCloseable
      */
     void createQp(final int depth)
     {
-        id.createQp(pd, QpInitAttr.of(QpType.UD, cq, new QpCap(depth, depth, 1, 1, 0)));
+        id().createQp(pd, QpInitAttr.of(QpType.UD, cq, new QpCap(depth, depth, 1, 1, 0)));
     }
 
     /**
@@ -138,10 +101,10 @@ final class UdaddyNode implements AutoCloseable
      */
     void postRecvs(final int count, final int bytes)
     {
-        final RecvWr wr = new RecvWr().wrId(index).sge(mr, 0, bytes);
+        final RecvWr wr = new RecvWr().wrId(index()).sge(mr, 0, bytes);
         for (int i = 0; i < count; i++)
         {
-            id.qp().postRecv(wr);
+            id().qp().postRecv(wr);
         }
     }
 
@@ -153,11 +116,11 @@ final class UdaddyNode implements AutoCloseable
      */
     void postSends(final int count, final int size, final int sendFlags)
     {
-        final SendWr wr = new SendWr().wrId(index).opcode(WrOpcode.SEND_WITH_IMM).sendFlags(sendFlags)
-            .immData(id.qp().qpNum()).ud(ah, remoteQpn, remoteQkey).sge(mr, 0, size);
+        final SendWr wr = new SendWr().wrId(index()).opcode(WrOpcode.SEND_WITH_IMM).sendFlags(sendFlags)
+            .immData(id().qp().qpNum()).ud(ah, remoteQpn, remoteQkey).sge(mr, 0, size);
         for (int i = 0; i < count; i++)
         {
-            id.qp().postSend(wr);
+            id().qp().postSend(wr);
         }
     }
 
@@ -205,89 +168,17 @@ final class UdaddyNode implements AutoCloseable
         return cq.poll(wcs);
     }
 
-    /**
-     * Sleep on the completion channel until a completion event or {@code nanos} pass; re-arm.
-     *
-     * @return true if an event came.
-     */
-    boolean await(final long nanos) throws InterruptedException
-    {
-        final long waitMs = Math.max(1, Math.min(WAIT_SLICE_MS, TimeUnit.NANOSECONDS.toMillis(nanos)));
-        final CompletionQueue fired = channel.getCqEvent(waitMs, TimeUnit.MILLISECONDS);
-        if (fired == null)
-        {
-            return false;
-        }
-        fired.ackEvents(1);
-        fired.requestNotify(false);
-        return true;
-    }
-
-    /**
-     * udaddy's destroy_node: AH, QP, CQ, MR and buffer, PD, and last the id.
-     */
     @Override
-    public void close()
-    {
-        if (id == null)
-        {
-            return;
-        }
-        releaseVerbs();
-        closeQuietly(id);
-        id = null;
-    }
-
-    /**
-     * Free everything but the id, and forget the id: for a connection request that is refused,
-     * whose id may be destroyed only once its event is acknowledged.
-     *
-     * @return the id, for the caller to destroy.
-     */
-    CmId giveUp()
-    {
-        final CmId given = id;
-        if (given != null)
-        {
-            releaseVerbs();
-        }
-        id = null;
-        connected = false;
-        return given;
-    }
-
-    private void releaseVerbs()
+    protected void releaseOwn()
     {
         closeQuietly(ah);
         ah = null;
-        if (id.qp() != null)
-        {
-            try
-            {
-                id.destroyQp();
-            }
-            catch (final RuntimeException ex)
-            {
-                System.err.println("udaddy: destroying QP: " + ex.getMessage());
-            }
-        }
-        closeQuietly(cq);
-        closeQuietly(channel);
-        closeQuietly(mr);
-        if (arena != null)
-        {
-            arena.close();
-        }
-        closeQuietly(pd);
-        cq = null;
-        channel = null;
-        mr = null;
-        arena = null;
-        pd = null;
     }
 
-    private static void closeQuietly(final AutoCloseable resource)
+    @Override
+    protected void releaseCqs()
     {
-        Closing.closeReporting(resource, message -> System.err.println("udaddy: cleanup: " + message));
+        closeQuietly(cq);
+        cq = null;
     }
 }

@@ -1,0 +1,1 @@
+../soft-rdmacore/ucmatose-guest-serves.sh

@@ -1,0 +1,1 @@
+../soft-rdmacore/ucmatose-host-serves.sh

@@ -1,0 +1,145 @@
+package io.rdma4j.tools;
+
+import io.rdma4j.testing.TestNet;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * cmatose between processes: the client sets up its RC connections at once, the server sends its
+ * messages on each and takes as many back, then disconnects them all. The server runs with --debug,
+ * which says when it listens (only then does the client start) and, on both sides, what each
+ * connection received. Addresses 127.0.0.18x keep these clear of the other end-to-end tests.
+ */
+class CmatoseEndToEndTest
+{
+    private static final List<String> SERVER_LINES = List.of("cmatose: starting server", "initiating data transfers",
+        "completing sends", "receiving data transfers", "data transfers complete", "cmatose: disconnecting",
+        "disconnected", "test complete", "return status 0");
+    private static final List<String> CLIENT_LINES = List.of("cmatose: starting client", "cmatose: connecting",
+        "receiving data transfers", "sending replies", "data transfers complete", "test complete",
+        "return status 0");
+
+    private final List<ToolProcess> children = new ArrayList<>();
+
+    @AfterEach
+    void killLeftovers()
+    {
+        children.forEach(ToolProcess::destroy);
+    }
+
+    private ToolProcess start(final String role, final List<String> args) throws IOException
+    {
+        final ToolProcess child = ToolProcess.start(role, args, line -> line.startsWith("cmatose: listening on "));
+        children.add(child);
+        return child;
+    }
+
+    private static List<String> args(final String name, final String... args)
+    {
+        final List<String> all = new ArrayList<>(List.of(name, "--timeout", "60", "--debug"));
+        all.addAll(List.of(args));
+        return all;
+    }
+
+    /**
+     * @return the lines cmatose itself prints, without --debug's.
+     */
+    private static List<String> report(final List<String> lines)
+    {
+        return lines.stream().filter(l -> !l.startsWith("cmatose: event ") && !l.startsWith("cmatose: listening on ")
+            && !l.startsWith("cmatose: connection ")).toList();
+    }
+
+    /**
+     * @return the --debug lines that say what each connection received.
+     */
+    private static List<String> received(final List<String> lines)
+    {
+        return lines.stream().filter(l -> l.startsWith("cmatose: connection ")).toList();
+    }
+
+    private static List<String> expectedReceived(final int connections, final int count, final int size)
+    {
+        return IntStream.range(0, connections).mapToObj(i -> "cmatose: connection " + i + " received " + count
+            + " messages, " + (long)count * size + " bytes").toList();
+    }
+
+    private List<List<String>> exchange(final String serverName, final String clientName, final String serverAddress,
+        final String clientAddress, final String... extra) throws Exception
+    {
+        final List<String> serverArgs = args(serverName, "-b", serverAddress, "-p", "7471");
+        serverArgs.addAll(List.of(extra));
+        final ToolProcess server = start("server", serverArgs);
+        assertTrue(server.ready().get(60, TimeUnit.SECONDS), "the server never listened: " + server.lines());
+        final List<String> clientArgs = args(clientName, "-s", serverAddress, "-b", clientAddress);
+        clientArgs.addAll(List.of(extra));
+        final ToolProcess client = start("client", clientArgs);
+
+        assertEquals(0, client.await(120, TimeUnit.SECONDS), "client exit status; its output: " + client.lines());
+        assertEquals(0, server.await(60, TimeUnit.SECONDS), "server exit status; its output: " + server.lines());
+        return List.of(server.lines(), client.lines());
+    }
+
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void shouldExchangeTheDefaultTenMessagesEachWay() throws Exception
+    {
+        final List<List<String>> out = exchange("cmatose", "cmatose", TestNet.host(181), TestNet.host(182));
+
+        assertEquals(SERVER_LINES, report(out.get(0)));
+        assertEquals(CLIENT_LINES, report(out.get(1)));
+        assertEquals(expectedReceived(1, 10, 100), received(out.get(0)));
+        assertEquals(expectedReceived(1, 10, 100), received(out.get(1)));
+    }
+
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void shouldExchangeOnManyConnectionsAtOnceUnderEitherName() throws Exception
+    {
+        // rdma-core installs cmatose as ucmatose: both names run the one tool
+        final List<List<String>> out = exchange("ucmatose", "cmatose", TestNet.host(183), TestNet.host(184),
+            "-c", "5", "-C", "40", "-S", "3000");
+
+        assertEquals(SERVER_LINES, report(out.get(0)));
+        assertEquals(CLIENT_LINES, report(out.get(1)));
+        assertEquals(expectedReceived(5, 40, 3000), received(out.get(0)));
+        assertEquals(expectedReceived(5, 40, 3000), received(out.get(1)));
+    }
+
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void shouldOnlyConnectAndDisconnectWithoutAMessageSize() throws Exception
+    {
+        final List<List<String>> out = exchange("cmatose", "ucmatose", TestNet.host(185), TestNet.host(186),
+            "-c", "2", "-S", "0");
+
+        assertEquals(List.of("cmatose: starting server", "cmatose: disconnecting", "disconnected", "test complete",
+            "return status 0"), report(out.get(0)));
+        assertEquals(List.of("cmatose: starting client", "cmatose: connecting", "test complete", "return status 0"),
+            report(out.get(1)));
+        assertEquals(List.of(), received(out.get(0)));
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void shouldReportTheRejectionWhenNobodyListens() throws Exception
+    {
+        final ToolProcess client = start("client", args("cmatose", "-s", TestNet.host(187), "-b", TestNet.host(188)));
+
+        final int status = client.await(60, TimeUnit.SECONDS);
+        final List<String> lines = report(client.lines());
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith("cmatose: event: ")), "output: " + client.lines());
+        assertTrue(status != 0, "exit status; output: " + client.lines());
+        assertEquals("test complete", lines.get(lines.size() - 2));
+    }
+}
