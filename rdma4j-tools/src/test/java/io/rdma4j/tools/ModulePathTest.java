@@ -93,7 +93,8 @@ class ModulePathTest
         final Module tools = module(layer, "io.rdma4j.tools");
 
         assertEquals(Set.of("io.rdma4j.verbs", "io.rdma4j.cm", "io.rdma4j.cm.ep", "io.rdma4j.spi"),
-            api.getDescriptor().exports().stream().filter(e -> !e.isQualified()).map(ModuleDescriptor.Exports::source).collect(Collectors.toSet()));
+            api.getDescriptor().exports().stream().filter(e -> !e.isQualified())
+                .map(ModuleDescriptor.Exports::source).collect(Collectors.toSet()));
         for (final String internal : List.of("io.rdma4j.soft", "io.rdma4j.soft.wire", "io.rdma4j.soft.cm",
             "io.rdma4j.soft.transport", "io.rdma4j.soft.link", "io.rdma4j.soft.stat"))
         {
