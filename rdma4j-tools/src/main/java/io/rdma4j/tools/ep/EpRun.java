@@ -66,6 +66,35 @@ final class EpRun implements AutoCloseable
     }
 
     /**
+     * What both tools do before connecting or accepting: choose the send flags, {@code rdma_reg_msgs} the two
+     * buffers, {@code rdma_post_recv} the one receive.
+     *
+     * @param ep the endpoint, with its QP.
+     * @return 0, or what {@link #failed} returns for the call that failed.
+     */
+    int prepare(final Endpoint ep)
+    {
+        chooseSendFlags(ep);
+        try
+        {
+            register(ep);
+        }
+        catch (final RdmaException ex)
+        {
+            return failed("rdma_reg_msgs", ex);
+        }
+        try
+        {
+            postRecv(ep);
+        }
+        catch (final RdmaException ex)
+        {
+            return failed("rdma_post_recv", ex);
+        }
+        return 0;
+    }
+
+    /**
      * Inline sends if the QP takes 16 bytes inline, else registered sends, saying so as the C tools do.
      */
     void chooseSendFlags(final Endpoint ep)

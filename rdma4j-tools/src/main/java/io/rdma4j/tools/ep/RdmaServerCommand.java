@@ -140,22 +140,10 @@ public final class RdmaServerCommand implements Callable<Integer>
 
     private int serve(final EpRun run, final Endpoint ep) throws InterruptedException
     {
-        run.chooseSendFlags(ep);
-        try
+        final int prepared = run.prepare(ep);
+        if (prepared != 0)
         {
-            run.register(ep);
-        }
-        catch (final RdmaException ex)
-        {
-            return run.failed("rdma_reg_msgs", ex);
-        }
-        try
-        {
-            run.postRecv(ep);
-        }
-        catch (final RdmaException ex)
-        {
-            return run.failed("rdma_post_recv", ex);
+            return prepared;
         }
         try
         {
