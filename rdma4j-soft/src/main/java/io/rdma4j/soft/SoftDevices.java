@@ -23,7 +23,7 @@ import java.util.Objects;
  * Every device made here gets the settings' progress mode ({@link SoftSettings#PROGRESS}) and, with
  * {@link SoftSettings#LOSS}, a link that drops that share of what it sends, chosen by a random generator seeded
  * from {@link SoftSettings#LOSS_SEED} when given: a way to try an application, or RC recovery between two
- * processes, on a lossy network without root. The drops are counted as {@value SoftContext#DROP_INJECTED}, and a
+ * processes, on a lossy network without root. The drops are counted as {@value io.rdma4j.soft.verbs.SoftContext#DROP_INJECTED}, and a
  * warning is logged when a device is made with loss, so that it is not left on by mistake.
  */
 public final class SoftDevices
