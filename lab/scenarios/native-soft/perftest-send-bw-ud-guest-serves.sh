@@ -1,1 +1,0 @@
-../soft-rdmacore/perftest-send-bw-ud-guest-serves.sh
