@@ -1,6 +1,7 @@
 package io.rdma4j.tools.ep;
 
 import io.rdma4j.cm.ep.Endpoint;
+import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.MemoryRegion;
 import io.rdma4j.verbs.QpCap;
 import io.rdma4j.verbs.QpInitAttr;
@@ -176,6 +177,72 @@ final class EpRun implements AutoCloseable
         {
             failed("rdma_disconnect", ex);
         }
+    }
+
+    /** What a tool runs between its start and end lines. */
+    @FunctionalInterface
+    interface Body
+    {
+        /**
+         * @return the C tool's return value: 0, or a negative errno or getaddrinfo code.
+         * @throws InterruptedException if interrupted while waiting.
+         */
+        int run() throws InterruptedException;
+    }
+
+    /**
+     * The C tools' main: "TOOL: start", the run, "TOOL: end N"; an interrupted run ends -EINTR.
+     *
+     * @param out  where the two lines go.
+     * @param tool the tool's name.
+     * @param body the run.
+     * @return N as an exit status (0..255), as the C tools' {@code main} returns it.
+     */
+    static int startToEnd(final PrintWriter out, final String tool, final Body body)
+    {
+        say(out, "%s: start", tool);
+        int ret;
+        try
+        {
+            ret = body.run();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            ret = -Errno.EINTR.code();
+        }
+        say(out, "%s: end %d", tool, ret);
+        return ret & 0xFF;
+    }
+
+    /**
+     * {@code rdma_post_send} of the send message, then its completion.
+     *
+     * @param ep the connected endpoint.
+     * @return 0, or what {@link #failed} or {@link #completion} returns.
+     * @throws InterruptedException if interrupted while waiting.
+     */
+    int sendMessage(final Endpoint ep) throws InterruptedException
+    {
+        try
+        {
+            postSend(ep);
+            return completion(ep, true);
+        }
+        catch (final RdmaException ex)
+        {
+            return failed("rdma_post_send", ex);
+        }
+    }
+
+    /**
+     * {@code rdma_destroy_ep}, a failure said on stderr.
+     *
+     * @param ep the endpoint, or null.
+     */
+    void destroy(final Endpoint ep)
+    {
+        Closing.closeReporting(ep, m -> say(err, "rdma_destroy_ep: %s", m));
     }
 
     /**

@@ -5,9 +5,7 @@ import io.rdma4j.cm.ep.AddrInfo;
 import io.rdma4j.cm.ep.AddrInfoException;
 import io.rdma4j.cm.ep.Endpoint;
 import io.rdma4j.tools.common.CNumber;
-import io.rdma4j.tools.common.Closing;
 import io.rdma4j.tools.common.SoftAddress;
-import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.RdmaException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -63,19 +61,7 @@ public final class RdmaClientCommand implements Callable<Integer>
     {
         out = spec.commandLine().getOut();
         err = spec.commandLine().getErr();
-        say(out, "rdma_client: start");
-        int ret;
-        try
-        {
-            ret = run();
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            ret = -Errno.EINTR.code();
-        }
-        say(out, "rdma_client: end %d", ret);
-        return ret & 0xFF;
+        return EpRun.startToEnd(out, "rdma_client", this::run);
     }
 
     private int run() throws InterruptedException
@@ -122,7 +108,7 @@ public final class RdmaClientCommand implements Callable<Integer>
         finally
         {
             run.close();
-            Closing.closeReporting(ep, m -> say(err, "rdma_destroy_ep: %s", m));
+            run.destroy(ep);
         }
     }
 
@@ -141,16 +127,7 @@ public final class RdmaClientCommand implements Callable<Integer>
         {
             return run.failed("rdma_connect", ex);
         }
-        int ret;
-        try
-        {
-            run.postSend(ep);
-            ret = run.completion(ep, true);
-        }
-        catch (final RdmaException ex)
-        {
-            ret = run.failed("rdma_post_send", ex);
-        }
+        int ret = run.sendMessage(ep);
         if (ret == 0)
         {
             ret = run.completion(ep, false);

@@ -5,8 +5,6 @@ import io.rdma4j.cm.ep.AddrInfo;
 import io.rdma4j.cm.ep.AddrInfoException;
 import io.rdma4j.cm.ep.Endpoint;
 import io.rdma4j.tools.common.CNumber;
-import io.rdma4j.tools.common.Closing;
-import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.RdmaException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -61,19 +59,7 @@ public final class RdmaServerCommand implements Callable<Integer>
     {
         out = spec.commandLine().getOut();
         err = spec.commandLine().getErr();
-        say(out, "rdma_server: start");
-        int ret;
-        try
-        {
-            ret = run();
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            ret = -Errno.EINTR.code();
-        }
-        say(out, "rdma_server: end %d", ret);
-        return ret & 0xFF;
+        return EpRun.startToEnd(out, "rdma_server", this::run);
     }
 
     private int run() throws InterruptedException
@@ -133,8 +119,8 @@ public final class RdmaServerCommand implements Callable<Integer>
         finally
         {
             run.close();
-            Closing.closeReporting(ep, m -> say(err, "rdma_destroy_ep: %s", m));
-            Closing.closeReporting(listenEp, m -> say(err, "rdma_destroy_ep: %s", m));
+            run.destroy(ep);
+            run.destroy(listenEp);
         }
     }
 
@@ -158,15 +144,7 @@ public final class RdmaServerCommand implements Callable<Integer>
         {
             // the message goes back as it came
             run.sendMsg().copyFrom(run.recvMsg());
-            try
-            {
-                run.postSend(ep);
-                ret = run.completion(ep, true);
-            }
-            catch (final RdmaException ex)
-            {
-                ret = run.failed("rdma_post_send", ex);
-            }
+            ret = run.sendMessage(ep);
         }
         run.disconnect(ep);
         return ret;
