@@ -132,6 +132,78 @@ class PollingModeTest
         }
     }
 
+    /**
+     * Hides every datagram from the progress thread, says it is caught up after each datagram, and logs the
+     * polling thread's looks: "D" for a datagram, "-" for none.
+     */
+    private static final class CaughtUpAfterEach extends ForwardingLink
+    {
+        final StringBuffer looks = new StringBuffer();
+
+        CaughtUpAfterEach(final Link inner)
+        {
+            super(inner);
+        }
+
+        @Override
+        public boolean receive(final ByteBuffer buffer, final DatagramInfo info)
+        {
+            if (Thread.currentThread().getName().startsWith("rdma4j-"))
+            {
+                buffer.limit(0);
+                return false;
+            }
+            final boolean got = inner.receive(buffer, info);
+            looks.append(got ? 'D' : '-');
+            return got;
+        }
+
+        @Override
+        public boolean caughtUp()
+        {
+            return true;
+        }
+    }
+
+    @Test
+    void shouldReturnWithACompletionWithoutLookingAgainWhenTheLinkIsCaughtUp()
+    {
+        try (Fabric fabric = new Fabric(Fabric.Kind.UDP).pollsInline(true))
+        {
+            final UdEndpoint sender = new UdEndpoint(fabric.open());
+            final CaughtUpAfterEach[] link = new CaughtUpAfterEach[1];
+            fabric.linkWrapper(inner ->
+            {
+                link[0] = new CaughtUpAfterEach(inner);
+                return link[0];
+            });
+            final UdEndpoint receiver = new UdEndpoint(fabric.open());
+            receiver.postRecvs(3);
+            final AddressHandle ah = sender.ahTo(receiver.gid());
+            for (int i = 0; i < 3; i++)
+            {
+                sender.send(ah, receiver.qp.qpNum(), UdEndpoint.QKEY, "caught up " + i, i);
+            }
+
+            final WorkCompletion[] wcs = WorkCompletion.array(16);
+            int got = 0;
+            final long deadline = System.nanoTime() + 10_000_000_000L;
+            while (got < 3 && System.nanoTime() < deadline)
+            {
+                final int n = receiver.cq.poll(wcs);
+                assertTrue(n <= 1, "a poll hands on the completion of the one datagram it received: " + n);
+                got += n;
+                link[0].looks.append('|');
+            }
+            assertEquals(3, got);
+            // each poll's looks: any empty ones, then at most the one datagram, and never a look after it
+            for (final String poll : link[0].looks.toString().split("\\|"))
+            {
+                assertTrue(poll.matches("-*D?"), "a poll looked again after a datagram: " + link[0].looks);
+            }
+        }
+    }
+
     @Test
     void shouldAcknowledgeFromThePollingThread()
     {

@@ -64,6 +64,13 @@ final class ProgressAgent implements Agent
     private final TimerDeadline timerDeadline = new TimerDeadline();
     /** When a thread last polled a CQ in polling mode ({@link #pollBegins}), in {@link #nanoTime()}'s clock. */
     private volatile long lastInlinePollNs = Long.MIN_VALUE / 2;
+    /** Polls between two reads of the clock for {@link #lastInlinePollNs}. */
+    private static final int POLLS_PER_CLOCK_READ = 16;
+    /**
+     * Polls since {@link #lastInlinePollNs} was last set by one; racy across polling threads, which only makes
+     * a clock read come sooner or later.
+     */
+    private int pollsSinceClock = POLLS_PER_CLOCK_READ;
     /**
      * Polling mode: a poll that received left what its packets queued (their ACKs) unsent, for the
      * poller's next post (a reply then leaves with the ACK, one system call on a batching link) or next
@@ -174,8 +181,12 @@ final class ProgressAgent implements Agent
 
     void pollBegins()
     {
-        if (pollsInline)
+        if (pollsInline && ++pollsSinceClock >= POLLS_PER_CLOCK_READ)
         {
+            // a busy poller polls every few hundred nanoseconds: its time, a few polls old, says as well as the
+            // clock that it is active, and the clock read was a tenth of an empty poll. A poller slower than
+            // POLLER_ACTIVE_NS / POLLS_PER_CLOCK_READ may look inactive: the progress thread then receives too.
+            pollsSinceClock = 0;
             lastInlinePollNs = nanoTime();
         }
         if (flushOwed)
@@ -330,7 +341,11 @@ final class ProgressAgent implements Agent
         progressWaitEndNs = Long.MAX_VALUE;
     }
 
-    /** Lock held: receive and handle up to {@code max} datagrams waiting on the link. */
+    /**
+     * Lock held: receive and handle up to {@code max} datagrams waiting on the link, stopping early when the link
+     * has handed out all it found ({@link Link#caughtUp}): a poller then returns with the completion, and the
+     * cycle's ACKs leave, a system call sooner than if the link looked again only to find nothing.
+     */
     private int receiveBatch(final int max)
     {
         int received = 0;
@@ -338,6 +353,10 @@ final class ProgressAgent implements Agent
         {
             received++;
             receivePath.onDatagram(rxSegment, rxBuffer.limit(), rxInfo, rxParser, rxPacket);
+            if (link.caughtUp())
+            {
+                break;
+            }
         }
         return received;
     }

@@ -80,6 +80,12 @@ public abstract class ForwardingLink implements Link
     }
 
     @Override
+    public boolean caughtUp()
+    {
+        return inner.caughtUp();
+    }
+
+    @Override
     public void awaitReadable(final long timeoutNanos)
     {
         inner.awaitReadable(timeoutNanos);

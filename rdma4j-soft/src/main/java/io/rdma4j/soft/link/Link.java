@@ -124,6 +124,20 @@ public interface Link extends AutoCloseable
     boolean receive(ByteBuffer buffer, DatagramInfo info);
 
     /**
+     * Whether the datagrams {@link #receive} handed out since the link last looked at its sockets were all it
+     * found there: one more receive now would most likely cost a system call only to find nothing. A receiver
+     * that handles a datagram and stops here (its caller sees the completion, and its reply leaves) is a
+     * system call sooner than one that looks again first; it looks again on its next cycle.
+     *
+     * @return true if the link found its sockets drained when it last looked; false when it cannot tell, the
+     *         default, which has the receiver go on until {@link #receive} returns false.
+     */
+    default boolean caughtUp()
+    {
+        return false;
+    }
+
+    /**
      * Block until a datagram may be ready, {@link #wakeup()} is called, or the timeout expires.
      *
      * @param timeoutNanos the longest wait; 0 returns at once.

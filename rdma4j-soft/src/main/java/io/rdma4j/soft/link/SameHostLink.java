@@ -87,6 +87,8 @@ public final class SameHostLink extends ForwardingLink
     private int emptyReads;
     private int ringRun;
     private int receiveCalls;
+    /** The last datagram {@link #receive} handed out came from the socket, not the inbox. */
+    private boolean lastFromUdp;
     private long stalledHead = -1;
     private InetAddress lastSource;
     private int lastSourceIpv4;
@@ -298,6 +300,18 @@ public final class SameHostLink extends ForwardingLink
         }
     }
 
+    /**
+     * Only after a datagram from the socket: the inbox costs no system call to look at, so a receiver goes on
+     * after one from there.
+     * <p>
+     * {@inheritDoc}
+     */
+    @Override
+    public boolean caughtUp()
+    {
+        return lastFromUdp && udp.caughtUp();
+    }
+
     private boolean receiveEither(final ShmInbox own, final ByteBuffer buffer, final DatagramInfo info)
     {
         if (++receiveCalls >= HEARTBEAT_EVERY)
@@ -305,6 +319,7 @@ public final class SameHostLink extends ForwardingLink
             receiveCalls = 0;
             own.beat(System.currentTimeMillis());
         }
+        lastFromUdp = false;
         final boolean ringTurn = ringRun < RING_RUN;
         if (ringTurn && receiveRing(own, buffer, info))
         {
@@ -317,8 +332,8 @@ public final class SameHostLink extends ForwardingLink
             emptyReads = 0;
             if (receiveUdp(buffer, info))
             {
-                // more may wait: the socket stays due until it is found empty
-                udpDue = true;
+                // more may wait: the socket stays due until it is found empty, or the link says it took all
+                udpDue = !udp.caughtUp();
                 return true;
             }
             udpDue = false;
@@ -427,6 +442,7 @@ public final class SameHostLink extends ForwardingLink
             if (buffer.limit() > 0)
             {
                 info.viaSameHostPath = false;
+                lastFromUdp = true;
                 return true;
             }
             counters.increment(SoftCounter.SHM_WAKEUPS_RCVD);

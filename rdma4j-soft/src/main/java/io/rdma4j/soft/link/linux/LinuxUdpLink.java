@@ -95,6 +95,10 @@ public final class LinuxUdpLink implements IpLink
     private volatile Consumer<InetAddress> unreachable = address -> { };
     /** Receive lock held: when a receive that finds nothing next reads the error queue. */
     private long nextErrorDrainNs;
+    /** Looks at the sockets between two reads of the clock for {@link #nextErrorDrainNs}. */
+    private static final int RECEIVES_PER_CLOCK_READ = 64;
+    /** Receive lock held: looks at the sockets since the clock was last read. */
+    private int receivesSinceClock = RECEIVES_PER_CLOCK_READ;
     private final ReceiveBatch receives;
     private MemorySegment pollFds;
     private Endpoint[] pollFdsFor;
@@ -529,10 +533,12 @@ public final class LinuxUdpLink implements IpLink
         {
             while (true)
             {
-                if (!closed && !receives.buffered())
+                if (!closed && !receives.buffered() && ++receivesSinceClock >= RECEIVES_PER_CLOCK_READ)
                 {
                     // between batches, busy or idle: ICMP errors queue up (charged to the receive buffer) on a
-                    // socket whose waits never see POLLERR
+                    // socket whose waits never see POLLERR. The clock is read on one look in so many: a busy
+                    // poller looks every few hundred nanoseconds, and a clock read is a tenth of an empty look.
+                    receivesSinceClock = 0;
                     final long now = System.nanoTime();
                     if (now - nextErrorDrainNs >= 0)
                     {
@@ -555,6 +561,18 @@ public final class LinuxUdpLink implements IpLink
         {
             rxLock.unlock();
         }
+    }
+
+    /**
+     * Read by the receiving thread after its own {@link #receive}, without the receive lock: only a receive
+     * changes the slots, and receivers take turns under the device's receive lock.
+     * <p>
+     * {@inheritDoc}
+     */
+    @Override
+    public boolean caughtUp()
+    {
+        return receives.caughtUp();
     }
 
     /**

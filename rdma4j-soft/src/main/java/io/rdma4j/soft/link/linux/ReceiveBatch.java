@@ -2,6 +2,7 @@ package io.rdma4j.soft.link.linux;
 
 import io.rdma4j.soft.counter.Counters;
 import io.rdma4j.soft.counter.SoftCounter;
+import io.rdma4j.soft.wire.Opcode;
 import io.rdma4j.soft.link.DatagramInfo;
 import io.rdma4j.soft.link.Ipv4;
 
@@ -72,14 +73,27 @@ final class ReceiveBatch
     private int rxCount;
     private int rxIndex;
     private int rxOffset;
+    /** Where the current slot's run ends once its last segment, an ACK, went first; -1 otherwise. */
+    private int rxSlotEnd = -1;
     private Endpoint rxEndpoint;
     private int nextEndpointIndex;
     /**
-     * The last refill found nothing: the next asks for one datagram (or GRO run) only. A busy poller, or a thread
-     * woken by a datagram, most often finds just one, and a recvmmsg for more pays a second, failing receive in the
-     * kernel to learn that; behind a backlog the call after it asks for a full batch again.
+     * The last refill found nothing: the next asks for as many datagrams (or GRO runs) as the last burst brought,
+     * and takes them as all there is. A busy poller, or a thread woken by a datagram, most often finds what one
+     * peer's flush sent: one datagram in a UD ping-pong, an ACK and a SEND in an RC one. A recvmmsg for more pays
+     * a failing receive in the kernel to learn that there is none, and one for fewer a second system call; behind
+     * a backlog the call after it asks for a full batch.
      */
     private boolean lastEmpty;
+    /** Datagrams the refills since the last empty one brought. */
+    private int burst;
+    /** What {@link #burst} came to before the last empty refill: what the next refill after one asks for. */
+    private int lastBurst = 1;
+    /**
+     * The last refill took all the socket held: it returned fewer datagrams than it asked for, or it was the look
+     * that follows an empty one and brought what it asked for.
+     */
+    private boolean drainedAtRefill;
     /**
      * The device's counters once bound: udp_rcvd_pkts as the NIO link counts it, and this socket's own, which
      * only the receiving thread bumps ({@linkplain Counters#addOwned owned}: no atomic per datagram).
@@ -139,6 +153,15 @@ final class ReceiveBatch
     }
 
     /**
+     * @return true when the slots are empty and the refill that filled them took all its socket held (see
+     *         {@link io.rdma4j.soft.link.Link#caughtUp}).
+     */
+    boolean caughtUp()
+    {
+        return rxIndex >= rxCount && drainedAtRefill;
+    }
+
+    /**
      * A socket is being closed: the datagrams it gave, already in the slots, are still delivered, with its
      * destination.
      */
@@ -184,16 +207,20 @@ final class ReceiveBatch
         rxCount = 0;
         rxIndex = 0;
         rxOffset = 0;
+        rxSlotEnd = -1;
         final int count = current.length;
         final int start = nextEndpointIndex < count ? nextEndpointIndex : 0;
         for (int i = 0; i < count; i++)
         {
             final int index = start + i < count ? start + i : start + i - count;
             final Endpoint endpoint = current[index];
-            final int received = LinuxLibc.recvmmsg(endpoint.fd, rxMessages, lastEmpty ? 1 : RX_SLOTS, MSG_DONTWAIT);
+            final int asked = lastEmpty ? lastBurst : RX_SLOTS;
+            final int received = LinuxLibc.recvmmsg(endpoint.fd, rxMessages, asked, MSG_DONTWAIT);
             if (received > 0)
             {
+                drainedAtRefill = received < asked || lastEmpty;
                 lastEmpty = false;
+                burst += received;
                 counters.incrementOwned(SoftCounter.UDP_RECV_SYSCALLS);
                 rxCount = received;
                 rxEndpoint = endpoint;
@@ -203,7 +230,13 @@ final class ReceiveBatch
             }
             // -1 is EAGAIN (nothing waiting) all but always; errno is not captured on this path (see LinuxLibc)
         }
+        if (burst > 0)
+        {
+            lastBurst = Math.min(burst, RX_SLOTS);
+            burst = 0;
+        }
         lastEmpty = true;
+        drainedAtRefill = true;
         return false;
     }
 
@@ -225,22 +258,56 @@ final class ReceiveBatch
             return false;
         }
         final int segment = segmentSize(slot, length);
-        final int offset = rxOffset;
-        final int datagramLength = Math.min(segment, length - offset);
-        if (offset + datagramLength >= length)
+        final int end;
+        if (rxSlotEnd >= 0)
         {
-            rxIndex++;
-            rxOffset = 0;
-            if (offset > 0)
+            end = rxSlotEnd;
+        }
+        else if (0 == rxOffset && segment < length && 0 != length % segment &&
+            isAck(slot, length - length % segment))
+        {
+            // a run that ends in a shorter RC ACK: the ACK goes first. A peer's flush puts the ACK of our message
+            // behind its reply so that both make one run (SendBatch), and GRO can join them from the wire too;
+            // handed over in that order, the reply's completion could reach our application before the ACK
+            // frees the send queue entry it needs for its next post.
+            rxSlotEnd = length - length % segment;
+            copyOut(slot, rxSlotEnd, length - rxSlotEnd, buffer, info);
+            return true;
+        }
+        else
+        {
+            end = length;
+        }
+        final int offset = rxOffset;
+        final int datagramLength = Math.min(segment, end - offset);
+        if (offset + datagramLength >= end)
+        {
+            if (offset > 0 || rxSlotEnd >= 0)
             {
                 counters.incrementOwned(SoftCounter.UDP_GRO_RUNS);
             }
+            rxIndex++;
+            rxOffset = 0;
+            rxSlotEnd = -1;
         }
         else
         {
             rxOffset = offset + datagramLength;
         }
+        copyOut(slot, offset, datagramLength, buffer, info);
+        return true;
+    }
 
+    private boolean isAck(final int slot, final int offset)
+    {
+        return (rxData.get(ValueLayout.JAVA_BYTE, (long)slot * RX_SLOT_BYTES + offset) & 0xFF) ==
+            Opcode.RC_ACKNOWLEDGE.wire();
+    }
+
+    /** Copy one datagram of a slot into the buffer and describe it. */
+    private void copyOut(
+        final int slot, final int offset, final int datagramLength, final ByteBuffer buffer, final DatagramInfo info)
+    {
         final int copied = Math.min(datagramLength, buffer.capacity());
         buffer.clear();
         buffer.put(0, rxDataView, slot * RX_SLOT_BYTES + offset, copied);
@@ -254,7 +321,6 @@ final class ReceiveBatch
             // an empty datagram is a same-host wake-up, no RoCEv2 packet
             counters.increment(SoftCounter.UDP_RCVD_PKTS);
         }
-        return true;
     }
 
     /** The slot's GRO segment size from its control message, or its whole length without one. */

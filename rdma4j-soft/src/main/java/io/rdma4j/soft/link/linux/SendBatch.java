@@ -3,6 +3,7 @@ package io.rdma4j.soft.link.linux;
 import io.rdma4j.soft.counter.Counters;
 import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.wire.Icrc;
+import io.rdma4j.soft.wire.Opcode;
 
 import org.agrona.collections.Object2ObjectHashMap;
 
@@ -463,6 +464,15 @@ final class SendBatch
             int run = 1;
             if (gsoSend && !txMulticast[i])
             {
+                if (ackBeforeLongerRequest(i, queued))
+                {
+                    // an RC ping-pong's flush: the ACK of the peer's message, then our reply. Behind the reply, the
+                    // ACK is the shorter last segment of a run, so both leave in one message and the peer's GRO
+                    // hands them over in one receive: a second datagram through the kernel costs both sides about
+                    // as much as the first. Acknowledgements and requests are separate PSN streams, so their order
+                    // is free; only the ACK moves, past one request.
+                    swapSlots(i, i + 1);
+                }
                 final int size = txLengths[i];
                 int bytes = size;
                 while (i + run < queued && run < MAX_GSO_SEGMENTS && txDestinations[i + run] == txDestinations[i] &&
@@ -483,6 +493,61 @@ final class SendBatch
             i += run;
         }
         return messages;
+    }
+
+    /**
+     * @return true if slot {@code i} is an RC ACK and slot {@code i + 1} a longer datagram to the same loopback
+     *         destination that is not one. Only on loopback does the run reach the peer's socket whole, so that
+     *         an rdma4j peer's receive hands the ACK over first ({@code ReceiveBatch}); a run to another host is
+     *         cut into datagrams on the way, and a peer such as rxe could then complete our reply before the ACK.
+     */
+    private boolean ackBeforeLongerRequest(final int i, final int queued)
+    {
+        return i + 1 < queued && txDestinations[i + 1] == txDestinations[i] && txLengths[i + 1] > txLengths[i] &&
+            isAck(i) && !isAck(i + 1) && ((InetAddress)txDestinations[i]).isLoopbackAddress();
+    }
+
+    private boolean isAck(final int slot)
+    {
+        return txHeadBytes[slot] > 0 &&
+            (txData.get(ValueLayout.JAVA_BYTE, (long)slot * TX_SLOT_BYTES) & 0xFF) == Opcode.RC_ACKNOWLEDGE.wire();
+    }
+
+    /** Exchange two queued datagrams, their bytes, address and description; their ICRCs are not yet renumbered. */
+    private void swapSlots(final int a, final int b)
+    {
+        final int aBytes = txHeadBytes[a] + txTailBytes[a];
+        final int bBytes = txHeadBytes[b] + txTailBytes[b];
+        MemorySegment.copy(txData, (long)a * TX_SLOT_BYTES, txScratch, 0, aBytes);
+        MemorySegment.copy(txData, (long)b * TX_SLOT_BYTES, txData, (long)a * TX_SLOT_BYTES, bBytes);
+        MemorySegment.copy(txScratch, 0, txData, (long)b * TX_SLOT_BYTES, aBytes);
+        MemorySegment.copy(txNames, (long)a * SOCKADDR_SLOT, txScratch, 0, SOCKADDR_SLOT);
+        MemorySegment.copy(txNames, (long)b * SOCKADDR_SLOT, txNames, (long)a * SOCKADDR_SLOT, SOCKADDR_SLOT);
+        MemorySegment.copy(txScratch, 0, txNames, (long)b * SOCKADDR_SLOT, SOCKADDR_SLOT);
+        swap(txLengths, a, b);
+        swap(txHeadBytes, a, b);
+        swap(txTailBytes, a, b);
+        swap(txPayloadLength, a, b);
+        swap(txNameLengths, a, b);
+        swap(txIcrcChange, a, b);
+        final long payload = txPayloadAddress[a];
+        txPayloadAddress[a] = txPayloadAddress[b];
+        txPayloadAddress[b] = payload;
+        final Object destination = txDestinations[a];
+        txDestinations[a] = txDestinations[b];
+        txDestinations[b] = destination;
+        final boolean multicast = txMulticast[a];
+        txMulticast[a] = txMulticast[b];
+        txMulticast[b] = multicast;
+        setIovecs(a);
+        setIovecs(b);
+    }
+
+    private static void swap(final int[] values, final int a, final int b)
+    {
+        final int value = values[a];
+        values[a] = values[b];
+        values[b] = value;
     }
 
     /** A datagram too long for a slot, sent on its own from the scratch slot. */

@@ -103,6 +103,116 @@ class LinuxUdpLinkTest
     }
 
     @Test
+    void shouldSayWhenItHandedOutAllItsSocketHeld()
+    {
+        try (LinuxUdpLink a = new LinuxUdpLink(addressA, port, false);
+            LinuxUdpLink b = new LinuxUdpLink(addressB, port, false))
+        {
+            assertFalse(b.receive(buffer, info), "nothing sent yet");
+            // a datagram after an empty look comes alone, as a busy poller's does: one look, and caught up
+            assertTrue(a.send(packet(0, PAYLOAD, a), addressB, 64));
+            assertTrue(b.receive(buffer, info));
+            assertTrue(b.caughtUp(), "a one-datagram look after an empty one");
+            assertEquals(1, b.receiveSyscalls());
+
+            // then a backlog: a full batch, which may have left more, then the rest in a batch that asked for more
+            final int backlog = ReceiveBatch.RX_SLOTS + 8;
+            for (int i = 1; i <= backlog; i++)
+            {
+                assertTrue(a.queue(packet(i, PAYLOAD, a), addressB, 64));
+            }
+            a.flush();
+            for (int i = 1; i <= backlog; i++)
+            {
+                assertTrue(b.receive(buffer, info));
+                assertEquals(i, psn(buffer));
+                assertEquals(i == backlog, b.caughtUp(), "caught up once the short batch is handed out: " + i);
+            }
+            assertEquals(3, b.receiveSyscalls(), "one datagram, then a full batch and 8");
+            assertFalse(b.receive(buffer, info));
+
+            // a burst of two (an RC peer's ACK and SEND): after the empty look, the next asks for two and takes
+            // them as all there is; a third, which came in the same burst, is the next look's
+            sendBurst(a, 100, 2);
+            assertTrue(b.receive(buffer, info));
+            assertFalse(b.caughtUp());
+            assertTrue(b.receive(buffer, info));
+            assertTrue(b.caughtUp(), "a batch that asked for a full batch and got two");
+            assertFalse(b.receive(buffer, info));
+            sendBurst(a, 200, 3);
+            assertTrue(b.receive(buffer, info));
+            assertEquals(200, psn(buffer));
+            assertFalse(b.caughtUp());
+            assertTrue(b.receive(buffer, info));
+            assertTrue(b.caughtUp(), "the look after an empty one asked for the last burst's two, and got them");
+            assertTrue(b.receive(buffer, info), "the guess was short: the third waits for the next look");
+            assertEquals(202, psn(buffer));
+            assertTrue(b.caughtUp());
+            assertEquals(6, b.receiveSyscalls());
+        }
+    }
+
+    private void sendBurst(final LinuxUdpLink from, final int firstPsn, final int count)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            assertTrue(from.queue(packet(firstPsn + i, PAYLOAD, from), addressB, 64));
+        }
+        from.flush();
+    }
+
+    @Test
+    void shouldSendAnAckAndTheLongerRequestBehindItAsOneRunAndHandTheAckOverFirst()
+    {
+        try (LinuxUdpLink a = new LinuxUdpLink(addressA, port, true);
+            LinuxUdpLink b = new LinuxUdpLink(addressB, port, true))
+        {
+            assumeTrue(a.segmentsSends() && b.coalescesReceives(), "the kernel has UDP GSO and GRO");
+            final ByteBuffer ack = ack(7, a);
+            final byte[] ackBytes = bytes(ack);
+            final ByteBuffer request = packet(40, 64, a);
+            final byte[] requestBytes = bytes(request);
+            assertTrue(a.queue(ack, addressB, 64));
+            assertTrue(a.queue(request, addressB, 64));
+            a.flush();
+            assertEquals(1, a.sendSyscalls());
+            assertEquals(1, a.gsoMessages(), "the request, then the ACK as the run's shorter last segment");
+            assertEquals(2, a.sentDatagrams());
+
+            assertTrue(receiveWithin(b, WAIT_MILLIS));
+            final byte[] first = bytes(buffer);
+            assertArrayEquals(java.util.Arrays.copyOf(ackBytes, ackBytes.length - 4),
+                java.util.Arrays.copyOf(first, first.length - 4), "the ACK is handed over first, as it was queued");
+            // on the wire it was the second segment: its ICRC is for identification 1
+            assertEquals(1, icrc.check(MemorySegment.ofArray(first), 0, first.length, Ipv4.toInt(addressA),
+                Ipv4.toInt(addressB), port, port, 1, true));
+            assertFalse(b.caughtUp(), "the request is still in the slot");
+            assertTrue(b.receive(buffer, info));
+            final byte[] second = bytes(buffer);
+            assertArrayEquals(requestBytes, second);
+            assertEquals(0, icrc.check(MemorySegment.ofArray(second), 0, second.length, Ipv4.toInt(addressA),
+                Ipv4.toInt(addressB), port, port, 0, true));
+            assertEquals(1, b.receiveSyscalls());
+            assertEquals(1, b.receivedRuns());
+        }
+    }
+
+    /** An RC ACK, 20 bytes with its ICRC. */
+    private ByteBuffer ack(final int psn, final LinuxUdpLink from)
+    {
+        final PacketInfo spec = new PacketInfo().clear()
+            .opcode(Opcode.RC_ACKNOWLEDGE)
+            .destQp(0x12)
+            .psn(psn)
+            .syndrome(0x1F)
+            .msn(3)
+            .network(Ipv4.toInt(from.localAddress()), port, Ipv4.toInt(addressB), port, from.ipIdentification());
+        final ByteBuffer packet = ByteBuffer.allocateDirect(64);
+        final int length = builder.build(spec, 0, MemorySegment.ofBuffer(packet), 0);
+        return packet.limit(length);
+    }
+
+    @Test
     void shouldReportAPortUnreachableWithoutLosingTheNextDatagramToAnotherPeer()
     {
         final InetAddress nobody = TestNet.address(SUBNET, 9);
