@@ -154,6 +154,81 @@ class ShmRingTest
     }
 
     @Test
+    void ipv6RecordsCarryTheSendersSixteenBytesAcrossWraps()
+    {
+        final ShmRing ring = new ShmRing(control, data, true);
+        final Random random = new Random(7);
+        for (int i = 0; i < 3000; i++)
+        {
+            final int length = 8 + random.nextInt(3000);
+            final long high = 0x2001_0db8_0000_0000L + i;
+            final long low = -1L - i;
+            assertEquals(ShmRing.OK, ring.offer(payload(i, length), null, 0, 0, null, 0, high, low, 4791 + i, 0));
+            assertEquals(ShmRing.OK, ring.poll(out));
+            assertEquals(length, out.limit());
+            assertEquals(i, out.getInt(0));
+            assertEquals((byte)(i + length - 1), out.get(length - 1));
+            assertEquals(high, ring.polledSourceIpv6High());
+            assertEquals(low, ring.polledSourceIpv6Low());
+            assertEquals(0, ring.polledSourceIpv4());
+            assertEquals(4791 + i, ring.polledSourcePort());
+        }
+        assertTrue(ring.head() > 10L * CAPACITY, "the test never wrapped");
+        assertEquals(ring.capacity() / 8 - ShmRing.HEADER_BYTES_IPV6, ring.maxPayload());
+    }
+
+    @Test
+    void aRecordOfTheOtherFamilyOrShorterThanItsHeaderIsCorrupt()
+    {
+        // an IPv4 record (another version, or a forger) in an IPv6 device's ring
+        assertEquals(ShmRing.OK, new ShmRing(control, data).offer(payload(1, 100), 1, 2, 3));
+        assertEquals(ShmRing.CORRUPT, new ShmRing(control, data, true).poll(out));
+
+        // and the other way round
+        control.fill((byte)0);
+        data.fill((byte)0);
+        assertEquals(ShmRing.OK, new ShmRing(control, data, true).offer(payload(1, 100), null, 0, 0, null, 0, 1, 2,
+            3, 0));
+        assertEquals(ShmRing.CORRUPT, new ShmRing(control, data).poll(out));
+
+        // an IPv6 record truncated to the IPv4 header's length, payload length to match: its address would be
+        // read from the payload, so it is refused
+        control.fill((byte)0);
+        data.fill((byte)0);
+        final ShmRing ipv6 = new ShmRing(control, data, true);
+        assertEquals(ShmRing.OK, ipv6.offer(payload(1, 100), null, 0, 0, null, 0, 1, 2, 3, 0));
+        for (final int length : new int[] {ShmRing.HEADER_BYTES, ShmRing.HEADER_BYTES_IPV6 - 1, 8})
+        {
+            data.set(ValueLayout.JAVA_INT, 20, length - ShmRing.HEADER_BYTES);
+            data.set(ValueLayout.JAVA_INT, 0, length);
+            assertEquals(ShmRing.CORRUPT, ipv6.poll(out), "a record of " + length + " bytes");
+        }
+    }
+
+    @Test
+    void scribbledIpv6RecordsAreCorruptNotExceptions()
+    {
+        final Random random = new Random(9);
+        for (int trial = 0; trial < 2000; trial++)
+        {
+            control.fill((byte)0);
+            data.fill((byte)0);
+            final ShmRing ring = new ShmRing(control, data, true);
+            assertEquals(ShmRing.OK, ring.offer(payload(trial, 100), null, 0, 0, null, 0, 5, 6, 7, 0));
+            final int field = random.nextInt(10) * 4;
+            data.set(ValueLayout.JAVA_INT, field, random.nextBoolean() ? random.nextInt() :
+                random.nextInt(200) - 50);
+            final int result = ring.poll(out);
+            assertTrue(result == ShmRing.OK || result == ShmRing.CORRUPT || result == ShmRing.EMPTY,
+                "poll gave " + result);
+            if (result == ShmRing.OK)
+            {
+                assertEquals(100, out.limit());
+            }
+        }
+    }
+
+    @Test
     void aPaddingRecordThatDoesNotReachTheEndIsCorrupt()
     {
         final ShmRing ring = new ShmRing(control, data);
