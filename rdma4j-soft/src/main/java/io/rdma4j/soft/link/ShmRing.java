@@ -240,7 +240,16 @@ final class ShmRing
         dataBuffer.put(start, head, head.position(), headLength);
         if (middleLength > 0)
         {
-            MemorySegment.copy(payload, payloadOffset, data, (long)start + headLength, middleLength);
+            try
+            {
+                MemorySegment.copy(payload, payloadOffset, data, (long)start + headLength, middleLength);
+            }
+            catch (final IllegalStateException closed)
+            {
+                // the payload's arena closed since the sender staged it (a copy is never half done: the close
+                // waits for it). The space is claimed and must be published; its payload reads 0, which the
+                // sender's ICRC does not cover, so the receiver drops it (icrc_err): a datagram lost
+            }
         }
         if (tailLength > 0)
         {

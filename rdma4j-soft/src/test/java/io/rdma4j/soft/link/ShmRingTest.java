@@ -229,6 +229,28 @@ class ShmRingTest
     }
 
     @Test
+    void aPayloadWhoseArenaClosedIsPublishedEmptyNotThrown()
+    {
+        final ShmRing ring = new ShmRing(control, data);
+        final Arena closing = Arena.ofShared();
+        final MemorySegment payload = closing.allocate(256);
+        payload.fill((byte)0x5E);
+        closing.close();
+        final ByteBuffer head = payload(1, 12);
+        assertEquals(ShmRing.OK, ring.offer(head, payload, 0, 256, null, 1, 0, 0, 2, 3));
+        assertEquals(ShmRing.OK, ring.poll(out));
+        assertEquals(12 + 256, out.limit());
+        for (int i = 12; i < out.limit(); i++)
+        {
+            assertEquals(0, out.get(i), "byte " + i);
+        }
+        // the ring goes on
+        assertEquals(ShmRing.OK, ring.offer(payload(2, 100), 1, 2, 3));
+        assertEquals(ShmRing.OK, ring.poll(out));
+        assertEquals(2, out.getInt(0));
+    }
+
+    @Test
     void aPaddingRecordThatDoesNotReachTheEndIsCorrupt()
     {
         final ShmRing ring = new ShmRing(control, data);
