@@ -124,26 +124,7 @@ class ShmRingTest
     @Test
     void scribbledRecordsAndPositionsAreCorruptNotExceptions()
     {
-        final Random random = new Random(5);
-        for (int trial = 0; trial < 2000; trial++)
-        {
-            control.fill((byte)0);
-            data.fill((byte)0);
-            final ShmRing ring = new ShmRing(control, data);
-            assertEquals(ShmRing.OK, ring.offer(payload(trial, 100), 1, 2, 3));
-            // a hostile process writes anything into the first record's header
-            final int field = random.nextInt(6) * 4;
-            data.set(ValueLayout.JAVA_INT, field, random.nextBoolean() ? random.nextInt() :
-                random.nextInt(200) - 50);
-            final int result = ring.poll(out);
-            assertTrue(result == ShmRing.OK || result == ShmRing.CORRUPT || result == ShmRing.EMPTY,
-                "poll gave " + result);
-            if (result == ShmRing.OK)
-            {
-                // only fields the checks do not cover (the sender's address, port, identification) changed
-                assertEquals(100, out.limit());
-            }
-        }
+        scribbleFirstRecords(false, 6, new Random(5));
         // positions no producer makes: a tail behind the head, or more than a ring ahead
         for (final long[] positions : new long[][] {{0, 64}, {CAPACITY + 8L, 0}, {3, 0}})
         {
@@ -208,24 +189,7 @@ class ShmRingTest
     @Test
     void scribbledIpv6RecordsAreCorruptNotExceptions()
     {
-        final Random random = new Random(9);
-        for (int trial = 0; trial < 2000; trial++)
-        {
-            control.fill((byte)0);
-            data.fill((byte)0);
-            final ShmRing ring = new ShmRing(control, data, true);
-            assertEquals(ShmRing.OK, ring.offer(payload(trial, 100), null, 0, 0, null, 0, 5, 6, 7, 0));
-            final int field = random.nextInt(10) * 4;
-            data.set(ValueLayout.JAVA_INT, field, random.nextBoolean() ? random.nextInt() :
-                random.nextInt(200) - 50);
-            final int result = ring.poll(out);
-            assertTrue(result == ShmRing.OK || result == ShmRing.CORRUPT || result == ShmRing.EMPTY,
-                "poll gave " + result);
-            if (result == ShmRing.OK)
-            {
-                assertEquals(100, out.limit());
-            }
-        }
+        scribbleFirstRecords(true, 10, new Random(9));
     }
 
     @Test
@@ -257,6 +221,29 @@ class ShmRingTest
         data.set(ValueLayout.JAVA_INT, 4, 2);
         data.set(ValueLayout.JAVA_INT, 0, 64);
         assertEquals(ShmRing.CORRUPT, ring.poll(out));
+    }
+
+    /** A hostile process writes anything into one of the first record's header fields, trial after trial. */
+    private void scribbleFirstRecords(final boolean ipv6, final int headerInts, final Random random)
+    {
+        for (int trial = 0; trial < 2000; trial++)
+        {
+            control.fill((byte)0);
+            data.fill((byte)0);
+            final ShmRing ring = new ShmRing(control, data, ipv6);
+            assertEquals(ShmRing.OK, ring.offer(payload(trial, 100), null, 0, 0, null, 1, 5, 6, 2, 3));
+            final int field = random.nextInt(headerInts) * 4;
+            data.set(ValueLayout.JAVA_INT, field, random.nextBoolean() ? random.nextInt() :
+                random.nextInt(200) - 50);
+            final int result = ring.poll(out);
+            assertTrue(result == ShmRing.OK || result == ShmRing.CORRUPT || result == ShmRing.EMPTY,
+                "poll gave " + result);
+            if (result == ShmRing.OK)
+            {
+                // only fields the checks do not cover (the sender's address, port, identification) changed
+                assertEquals(100, out.limit());
+            }
+        }
     }
 
     private static ByteBuffer payload(final int index, final int length)
