@@ -93,11 +93,7 @@ class ZeroCopyArenaCloseTest
 
             final ProtectionDomain pd = context.allocPd();
             final CompletionQueue cq = context.createCq(64, null, 0);
-            final QueuePair qp = pd.createQp(QpInitAttr.of(QpType.UC, cq, new QpCap(16, 16, 1, 1, 0)));
-            qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1).accessFlags(0));
-            qp.modify(new QpAttr().state(QpState.RTR).ahAttr(AhAttr.global(Gid.fromInet(peer), 64))
-                .pathMtu(Mtu.MTU_1024).destQpNum(0x99).rqPsn(0));
-            qp.modify(new QpAttr().state(QpState.RTS).sqPsn(0));
+            final QueuePair qp = ucQpTo(pd, cq, peer, 16);
 
             final MemorySegment live = Arena.ofAuto().allocate(4096);
             live.fill(MARKER);
@@ -172,11 +168,7 @@ class ZeroCopyArenaCloseTest
             for (int round = 0; round < 200; round++)
             {
                 final CompletionQueue cq = context.createCq(256, null, 0);
-                final QueuePair qp = pd.createQp(QpInitAttr.of(QpType.UC, cq, new QpCap(128, 1, 1, 1, 0)));
-                qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1).accessFlags(0));
-                qp.modify(new QpAttr().state(QpState.RTR).ahAttr(AhAttr.global(Gid.fromInet(peer), 64))
-                    .pathMtu(Mtu.MTU_1024).destQpNum(0x99).rqPsn(0));
-                qp.modify(new QpAttr().state(QpState.RTS).sqPsn(0));
+                final QueuePair qp = ucQpTo(pd, cq, peer, 128);
                 final Arena doomed = Arena.ofShared();
                 final MemorySegment registered = doomed.allocate(4096);
                 registered.fill(REGISTERED);
@@ -225,6 +217,18 @@ class ZeroCopyArenaCloseTest
             }
             assertTrue(datagrams > 0, "nothing was sent");
         }
+    }
+
+    /** A UC QP at RTS aimed at a QP 0x99 on {@code peer}, which is only a socket: it shows the wire's bytes. */
+    private static QueuePair ucQpTo(final ProtectionDomain pd, final CompletionQueue cq, final InetAddress peer,
+        final int depth)
+    {
+        final QueuePair qp = pd.createQp(QpInitAttr.of(QpType.UC, cq, new QpCap(depth, 1, 1, 1, 0)));
+        qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1).accessFlags(0));
+        qp.modify(new QpAttr().state(QpState.RTR).ahAttr(AhAttr.global(Gid.fromInet(peer), 64))
+            .pathMtu(Mtu.MTU_1024).destQpNum(0x99).rqPsn(0));
+        qp.modify(new QpAttr().state(QpState.RTS).sqPsn(0));
+        return qp;
     }
 
     /** The payloads (BTH to ICRC, less the BTH) of every datagram up to and with the marker SEND's. */
