@@ -1,5 +1,7 @@
 package io.rdma4j.soft;
 
+import io.rdma4j.soft.link.SameHostLink;
+import io.rdma4j.soft.link.TestLinks;
 import io.rdma4j.soft.link.UdpLink;
 import io.rdma4j.soft.verbs.DeviceLimits;
 import io.rdma4j.testing.TestNet;
@@ -41,5 +43,19 @@ final class Ipv6Loopback
         final int port = port(slot);
         return SoftDevice.builder("v6lo" + slot, ADDRESS).limits(limits).link(a -> new UdpLink(a, port)).build()
             .open();
+    }
+
+    /**
+     * @param slot   0..7, which of this JVM's ports.
+     * @param limits the device's limits.
+     * @return a new, opened device on {@code [::1]:port(slot)} with the same-host path: its own QPs reach each
+     *         other through its inbox, as two devices of one user on an IPv4 loopback address do.
+     */
+    static Context openSameHost(final int slot, final DeviceLimits limits)
+    {
+        final int port = port(slot);
+        return SoftDevice.builder("v6shm" + slot, ADDRESS).limits(limits).link(a -> SameHostLink.over(
+            TestLinks.open(a, port), TestLinks.shmDirectory(), System.getLogger(Ipv6Loopback.class.getName())))
+            .build().open();
     }
 }

@@ -2,11 +2,14 @@ package io.rdma4j.soft;
 
 import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.link.Ipv4;
+import io.rdma4j.soft.link.Ipv6;
+import io.rdma4j.soft.verbs.DeviceLimits;
 import io.rdma4j.soft.transport.TransportQp;
 import io.rdma4j.soft.wire.Opcode;
 import io.rdma4j.soft.wire.OpcodeMask;
 import io.rdma4j.soft.wire.PacketBuilder;
 import io.rdma4j.soft.wire.PacketInfo;
+import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.RecvWr;
 import io.rdma4j.verbs.SendFlags;
@@ -16,10 +19,12 @@ import io.rdma4j.verbs.WrOpcode;
 import jdk.net.ExtendedSocketOptions;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.net.Inet4Address;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -37,6 +42,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * with a valid ICRC, the PSN the victim expects and its real rkey. rxe's check_addr looks at the source address
  * only, so each passed it before; now each is dropped and counted ({@code drop_local_peer_by_udp}), and the
  * real peer, through the inbox, goes on at the same PSN.
+ * <p>
+ * Over IPv4 the two QPs are on two devices of 127/8 addresses of their own; over IPv6 on one device on {@code ::1}
+ * (the one IPv6 loopback address: a second device could hold it only on another port, which no RoCEv2 peer
+ * sends to), which reaches its own QPs through its own inbox, and the impostor binds {@code ::1} on another port.
  */
 @Timeout(60)
 class LocalPeerForgeryTest
@@ -45,13 +54,20 @@ class LocalPeerForgeryTest
     private static final int PEER_PSN = 0x654321;
     private static final int LENGTH = 64;
 
-    @ParameterizedTest
-    @EnumSource(value = QpType.class, names = {"RC", "UC"})
-    void shouldDropAWriteThatClaimsTheSameHostPeerByUdp(final QpType type) throws IOException
+    /** Where the two QPs are. */
+    enum Family
     {
-        try (Fabric fabric = new Fabric(Fabric.Kind.SHM); DatagramChannel impostor = DatagramChannel.open())
+        IPV4,
+        IPV6
+    }
+
+    @ParameterizedTest
+    @CsvSource({"IPV4, RC", "IPV4, UC", "IPV6, RC", "IPV6, UC"})
+    void shouldDropAWriteThatClaimsTheSameHostPeerByUdp(final Family family, final QpType type) throws IOException
+    {
+        try (Devices devices = new Devices(family); DatagramChannel impostor = DatagramChannel.open())
         {
-            final RcEndpoint[] pair = connect(fabric, type);
+            final RcEndpoint[] pair = devices.connect(type);
             final RcEndpoint victim = pair[0];
             final RcEndpoint peer = pair[1];
             assertTrue(((TransportQp)victim.qp).peerOnSameHostPath(), "the victim reaches its peer by the inbox");
@@ -81,12 +97,12 @@ class LocalPeerForgeryTest
     }
 
     @ParameterizedTest
-    @EnumSource(value = QpType.class, names = {"RC", "UC"})
-    void shouldDropASendThatClaimsTheSameHostPeerByUdp(final QpType type) throws IOException
+    @CsvSource({"IPV4, RC", "IPV4, UC", "IPV6, RC", "IPV6, UC"})
+    void shouldDropASendThatClaimsTheSameHostPeerByUdp(final Family family, final QpType type) throws IOException
     {
-        try (Fabric fabric = new Fabric(Fabric.Kind.SHM); DatagramChannel impostor = DatagramChannel.open())
+        try (Devices devices = new Devices(family); DatagramChannel impostor = DatagramChannel.open())
         {
-            final RcEndpoint[] pair = connect(fabric, type);
+            final RcEndpoint[] pair = devices.connect(type);
             final RcEndpoint victim = pair[0];
             final RcEndpoint peer = pair[1];
             victim.qp.postRecv(new RecvWr().wrId(9).sge(victim.mr, 4096, 1024));
@@ -99,12 +115,38 @@ class LocalPeerForgeryTest
         }
     }
 
-    private static RcEndpoint[] connect(final Fabric fabric, final QpType type)
+    /** The victim's and the peer's devices: two on IPv4 loopback addresses, or one on {@code ::1}. */
+    private static final class Devices implements AutoCloseable
     {
-        final RcEndpoint victim = new RcEndpoint(fabric.open(), type, 1 << 16, 16);
-        final RcEndpoint peer = new RcEndpoint(fabric.open(), type, 1 << 16, 16);
-        RcConnectSettings.defaults().psns(VICTIM_PSN, PEER_PSN).connect(victim, peer);
-        return new RcEndpoint[] {victim, peer};
+        private final Fabric fabric;
+        private final Context ipv6;
+
+        Devices(final Family family)
+        {
+            fabric = family == Family.IPV4 ? new Fabric(Fabric.Kind.SHM) : null;
+            ipv6 = family == Family.IPV6 ? Ipv6Loopback.openSameHost(2, DeviceLimits.RXE) : null;
+        }
+
+        RcEndpoint[] connect(final QpType type)
+        {
+            final RcEndpoint victim = new RcEndpoint(fabric != null ? fabric.open() : ipv6, type, 1 << 16, 16);
+            final RcEndpoint peer = new RcEndpoint(fabric != null ? fabric.open() : ipv6, type, 1 << 16, 16);
+            RcConnectSettings.defaults().psns(VICTIM_PSN, PEER_PSN).connect(victim, peer);
+            return new RcEndpoint[] {victim, peer};
+        }
+
+        @Override
+        public void close()
+        {
+            if (fabric != null)
+            {
+                fabric.close();
+            }
+            if (ipv6 != null)
+            {
+                ((SoftDevice)ipv6.device()).shutdown();
+            }
+        }
     }
 
     /** A request as the peer would send it, from the peer's address but the impostor's socket on another port. */
@@ -112,13 +154,25 @@ class LocalPeerForgeryTest
         final RcEndpoint peer) throws IOException
     {
         final InetAddress peerAddress = peer.engine().address();
-        impostor.setOption(ExtendedSocketOptions.IP_DONTFRAGMENT, true);
+        if (peerAddress instanceof Inet4Address)
+        {
+            impostor.setOption(ExtendedSocketOptions.IP_DONTFRAGMENT, true);
+        }
         impostor.bind(new InetSocketAddress(peerAddress, 0));
         final int port = ((InetSocketAddress)impostor.getLocalAddress()).getPort();
-        return new PacketInfo()
-            .network(Ipv4.toInt(peerAddress), port, Ipv4.toInt(victim.engine().address()),
-                victim.engine().link().localPort(), 0)
-            .dontFragment(true)
+        final InetAddress victimAddress = victim.engine().address();
+        final int victimPort = victim.engine().link().localPort();
+        final PacketInfo spec = new PacketInfo();
+        if (peerAddress instanceof Inet6Address)
+        {
+            spec.networkIpv6(Ipv6.high(peerAddress), Ipv6.low(peerAddress), port, Ipv6.high(victimAddress),
+                Ipv6.low(victimAddress), victimPort);
+        }
+        else
+        {
+            spec.network(Ipv4.toInt(peerAddress), port, Ipv4.toInt(victimAddress), victimPort, 0).dontFragment(true);
+        }
+        return spec
             .opcode(opcode)
             .destQp(victim.qp.qpNum())
             .psn(PEER_PSN)

@@ -6,6 +6,7 @@ import io.rdma4j.soft.counter.SoftCounter;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -75,6 +76,9 @@ public final class SameHostLink extends ForwardingLink
     private final IpLink udp;
     private final ShmDirectory directory;
     private final int localIpv4;
+    private final boolean ipv6;
+    private final long localIpv6High;
+    private final long localIpv6Low;
     private final int port;
     private final int ipIdentification;
     private final ConcurrentHashMap<InetAddress, Peer> peers = new ConcurrentHashMap<>();
@@ -92,6 +96,8 @@ public final class SameHostLink extends ForwardingLink
     private long stalledHead = -1;
     private InetAddress lastSource;
     private int lastSourceIpv4;
+    private long lastSourceIpv6High;
+    private long lastSourceIpv6Low;
     private long stalledSinceMs;
 
     private SameHostLink(final IpLink udp, final ShmDirectory directory, final System.Logger logger)
@@ -101,15 +107,21 @@ public final class SameHostLink extends ForwardingLink
         this.udp = udp;
         this.directory = directory;
         this.logger = logger;
-        this.localIpv4 = Ipv4.toInt(udp.localAddress());
+        final InetAddress local = udp.localAddress();
+        this.ipv6 = local instanceof Inet6Address;
+        this.localIpv4 = ipv6 ? 0 : Ipv4.toInt(local);
+        this.localIpv6High = Ipv6.high(local);
+        this.localIpv6Low = Ipv6.low(local);
         this.port = udp.localPort();
         this.ipIdentification = udp.ipIdentification();
-        this.inbox = ShmInbox.create(ownPath(), localIpv4, port, RING_BYTES);
+        this.inbox = ShmInbox.create(ownPath(), local, port, RING_BYTES);
     }
 
     /**
-     * Add the same-host path to a UDP link, if the link is IPv4 and the user's inbox directory can be used;
-     * otherwise log why (once per process) and keep the UDP link as it is.
+     * Add the same-host path to a UDP link, if its address has one (IPv4, or IPv6 but not link-local: a
+     * link-local address means something only with its interface, which an inbox record does not carry) and
+     * the user's inbox directory can be used; otherwise log why (once per process) and keep the UDP link as
+     * it is.
      *
      * @param udp       the device's UDP link, bound.
      * @param directory the inbox directory (the device's settings' {@code rdma4j.soft.shm.dir}).
@@ -118,7 +130,7 @@ public final class SameHostLink extends ForwardingLink
      */
     public static Link over(final IpLink udp, final Path directory, final System.Logger logger)
     {
-        if (!(udp.localAddress() instanceof Inet4Address))
+        if (!hasSameHostPath(udp.localAddress()))
         {
             return udp;
         }
@@ -221,7 +233,7 @@ public final class SameHostLink extends ForwardingLink
     {
         final int length = head.remaining() + (null == payload ? 0 : payloadLength) +
             (null == tail ? 0 : tail.remaining());
-        if (destination.isMulticastAddress() || !(destination instanceof Inet4Address) ||
+        if (destination.isMulticastAddress() || !sameFamily(destination) ||
             length > ShmRing.HEADER_BYTES + 65_535 || inbox == null)
         {
             return VIA_UDP;
@@ -238,7 +250,8 @@ public final class SameHostLink extends ForwardingLink
                 return VIA_UDP;
             }
             result = target.ring().offer(
-                head, payload, payloadOffset, payloadLength, tail, localIpv4, port, ipIdentification);
+                head, payload, payloadOffset, payloadLength, tail, localIpv4, localIpv6High, localIpv6Low, port,
+                ipIdentification);
         }
         catch (final InternalError fault)
         {
@@ -458,21 +471,25 @@ public final class SameHostLink extends ForwardingLink
         if (result == ShmRing.OK)
         {
             final int source = ring.polledSourceIpv4();
-            if (source != lastSourceIpv4 || lastSource == null)
+            final long sourceHigh = ring.polledSourceIpv6High();
+            final long sourceLow = ring.polledSourceIpv6Low();
+            if (source != lastSourceIpv4 || sourceHigh != lastSourceIpv6High || sourceLow != lastSourceIpv6Low ||
+                lastSource == null)
             {
                 // one address object per change of sender, as the socket reuses its last sender's
-                lastSource = Ipv4.toAddress(source);
+                lastSource = ipv6 ? Ipv6.toAddress(sourceHigh, sourceLow) : Ipv4.toAddress(source);
                 lastSourceIpv4 = source;
+                lastSourceIpv6High = sourceHigh;
+                lastSourceIpv6Low = sourceLow;
             }
             info.source = lastSource;
             info.sourceIpv4 = source;
+            info.sourceIpv6High = sourceHigh;
+            info.sourceIpv6Low = sourceLow;
             info.sourcePort = ring.polledSourcePort();
-            info.destination = udp.localAddress();
-            info.destinationIpv4 = localIpv4;
-            info.destinationPort = port;
             // as from a socket, which cannot see the TTL; the identification is the one the sender's ICRC
             // covered, which a socket cannot see either and the ICRC check would solve for
-            info.ttl = -1;
+            info.receivedAt(udp.localAddress(), localIpv4, localIpv6High, localIpv6Low, port);
             info.ipIdentification = ring.polledIpIdentification();
             info.viaSameHostPath = true;
             counters.increment(SoftCounter.SHM_RCVD_PKTS);
@@ -528,7 +545,7 @@ public final class SameHostLink extends ForwardingLink
         ShmInbox fresh = null;
         try
         {
-            fresh = ShmInbox.create(own.path(), localIpv4, port, RING_BYTES);
+            fresh = ShmInbox.create(own.path(), udp.localAddress(), port, RING_BYTES);
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -578,7 +595,7 @@ public final class SameHostLink extends ForwardingLink
     @Override
     public boolean sameHostPathTo(final InetAddress peer)
     {
-        if (inbox == null || !(peer instanceof Inet4Address) || peer.isMulticastAddress())
+        if (inbox == null || !sameFamily(peer) || peer.isMulticastAddress())
         {
             return false;
         }
@@ -674,7 +691,7 @@ public final class SameHostLink extends ForwardingLink
                 return peer.inbox;
             }
             final ShmInbox.Refusal[] refusal = new ShmInbox.Refusal[1];
-            final ShmInbox found = ShmInbox.open(peer.path, peer.ipv4, port, directory.uid(), refusal);
+            final ShmInbox found = ShmInbox.open(peer.path, peer.address, port, directory.uid(), refusal);
             if (found != null)
             {
                 peer.inbox = found;
@@ -698,6 +715,17 @@ public final class SameHostLink extends ForwardingLink
         }
     }
 
+    private static boolean hasSameHostPath(final InetAddress address)
+    {
+        return address instanceof Inet4Address || address instanceof Inet6Address && !address.isLinkLocalAddress();
+    }
+
+    /** A socket of one family sends to that family only; an inbox's records carry its family's addresses. */
+    private boolean sameFamily(final InetAddress destination)
+    {
+        return ipv6 ? destination instanceof Inet6Address : destination instanceof Inet4Address;
+    }
+
     private Path ownPath()
     {
         return directory.inbox(udp.localAddress().getHostAddress(), port);
@@ -706,7 +734,7 @@ public final class SameHostLink extends ForwardingLink
     /** What a sender knows of one destination address. */
     private final class Peer
     {
-        private final int ipv4;
+        private final InetAddress address;
         private final Path path;
         private volatile ShmInbox inbox;
         private volatile long nextLookupMs;
@@ -716,7 +744,7 @@ public final class SameHostLink extends ForwardingLink
 
         private Peer(final InetAddress address)
         {
-            this.ipv4 = Ipv4.toInt(address);
+            this.address = address;
             this.path = directory.inbox(address.getHostAddress(), port);
         }
     }

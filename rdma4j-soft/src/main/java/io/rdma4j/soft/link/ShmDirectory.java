@@ -81,7 +81,7 @@ public final class ShmDirectory
     }
 
     /**
-     * @param address an IPv4 address, as text.
+     * @param address an IPv4 or IPv6 address, as text.
      * @param port    a UDP port.
      * @return the file of the inbox of the device on that address and port in this network namespace.
      */

@@ -7,6 +7,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.net.Inet6Address;
+import java.net.InetAddress;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -24,12 +26,15 @@ import java.util.Set;
  * A device's same-host inbox: a file in the user's {@link ShmDirectory}, named by the device's address and
  * port, mapped by the device (the one reader) and by every device of this host that sends to it. It holds
  * who owns it (pid and process start, to tell a dead owner from a pid reused), whether it is open, a
- * heartbeat, the owner's parked flag and the {@link ShmRing}.
+ * heartbeat, the owner's parked flag and the {@link ShmRing}. An IPv6 device's inbox names its 16-byte address
+ * and its ring carries IPv6 records; an IPv4 one names its 4-byte address: a sender takes a file only if it names
+ * the very address it sends to.
  * <p>
  * Layout (native byte order, which is the same for every process of a host):
  * <pre>
  *   0  magic "r4jshm01"        8  owner pid (long)       16 owner start, ms since the epoch (long)
  *  24  ring capacity (int)    28  UDP port (int)         32 IPv4 address (int)    36 state (int)
+ *  40  IPv6 address (two big-endian longs; 0 in an IPv4 inbox, whose layout is that of the first version)
  *  64  heartbeat, ms since the epoch (long), a cache line of its own
  * 128  parked flag (int), a cache line of its own
  * 256  ring control block (tail, head)
@@ -67,6 +72,8 @@ final class ShmInbox
     private static final int PORT_AT = 28;
     private static final int ADDRESS_AT = 32;
     private static final int STATE_AT = 36;
+    private static final int IPV6_HIGH_AT = 40;
+    private static final int IPV6_LOW_AT = 48;
     private static final int HEARTBEAT_AT = 64;
     private static final int PARKED_AT = 128;
     private static final int RING_CONTROL_AT = 256;
@@ -83,7 +90,7 @@ final class ShmInbox
     private final long start;
     private final Object fileKey;
 
-    private ShmInbox(final Path path, final MemorySegment file, final Object fileKey)
+    private ShmInbox(final Path path, final MemorySegment file, final Object fileKey, final boolean ipv6)
     {
         this.path = path;
         this.file = file;
@@ -92,7 +99,7 @@ final class ShmInbox
         this.start = file.get(ValueLayout.JAVA_LONG, START_AT);
         final int capacity = file.get(ValueLayout.JAVA_INT, CAPACITY_AT);
         this.ring = new ShmRing(file.asSlice(RING_CONTROL_AT, ShmRing.CONTROL_BYTES),
-            file.asSlice(RING_DATA_AT, capacity));
+            file.asSlice(RING_DATA_AT, capacity), ipv6);
     }
 
     /**
@@ -100,16 +107,17 @@ final class ShmInbox
      * the caller owns the address's UDP port, so no live device can own the name. The new file is written
      * under a name of its own and renamed over the old, so a sender never maps a half-made inbox.
      *
-     * @param path        where.
-     * @param addressIpv4 the device's address.
-     * @param port        its UDP port.
-     * @param capacity    the ring's bytes, a power of two.
+     * @param path     where.
+     * @param address  the device's address, IPv4 or IPv6.
+     * @param port     its UDP port.
+     * @param capacity the ring's bytes, a power of two.
      * @return the inbox, open.
      * @throws IOException if the file cannot be made.
      */
-    static ShmInbox create(final Path path, final int addressIpv4, final int port, final int capacity)
+    static ShmInbox create(final Path path, final InetAddress address, final int port, final int capacity)
         throws IOException
     {
+        final boolean ipv6 = address instanceof Inet6Address;
         final long pid = ProcessHandle.current().pid();
         final Path temporary = path.resolveSibling(path.getFileName() + "." + pid + ".new");
         Files.deleteIfExists(temporary);
@@ -125,14 +133,16 @@ final class ShmInbox
             file.set(ValueLayout.JAVA_LONG, START_AT, processStart(ProcessHandle.current()));
             file.set(ValueLayout.JAVA_INT, CAPACITY_AT, capacity);
             file.set(ValueLayout.JAVA_INT, PORT_AT, port);
-            file.set(ValueLayout.JAVA_INT, ADDRESS_AT, addressIpv4);
+            file.set(ValueLayout.JAVA_INT, ADDRESS_AT, ipv6 ? 0 : Ipv4.toInt(address));
+            file.set(ValueLayout.JAVA_LONG, IPV6_HIGH_AT, Ipv6.high(address));
+            file.set(ValueLayout.JAVA_LONG, IPV6_LOW_AT, Ipv6.low(address));
             file.set(ValueLayout.JAVA_INT, STATE_AT, STATE_OPEN);
             file.set(ValueLayout.JAVA_LONG, HEARTBEAT_AT, System.currentTimeMillis());
             MemorySegment.copy(MemorySegment.ofArray(MAGIC), 0, file, 0, MAGIC.length);
             final Object key = Files.readAttributes(temporary, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
                 .fileKey();
             Files.move(temporary, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            return new ShmInbox(path, file, key);
+            return new ShmInbox(path, file, key, ipv6);
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -145,16 +155,17 @@ final class ShmInbox
      * Map another device's inbox to send to it, if the file is one: this user's, readable and writable by
      * nobody else, laid out as an inbox for this address and port, open, and its owner alive.
      *
-     * @param path        the file.
-     * @param addressIpv4 the destination's address, which the file must name.
-     * @param port        the destination's port.
-     * @param uid         this process's user id.
-     * @param refusal     where the verdict goes (element 0).
+     * @param path    the file.
+     * @param address the destination's address, IPv4 or IPv6, which the file must name.
+     * @param port    the destination's port.
+     * @param uid     this process's user id.
+     * @param refusal where the verdict goes (element 0).
      * @return the inbox, or null with the reason in {@code refusal[0]}.
      */
-    static ShmInbox open(final Path path, final int addressIpv4, final int port, final int uid,
+    static ShmInbox open(final Path path, final InetAddress address, final int port, final int uid,
         final Refusal[] refusal)
     {
+        final boolean ipv6 = address instanceof Inet6Address;
         final PosixFileAttributes attributes;
         final int owner;
         try
@@ -197,13 +208,15 @@ final class ShmInbox
             final int capacity = file.get(ValueLayout.JAVA_INT, CAPACITY_AT);
             if (!hasMagic(file) || capacity < MIN_CAPACITY || capacity > MAX_CAPACITY ||
                 Integer.bitCount(capacity) != 1 || RING_DATA_AT + (long)capacity != mappedSize ||
-                file.get(ValueLayout.JAVA_INT, ADDRESS_AT) != addressIpv4 ||
+                file.get(ValueLayout.JAVA_INT, ADDRESS_AT) != (ipv6 ? 0 : Ipv4.toInt(address)) ||
+                file.get(ValueLayout.JAVA_LONG, IPV6_HIGH_AT) != Ipv6.high(address) ||
+                file.get(ValueLayout.JAVA_LONG, IPV6_LOW_AT) != Ipv6.low(address) ||
                 file.get(ValueLayout.JAVA_INT, PORT_AT) != port)
             {
                 refusal[0] = Refusal.FORMAT;
                 return null;
             }
-            final ShmInbox inbox = new ShmInbox(path, file, attributes.fileKey());
+            final ShmInbox inbox = new ShmInbox(path, file, attributes.fileKey(), ipv6);
             if (!inbox.isOpen() || !inbox.ownerAlive())
             {
                 refusal[0] = Refusal.GONE;

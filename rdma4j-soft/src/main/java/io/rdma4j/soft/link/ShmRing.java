@@ -14,9 +14,12 @@ import java.nio.ByteBuffer;
  * producer claims always reads 0 until it is published. A record that would run past the end of the buffer
  * is preceded by a padding record to the end.
  * <p>
- * Record (8-byte aligned): length (int, header + payload, unaligned; written last), type (int: data or
- * padding), the sender's IPv4 address, UDP port and IP identification (ints), the payload length (int),
- * then the payload: a RoCEv2 UDP payload, BTH to ICRC.
+ * Record (8-byte aligned): length (int, header + payload, unaligned; written last), type (int: data,
+ * IPv6 data or padding), the sender's IPv4 address (0 in an IPv6 record), UDP port and IP identification
+ * (ints), the payload length (int); an IPv6 record then has the sender's 16-byte address (two big-endian
+ * longs, as {@link Ipv6} holds it); then the payload: a RoCEv2 UDP payload, BTH to ICRC. A ring is of one
+ * family, its device's: the IPv4 records are those of the first format, and a record of the other family
+ * is one no producer of ours writes.
  * <p>
  * Every other process of the same user can write this memory, so the consumer trusts nothing it reads:
  * a length, type or size that no producer of ours writes is reported as {@link #CORRUPT} and the caller
@@ -34,8 +37,10 @@ final class ShmRing
     /** {@link #poll}: nothing published at the head. */
     static final int EMPTY = 3;
 
-    /** Bytes of a record's header. */
+    /** Bytes of an IPv4 record's header. */
     static final int HEADER_BYTES = 24;
+    /** Bytes of an IPv6 record's header: the IPv4 one and the sender's 16-byte address. */
+    static final int HEADER_BYTES_IPV6 = HEADER_BYTES + 16;
     /** Offset of the tail (next position to claim) in the control block; a cache line of its own. */
     static final int TAIL_OFFSET = 0;
     /** Offset of the head (next position to read) in the control block; a cache line of its own. */
@@ -48,12 +53,15 @@ final class ShmRing
     private static final int MAX_CLAIM_ATTEMPTS = 10_000;
     private static final int TYPE_DATA = 1;
     private static final int TYPE_PADDING = 2;
+    private static final int TYPE_DATA_IPV6 = 3;
     private static final int LENGTH_AT = 0;
     private static final int TYPE_AT = 4;
     private static final int SOURCE_ADDRESS_AT = 8;
     private static final int SOURCE_PORT_AT = 12;
     private static final int IP_ID_AT = 16;
     private static final int PAYLOAD_LENGTH_AT = 20;
+    private static final int SOURCE_IPV6_HIGH_AT = 24;
+    private static final int SOURCE_IPV6_LOW_AT = 32;
 
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
@@ -66,11 +74,16 @@ final class ShmRing
     private final int mask;
     /** The largest record the ring takes: an eighth of it, so one big record never blocks the ring for long. */
     private final int maxRecord;
+    /** The records of this ring's family: their type and header bytes. */
+    private final int dataType;
+    private final int headerBytes;
     /** The consumer's own copy of the head. */
     private long head;
 
     /** The last polled record's sender address, port and IP identification. */
     private int polledSourceIpv4;
+    private long polledSourceIpv6High;
+    private long polledSourceIpv6Low;
     private int polledSourcePort;
     private int polledIpIdentification;
 
@@ -79,6 +92,16 @@ final class ShmRing
      * @param data    the records' memory: a power of two of at least 4096 bytes.
      */
     ShmRing(final MemorySegment control, final MemorySegment data)
+    {
+        this(control, data, false);
+    }
+
+    /**
+     * @param control {@link #CONTROL_BYTES} of shared memory, 8-byte aligned.
+     * @param data    the records' memory: a power of two of at least 4096 bytes.
+     * @param ipv6    true for the ring of an IPv6 device: its records carry 16-byte sender addresses.
+     */
+    ShmRing(final MemorySegment control, final MemorySegment data, final boolean ipv6)
     {
         final long size = data.byteSize();
         if (size < 4096 || size > (1 << 30) || Long.bitCount(size) != 1)
@@ -91,6 +114,8 @@ final class ShmRing
         this.capacity = (int)size;
         this.mask = capacity - 1;
         this.maxRecord = capacity / 8;
+        this.dataType = ipv6 ? TYPE_DATA_IPV6 : TYPE_DATA;
+        this.headerBytes = ipv6 ? HEADER_BYTES_IPV6 : HEADER_BYTES;
         this.head = (long)LONG.getVolatile(control, (long)HEAD_OFFSET);
     }
 
@@ -107,7 +132,7 @@ final class ShmRing
      */
     int maxPayload()
     {
-        return maxRecord - HEADER_BYTES;
+        return maxRecord - headerBytes;
     }
 
     /**
@@ -121,7 +146,7 @@ final class ShmRing
      */
     int offer(final ByteBuffer payload, final int sourceIpv4, final int sourcePort, final int ipId)
     {
-        return offer(payload, null, 0, 0, null, sourceIpv4, sourcePort, ipId);
+        return offer(payload, null, 0, 0, null, sourceIpv4, 0, 0, sourcePort, ipId);
     }
 
     /**
@@ -134,20 +159,23 @@ final class ShmRing
      * @param payloadOffset where in it the payload starts.
      * @param payloadLength its length.
      * @param end           the last bytes, position to limit, or null for none; position unchanged.
-     * @param sourceIpv4    the sender's address.
+     * @param sourceIpv4    the sender's address, in a ring of IPv4 records.
+     * @param sourceHigh    the first 8 bytes of the sender's address, in a ring of IPv6 records.
+     * @param sourceLow     its last 8 bytes.
      * @param sourcePort    the sender's port.
      * @param ipId          the IP identification the sender's ICRC covered.
      * @return {@link #OK}, {@link #FULL} or {@link #CORRUPT}.
      */
     int offer(
         final ByteBuffer head, final MemorySegment payload, final long payloadOffset, final int payloadLength,
-        final ByteBuffer end, final int sourceIpv4, final int sourcePort, final int ipId)
+        final ByteBuffer end, final int sourceIpv4, final long sourceHigh, final long sourceLow,
+        final int sourcePort, final int ipId)
     {
         final int headLength = head.remaining();
         final int middleLength = null == payload ? 0 : payloadLength;
         final int tailLength = null == end ? 0 : end.remaining();
         final int length = headLength + middleLength + tailLength;
-        final int recordLength = HEADER_BYTES + length;
+        final int recordLength = headerBytes + length;
         final int required = align(recordLength);
         if (length > maxPayload())
         {
@@ -198,16 +226,30 @@ final class ShmRing
             INT.setRelease(data, (long)index + LENGTH_AT, padding);
             index = 0;
         }
-        data.set(ValueLayout.JAVA_INT, index + TYPE_AT, TYPE_DATA);
-        data.set(ValueLayout.JAVA_INT, index + SOURCE_ADDRESS_AT, sourceIpv4);
+        data.set(ValueLayout.JAVA_INT, index + TYPE_AT, dataType);
+        if (dataType == TYPE_DATA_IPV6)
+        {
+            data.set(ValueLayout.JAVA_LONG, index + SOURCE_IPV6_HIGH_AT, sourceHigh);
+            data.set(ValueLayout.JAVA_LONG, index + SOURCE_IPV6_LOW_AT, sourceLow);
+        }
+        data.set(ValueLayout.JAVA_INT, index + SOURCE_ADDRESS_AT, dataType == TYPE_DATA_IPV6 ? 0 : sourceIpv4);
         data.set(ValueLayout.JAVA_INT, index + SOURCE_PORT_AT, sourcePort);
         data.set(ValueLayout.JAVA_INT, index + IP_ID_AT, ipId);
         data.set(ValueLayout.JAVA_INT, index + PAYLOAD_LENGTH_AT, length);
-        final int start = index + HEADER_BYTES;
+        final int start = index + headerBytes;
         dataBuffer.put(start, head, head.position(), headLength);
         if (middleLength > 0)
         {
-            MemorySegment.copy(payload, payloadOffset, data, (long)start + headLength, middleLength);
+            try
+            {
+                MemorySegment.copy(payload, payloadOffset, data, (long)start + headLength, middleLength);
+            }
+            catch (final IllegalStateException closed)
+            {
+                // the payload's arena closed since the sender staged it (a copy is never half done: the close
+                // waits for it). The space is claimed and must be published; its payload reads 0, which the
+                // sender's ICRC does not cover, so the receiver drops it (icrc_err): a datagram lost
+            }
         }
         if (tailLength > 0)
         {
@@ -248,16 +290,22 @@ final class ShmRing
                 continue;
             }
             final int payloadLength = data.get(ValueLayout.JAVA_INT, index + PAYLOAD_LENGTH_AT);
-            if (type != TYPE_DATA || length < HEADER_BYTES || length > toEnd || length > maxRecord ||
-                payloadLength != length - HEADER_BYTES || payloadLength > buffer.capacity())
+            // a record of the other family, or one too short for its own header, is none of ours
+            if (type != dataType || length < headerBytes || length > toEnd || length > maxRecord ||
+                payloadLength != length - headerBytes || payloadLength > buffer.capacity())
             {
                 return CORRUPT;
+            }
+            if (dataType == TYPE_DATA_IPV6)
+            {
+                polledSourceIpv6High = data.get(ValueLayout.JAVA_LONG, index + SOURCE_IPV6_HIGH_AT);
+                polledSourceIpv6Low = data.get(ValueLayout.JAVA_LONG, index + SOURCE_IPV6_LOW_AT);
             }
             polledSourceIpv4 = data.get(ValueLayout.JAVA_INT, index + SOURCE_ADDRESS_AT);
             polledSourcePort = data.get(ValueLayout.JAVA_INT, index + SOURCE_PORT_AT);
             polledIpIdentification = data.get(ValueLayout.JAVA_INT, index + IP_ID_AT);
             buffer.clear();
-            buffer.put(0, dataBuffer, index + HEADER_BYTES, payloadLength);
+            buffer.put(0, dataBuffer, index + headerBytes, payloadLength);
             buffer.limit(payloadLength);
             consume(index, align(length));
             return OK;
@@ -295,6 +343,16 @@ final class ShmRing
     int polledSourceIpv4()
     {
         return polledSourceIpv4;
+    }
+
+    long polledSourceIpv6High()
+    {
+        return polledSourceIpv6High;
+    }
+
+    long polledSourceIpv6Low()
+    {
+        return polledSourceIpv6Low;
     }
 
     int polledSourcePort()

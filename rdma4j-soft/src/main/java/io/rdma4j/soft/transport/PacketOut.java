@@ -126,9 +126,20 @@ final class PacketOut
     {
         final int headLength = builder.buildHeaders(spec, payloadLength, segment, 0);
         final int pad = PacketBuilder.pad(payloadLength);
-        final int icrc = builder.icrc().compute(segment, 0, headLength, inPlace.segment, inPlace.offset,
-            payloadLength, pad, spec.sourceAddress(), spec.destinationAddress(), spec.sourcePort(),
-            spec.destinationPort(), spec.ipIdentification(), spec.dontFragment());
+        final int icrc;
+        try
+        {
+            icrc = builder.icrc().compute(segment, 0, headLength, inPlace.segment, inPlace.offset,
+                payloadLength, pad, spec.sourceAddress(), spec.destinationAddress(), spec.sourcePort(),
+                spec.destinationPort(), spec.ipIdentification(), spec.dontFragment());
+        }
+        catch (final IllegalStateException closed)
+        {
+            // the region's arena closed since the payload was found in place (another thread's close): not
+            // sent, as a datagram the link refuses (send_err); RC's retransmission copies, which fails as
+            // LOC_PROT_ERR, and a UC message is lost, as on a wire
+            return false;
+        }
         for (int i = 0; i < pad; i++)
         {
             segment.set(ValueLayout.JAVA_BYTE, TAIL_OFFSET + i, (byte)0);

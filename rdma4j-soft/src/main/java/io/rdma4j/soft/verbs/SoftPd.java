@@ -93,6 +93,11 @@ public final class SoftPd implements ProtectionDomain
         {
             throw new RdmaException(Errno.EACCES, "a read-only segment cannot be registered with LOCAL_WRITE");
         }
+        if (engine().gathers())
+        {
+            // the link may send from this memory in place: its arena's close must flush first
+            SendFence.on(segment, engine());
+        }
         final SoftMr mr = engine().mrTable().add(key -> new SoftMr(this, segment, key, access, this::deregister));
         synchronized (this)
         {

@@ -124,15 +124,115 @@ class ShmRingTest
     @Test
     void scribbledRecordsAndPositionsAreCorruptNotExceptions()
     {
-        final Random random = new Random(5);
+        scribbleFirstRecords(false, 6, new Random(5));
+        // positions no producer makes: a tail behind the head, or more than a ring ahead
+        for (final long[] positions : new long[][] {{0, 64}, {CAPACITY + 8L, 0}, {3, 0}})
+        {
+            control.set(ValueLayout.JAVA_LONG, ShmRing.TAIL_OFFSET, positions[0]);
+            control.set(ValueLayout.JAVA_LONG, ShmRing.HEAD_OFFSET, positions[1]);
+            assertEquals(ShmRing.CORRUPT, new ShmRing(control, data).offer(payload(0, 10), 1, 2, 3));
+        }
+    }
+
+    @Test
+    void ipv6RecordsCarryTheSendersSixteenBytesAcrossWraps()
+    {
+        final ShmRing ring = new ShmRing(control, data, true);
+        final Random random = new Random(7);
+        for (int i = 0; i < 3000; i++)
+        {
+            final int length = 8 + random.nextInt(3000);
+            final long high = 0x2001_0db8_0000_0000L + i;
+            final long low = -1L - i;
+            assertEquals(ShmRing.OK, ring.offer(payload(i, length), null, 0, 0, null, 0, high, low, 4791 + i, 0));
+            assertEquals(ShmRing.OK, ring.poll(out));
+            assertEquals(length, out.limit());
+            assertEquals(i, out.getInt(0));
+            assertEquals((byte)(i + length - 1), out.get(length - 1));
+            assertEquals(high, ring.polledSourceIpv6High());
+            assertEquals(low, ring.polledSourceIpv6Low());
+            assertEquals(0, ring.polledSourceIpv4());
+            assertEquals(4791 + i, ring.polledSourcePort());
+        }
+        assertTrue(ring.head() > 10L * CAPACITY, "the test never wrapped");
+        assertEquals(ring.capacity() / 8 - ShmRing.HEADER_BYTES_IPV6, ring.maxPayload());
+    }
+
+    @Test
+    void aRecordOfTheOtherFamilyOrShorterThanItsHeaderIsCorrupt()
+    {
+        // an IPv4 record (another version, or a forger) in an IPv6 device's ring
+        assertEquals(ShmRing.OK, new ShmRing(control, data).offer(payload(1, 100), 1, 2, 3));
+        assertEquals(ShmRing.CORRUPT, new ShmRing(control, data, true).poll(out));
+
+        // and the other way round
+        control.fill((byte)0);
+        data.fill((byte)0);
+        assertEquals(ShmRing.OK, new ShmRing(control, data, true).offer(payload(1, 100), null, 0, 0, null, 0, 1, 2,
+            3, 0));
+        assertEquals(ShmRing.CORRUPT, new ShmRing(control, data).poll(out));
+
+        // an IPv6 record truncated to the IPv4 header's length, payload length to match: its address would be
+        // read from the payload, so it is refused
+        control.fill((byte)0);
+        data.fill((byte)0);
+        final ShmRing ipv6 = new ShmRing(control, data, true);
+        assertEquals(ShmRing.OK, ipv6.offer(payload(1, 100), null, 0, 0, null, 0, 1, 2, 3, 0));
+        for (final int length : new int[] {ShmRing.HEADER_BYTES, ShmRing.HEADER_BYTES_IPV6 - 1, 8})
+        {
+            data.set(ValueLayout.JAVA_INT, 20, length - ShmRing.HEADER_BYTES);
+            data.set(ValueLayout.JAVA_INT, 0, length);
+            assertEquals(ShmRing.CORRUPT, ipv6.poll(out), "a record of " + length + " bytes");
+        }
+    }
+
+    @Test
+    void scribbledIpv6RecordsAreCorruptNotExceptions()
+    {
+        scribbleFirstRecords(true, 10, new Random(9));
+    }
+
+    @Test
+    void aPayloadWhoseArenaClosedIsPublishedEmptyNotThrown()
+    {
+        final ShmRing ring = new ShmRing(control, data);
+        final Arena closing = Arena.ofShared();
+        final MemorySegment payload = closing.allocate(256);
+        payload.fill((byte)0x5E);
+        closing.close();
+        final ByteBuffer head = payload(1, 12);
+        assertEquals(ShmRing.OK, ring.offer(head, payload, 0, 256, null, 1, 0, 0, 2, 3));
+        assertEquals(ShmRing.OK, ring.poll(out));
+        assertEquals(12 + 256, out.limit());
+        for (int i = 12; i < out.limit(); i++)
+        {
+            assertEquals(0, out.get(i), "byte " + i);
+        }
+        // the ring goes on
+        assertEquals(ShmRing.OK, ring.offer(payload(2, 100), 1, 2, 3));
+        assertEquals(ShmRing.OK, ring.poll(out));
+        assertEquals(2, out.getInt(0));
+    }
+
+    @Test
+    void aPaddingRecordThatDoesNotReachTheEndIsCorrupt()
+    {
+        final ShmRing ring = new ShmRing(control, data);
+        data.set(ValueLayout.JAVA_INT, 4, 2);
+        data.set(ValueLayout.JAVA_INT, 0, 64);
+        assertEquals(ShmRing.CORRUPT, ring.poll(out));
+    }
+
+    /** A hostile process writes anything into one of the first record's header fields, trial after trial. */
+    private void scribbleFirstRecords(final boolean ipv6, final int headerInts, final Random random)
+    {
         for (int trial = 0; trial < 2000; trial++)
         {
             control.fill((byte)0);
             data.fill((byte)0);
-            final ShmRing ring = new ShmRing(control, data);
-            assertEquals(ShmRing.OK, ring.offer(payload(trial, 100), 1, 2, 3));
-            // a hostile process writes anything into the first record's header
-            final int field = random.nextInt(6) * 4;
+            final ShmRing ring = new ShmRing(control, data, ipv6);
+            assertEquals(ShmRing.OK, ring.offer(payload(trial, 100), null, 0, 0, null, 1, 5, 6, 2, 3));
+            final int field = random.nextInt(headerInts) * 4;
             data.set(ValueLayout.JAVA_INT, field, random.nextBoolean() ? random.nextInt() :
                 random.nextInt(200) - 50);
             final int result = ring.poll(out);
@@ -144,22 +244,6 @@ class ShmRingTest
                 assertEquals(100, out.limit());
             }
         }
-        // positions no producer makes: a tail behind the head, or more than a ring ahead
-        for (final long[] positions : new long[][] {{0, 64}, {CAPACITY + 8L, 0}, {3, 0}})
-        {
-            control.set(ValueLayout.JAVA_LONG, ShmRing.TAIL_OFFSET, positions[0]);
-            control.set(ValueLayout.JAVA_LONG, ShmRing.HEAD_OFFSET, positions[1]);
-            assertEquals(ShmRing.CORRUPT, new ShmRing(control, data).offer(payload(0, 10), 1, 2, 3));
-        }
-    }
-
-    @Test
-    void aPaddingRecordThatDoesNotReachTheEndIsCorrupt()
-    {
-        final ShmRing ring = new ShmRing(control, data);
-        data.set(ValueLayout.JAVA_INT, 4, 2);
-        data.set(ValueLayout.JAVA_INT, 0, 64);
-        assertEquals(ShmRing.CORRUPT, ring.poll(out));
     }
 
     private static ByteBuffer payload(final int index, final int length)

@@ -10,6 +10,7 @@ import org.agrona.collections.Object2ObjectHashMap;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
@@ -240,6 +241,18 @@ final class SendBatch
         txLengths[slot] = headLength + payloadLength + tailLength;
         setIovecs(slot);
         count = slot + 1;
+        // only the kernel reads the address, so nothing holds the payload's arena open: the queued count is
+        // published before the arena's state is read, and the arena's close, which sets its state before its
+        // close actions run, has an action (the device's, at regMr) that looks at the count and then flushes
+        // under the send lock before the memory is freed. One of the two sees the other: the memory is sent
+        // while it is still there, or the datagram is not sent at all
+        VarHandle.fullFence();
+        if (!payload.scope().isAlive())
+        {
+            count = slot;
+            counters.increment(SoftCounter.UDP_SEND_FAILURES);
+            return false;
+        }
         counters.incrementOwned(SoftCounter.UDP_GATHERED_PKTS);
         return true;
     }

@@ -1,0 +1,298 @@
+package io.rdma4j.soft;
+
+import io.rdma4j.soft.counter.SoftCounter;
+import io.rdma4j.soft.engine.SoftEngine;
+import io.rdma4j.soft.link.ForwardingLink;
+import io.rdma4j.soft.link.Link;
+import io.rdma4j.verbs.AccessFlag;
+import io.rdma4j.verbs.AhAttr;
+import io.rdma4j.verbs.CompletionQueue;
+import io.rdma4j.verbs.Context;
+import io.rdma4j.verbs.Gid;
+import io.rdma4j.verbs.MemoryRegion;
+import io.rdma4j.verbs.Mtu;
+import io.rdma4j.verbs.ProtectionDomain;
+import io.rdma4j.verbs.QpAttr;
+import io.rdma4j.verbs.QpCap;
+import io.rdma4j.verbs.QpInitAttr;
+import io.rdma4j.verbs.QpState;
+import io.rdma4j.verbs.QpType;
+import io.rdma4j.verbs.QueuePair;
+import io.rdma4j.verbs.SendWr;
+import io.rdma4j.verbs.WrOpcode;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * A payload sent in place (the Linux link's zero-copy send: an iovec holds the registered memory's raw address
+ * until the flush) and the application closing the memory's shared arena between the packet's staging and its
+ * flush. Before the fix the kernel read the freed memory at the flush: here, the bytes of a buffer allocated
+ * after the close (the allocator hands the freed block out again) went onto the wire, an information leak. Now
+ * the device's close action on the arena flushes what is queued while the memory is still there, and the link
+ * refuses a gathered datagram from an arena already closing.
+ * <p>
+ * The close is put at each side of {@code queueGathered} by a link wrapper, on the posting thread, so the
+ * interleaving is exact; the peer is a plain UDP socket that shows the wire's bytes, and a second SEND from
+ * live memory marks the end of what the first could have sent (one socket pair keeps its order on loopback).
+ * A third case runs the race free, two threads, many rounds: before, it found the freed bytes on the wire
+ * in most runs, and an {@code IllegalStateException} out of {@code postSend} (the in-place ICRC).
+ */
+@Timeout(60)
+class ZeroCopyArenaCloseTest
+{
+    private static final int LENGTH = 1000;
+    private static final int ROUNDS = 8;
+    private static final int BTH_BYTES = 12;
+    private static final byte REGISTERED = (byte)0xAA;
+    private static final byte SECRET = (byte)0x5E;
+    private static final byte MARKER = (byte)0x77;
+
+    /** Where the arena closes, against the link's queueing of the datagram. */
+    enum Close
+    {
+        /** After the payload was found in place and before the link queues it. */
+        BEFORE_QUEUEING,
+        /** After the link queued it and before the flush at the end of postSend. */
+        BEFORE_FLUSH
+    }
+
+    @ParameterizedTest
+    @EnumSource(Close.class)
+    void shouldNeverSendMemoryFreedAfterTheArenaClosed(final Close when) throws IOException
+    {
+        final AtomicReference<Runnable> hook = new AtomicReference<>();
+        try (Fabric fabric = new Fabric(Fabric.Kind.UDP).linkWrapper(link -> new ClosingLink(link, hook, when));
+            DatagramChannel wire = DatagramChannel.open();
+            Arena secrets = Arena.ofShared())
+        {
+            final Context context = fabric.open();
+            final Link link = SoftEngine.of(context).link();
+            assumeTrue(link.gathers(), "the link sends in place (the Linux socket): " + link);
+            final InetAddress peer = fabric.address(200);
+            wire.bind(new InetSocketAddress(peer, Link.ROCE_V2_PORT));
+
+            final ProtectionDomain pd = context.allocPd();
+            final CompletionQueue cq = context.createCq(64, null, 0);
+            final QueuePair qp = ucQpTo(pd, cq, peer, 16);
+
+            final MemorySegment live = Arena.ofAuto().allocate(4096);
+            live.fill(MARKER);
+            final MemoryRegion markerMr = pd.regMr(live, EnumSet.noneOf(AccessFlag.class));
+            // the allocator need not hand the freed block out again at once: a few rounds make a leak show
+            for (int round = 1; round <= ROUNDS; round++)
+            {
+                final Arena doomed = Arena.ofShared();
+                final MemorySegment registered = doomed.allocate(4096);
+                registered.fill(REGISTERED);
+                final MemoryRegion mr = pd.regMr(registered, EnumSet.noneOf(AccessFlag.class));
+                final MemorySegment[] reused = new MemorySegment[1];
+                hook.set(() ->
+                {
+                    doomed.close();
+                    reused[0] = secrets.allocate(4096);
+                    reused[0].fill(SECRET);
+                });
+                qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).sge(mr, 0, LENGTH));
+                assertTrue(hook.get() == null, "the payload was not sent in place");
+                qp.postSend(new SendWr().wrId(2).opcode(WrOpcode.SEND).sge(markerMr, 0, LENGTH));
+
+                final List<byte[]> payloads = receiveUntilMarker(wire);
+                final String where = "round " + round + ", the freed block " +
+                    (reused[0].address() == registered.address() ? "was" : "was not") + " reused";
+                for (final byte[] payload : payloads)
+                {
+                    for (final byte b : payload)
+                    {
+                        assertFalse(b == SECRET, "a datagram carried bytes of memory allocated after the close; " +
+                            where);
+                    }
+                }
+                if (when == Close.BEFORE_FLUSH)
+                {
+                    // the close action flushed it while the memory was still the registered one
+                    assertEquals(2, payloads.size(), where);
+                    for (int i = 0; i < LENGTH; i++)
+                    {
+                        assertEquals(REGISTERED, payloads.get(0)[i], "byte " + i + ", " + where);
+                    }
+                }
+                else
+                {
+                    assertEquals(1, payloads.size(), "the datagram from the closed arena was sent; " + where);
+                    assertEquals(round, SoftEngine.of(context).counters().get(SoftCounter.UDP_SEND_FAILURES));
+                }
+            }
+            markerMr.close();
+        }
+    }
+
+    /**
+     * The same race run free: a thread posts SENDs from a shared arena's region while another closes the
+     * arena and fills a block of the same size with other bytes; the wire never carries those bytes, and the
+     * poster sees error completions, never an exception.
+     */
+    @org.junit.jupiter.api.Test
+    void shouldNeverSendFreedMemoryWhenAnotherThreadClosesTheArena() throws Exception
+    {
+        try (Fabric fabric = new Fabric(Fabric.Kind.UDP); DatagramChannel wire = DatagramChannel.open();
+            Arena secrets = Arena.ofShared())
+        {
+            final Context context = fabric.open();
+            assumeTrue(SoftEngine.of(context).link().gathers(), "the link sends in place (the Linux socket)");
+            final InetAddress peer = fabric.address(200);
+            wire.bind(new InetSocketAddress(peer, Link.ROCE_V2_PORT));
+            wire.configureBlocking(false);
+            final ProtectionDomain pd = context.allocPd();
+            final ByteBuffer buffer = ByteBuffer.allocate(65536);
+            long datagrams = 0;
+            for (int round = 0; round < 200; round++)
+            {
+                final CompletionQueue cq = context.createCq(256, null, 0);
+                final QueuePair qp = ucQpTo(pd, cq, peer, 128);
+                final Arena doomed = Arena.ofShared();
+                final MemorySegment registered = doomed.allocate(4096);
+                registered.fill(REGISTERED);
+                final MemoryRegion mr = pd.regMr(registered, EnumSet.noneOf(AccessFlag.class));
+                final int spins = round * 37 % 2000;
+                final Thread closer = Thread.ofPlatform().start(() ->
+                {
+                    for (int spin = spins; spin > 0; spin--)
+                    {
+                        Thread.onSpinWait();
+                    }
+                    while (true)
+                    {
+                        try
+                        {
+                            doomed.close();
+                            break;
+                        }
+                        catch (final IllegalStateException inUse)
+                        {
+                            // the JDK refuses the close while a copy or CRC holds the memory: as an
+                            // application would, try again
+                        }
+                    }
+                    secrets.allocate(4096).fill(SECRET);
+                });
+                for (int i = 0; i < 32; i++)
+                {
+                    qp.postSend(new SendWr().wrId(i).opcode(WrOpcode.SEND).sge(mr, 0, LENGTH));
+                }
+                closer.join();
+                buffer.clear();
+                while (wire.receive(buffer) != null)
+                {
+                    datagrams++;
+                    buffer.flip();
+                    for (int i = BTH_BYTES; i < BTH_BYTES + LENGTH; i++)
+                    {
+                        assertFalse(buffer.get(i) == SECRET, "round " + round + ": freed memory on the wire");
+                    }
+                    buffer.clear();
+                }
+                qp.close();
+                TestVerbs.pollFor(cq, 32, 0);
+                cq.close();
+            }
+            assertTrue(datagrams > 0, "nothing was sent");
+        }
+    }
+
+    /** A UC QP at RTS aimed at a QP 0x99 on {@code peer}, which is only a socket: it shows the wire's bytes. */
+    private static QueuePair ucQpTo(final ProtectionDomain pd, final CompletionQueue cq, final InetAddress peer,
+        final int depth)
+    {
+        final QueuePair qp = pd.createQp(QpInitAttr.of(QpType.UC, cq, new QpCap(depth, 1, 1, 1, 0)));
+        qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1).accessFlags(0));
+        qp.modify(new QpAttr().state(QpState.RTR).ahAttr(AhAttr.global(Gid.fromInet(peer), 64))
+            .pathMtu(Mtu.MTU_1024).destQpNum(0x99).rqPsn(0));
+        qp.modify(new QpAttr().state(QpState.RTS).sqPsn(0));
+        return qp;
+    }
+
+    /** The payloads (BTH to ICRC, less the BTH) of every datagram up to and with the marker SEND's. */
+    private static List<byte[]> receiveUntilMarker(final DatagramChannel wire) throws IOException
+    {
+        final List<byte[]> payloads = new ArrayList<>();
+        final ByteBuffer buffer = ByteBuffer.allocate(65536);
+        wire.configureBlocking(false);
+        try (Selector selector = Selector.open())
+        {
+            wire.register(selector, SelectionKey.OP_READ);
+            final long deadline = System.nanoTime() + 10_000_000_000L;
+            while (System.nanoTime() < deadline)
+            {
+                buffer.clear();
+                if (wire.receive(buffer) == null)
+                {
+                    selector.select(100);
+                    selector.selectedKeys().clear();
+                    continue;
+                }
+                buffer.flip();
+                final byte[] payload = new byte[LENGTH];
+                buffer.get(BTH_BYTES, payload);
+                payloads.add(payload);
+                if (payload[0] == MARKER)
+                {
+                    return payloads;
+                }
+            }
+        }
+        throw new AssertionError("the marker SEND never came; received " + payloads.size());
+    }
+
+    /** Runs the hook once, at the given side of the first gathered datagram's queueing. */
+    private static final class ClosingLink extends ForwardingLink
+    {
+        private final AtomicReference<Runnable> hook;
+        private final Close when;
+
+        ClosingLink(final Link inner, final AtomicReference<Runnable> hook, final Close when)
+        {
+            super(inner);
+            this.hook = hook;
+            this.when = when;
+        }
+
+        @Override
+        public boolean queueGathered(
+            final ByteBuffer head, final MemorySegment payload, final long payloadOffset, final int payloadLength,
+            final ByteBuffer tail, final InetAddress destination, final int hopLimit)
+        {
+            final Runnable close = hook.getAndSet(null);
+            if (close != null && when == Close.BEFORE_QUEUEING)
+            {
+                close.run();
+            }
+            final boolean queued =
+                inner.queueGathered(head, payload, payloadOffset, payloadLength, tail, destination, hopLimit);
+            if (close != null && when == Close.BEFORE_FLUSH)
+            {
+                close.run();
+            }
+            return queued;
+        }
+    }
+}
