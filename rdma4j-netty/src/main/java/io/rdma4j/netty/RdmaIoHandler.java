@@ -36,12 +36,13 @@ import java.util.concurrent.locks.LockSupport;
  * Netty's I/O for rdma4j channels on one event loop: the connection manager's events of the ids made on this
  * loop, and the completions of the connections' completion queues.
  * <p>
- * rdma4j's event channel and completion channels can each be waited on, but no call waits on several at once
- * (there is no file descriptor to hand to epoll). So each is waited on by a small daemon thread of this handler:
- * one for the event channel and one per device the loop's connections use, however many connections there are.
- * Such a thread takes an event, acknowledges it, queues it for the loop and unparks the loop thread; the loop
- * thread parks when it has nothing to do, and Netty's {@link #wakeup()} unparks it too. Idle, nothing spins; the
- * price is one thread hand-off per wake-up (see the module's report).
+ * The loop thread itself sleeps in {@code getCqEvent} on the completion channel of the first device its
+ * connections use, so a completion reaches the loop with no thread in between; Netty's {@link #wakeup()} and
+ * work queued from elsewhere end that sleep through {@link CompletionChannel#wakeup()}. No call waits on several
+ * channels at once (there is no file descriptor to hand to epoll), so what else must be waited on has a small
+ * daemon thread of this handler that queues what it takes and wakes the loop: the event channel (a few events
+ * per connection, none per message), and the completion channel of any further device. With no completion
+ * channel yet, the loop parks and is unparked. Idle, nothing spins.
  */
 public final class RdmaIoHandler implements IoHandler
 {
@@ -54,6 +55,8 @@ public final class RdmaIoHandler implements IoHandler
     private final ConcurrentLinkedQueue<Object> ready = new ConcurrentLinkedQueue<>();
     private final Set<Registration> registrations = new HashSet<>();
     private final Map<Context, CqWaiter> cqWaiters = new HashMap<>();
+    /** The completion channel the loop thread waits on itself, or null; written on the loop thread only. */
+    private volatile CqWaiter own;
     private final Map<CompletionQueue, CqConsumer> endpoints = new IdentityHashMap<>();
     /** Endpoints torn down whose CQ, device hold and id are still to be let go (see {@link #retire}). */
     private final List<CqConsumer> retiring = new ArrayList<>();
@@ -81,22 +84,67 @@ public final class RdmaIoHandler implements IoHandler
         {
             loopThread = Thread.currentThread();
         }
-        int handled = handleReady();
+        int handled = handleReady() + takeCqEvents(0);
         if (handled == 0 && context.canBlock())
         {
             long parkNanos = context.delayNanos(System.nanoTime());
             final long lingerNanos = nextLingerDeadline() - System.nanoTime();
             parkNanos = Math.min(parkNanos, Math.max(0, lingerNanos));
-            if (parkNanos > 0)
+            if (parkNanos > 0 && ready.isEmpty())
             {
-                // a waiting thread or Netty's wakeup() unparks us; a permit left by an earlier unpark only makes
-                // this return at once, which costs one empty turn
-                LockSupport.parkNanos(this, parkNanos);
+                if (own != null)
+                {
+                    // wakeLoop() ends this wait; a wake-up left from an earlier turn only makes it return at once
+                    handled += takeCqEvents(parkNanos);
+                }
+                else
+                {
+                    // a waiting thread or Netty's wakeup() unparks us; a permit left by an earlier unpark only
+                    // makes this return at once, which costs one empty turn
+                    LockSupport.parkNanos(this, parkNanos);
+                }
             }
-            handled = handleReady();
+            handled += handleReady();
         }
         expireLingering();
         retryRetiring();
+        return handled;
+    }
+
+    /**
+     * Take the CQ events of the channel the loop waits on itself and drive their endpoints.
+     *
+     * @param waitNanos how long to wait for the first event; 0 takes only those already there.
+     * @return the events taken.
+     */
+    private int takeCqEvents(final long waitNanos)
+    {
+        int handled = 0;
+        try
+        {
+            long timeout = waitNanos;
+            CqWaiter waiter;
+            CompletionQueue cq;
+            // read again after each endpoint ran: the last one on the device may have destroyed the channel
+            while (handled < MAX_EVENTS_PER_RUN && (waiter = own) != null &&
+                (cq = waiter.channel.getCqEvent(timeout, TimeUnit.NANOSECONDS)) != null)
+            {
+                // acknowledged before the endpoint runs, so that a CQ it retires can close at once
+                cq.ackEvents(1);
+                final CqConsumer endpoint = endpoints.get(cq);
+                if (endpoint != null)
+                {
+                    endpoint.onCompletions();
+                }
+                handled++;
+                timeout = 0;
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            // an interrupt of the loop thread is not ours to act on; Netty's own loops swallow it too
+            LOG.log(System.Logger.Level.DEBUG, "the event loop thread was interrupted while waiting for completions");
+        }
         return handled;
     }
 
@@ -158,17 +206,36 @@ public final class RdmaIoHandler implements IoHandler
     {
         if (!executor.isExecutorThread(Thread.currentThread()))
         {
-            final Thread thread = loopThread;
-            if (thread != null)
-            {
-                LockSupport.unpark(thread);
-            }
+            wakeLoop();
         }
     }
 
     private void offer(final Object item)
     {
         ready.offer(item);
+        wakeLoop();
+    }
+
+    /**
+     * End the loop thread's wait, or its next one. Safe against {@link #own} changing: it changes on the loop
+     * thread only, which checks {@link #ready} after the change and before it waits again, so a waker that still
+     * sees the old value queued its item early enough to be seen.
+     */
+    private void wakeLoop()
+    {
+        final CqWaiter waiter = own;
+        if (waiter != null)
+        {
+            try
+            {
+                waiter.channel.wakeup();
+                return;
+            }
+            catch (final RdmaException ex)
+            {
+                // destroyed under us by the loop, which has already looked at the queue: fall through
+            }
+        }
         final Thread thread = loopThread;
         if (thread != null)
         {
@@ -198,8 +265,12 @@ public final class RdmaIoHandler implements IoHandler
         }
         for (final CqWaiter waiter : cqWaiters.values())
         {
-            stop(waiter.thread);
+            if (waiter.thread != null)
+            {
+                stop(waiter.thread);
+            }
         }
+        own = null;
         // the waiting threads are gone, so no CQ event can be held unacknowledged any more
         retryRetiring();
         for (final CqConsumer endpoint : retiring)
@@ -358,10 +429,18 @@ public final class RdmaIoHandler implements IoHandler
         if (waiter == null)
         {
             final CompletionChannel channel = verbs.createCompChannel();
-            final Thread thread = waiter("cq", "completions", () -> nextCq(channel));
+            // the first device's channel the loop waits on itself; a further device's needs a thread
+            final Thread thread = own == null ? null : waiter("cq", "completions", () -> nextCq(channel));
             waiter = new CqWaiter(channel, thread);
             cqWaiters.put(verbs, waiter);
-            thread.start();
+            if (thread == null)
+            {
+                own = waiter;
+            }
+            else
+            {
+                thread.start();
+            }
         }
         waiter.holds++;
         return waiter.channel;
@@ -378,7 +457,14 @@ public final class RdmaIoHandler implements IoHandler
         if (waiter != null && --waiter.holds == 0)
         {
             cqWaiters.remove(verbs);
-            stop(waiter.thread);
+            if (waiter.thread != null)
+            {
+                stop(waiter.thread);
+            }
+            if (own == waiter)
+            {
+                own = null;
+            }
             closeChannel(waiter);
         }
     }
@@ -464,7 +550,10 @@ public final class RdmaIoHandler implements IoHandler
         Object next() throws InterruptedException;
     }
 
-    /** A completion channel of one device, the thread that waits on it and the endpoints that use it. */
+    /**
+     * A completion channel of one device, the thread that waits on it (null for the one the loop waits on itself)
+     * and the endpoints that use it.
+     */
     private static final class CqWaiter
     {
         final CompletionChannel channel;
