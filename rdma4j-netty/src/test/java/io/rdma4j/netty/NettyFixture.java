@@ -6,6 +6,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.rdma4j.testing.NettyLeaks;
 import io.rdma4j.testing.TestNet;
@@ -28,10 +29,19 @@ final class NettyFixture implements AutoCloseable
 
     final InetAddress serverHost;
     final InetAddress clientHost;
-    final MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(2, RdmaIoHandler.newFactory());
+    final MultiThreadIoEventLoopGroup group;
 
     NettyFixture()
     {
+        this(RdmaIoHandler.newFactory());
+    }
+
+    /**
+     * @param handlers the loops' handler factory.
+     */
+    NettyFixture(final IoHandlerFactory handlers)
+    {
+        group = new MultiThreadIoEventLoopGroup(2, handlers);
         final int subnet = TestNet.nextSubnet();
         serverHost = TestNet.address(subnet, 1);
         clientHost = TestNet.address(subnet, 2);
