@@ -43,15 +43,7 @@ class BusyPollTest extends NettyTestBase
     void echoes(final int length)
         throws Exception
     {
-        final Channel server = net.server(new RdmaEcho.EchoHandler(), Map.of());
-        final Collector collector = new Collector(length);
-        final Channel client = net.connect((InetSocketAddress)server.localAddress(), collector).sync().channel();
-        final byte[] data = new byte[length];
-        new Random(length).nextBytes(data);
-        client.writeAndFlush(Unpooled.wrappedBuffer(data)).sync();
-        assertArrayEquals(data, collector.done.get(40, TimeUnit.SECONDS));
-        client.close().sync();
-        server.close().sync();
+        net.assertEchoes(length);
     }
 
     @Test

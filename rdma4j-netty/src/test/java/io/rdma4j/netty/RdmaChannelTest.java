@@ -135,16 +135,7 @@ class RdmaChannelTest extends NettyTestBase
     void echoes(final int length)
         throws Exception
     {
-        final Channel server = net.server(new RdmaEcho.EchoHandler(), Map.of());
-        final Collector collector = new Collector(length);
-        final Channel client = net.connect((InetSocketAddress)server.localAddress(), collector).sync().channel();
-        final byte[] data = randomBytes(length);
-        client.writeAndFlush(Unpooled.wrappedBuffer(data)).sync();
-        final byte[] echoed = collector.done.get(40, TimeUnit.SECONDS);
-        assertEquals(length, echoed.length);
-        assertArrayEquals(data, echoed);
-        client.close().sync();
-        server.close().sync();
+        net.assertEchoes(length);
     }
 
     @Test
