@@ -20,10 +20,18 @@ public interface CompletionChannel extends AutoCloseable
      * @param timeout how long to wait; 0 does not wait, a negative value waits for ever (as the
      *                event channel's {@code getEvent} does).
      * @param unit    the timeout's unit.
-     * @return the CQ that had a completion, or null on timeout.
+     * @return the CQ that had a completion, or null on timeout or after {@link #wakeup()}.
      * @throws InterruptedException if interrupted while waiting.
      */
     CompletionQueue getCqEvent(long timeout, TimeUnit unit) throws InterruptedException;
+
+    /**
+     * Make a {@link #getCqEvent} waiting now return null at once; with none waiting, the next one does, however
+     * many wake-ups came before it. Safe from any thread: it lets an event loop sleep on this channel and still
+     * be woken for work that comes from elsewhere (libibverbs has no such call; the native provider writes an
+     * eventfd that its wait polls beside the channel's descriptor).
+     */
+    void wakeup();
 
     /**
      * Destroy the channel ({@code ibv_destroy_comp_channel}).

@@ -13,8 +13,20 @@ interface CqConsumer
      */
     CompletionQueue cq();
 
-    /** The CQ announced completions: take them all. */
-    void onCompletions();
+    /**
+     * The CQ announced completions: re-arm it and take them all.
+     *
+     * @return true if there was one.
+     */
+    boolean onCompletions();
+
+    /**
+     * Take the completions there are without arming the CQ: a busy poll, which in the software device's polling
+     * mode also receives on the calling thread.
+     *
+     * @return true if there was one.
+     */
+    boolean pollCompletions();
 
     /**
      * @return whether it waits for posted work to complete before it tears itself down.

@@ -460,18 +460,38 @@ abstract class QpEndpoint implements CqConsumer
      * itself again rather than waiting for the next.
      */
     @Override
-    public final void onCompletions()
+    public final boolean onCompletions()
+    {
+        return takeCompletions(true);
+    }
+
+    @Override
+    public final boolean pollCompletions()
+    {
+        return takeCompletions(false);
+    }
+
+    /**
+     * @param arm re-arm the CQ first.
+     * @return true if there was a completion.
+     */
+    private boolean takeCompletions(final boolean arm)
     {
         if (state == State.CLOSED)
         {
-            return;
+            return false;
         }
-        cq.requestNotify(false);
+        if (arm)
+        {
+            cq.requestNotify(false);
+        }
         int events = 0;
+        boolean took = false;
         IOException failure = null;
         int n;
         while (state != State.CLOSED && (n = cq.poll(wcs)) > 0)
         {
+            took = true;
             for (int i = 0; i < n; i++)
             {
                 final WorkCompletion wc = wcs[i];
@@ -503,17 +523,17 @@ abstract class QpEndpoint implements CqConsumer
             {
                 tearDown(true);
             }
-            return;
+            return took;
         }
         final Owner current = owner;
         if (state != State.OPEN || current == null)
         {
-            return;
+            return took;
         }
         if (failure != null)
         {
             current.endpointFailed(failure);
-            return;
+            return took;
         }
         if ((events & READABLE) != 0)
         {
@@ -524,6 +544,7 @@ abstract class QpEndpoint implements CqConsumer
             current.endpointWritable();
         }
         completionsDelivered();
+        return took;
     }
 
     /** The channel is closed: it hears nothing more. */

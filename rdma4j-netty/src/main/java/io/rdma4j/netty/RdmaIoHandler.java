@@ -36,42 +36,77 @@ import java.util.concurrent.locks.LockSupport;
  * Netty's I/O for rdma4j channels on one event loop: the connection manager's events of the ids made on this
  * loop, and the completions of the connections' completion queues.
  * <p>
- * rdma4j's event channel and completion channels can each be waited on, but no call waits on several at once
- * (there is no file descriptor to hand to epoll). So each is waited on by a small daemon thread of this handler:
- * one for the event channel and one per device the loop's connections use, however many connections there are.
- * Such a thread takes an event, acknowledges it, queues it for the loop and unparks the loop thread; the loop
- * thread parks when it has nothing to do, and Netty's {@link #wakeup()} unparks it too. Idle, nothing spins; the
- * price is one thread hand-off per wake-up (see the module's report).
+ * The loop thread itself sleeps in {@code getCqEvent} on the completion channel of the first device its
+ * connections use, so a completion reaches the loop with no thread in between; Netty's {@link #wakeup()} and
+ * work queued from elsewhere end that sleep through {@link CompletionChannel#wakeup()}. No call waits on several
+ * channels at once (there is no file descriptor to hand to epoll), so what else must be waited on has a small
+ * daemon thread of this handler that queues what it takes and wakes the loop: the event channel (a few events
+ * per connection, none per message), and the completion channel of any further device. With no completion
+ * channel yet, the loop parks and is unparked. Idle, nothing spins.
  */
 public final class RdmaIoHandler implements IoHandler
 {
     /** At most this many queued events are handled per {@link #run} before the loop turns to its tasks. */
     private static final int MAX_EVENTS_PER_RUN = 1024;
+    /** The system property that gives {@link #newFactory()} its busy polls. */
+    public static final String SPIN_POLLS_PROPERTY = "rdma4j.netty.spinPolls";
     private static final System.Logger LOG = System.getLogger(RdmaIoHandler.class.getName());
 
     private final ThreadAwareExecutor executor;
+    /** Empty polls of the loop's CQs before it arms them and sleeps; see {@link #newFactory(int)}. */
+    private final int spinPolls;
     /** Completion queues with new completions and connection-manager events, from the waiting threads. */
     private final ConcurrentLinkedQueue<Object> ready = new ConcurrentLinkedQueue<>();
     private final Set<Registration> registrations = new HashSet<>();
     private final Map<Context, CqWaiter> cqWaiters = new HashMap<>();
+    /** The completion channel the loop thread waits on itself, or null; written on the loop thread only. */
+    private volatile CqWaiter own;
     private final Map<CompletionQueue, CqConsumer> endpoints = new IdentityHashMap<>();
+    /** The endpoints' snapshot that busy polls walk, rebuilt when one comes or goes (not per poll). */
+    private CqConsumer[] polled = new CqConsumer[0];
+    /** A CQ of the loop's own channel was drained by a busy poll and must be re-armed before the loop sleeps. */
+    private boolean unarmed;
+    /** The index in {@link #polled} that the busy poll takes next. */
+    private int spinNext;
     /** Endpoints torn down whose CQ, device hold and id are still to be let go (see {@link #retire}). */
     private final List<CqConsumer> retiring = new ArrayList<>();
     private volatile Thread loopThread;
     private EventChannel eventChannel;
     private Thread cmWaiter;
 
-    private RdmaIoHandler(final ThreadAwareExecutor executor)
+    private RdmaIoHandler(final ThreadAwareExecutor executor, final int spinPolls)
     {
         this.executor = Objects.requireNonNull(executor, "executor");
+        this.spinPolls = spinPolls;
     }
 
     /**
-     * @return the factory to give {@code MultiThreadIoEventLoopGroup}.
+     * @return the factory to give {@code MultiThreadIoEventLoopGroup}, with the busy polls of
+     *     {@code -Drdma4j.netty.spinPolls} (0 when unset).
      */
     public static IoHandlerFactory newFactory()
     {
-        return RdmaIoHandler::new;
+        return newFactory(Integer.getInteger(SPIN_POLLS_PROPERTY, 0));
+    }
+
+    /**
+     * @param spinPolls empty polls of the loop's CQs, unarmed, before the loop arms them and sleeps on the
+     *                  completion channel; 0 never polls busy. In the software device's polling mode a busy poll
+     *                  receives on the loop thread, so a message reaches the loop with no thread hand-off at all
+     *                  (ping-pong p50 about 5 us where sleeping gives about 80); the price is a core spinning
+     *                  after each burst, which on a few shared cores costs the tail and the pipelined rate, and in
+     *                  thread mode it only competes with the progress thread. Busy polls apply while the loop's
+     *                  connections use one device.
+     * @return the factory to give {@code MultiThreadIoEventLoopGroup}.
+     * @throws IllegalArgumentException if spinPolls is negative.
+     */
+    public static IoHandlerFactory newFactory(final int spinPolls)
+    {
+        if (spinPolls < 0)
+        {
+            throw new IllegalArgumentException("spinPolls must be 0 or more, not " + spinPolls);
+        }
+        return executor -> new RdmaIoHandler(executor, spinPolls);
     }
 
     @Override
@@ -81,23 +116,149 @@ public final class RdmaIoHandler implements IoHandler
         {
             loopThread = Thread.currentThread();
         }
-        int handled = handleReady();
+        int handled = handleReady() + takeCqEvents(0);
+        if (handled == 0 && busyPolls())
+        {
+            handled = spin(context);
+        }
         if (handled == 0 && context.canBlock())
         {
             long parkNanos = context.delayNanos(System.nanoTime());
             final long lingerNanos = nextLingerDeadline() - System.nanoTime();
             parkNanos = Math.min(parkNanos, Math.max(0, lingerNanos));
-            if (parkNanos > 0)
+            if (parkNanos > 0 && ready.isEmpty())
             {
-                // a waiting thread or Netty's wakeup() unparks us; a permit left by an earlier unpark only makes
-                // this return at once, which costs one empty turn
-                LockSupport.parkNanos(this, parkNanos);
+                if (own != null)
+                {
+                    if (unarmed)
+                    {
+                        // arm, then take what came before the arm: nothing is left unannounced while we sleep
+                        handled += armAll();
+                    }
+                    if (handled == 0)
+                    {
+                        // wakeLoop() ends this wait; a wake-up left from an earlier turn only makes it return at
+                        // once
+                        handled += takeCqEvents(parkNanos);
+                    }
+                }
+                else
+                {
+                    // a waiting thread or Netty's wakeup() unparks us; a permit left by an earlier unpark only
+                    // makes this return at once, which costs one empty turn
+                    LockSupport.parkNanos(this, parkNanos);
+                }
             }
-            handled = handleReady();
+            handled += handleReady();
         }
         expireLingering();
         retryRetiring();
         return handled;
+    }
+
+    /**
+     * Take the CQ events of the channel the loop waits on itself and drive their endpoints.
+     *
+     * @param waitNanos how long to wait for the first event; 0 takes only those already there.
+     * @return the events taken.
+     */
+    private int takeCqEvents(final long waitNanos)
+    {
+        int handled = 0;
+        try
+        {
+            long timeout = waitNanos;
+            CqWaiter waiter;
+            CompletionQueue cq;
+            // read again after each endpoint ran: the last one on the device may have destroyed the channel
+            while (handled < MAX_EVENTS_PER_RUN && (waiter = own) != null &&
+                (cq = waiter.channel.getCqEvent(timeout, TimeUnit.NANOSECONDS)) != null)
+            {
+                // acknowledged before the endpoint runs, so that a CQ it retires can close at once
+                cq.ackEvents(1);
+                final CqConsumer endpoint = endpoints.get(cq);
+                if (endpoint != null)
+                {
+                    if (busyPolls())
+                    {
+                        // left unarmed, so that the busy polls after it receive in the software device's polling
+                        // mode; armed again before the loop sleeps
+                        endpoint.pollCompletions();
+                        unarmed = true;
+                    }
+                    else
+                    {
+                        endpoint.onCompletions();
+                    }
+                }
+                handled++;
+                timeout = 0;
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            // an interrupt of the loop thread is not ours to act on; Netty's own loops swallow it too
+            LOG.log(System.Logger.Level.DEBUG, "the event loop thread was interrupted while waiting for completions");
+        }
+        return handled;
+    }
+
+    /**
+     * @return true if the loop busy-polls its CQs before it sleeps: asked for, and all of them on its own channel.
+     */
+    private boolean busyPolls()
+    {
+        return spinPolls > 0 && own != null && cqWaiters.size() == 1;
+    }
+
+    /**
+     * Poll the CQs in turn, unarmed, until one has completions, something else is queued for the loop, or
+     * {@code spinPolls} empty polls passed.
+     *
+     * @return the endpoints that had completions.
+     */
+    private int spin(final IoHandlerContext context)
+    {
+        final CqConsumer[] consumers = polled;
+        if (consumers.length == 0)
+        {
+            return 0;
+        }
+        for (int i = 0; i < spinPolls; i++)
+        {
+            // one CQ a round: in polling mode each empty poll also receives for the whole device, so polling them
+            // all every round would cost one receive call per CQ where one serves them all
+            spinNext = spinNext + 1 < consumers.length ? spinNext + 1 : 0;
+            if (consumers[spinNext].pollCompletions())
+            {
+                unarmed = true;
+                return 1;
+            }
+            if (!ready.isEmpty() || !context.canBlock())
+            {
+                return 0;
+            }
+            Thread.onSpinWait();
+        }
+        return 0;
+    }
+
+    /**
+     * @return the endpoints that had completions when their CQs were re-armed.
+     */
+    private int armAll()
+    {
+        unarmed = false;
+        int took = 0;
+        final CqConsumer[] consumers = polled;
+        for (final CqConsumer consumer : consumers)
+        {
+            if (consumer.onCompletions())
+            {
+                took++;
+            }
+        }
+        return took;
     }
 
     private int handleReady()
@@ -158,17 +319,36 @@ public final class RdmaIoHandler implements IoHandler
     {
         if (!executor.isExecutorThread(Thread.currentThread()))
         {
-            final Thread thread = loopThread;
-            if (thread != null)
-            {
-                LockSupport.unpark(thread);
-            }
+            wakeLoop();
         }
     }
 
     private void offer(final Object item)
     {
         ready.offer(item);
+        wakeLoop();
+    }
+
+    /**
+     * End the loop thread's wait, or its next one. Safe against {@link #own} changing: it changes on the loop
+     * thread only, which checks {@link #ready} after the change and before it waits again, so a waker that still
+     * sees the old value queued its item early enough to be seen.
+     */
+    private void wakeLoop()
+    {
+        final CqWaiter waiter = own;
+        if (waiter != null)
+        {
+            try
+            {
+                waiter.channel.wakeup();
+                return;
+            }
+            catch (final RdmaException ex)
+            {
+                // destroyed under us by the loop, which has already looked at the queue: fall through
+            }
+        }
         final Thread thread = loopThread;
         if (thread != null)
         {
@@ -198,8 +378,12 @@ public final class RdmaIoHandler implements IoHandler
         }
         for (final CqWaiter waiter : cqWaiters.values())
         {
-            stop(waiter.thread);
+            if (waiter.thread != null)
+            {
+                stop(waiter.thread);
+            }
         }
+        own = null;
         // the waiting threads are gone, so no CQ event can be held unacknowledged any more
         retryRetiring();
         for (final CqConsumer endpoint : retiring)
@@ -358,10 +542,18 @@ public final class RdmaIoHandler implements IoHandler
         if (waiter == null)
         {
             final CompletionChannel channel = verbs.createCompChannel();
-            final Thread thread = waiter("cq", "completions", () -> nextCq(channel));
+            // the first device's channel the loop waits on itself; a further device's needs a thread
+            final Thread thread = own == null ? null : waiter("cq", "completions", () -> nextCq(channel));
             waiter = new CqWaiter(channel, thread);
             cqWaiters.put(verbs, waiter);
-            thread.start();
+            if (thread == null)
+            {
+                own = waiter;
+            }
+            else
+            {
+                thread.start();
+            }
         }
         waiter.holds++;
         return waiter.channel;
@@ -378,7 +570,14 @@ public final class RdmaIoHandler implements IoHandler
         if (waiter != null && --waiter.holds == 0)
         {
             cqWaiters.remove(verbs);
-            stop(waiter.thread);
+            if (waiter.thread != null)
+            {
+                stop(waiter.thread);
+            }
+            if (own == waiter)
+            {
+                own = null;
+            }
             closeChannel(waiter);
         }
     }
@@ -393,6 +592,7 @@ public final class RdmaIoHandler implements IoHandler
     void add(final CqConsumer endpoint)
     {
         endpoints.put(endpoint.cq(), endpoint);
+        polled = endpoints.values().toArray(new CqConsumer[0]);
     }
 
     /**
@@ -404,6 +604,7 @@ public final class RdmaIoHandler implements IoHandler
     {
         if (endpoints.remove(endpoint.cq()) != null)
         {
+            polled = endpoints.values().toArray(new CqConsumer[0]);
             retiring.add(endpoint);
             retryRetiring();
         }
@@ -464,7 +665,10 @@ public final class RdmaIoHandler implements IoHandler
         Object next() throws InterruptedException;
     }
 
-    /** A completion channel of one device, the thread that waits on it and the endpoints that use it. */
+    /**
+     * A completion channel of one device, the thread that waits on it (null for the one the loop waits on itself)
+     * and the endpoints that use it.
+     */
     private static final class CqWaiter
     {
         final CompletionChannel channel;

@@ -10,8 +10,13 @@
  * An {@link io.rdma4j.netty.RdmaDatagramChannel} is Netty's {@code DatagramChannel} over a UD QP, for multicast:
  * {@code joinGroup} and {@code leaveGroup} are the connection manager's join and leave.
  * <p>
- * The handler's loop thread parks when idle; the event channel and each device's completion channel are waited
- * on by one small thread each, which wakes the loop (rdma4j offers no call that waits on several channels).
+ * The handler's loop thread sleeps in {@code getCqEvent} on the completion channel of the first device its
+ * channels use, so a completion reaches the loop with no thread in between; Netty's wake-ups end that sleep
+ * through {@code CompletionChannel.wakeup()}. The event channel (a few events per connection, none per message)
+ * and the completion channel of any further device are waited on by one small thread each, which wakes the loop
+ * (rdma4j offers no call that waits on several channels). With {@code RdmaIoHandler.newFactory(spinPolls)} the
+ * loop first polls its CQs busy, unarmed, which in the software device's polling mode receives on the loop
+ * thread itself: no thread hand-off at all, for a spinning core.
  * <p>
  * <b>Arrows.</b> Built on the public API alone, {@code io.rdma4j.verbs} and {@code io.rdma4j.cm}, and on
  * Netty's transport, buffers and common; no engine is named, so it runs on whichever provider owns the address.

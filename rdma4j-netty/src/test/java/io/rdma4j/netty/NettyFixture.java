@@ -2,18 +2,25 @@ package io.rdma4j.netty;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.rdma4j.netty.example.RdmaEcho;
 import io.rdma4j.testing.NettyLeaks;
 import io.rdma4j.testing.TestNet;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * Two loopback addresses of this JVM's own (a server's device and a client's) and one event loop group of the
@@ -28,10 +35,19 @@ final class NettyFixture implements AutoCloseable
 
     final InetAddress serverHost;
     final InetAddress clientHost;
-    final MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(2, RdmaIoHandler.newFactory());
+    final MultiThreadIoEventLoopGroup group;
 
     NettyFixture()
     {
+        this(RdmaIoHandler.newFactory());
+    }
+
+    /**
+     * @param handlers the loops' handler factory.
+     */
+    NettyFixture(final IoHandlerFactory handlers)
+    {
+        group = new MultiThreadIoEventLoopGroup(2, handlers);
         final int subnet = TestNet.nextSubnet();
         serverHost = TestNet.address(subnet, 1);
         clientHost = TestNet.address(subnet, 2);
@@ -88,6 +104,29 @@ final class NettyFixture implements AutoCloseable
     private static <T> void option(final Bootstrap bootstrap, final ChannelOption<T> option, final Object value)
     {
         bootstrap.option(option, (T)value);
+    }
+
+    /**
+     * Echo random bytes from a new client through a new echo server, assert that they come back whole, and close
+     * both.
+     *
+     * @param length how many bytes, written at once.
+     * @throws Exception if any step fails or times out.
+     */
+    void assertEchoes(final int length)
+        throws Exception
+    {
+        final Channel server = server(new RdmaEcho.EchoHandler(), Map.of());
+        final Collector collector = new Collector(length);
+        final Channel client = connect((InetSocketAddress)server.localAddress(), collector).sync().channel();
+        final byte[] data = new byte[length];
+        new Random(length).nextBytes(data);
+        client.writeAndFlush(Unpooled.wrappedBuffer(data)).sync();
+        final byte[] echoed = collector.done.get(40, TimeUnit.SECONDS);
+        assertEquals(length, echoed.length);
+        assertArrayEquals(data, echoed);
+        client.close().sync();
+        server.close().sync();
     }
 
     @Override

@@ -26,7 +26,15 @@ abstract class NettyTestBase
     @BeforeEach
     void startNet()
     {
-        net = new NettyFixture();
+        net = newFixture();
+    }
+
+    /**
+     * @return this test's fixture; a subclass may give its loops another handler.
+     */
+    NettyFixture newFixture()
+    {
+        return new NettyFixture();
     }
 
     @AfterEach

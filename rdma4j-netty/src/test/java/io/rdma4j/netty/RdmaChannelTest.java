@@ -135,16 +135,7 @@ class RdmaChannelTest extends NettyTestBase
     void echoes(final int length)
         throws Exception
     {
-        final Channel server = net.server(new RdmaEcho.EchoHandler(), Map.of());
-        final Collector collector = new Collector(length);
-        final Channel client = net.connect((InetSocketAddress)server.localAddress(), collector).sync().channel();
-        final byte[] data = randomBytes(length);
-        client.writeAndFlush(Unpooled.wrappedBuffer(data)).sync();
-        final byte[] echoed = collector.done.get(40, TimeUnit.SECONDS);
-        assertEquals(length, echoed.length);
-        assertArrayEquals(data, echoed);
-        client.close().sync();
-        server.close().sync();
+        net.assertEchoes(length);
     }
 
     @Test
@@ -177,6 +168,26 @@ class RdmaChannelTest extends NettyTestBase
         {
             client.close().sync();
         }
+        server.close().sync();
+    }
+
+    @Test
+    void theLoopsWaitOnTheCompletionChannelThemselves()
+        throws Exception
+    {
+        final Channel server = net.server(new RdmaEcho.EchoHandler(), Map.of());
+        final Collector collector = new Collector(4096);
+        final Channel client = net.connect((InetSocketAddress)server.localAddress(), collector).sync().channel();
+        final byte[] data = randomBytes(4096);
+        // the write comes from this thread, so the loop is woken out of its completion-channel wait to send it
+        client.writeAndFlush(Unpooled.wrappedBuffer(data));
+        assertArrayEquals(data, collector.done.get(40, TimeUnit.SECONDS));
+
+        // one device, so no thread between the completion channel and either loop: completions cost no hand-off
+        final java.util.List<String> cqThreads = Thread.getAllStackTraces().keySet().stream().map(Thread::getName)
+            .filter(name -> name.startsWith("rdma4j-netty-cq-")).toList();
+        assertEquals(java.util.List.of(), cqThreads);
+        client.close().sync();
         server.close().sync();
     }
 

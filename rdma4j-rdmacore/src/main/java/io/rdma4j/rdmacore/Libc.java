@@ -18,8 +18,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 /**
- * The two C library calls the event paths need: {@code fcntl} to make rdma-core's event file descriptors
- * non-blocking, and {@code poll} to wait on one with a timeout. A completion channel or a context's async
+ * The C library calls the event paths need: {@code fcntl} to make rdma-core's event file descriptors
+ * non-blocking, {@code poll} to wait on one with a timeout, and an {@code eventfd} (made, written, drained,
+ * closed) that another thread writes to end such a wait early. A completion channel or a context's async
  * events are waited for on their descriptor, in short slices so that an interrupt is seen, and never by a
  * thread parked inside {@code ibv_get_cq_event}.
  */
@@ -33,6 +34,16 @@ public final class Libc
     private static final int O_NONBLOCK = 0x800;
     private static final short POLLIN = 1;
     private static final int EINTR = 4;
+    private static final int EAGAIN = 11;
+    private static final int EFD_NONBLOCK = 0x800;
+    private static final int EFD_CLOEXEC = 0x80000;
+
+    /** {@link #awaitReadable(int, int, long)}: the deadline passed. */
+    public static final int TIMED_OUT = 0;
+    /** {@link #awaitReadable(int, int, long)}: the descriptor is readable. */
+    public static final int READABLE = 1;
+    /** {@link #awaitReadable(int, int, long)}: the wake-up descriptor was written (and is now drained). */
+    public static final int WOKEN = 2;
 
     private static final StructLayout POLLFD = MemoryLayout.structLayout(
         JAVA_INT.withName("fd"), JAVA_SHORT.withName("events"), JAVA_SHORT.withName("revents"));
@@ -41,6 +52,10 @@ public final class Libc
 
     private static final MethodHandle POLL;
     private static final MethodHandle FCNTL;
+    private static final MethodHandle EVENTFD;
+    private static final MethodHandle WRITE;
+    private static final MethodHandle READ;
+    private static final MethodHandle CLOSE;
 
     static
     {
@@ -50,6 +65,14 @@ public final class Libc
         FCNTL = linker.downcallHandle(linker.defaultLookup().find("fcntl").orElseThrow(),
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2),
             Linker.Option.captureCallState("errno"));
+        EVENTFD = linker.downcallHandle(linker.defaultLookup().find("eventfd").orElseThrow(),
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), Linker.Option.captureCallState("errno"));
+        WRITE = linker.downcallHandle(linker.defaultLookup().find("write").orElseThrow(),
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG), Linker.Option.captureCallState("errno"));
+        READ = linker.downcallHandle(linker.defaultLookup().find("read").orElseThrow(),
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG), Linker.Option.captureCallState("errno"));
+        CLOSE = linker.downcallHandle(linker.defaultLookup().find("close").orElseThrow(),
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT));
     }
 
     private Libc()
@@ -91,9 +114,25 @@ public final class Libc
      */
     public static boolean awaitReadable(final int fd, final long deadline) throws InterruptedException
     {
+        return awaitReadable(fd, -1, deadline) == READABLE;
+    }
+
+    /**
+     * Wait until a descriptor is readable or a wake-up descriptor is written.
+     *
+     * @param fd the descriptor.
+     * @param wakeFd an {@link #eventfd()} whose write ends the wait early, which this drains; -1 for none.
+     * @param deadline {@link System#nanoTime()} after which to give up.
+     * @return {@link #READABLE}, {@link #WOKEN} or {@link #TIMED_OUT}; readable wins over woken, and the wake-up
+     *     is then left for the next wait.
+     * @throws InterruptedException if the thread is interrupted while waiting.
+     */
+    public static int awaitReadable(final int fd, final int wakeFd, final long deadline) throws InterruptedException
+    {
+        final long count = wakeFd < 0 ? 1L : 2L;
         try (Arena arena = Arena.ofConfined())
         {
-            final MemorySegment pollfd = arena.allocate(POLLFD);
+            final MemorySegment pollfds = arena.allocate(POLLFD, 2);
             final MemorySegment capture = arena.allocate(CAPTURE);
             while (true)
             {
@@ -103,13 +142,17 @@ public final class Libc
                 }
                 final long left = deadline - System.nanoTime();
                 final int millis = (int)Math.min(SLICE_MILLIS, Math.max(0, TimeUnit.NANOSECONDS.toMillis(left)));
-                pollfd.set(JAVA_INT, 0, fd);
-                pollfd.set(JAVA_SHORT, 4, POLLIN);
-                pollfd.set(JAVA_SHORT, 6, (short)0);
-                final int rc = (int)POLL.invokeExact(capture, pollfd, 1L, millis);
+                setPollFd(pollfds, 0, fd);
+                setPollFd(pollfds, 1, wakeFd);
+                final int rc = (int)POLL.invokeExact(capture, pollfds, count, millis);
                 if (rc > 0)
                 {
-                    return true;
+                    if (pollfds.get(JAVA_SHORT, 6) != 0)
+                    {
+                        return READABLE;
+                    }
+                    drain(wakeFd);
+                    return WOKEN;
                 }
                 if (rc < 0 && (int)ERRNO.get(capture, 0L) != EINTR)
                 {
@@ -117,11 +160,110 @@ public final class Libc
                 }
                 if (left <= 0)
                 {
-                    return false;
+                    return TIMED_OUT;
                 }
             }
         }
         catch (final RuntimeException | Error | InterruptedException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    private static void setPollFd(final MemorySegment pollfds, final int index, final int fd)
+    {
+        final long base = index * POLLFD.byteSize();
+        pollfds.set(JAVA_INT, base, fd);
+        pollfds.set(JAVA_SHORT, base + 4, POLLIN);
+        pollfds.set(JAVA_SHORT, base + 6, (short)0);
+    }
+
+    /**
+     * @return a new non-blocking, close-on-exec {@code eventfd} with count 0.
+     * @throws RdmaException if eventfd fails.
+     */
+    public static int eventfd()
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment capture = arena.allocate(CAPTURE);
+            final int fd = (int)EVENTFD.invokeExact(capture, 0, EFD_NONBLOCK | EFD_CLOEXEC);
+            if (fd < 0)
+            {
+                throw NativeErrors.exception((int)ERRNO.get(capture, 0L), "eventfd");
+            }
+            return fd;
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    /**
+     * Add one to an eventfd's count, so that a wait polling it returns.
+     *
+     * @param fd the eventfd.
+     * @throws RdmaException if write fails other than by a full count (EAGAIN, which still leaves it readable).
+     */
+    public static void signal(final int fd)
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment one = arena.allocate(JAVA_LONG);
+            one.set(JAVA_LONG, 0, 1L);
+            final MemorySegment capture = arena.allocate(CAPTURE);
+            if ((long)WRITE.invokeExact(capture, fd, one, 8L) < 0 && (int)ERRNO.get(capture, 0L) != EAGAIN)
+            {
+                throw NativeErrors.exception((int)ERRNO.get(capture, 0L), "write to eventfd " + fd);
+            }
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    /**
+     * Reset an eventfd's count to 0; nothing happens if it was 0 already.
+     *
+     * @param fd the eventfd.
+     */
+    private static void drain(final int fd) throws Throwable
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment count = arena.allocate(JAVA_LONG);
+            final MemorySegment capture = arena.allocate(CAPTURE);
+            // non-blocking: EAGAIN when another waiter drained it first, which is as good
+            final long rc = (long)READ.invokeExact(capture, fd, count, 8L);
+            assert rc == 8 || rc < 0;
+        }
+    }
+
+    /**
+     * @param fd a descriptor this class made; closed, whatever fails.
+     */
+    public static void close(final int fd)
+    {
+        try
+        {
+            final int rc = (int)CLOSE.invokeExact(fd);
+            assert rc == 0 || rc < 0;
+        }
+        catch (final RuntimeException | Error ex)
         {
             throw ex;
         }

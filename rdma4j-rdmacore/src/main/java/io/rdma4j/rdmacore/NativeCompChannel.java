@@ -15,13 +15,15 @@ import java.util.concurrent.TimeUnit;
  * A completion channel ({@code struct ibv_comp_channel *}). Its file descriptor is made non-blocking and
  * waited on with {@code poll}, so a waiting thread sleeps in the kernel on the descriptor rather than inside
  * {@code ibv_get_cq_event}, wakes up for an interrupt, and a thread that loses the race for an event to
- * another goes back to waiting instead of blocking in {@code read}.
+ * another goes back to waiting instead of blocking in {@code read}. An eventfd polled beside it lets
+ * {@link #wakeup()} end a wait from another thread.
  */
 public final class NativeCompChannel implements CompletionChannel
 {
     private final NativeContext context;
     private final MemorySegment channel;
     private final int fd;
+    private final int wakeFd;
     private int cqs;
     private volatile boolean closed;
 
@@ -31,6 +33,7 @@ public final class NativeCompChannel implements CompletionChannel
         this.channel = channel.reinterpret(IbvCompChannel.LAYOUT.byteSize());
         this.fd = this.channel.get(ValueLayout.JAVA_INT, IbvCompChannel.FD);
         Libc.setNonBlocking(fd);
+        this.wakeFd = Libc.eventfd();
     }
 
     /**
@@ -64,7 +67,7 @@ public final class NativeCompChannel implements CompletionChannel
         {
             final MemorySegment cq = arena.allocate(ValueLayout.ADDRESS);
             final MemorySegment cqContext = arena.allocate(ValueLayout.ADDRESS);
-            while (Libc.awaitReadable(fd, deadline))
+            while (Libc.awaitReadable(fd, wakeFd, deadline) == Libc.READABLE)
             {
                 checkOpen();
                 final int errno = Ibverbs.errno("ibv_get_cq_event", channel, cq, cqContext);
@@ -86,6 +89,14 @@ public final class NativeCompChannel implements CompletionChannel
             }
             return null;
         }
+    }
+
+    @Override
+    public synchronized void wakeup()
+    {
+        // synchronized with close: the eventfd's number must not be reused by then
+        checkOpen();
+        Libc.signal(wakeFd);
     }
 
     synchronized void addCq()
@@ -114,6 +125,7 @@ public final class NativeCompChannel implements CompletionChannel
             Ibverbs.check("ibv_destroy_comp_channel", "ibv_destroy_comp_channel", channel);
             closed = true;
         }
+        Libc.close(wakeFd);
         context.release();
     }
 

@@ -38,7 +38,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
  * A completion channel: an armed CQ announces its next completion once; a negative timeout waits for
- * it however long it takes; closing the channel wakes a waiter with an error.
+ * it however long it takes; closing the channel wakes a waiter with an error; {@code wakeup} makes the current
+ * or next wait return null.
  */
 @Timeout(30)
 class CompletionChannelTest
@@ -140,5 +141,29 @@ class CompletionChannelTest
 
         final ExecutionException ex = assertThrows(ExecutionException.class, () -> waiter.get(10, TimeUnit.SECONDS));
         assertEquals(Errno.EINVAL, assertInstanceOf(RdmaException.class, ex.getCause()).errno());
+    }
+
+    @Test
+    void shouldReturnNullToAWaiterWokenFromAnotherThread() throws Exception
+    {
+        final CompletableFuture<CompletionQueue> waiter = waitInAnotherThread(-1, TimeUnit.SECONDS);
+        channel.wakeup();
+
+        assertNull(waiter.get(10, TimeUnit.SECONDS), "woken, not announced");
+    }
+
+    @Test
+    void shouldKeepOneWakeupForTheNextWaitAndStillAnnounceCompletions() throws Exception
+    {
+        channel.wakeup();
+        channel.wakeup();
+        // a wait for ever that returns: the wake-up was kept; the two collapse into one
+        assertNull(channel.getCqEvent(-1, TimeUnit.SECONDS));
+        final CompletableFuture<CompletionQueue> waiter = waitInAnotherThread(-1, TimeUnit.SECONDS);
+        cq.requestNotify(false);
+        qp.postSend(send);
+
+        assertSame(cq, waiter.get(10, TimeUnit.SECONDS));
+        cq.ackEvents(1);
     }
 }

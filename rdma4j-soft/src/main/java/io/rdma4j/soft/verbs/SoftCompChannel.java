@@ -25,6 +25,8 @@ public final class SoftCompChannel implements CompletionChannel
     private final ArrayDeque<SoftCq> events = new ArrayDeque<>(16);
     private int cqs;
     private boolean closed;
+    /** A {@link #wakeup()} not yet consumed by a {@link #getCqEvent}; guarded by {@code lock}. */
+    private boolean woken;
 
     SoftCompChannel(final SoftContext context)
     {
@@ -65,6 +67,11 @@ public final class SoftCompChannel implements CompletionChannel
                 {
                     throw new RdmaException(Errno.EINVAL, "the completion channel is destroyed");
                 }
+                if (woken)
+                {
+                    woken = false;
+                    return null;
+                }
                 if (forever)
                 {
                     notEmpty.await();
@@ -79,6 +86,21 @@ public final class SoftCompChannel implements CompletionChannel
             final SoftCq cq = events.pollFirst();
             cq.eventDelivered();
             return cq;
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void wakeup()
+    {
+        lock.lock();
+        try
+        {
+            woken = true;
+            notEmpty.signal();
         }
         finally
         {
