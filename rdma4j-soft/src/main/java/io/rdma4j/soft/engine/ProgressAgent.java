@@ -64,13 +64,6 @@ final class ProgressAgent implements Agent
     private final TimerDeadline timerDeadline = new TimerDeadline();
     /** When a thread last polled a CQ in polling mode ({@link #pollBegins}), in {@link #nanoTime()}'s clock. */
     private volatile long lastInlinePollNs = Long.MIN_VALUE / 2;
-    /** Polls between two reads of the clock for {@link #lastInlinePollNs}. */
-    private static final int POLLS_PER_CLOCK_READ = 16;
-    /**
-     * Polls since {@link #lastInlinePollNs} was last set by one; racy across polling threads, which only makes
-     * a clock read come sooner or later.
-     */
-    private int pollsSinceClock = POLLS_PER_CLOCK_READ;
     /**
      * Polling mode: a poll that received left what its packets queued (their ACKs) unsent, for the
      * poller's next post (a reply then leaves with the ACK, one system call on a batching link) or next
@@ -181,12 +174,8 @@ final class ProgressAgent implements Agent
 
     void pollBegins()
     {
-        if (pollsInline && ++pollsSinceClock >= POLLS_PER_CLOCK_READ)
+        if (pollsInline)
         {
-            // a busy poller polls every few hundred nanoseconds: its time, a few polls old, says as well as the
-            // clock that it is active, and the clock read was a tenth of an empty poll. A poller slower than
-            // POLLER_ACTIVE_NS / POLLS_PER_CLOCK_READ may look inactive: the progress thread then receives too.
-            pollsSinceClock = 0;
             lastInlinePollNs = nanoTime();
         }
         if (flushOwed)
