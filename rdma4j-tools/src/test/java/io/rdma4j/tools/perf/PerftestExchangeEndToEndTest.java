@@ -18,7 +18,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code rdma4j perf ib_*} on both sides, so both speak perftest's exchange (the lab's perftest-* scenarios put
  * perftest itself on one side): each prints perftest's result row, the write_bw server the client's report as
  * perftest's server does; and a side on rdma4j's own exchange meets one on perftest's with the version refusal
- * named, not a reset connection. Never how fast anything is.
+ * named, not a reset connection. With {@code -R} the same runs meet through rdma_cm: the exchange on an
+ * rdma_cm-connected QP, the test's QPs connected by the connection manager. Never how fast anything is.
  */
 class PerftestExchangeEndToEndTest
 {
@@ -103,5 +104,50 @@ class PerftestExchangeEndToEndTest
         assertTrue(p.get(1).lines().stream().anyMatch(l -> l.contains("needs 5.70 or newer") &&
             l.contains("--exchange perftest")), "the refusal names the version and the flag: " + p.get(1).lines());
         assertEquals(1, p.get(0).await(60, TimeUnit.SECONDS), "server exit status");
+    }
+
+    @Test
+    void shouldPingPongWithRdmaCmWhereNoTcpConnectionExists() throws Exception
+    {
+        final List<String> args = List.of("ib_send_lat", "-R", "-s", "64", "-n", "200");
+        final List<ToolProcess> p = pair(197, 33, args, args);
+        assertEquals(0, p.get(1).await(120, TimeUnit.SECONDS), "client exit status: " + p.get(1).lines());
+        assertEquals(0, p.get(0).await(60, TimeUnit.SECONDS), "server exit status: " + p.get(0).lines());
+        assertTrue(p.get(0).lines().stream().anyMatch(l -> l.contains("waiting for a client on rdma_cm port")),
+            "the server listened through rdma_cm: " + p.get(0).lines());
+        for (final ToolProcess side : p)
+        {
+            assertTrue(side.lines().stream().anyMatch(l -> l.contains("over rdma_cm (-R)")), side.lines().toString());
+            final Matcher m = row(side, LATENCY_ROW);
+            assertEquals("64", m.group(1));
+            assertEquals("200", m.group(2));
+            assertTrue(Double.parseDouble(m.group(3)) > 0, m.group());
+        }
+    }
+
+    @Test
+    void shouldHandTheWriteBandwidthReportOverRdmaCmWithTwoQps() throws Exception
+    {
+        final List<String> args = List.of("ib_write_bw", "-R", "-q", "2", "-s", "4096", "-n", "300");
+        final List<ToolProcess> p = pair(199, 34, args, args);
+        assertEquals(0, p.get(1).await(120, TimeUnit.SECONDS), "client exit status: " + p.get(1).lines());
+        assertEquals(0, p.get(0).await(60, TimeUnit.SECONDS), "server exit status: " + p.get(0).lines());
+        final Matcher client = row(p.get(1), BANDWIDTH_ROW);
+        assertEquals("4096", client.group(1));
+        assertEquals("300", client.group(2));
+        assertTrue(Double.parseDouble(client.group(4)) > 0, client.group());
+        assertEquals(client.group(), row(p.get(0), BANDWIDTH_ROW).group(), "the server prints the client's report");
+    }
+
+    @Test
+    void shouldReadThroughQpsTheConnectionManagerGaveReadCredits() throws Exception
+    {
+        final List<String> args = List.of("ib_read_lat", "--rdma_cm", "-s", "32", "-n", "100");
+        final List<ToolProcess> p = pair(201, 35, args, args);
+        assertEquals(0, p.get(1).await(120, TimeUnit.SECONDS), "client exit status: " + p.get(1).lines());
+        assertEquals(0, p.get(0).await(60, TimeUnit.SECONDS), "server exit status: " + p.get(0).lines());
+        final Matcher m = row(p.get(1), LATENCY_ROW);
+        assertEquals("32", m.group(1));
+        assertEquals("100", m.group(2));
     }
 }
