@@ -22,16 +22,20 @@ import java.util.concurrent.TimeUnit;
  * The test's QPs connected through rdma_cm, as perftest's {@code -R} connects them: one id per QP on the test's port
  * (the exchange's listener has gone by then), each QP made on its id in the run's PD. The server listens and accepts
  * every request; the client connects its ids one after the other and starts again from scratch when the server
- * refuses, which it does while it has not yet listened: perftest's client tries ten times, 100 ms apart.
+ * refuses, which perftest's server does while it has not yet listened (it listens only after the swap that lets
+ * the client go), 100 ms apart as perftest's client.
  */
 final class CmTestQps implements AutoCloseable
 {
-    private static final int TRIES = 10;
+    /** perftest's client tries ten times; its server under emulation may take longer to listen. */
+    private static final int TRIES = 30;
     private static final long RETRY_PAUSE_MS = 100;
     private static final long EVENT_WAIT_S = 30;
 
     private final EventChannel events;
     private final List<CmId> ids = new ArrayList<>();
+    /** The server's listener until every QP is connected. */
+    private CmId listener;
 
     private CmTestQps(final EventChannel events)
     {
@@ -48,40 +52,62 @@ final class CmTestQps implements AutoCloseable
     }
 
     /**
-     * The server's side: listen on the port until every QP's request came and is ESTABLISHED.
+     * The server's first step: listen on the port, before the swap after which perftest's client connects at
+     * once (a request that comes before the listener is rejected, and perftest's client does not survive its own
+     * retry of it).
      *
      * @param bind the local address, or null for every one.
      * @param port the test's port.
+     * @param cfg  the run.
+     * @return the listening side, to {@link #acceptAll} once the swap is done.
+     * @throws PerfException if the connection manager refuses the port.
+     */
+    static CmTestQps listen(final InetAddress bind, final int port, final PerfConfig cfg) throws PerfException
+    {
+        final CmTestQps qps = new CmTestQps(RdmaCm.createEventChannel());
+        try
+        {
+            qps.listener = qps.events.createId(null, PortSpace.TCP);
+            qps.listener.bindAddr(new InetSocketAddress(bind == null ? InetAddress.getByName("0.0.0.0") : bind,
+                port));
+            qps.listener.listen(cfg.numQp());
+            return qps;
+        }
+        catch (final RdmaException | UnknownHostException ex)
+        {
+            qps.close();
+            throw new PerfException("rdma_cm port " + port + " for the test's QPs: " + ex.getMessage(), ex);
+        }
+    }
+
+    /**
+     * The server's second step: accept every QP's request and wait until each is ESTABLISHED, then stop listening.
+     *
      * @param peer this side's resources, whose QPs the ids make.
      * @param cfg  the run.
-     * @return the connections.
      * @throws PerfException        if the connection manager refuses or an event other than those expected comes.
      * @throws InterruptedException if interrupted.
      */
-    static CmTestQps accept(final InetAddress bind, final int port, final RdmaPeer peer, final PerfConfig cfg)
-        throws PerfException, InterruptedException
+    void acceptAll(final RdmaPeer peer, final PerfConfig cfg) throws PerfException, InterruptedException
     {
-        final CmTestQps qps = new CmTestQps(RdmaCm.createEventChannel());
-        try (CmId listener = qps.events.createId(null, PortSpace.TCP))
+        try
         {
-            listener.bindAddr(new InetSocketAddress(bind == null ? InetAddress.getByName("0.0.0.0") : bind, port));
-            listener.listen(cfg.numQp());
             int established = 0;
             while (established < cfg.numQp())
             {
-                final CmEvent event = qps.events.getEvent(EVENT_WAIT_S, TimeUnit.SECONDS);
+                final CmEvent event = events.getEvent(EVENT_WAIT_S, TimeUnit.SECONDS);
                 if (event == null)
                 {
-                    throw new PerfException("rdma_cm: " + qps.ids.size() + " of " + cfg.numQp() + " QPs requested and " +
+                    throw new PerfException("rdma_cm: " + ids.size() + " of " + cfg.numQp() + " QPs requested and " +
                         established + " established after " + EVENT_WAIT_S + " s");
                 }
                 final CmEventType type = event.type();
                 final CmId id = event.id();
                 event.ack();
-                if (type == CmEventType.CONNECT_REQUEST && qps.ids.size() < cfg.numQp())
+                if (type == CmEventType.CONNECT_REQUEST && ids.size() < cfg.numQp())
                 {
-                    qps.ids.add(id);
-                    peer.adoptQp(qps.ids.size() - 1, id.createQp(peer.pd(), peer.qpInitAttr()));
+                    ids.add(id);
+                    peer.adoptQp(ids.size() - 1, id.createQp(peer.pd(), peer.qpInitAttr()));
                     id.accept(params(cfg.test()));
                 }
                 else if (type == CmEventType.ESTABLISHED)
@@ -93,13 +119,12 @@ final class CmTestQps implements AutoCloseable
                     throw new PerfException("rdma_cm: " + type.description() + " while connecting the test's QPs");
                 }
             }
-            return qps;
+            listener.close();
+            listener = null;
         }
-        catch (final RdmaException | UnknownHostException | PerfException ex)
+        catch (final RdmaException ex)
         {
-            qps.close();
-            throw ex instanceof PerfException p ? p : new PerfException("rdma_cm port " + port + ": " +
-                ex.getMessage(), ex);
+            throw new PerfException("rdma_cm: accepting the test's QPs: " + ex.getMessage(), ex);
         }
     }
 
@@ -166,6 +191,11 @@ final class CmTestQps implements AutoCloseable
     @Override
     public void close()
     {
+        if (listener != null)
+        {
+            listener.close();
+            listener = null;
+        }
         for (final CmId id : ids)
         {
             try

@@ -102,10 +102,18 @@ final class PerftestRun
         if (cfg.rdmaCm())
         {
             // -R: a swap of empty data, the test's QPs connected on the same port, another swap
+            // (as the server this side listens before the first swap, so the client never finds no listener)
             final PerftestDest empty = new PerftestDest(0, 0, 0, 0, 0, 0, new byte[16], 0);
+            testQps = cfg.isClient() ? null : CmTestQps.listen(bindAddress, cfg.tcpPort(), cfg);
             wire.handshake(empty);
-            testQps = cfg.isClient() ? CmTestQps.connect(cfg.serverName(), cfg.tcpPort(), peer, cfg)
-                : CmTestQps.accept(bindAddress, cfg.tcpPort(), peer, cfg);
+            if (cfg.isClient())
+            {
+                testQps = CmTestQps.connect(cfg.serverName(), cfg.tcpPort(), peer, cfg);
+            }
+            else
+            {
+                testQps.acceptAll(peer, cfg);
+            }
             wire.handshake(empty);
         }
         final PerftestDest[] mine = dests(peer);
