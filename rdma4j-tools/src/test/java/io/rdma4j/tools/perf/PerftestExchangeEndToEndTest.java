@@ -149,4 +149,14 @@ class PerftestExchangeEndToEndTest
         assertEquals("32", m.group(1));
         assertEquals("100", m.group(2));
     }
+
+    @Test
+    void shouldRunAtomicsOnQpsTheConnectionManagerConnected() throws Exception
+    {
+        // rdma_cm must grant an RC QP remote atomics, or the client's first FETCH_AND_ADD fails
+        final List<ToolProcess> p = bothPass(203, 36, List.of("ib_atomic_lat", "-R", "-n", "100"));
+        final Matcher m = row(p.get(1), LATENCY_ROW);
+        assertEquals("8", m.group(1));
+        assertEquals("100", m.group(2));
+    }
 }
