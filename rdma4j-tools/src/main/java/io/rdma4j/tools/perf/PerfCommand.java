@@ -113,7 +113,7 @@ public final class PerfCommand implements Callable<Integer>
     private int numQp;
 
     @Option(names = {"-p", "--port"}, paramLabel = "<port>", defaultValue = "18515",
-        description = "TCP port of the control connection (default 18515)")
+        description = "TCP port of the control connection, with -R the rdma_cm port (default 18515)")
     private int port;
 
     @Option(names = "--address", paramLabel = "A", description = "this process's soft device address "
