@@ -229,3 +229,7 @@ pt_host_serves_host() { local o t=$1; o=$(mktemp); serve "$o" h_perftest "$@"; w
   post ready; finish "$o" && pt_check "$t" server "$o"; }
 pt_host_serves_guest() { local o t=$1; shift; o=$(mktemp); wait_for ready 90 || return 1
   client "$o" g_perftest "$t" "$@" "$HOST_IP" && pt_check "$t" client "$o"; }
+# perftest -R (the perftest-rcm-* scenarios): the same pairs meeting through rdma_cm on PP_PORT; perftest's server
+# says nothing until a client came, so the guest's is ready when an rdma_cm id listens on rxe0
+ptr_guest_serves_guest() { local o t=$1; o=$(mktemp); serve "$o" g_perftest "$@"; wait_cm_listen 180 || return 1
+  post ready; finish "$o" && pt_check "$t" server "$o"; }

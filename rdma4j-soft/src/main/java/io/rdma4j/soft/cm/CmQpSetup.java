@@ -68,7 +68,9 @@ final class CmQpSetup
         return switch (type)
         {
             case UD -> init.qkey(RdmaCm.UDP_QKEY);
-            case RC -> init.accessFlags(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ);
+            // Linux's CM grants READ and atomics together (with responder resources): a peer's atomics on a QP
+            // rdma_cm connected must not fail with a remote invalid request
+            case RC -> init.accessFlags(AccessFlag.REMOTE_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_ATOMIC);
             // UC has no RDMA READ, so rdma_cm grants it remote write only
             default -> init.accessFlags(AccessFlag.REMOTE_WRITE);
         };

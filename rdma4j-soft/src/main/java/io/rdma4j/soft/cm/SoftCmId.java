@@ -217,7 +217,7 @@ public final class SoftCmId implements CmId
      * {@inheritDoc}
      * <p>
      * A UD QP goes RESET, INIT (P_Key index 0, port 1, Q_Key {@link RdmaCm#UDP_QKEY}), RTR and RTS
-     * (SQ PSN 0) at once; an RC or UC QP stops in INIT with remote write (and read, for RC) access,
+     * (SQ PSN 0) at once; an RC or UC QP stops in INIT with remote write (and read and atomic, for RC) access,
      * where connection establishment would take it on. Without a PD the id allocates its own,
      * deallocated when the id is destroyed.
      *

@@ -113,7 +113,8 @@ class SoftCmIdTest
                 final QueuePair rcQp = rc.createQp(pd, QpInitAttr.of(QpType.RC, cq, new QpCap(4, 4, 1, 1, 0)));
                 final QpAttr rcAttr = rcQp.query();
                 assertEquals(QpState.INIT, rcAttr.state());
-                assertEquals(AccessFlag.REMOTE_WRITE.bit() | AccessFlag.REMOTE_READ.bit(), rcAttr.accessFlags());
+                assertEquals(AccessFlag.REMOTE_WRITE.bit() | AccessFlag.REMOTE_READ.bit() | AccessFlag.REMOTE_ATOMIC.bit(),
+                    rcAttr.accessFlags(), "as Linux's CM grants an RC QP: a peer's atomics are no invalid request");
                 assertSame(pd, rcQp.pd());
 
                 ud.destroyQp();

@@ -26,9 +26,10 @@ import java.util.concurrent.Callable;
  * soft device address), with the raw JDK UDP figure for the same exchange measured in the same run.
  * <p>
  * The two sides meet on a TCP connection and swap QP numbers, PSNs, GIDs and the rkey and address
- * of the buffer, as perftest does without {@code -R}. Not rdma_cm: this tool measures the data path,
- * and a set-up that needs no connection manager keeps UC (which rdma_cm cannot connect) and the
- * baseline's port exchange on one path.
+ * of the buffer, as perftest does without {@code -R}: this tool measures the data path, and a set-up
+ * that needs no connection manager keeps UC (which rdma_cm cannot connect) and the baseline's port
+ * exchange on one path. With perftest's exchange, {@code -R} meets a perftest peer through rdma_cm as
+ * perftest's own {@code -R} does (RC only).
  */
 @Command(name = "perf", mixinStandardHelpOptions = true, sortOptions = false,
     description = {
@@ -39,7 +40,8 @@ import java.util.concurrent.Callable;
         "Server: rdma4j perf send_lat -c RC --address 127.0.0.11",
         "Client: rdma4j perf send_lat -c RC --address 127.0.0.12 127.0.0.11",
         "Against perftest: rdma4j perf ib_send_lat (or --exchange perftest) speaks perftest's exchange; either side",
-        "may then be perftest's own ib_send_lat, with the same flags on both.",
+        "may then be perftest's own ib_send_lat, with the same flags on both; -R meets it through rdma_cm as",
+        "perftest's -R does.",
         "The soft device's progress mode: --progress polling, or RDMA4J_SOFT_PROGRESS=polling."})
 public final class PerfCommand implements Callable<Integer>
 {
@@ -111,7 +113,7 @@ public final class PerfCommand implements Callable<Integer>
     private int numQp;
 
     @Option(names = {"-p", "--port"}, paramLabel = "<port>", defaultValue = "18515",
-        description = "TCP port of the control connection (default 18515)")
+        description = "TCP port of the control connection, with -R the rdma_cm port (default 18515)")
     private int port;
 
     @Option(names = "--address", paramLabel = "A", description = "this process's soft device address "
@@ -137,6 +139,10 @@ public final class PerfCommand implements Callable<Integer>
             + "tool (no UDP baseline; perftest's result table), or rdma4j's (default, with the baseline); an ib_* "
             + "test name (ib_send_lat) means perftest")
     private String exchange;
+
+    @Option(names = {"-R", "--rdma_cm"}, description = "perftest's -R: the exchange goes over an rdma_cm-connected QP "
+        + "on -p's port and the test's QPs connect through rdma_cm (RC; implies perftest's exchange)")
+    private boolean rdmaCm;
 
     @Option(names = {"-d", "--ib-dev"}, paramLabel = "<dev>", description = "the device to open (default the first)")
     private String device;
@@ -176,6 +182,11 @@ public final class PerfCommand implements Callable<Integer>
         if (perftest)
         {
             refusePerftest();
+        }
+        if (rdmaCm && type != QpType.RC)
+        {
+            throw bad("-R -c " + type + ": " + (type == QpType.UC ? "librdmacm has no UC, as perftest says"
+                : "rdma4j perf connects only RC QPs through rdma_cm; run UD without -R"));
         }
         if (!test.runsOn(type))
         {
@@ -258,7 +269,7 @@ public final class PerfCommand implements Callable<Integer>
         final int n = iterations != null ? iterations : defaultIterations(test, perftest);
         return new PerfConfig(test, type, sizes, n, perftest ? 0 : warmups(test), txDepth, rxDepth, inline, events,
             numQp, port, serverName, histogram, receivers, group, postList, baselineDatagram, perftest, device,
-            gidIndex);
+            gidIndex, rdmaCm);
     }
 
     /**
@@ -276,9 +287,13 @@ public final class PerfCommand implements Callable<Integer>
 
     private boolean perftestExchange()
     {
+        if (rdmaCm && "rdma4j".equals(exchange))
+        {
+            throw bad("-R: rdma_cm is perftest's exchange, not rdma4j's");
+        }
         if (exchange == null)
         {
-            return testName.startsWith("ib_");
+            return rdmaCm || testName.startsWith("ib_");
         }
         return switch (exchange)
         {

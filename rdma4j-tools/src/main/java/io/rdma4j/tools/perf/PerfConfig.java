@@ -30,6 +30,8 @@ import java.util.List;
  *                   rdma4j's, with the UDP baseline.
  * @param device     -d, the device to open, or null for the first.
  * @param gidIndex   -x, the GID index to use, or -1 to choose (0; with perftest's exchange the first IPv4 one).
+ * @param rdmaCm     -R, perftest's exchange over an rdma_cm-connected QP and the test's QPs connected through
+ *                   rdma_cm, on {@code tcpPort}.
  */
 public record PerfConfig(
     PerfTest test,
@@ -51,7 +53,8 @@ public record PerfConfig(
     int baselineDatagram,
     boolean perftest,
     String device,
-    int gidIndex)
+    int gidIndex,
+    boolean rdmaCm)
 {
     /**
      * Copies the size list so the record stays immutable.

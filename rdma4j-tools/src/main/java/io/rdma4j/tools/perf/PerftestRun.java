@@ -33,6 +33,8 @@ final class PerftestRun
     private final PerfConfig cfg;
     private final InetAddress bindAddress;
     private final PrintWriter out;
+    /** With -R, the test's QPs' connections once made. */
+    private CmTestQps testQps;
 
     /**
      * @param config      the run.
@@ -55,80 +57,137 @@ final class PerftestRun
      */
     void run() throws PerfException, IOException, InterruptedException
     {
+        if (!cfg.rdmaCm())
+        {
+            try (RdmaPeer peer = new RdmaPeer(cfg); ControlChannel control = open())
+            {
+                exchangeAndRun(peer, new PerftestChannel(control.in(), control.out(), cfg.isClient()));
+            }
+            return;
+        }
+        try (CmControlLink link = cfg.isClient() ? CmControlLink.connect(cfg.serverName(), cfg.tcpPort())
+            : CmControlLink.accept(bindAddress, cfg.tcpPort(), out, cfg.test().label()))
+        {
+            final RdmaPeer peer = new RdmaPeer(cfg, link.verbs());
+            try
+            {
+                exchangeAndRun(peer, PerftestChannel.overRdmaCm(link, cfg.isClient(), peer.gidIndex()));
+            }
+            finally
+            {
+                // the ids destroy the QPs, which must go before the CQ and PD they use
+                if (testQps != null)
+                {
+                    testQps.close();
+                }
+                peer.close();
+            }
+        }
+    }
+
+    private void exchangeAndRun(final RdmaPeer peer, final PerftestChannel wire)
+        throws PerfException, IOException, InterruptedException
+    {
         final PerfTest test = cfg.test();
         final int size = cfg.sizes().getFirst();
-        try (RdmaPeer peer = new RdmaPeer(cfg); ControlChannel control = open())
+        final String version = wire.versions();
+        wire.sysData(CYCLE_BUFFER, CACHE_LINE);
+        final Mtu mtu = Mtu.fromValue(wire.mtu(peer.activeMtu().value()));
+        peer.pathMtu(mtu);
+        if (cfg.transport() == QpType.UD && size > mtu.bytes())
         {
-            final PerftestChannel wire = new PerftestChannel(control.in(), control.out(), cfg.isClient());
-            final String version = wire.versions();
-            wire.sysData(CYCLE_BUFFER, CACHE_LINE);
-            final Mtu mtu = Mtu.fromValue(wire.mtu(peer.activeMtu().value()));
-            peer.pathMtu(mtu);
-            if (cfg.transport() == QpType.UD && size > mtu.bytes())
+            throw new PerfException("-s " + size + ": a UD message is one packet, and the path MTU the two " +
+                "sides agreed on is " + mtu.bytes());
+        }
+        if (cfg.rdmaCm())
+        {
+            // -R: a swap of empty data, the test's QPs connected on the same port, another swap
+            // (as the server this side listens before the first swap, so the client never finds no listener)
+            final PerftestDest empty = new PerftestDest(0, 0, 0, 0, 0, 0, new byte[16], 0);
+            testQps = cfg.isClient() ? null : CmTestQps.listen(bindAddress, cfg.tcpPort(), cfg);
+            wire.handshake(empty);
+            if (cfg.isClient())
             {
-                throw new PerfException("-s " + size + ": a UD message is one packet, and the path MTU the two " +
-                    "sides agreed on is " + mtu.bytes());
-            }
-            final PerftestDest[] mine = dests(peer);
-            // read_lat, write_lat and atomic_lat swap once more before the QPs' data
-            if (test == PerfTest.WRITE_LAT || test == PerfTest.READ_LAT || test == PerfTest.ATOMIC_LAT)
-            {
-                wire.handshake(mine[0]);
-            }
-            final PerftestDest[] theirs = new PerftestDest[mine.length];
-            for (int i = 0; i < mine.length; i++)
-            {
-                theirs[i] = wire.handshake(mine[i]);
-            }
-            if (mine[0].isIpv4Gid() != theirs[0].isIpv4Gid())
-            {
-                throw new PerfException("this side's GID " + Gid.of(mine[0].gid()) + " and the peer's " +
-                    Gid.of(theirs[0].gid()) + " are of different IP versions: give -x the index of the same family");
-            }
-            peer.connect(endpoint(theirs));
-            // the SEND tools swap once more after connecting; every tool swaps the data again, then the receiving
-            // side posts its receives before the last swap, after which the sender may send
-            if (test.usesReceives())
-            {
-                wire.handshake(mine[0]);
-            }
-            for (final PerftestDest dest : mine)
-            {
-                wire.handshake(dest);
-            }
-            if (test.usesReceives())
-            {
-                for (int i = 0; i < peer.qpCount(); i++)
-                {
-                    peer.postRecvs(i, cfg.rxDepth(), size);
-                }
-            }
-            wire.handshake(mine[0]);
-            out.println(MachineLine.current().text());
-            out.println(peer.deviceLine());
-            out.printf(Locale.ROOT, "# rdma4j perf %s with perftest's exchange (peer version %s): %s, %d QP(s), " +
-                "%d iterations, path MTU %d, GID index %d%n", test.label(), version, cfg.transport(), cfg.numQp(),
-                cfg.iterations(), mtu.bytes(), peer.gidIndex());
-            out.println(PerftestReport.RULE);
-            out.println(test.isLatency() ? PerftestReport.LATENCY_HEADER : PerftestReport.BANDWIDTH_HEADER);
-            out.flush();
-            final RdmaLoops loops = new RdmaLoops(peer, cfg);
-            if (test.isLatency())
-            {
-                latency(loops, size);
+                testQps = CmTestQps.connect(cfg.serverName(), cfg.tcpPort(), peer, cfg);
             }
             else
             {
-                bandwidth(loops, wire, mine[0], size);
+                testQps.acceptAll(peer, cfg);
             }
-            out.println(PerftestReport.RULE);
-            out.flush();
-            // ib_write_lat ends with no closing swap: each side's last WRITE completed, so the peer has it
-            if (test != PerfTest.WRITE_LAT)
+            wire.handshake(empty);
+        }
+        final PerftestDest[] mine = dests(peer);
+        // read_lat, write_lat and atomic_lat swap once more before the QPs' data
+        if (test == PerfTest.WRITE_LAT || test == PerfTest.READ_LAT || test == PerfTest.ATOMIC_LAT)
+        {
+            wire.handshake(mine[0]);
+        }
+        final PerftestDest[] theirs = new PerftestDest[mine.length];
+        for (int i = 0; i < mine.length; i++)
+        {
+            theirs[i] = wire.handshake(mine[i]);
+        }
+        if (cfg.rdmaCm())
+        {
+            peer.connected(endpoint(theirs));
+        }
+        else
+        {
+            connect(peer, mine, theirs);
+        }
+        // the SEND tools swap once more after connecting; every tool swaps the data again, then the receiving
+        // side posts its receives before the last swap, after which the sender may send
+        if (test.usesReceives())
+        {
+            wire.handshake(mine[0]);
+        }
+        for (final PerftestDest dest : mine)
+        {
+            wire.handshake(dest);
+        }
+        if (test.usesReceives())
+        {
+            for (int i = 0; i < peer.qpCount(); i++)
             {
-                wire.close(mine[0]);
+                peer.postRecvs(i, cfg.rxDepth(), size);
             }
         }
+        wire.handshake(mine[0]);
+        out.println(MachineLine.current().text());
+        out.println(peer.deviceLine());
+        out.printf(Locale.ROOT, "# rdma4j perf %s with perftest's exchange%s (peer version %s): %s, %d QP(s), " +
+            "%d iterations, path MTU %d, GID index %d%n", test.label(), cfg.rdmaCm() ? " over rdma_cm (-R)" : "",
+            version, cfg.transport(), cfg.numQp(), cfg.iterations(), mtu.bytes(), peer.gidIndex());
+        out.println(PerftestReport.RULE);
+        out.println(test.isLatency() ? PerftestReport.LATENCY_HEADER : PerftestReport.BANDWIDTH_HEADER);
+        out.flush();
+        final RdmaLoops loops = new RdmaLoops(peer, cfg);
+        if (test.isLatency())
+        {
+            latency(loops, size);
+        }
+        else
+        {
+            bandwidth(loops, wire, mine[0], size);
+        }
+        out.println(PerftestReport.RULE);
+        out.flush();
+        // ib_write_lat ends with no closing swap: each side's last WRITE completed, so the peer has it
+        if (test != PerfTest.WRITE_LAT)
+        {
+            wire.close(mine[0]);
+        }
+    }
+
+    private static void connect(final RdmaPeer peer, final PerftestDest[] mine, final PerftestDest[] theirs)
+        throws PerfException
+    {
+        if (mine[0].isIpv4Gid() != theirs[0].isIpv4Gid())
+        {
+            throw new PerfException("this side's GID " + Gid.of(mine[0].gid()) + " and the peer's " +
+                Gid.of(theirs[0].gid()) + " are of different IP versions: give -x the index of the same family");
+        }
+        peer.connect(endpoint(theirs));
     }
 
     private void latency(final RdmaLoops loops, final int size) throws PerfException, InterruptedException

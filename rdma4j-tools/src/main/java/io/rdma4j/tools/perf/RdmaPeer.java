@@ -72,6 +72,8 @@ final class RdmaPeer implements AutoCloseable
     private final int[] psns;
     private final long landingBytes;
     private final int gidIndex;
+    /** True when connection manager ids own the QPs and the context. */
+    private final boolean cmQps;
     private Mtu mtu;
     private final WorkCompletion[] wcs;
     private final RecvWr recvWr = new RecvWr();
@@ -89,7 +91,25 @@ final class RdmaPeer implements AutoCloseable
      */
     RdmaPeer(final PerfConfig config) throws PerfException
     {
-        this.cfg = config;
+        this(config, open(config), false);
+    }
+
+    /**
+     * The resources on the device context the connection manager chose, without QPs: perftest's {@code -R} makes
+     * each QP on its connection's id ({@link #qpInitAttr}, {@link #adoptQp}), and the ids take it through its
+     * states and destroy it; the context stays the connection manager's.
+     *
+     * @param config    the run.
+     * @param cmContext the ids' device context.
+     * @throws PerfException if the device refuses any of them.
+     */
+    RdmaPeer(final PerfConfig config, final Context cmContext) throws PerfException
+    {
+        this(config, cmContext, true);
+    }
+
+    private static Context open(final PerfConfig config) throws PerfException
+    {
         final List<Device> devices = Verbs.getDeviceList();
         if (devices.isEmpty())
         {
@@ -97,12 +117,29 @@ final class RdmaPeer implements AutoCloseable
         }
         try
         {
-            ctx = (cfg.device() == null ? devices.getFirst() : DeviceOption.find(cfg.device())).open();
+            return (config.device() == null ? devices.getFirst() : DeviceOption.find(config.device())).open();
+        }
+        catch (final RdmaException ex)
+        {
+            throw new PerfException("couldn't open the device: " + ex.getMessage(), ex);
+        }
+    }
+
+    private RdmaPeer(final PerfConfig config, final Context context, final boolean cmQps) throws PerfException
+    {
+        this.cfg = config;
+        this.ctx = context;
+        this.cmQps = cmQps;
+        try
+        {
             mtu = ctx.queryPort(1).activeMtu();
             gidIndex = cfg.gidIndex() >= 0 ? cfg.gidIndex() : cfg.perftest() ? firstIpv4Gid(ctx) : 0;
             if (cfg.transport() == QpType.UD && cfg.maxSize() > mtu.bytes())
             {
-                ctx.close();
+                if (!cmQps)
+                {
+                    ctx.close();
+                }
                 throw new PerfException("message size " + cfg.maxSize() + " exceeds the port MTU " + mtu.bytes() +
                     ": UD sends one packet per message");
             }
@@ -120,10 +157,9 @@ final class RdmaPeer implements AutoCloseable
             qps = new QueuePair[cfg.numQp()];
             psns = new int[cfg.numQp()];
             final SecureRandom random = new SecureRandom();
-            for (int i = 0; i < qps.length; i++)
+            for (int i = 0; i < qps.length && !cmQps; i++)
             {
-                qps[i] = pd.createQp(QpInitAttr.of(cfg.transport(), cq,
-                    new QpCap(cfg.txDepth(), cfg.rxDepth(), 1, 1, cfg.inline())));
+                qps[i] = pd.createQp(qpInitAttr());
                 psns[i] = random.nextInt() & 0xFFFFFF;
                 final QpAttr init = new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1);
                 if (cfg.transport() == QpType.UD)
@@ -145,6 +181,32 @@ final class RdmaPeer implements AutoCloseable
         {
             throw new PerfException("couldn't set up the device: " + ex.getMessage(), ex);
         }
+    }
+
+    /**
+     * @return the attributes every QP of the run is made with.
+     */
+    QpInitAttr qpInitAttr()
+    {
+        return QpInitAttr.of(cfg.transport(), cq, new QpCap(cfg.txDepth(), cfg.rxDepth(), 1, 1, cfg.inline()));
+    }
+
+    /**
+     * @param index which QP of the run.
+     * @param qp    the QP a connection manager id made with {@link #qpInitAttr} on this side's PD.
+     */
+    void adoptQp(final int index, final QueuePair qp)
+    {
+        qps[index] = qp;
+    }
+
+    /**
+     * @param peer the peer's QPs and buffer, once the connection manager connected the QPs (instead of
+     *             {@link #connect}).
+     */
+    void connected(final PerfEndpoint peer)
+    {
+        this.remote = peer;
     }
 
     /**
@@ -532,7 +594,7 @@ final class RdmaPeer implements AutoCloseable
         }
         for (final QueuePair qp : qps)
         {
-            if (qp != null)
+            if (qp != null && !cmQps)
             {
                 qp.close();
             }
@@ -548,7 +610,10 @@ final class RdmaPeer implements AutoCloseable
             channel.close();
         }
         pd.close();
-        ctx.close();
+        if (!cmQps)
+        {
+            ctx.close();
+        }
         arena.close();
     }
 }

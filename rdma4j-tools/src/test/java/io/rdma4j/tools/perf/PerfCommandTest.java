@@ -140,4 +140,17 @@ class PerfCommandTest
         assertTrue(refusal("perf", "send_bw", "-c", "UD", "-M", "300").contains("1..255 receivers"));
         assertTrue(refusal("perf", "send_bw", "--baseline-datagram", "65508").contains("must be 1..65507"));
     }
+
+    @Test
+    void shouldTakeMinusRAsPerftestsRdmaCmOnRcOnly()
+    {
+        final PerfConfig cm = parse("perf", "send_lat", "-R", "-p", "20000");
+        assertTrue(cm.rdmaCm());
+        assertTrue(cm.perftest(), "-R is perftest's exchange, whatever the test's name");
+        assertEquals(20000, cm.tcpPort(), "-p is the rdma_cm port");
+        assertFalse(parse("perf", "ib_send_lat").rdmaCm());
+        assertTrue(refusal("perf", "ib_send_lat", "-R", "-c", "UC").contains("librdmacm has no UC"));
+        assertTrue(refusal("perf", "ib_send_lat", "-R", "-c", "UD").contains("run UD without -R"));
+        assertTrue(refusal("perf", "send_lat", "-R", "--exchange", "rdma4j").contains("-R: rdma_cm is perftest's"));
+    }
 }

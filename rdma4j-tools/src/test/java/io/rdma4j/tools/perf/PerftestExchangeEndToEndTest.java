@@ -18,7 +18,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code rdma4j perf ib_*} on both sides, so both speak perftest's exchange (the lab's perftest-* scenarios put
  * perftest itself on one side): each prints perftest's result row, the write_bw server the client's report as
  * perftest's server does; and a side on rdma4j's own exchange meets one on perftest's with the version refusal
- * named, not a reset connection. Never how fast anything is.
+ * named, not a reset connection. With {@code -R} the same runs meet through rdma_cm: the exchange on an
+ * rdma_cm-connected QP, the test's QPs connected by the connection manager. Never how fast anything is.
  */
 class PerftestExchangeEndToEndTest
 {
@@ -53,6 +54,15 @@ class PerftestExchangeEndToEndTest
         return List.of(sp, cp);
     }
 
+    /** Both sides with the same flags, each ending with status 0. */
+    private List<ToolProcess> bothPass(final int host, final int port, final List<String> args) throws Exception
+    {
+        final List<ToolProcess> p = pair(host, port, args, args);
+        assertEquals(0, p.get(1).await(120, TimeUnit.SECONDS), "client exit status: " + p.get(1).lines());
+        assertEquals(0, p.get(0).await(60, TimeUnit.SECONDS), "server exit status: " + p.get(0).lines());
+        return p;
+    }
+
     private static Matcher row(final ToolProcess p, final Pattern pattern)
     {
         final List<Matcher> rows = p.lines().stream().map(pattern::matcher).filter(Matcher::matches).toList();
@@ -64,9 +74,7 @@ class PerftestExchangeEndToEndTest
     void shouldPingPongOnPerftestsExchangeWithBothSidesPrintingTheirRow() throws Exception
     {
         final List<String> args = List.of("ib_send_lat", "-c", "RC", "-s", "64", "-n", "200");
-        final List<ToolProcess> p = pair(191, 30, args, args);
-        assertEquals(0, p.get(1).await(120, TimeUnit.SECONDS), "client exit status: " + p.get(1).lines());
-        assertEquals(0, p.get(0).await(60, TimeUnit.SECONDS), "server exit status: " + p.get(0).lines());
+        final List<ToolProcess> p = bothPass(191, 30, args);
         for (final ToolProcess side : p)
         {
             final Matcher m = row(side, LATENCY_ROW);
@@ -83,10 +91,13 @@ class PerftestExchangeEndToEndTest
     @Test
     void shouldPrintTheClientsWriteBandwidthOnTheServerAsPerftestDoes() throws Exception
     {
-        final List<String> args = List.of("ib_write_bw", "-s", "4096", "-n", "300");
-        final List<ToolProcess> p = pair(193, 31, args, args);
-        assertEquals(0, p.get(1).await(120, TimeUnit.SECONDS), "client exit status: " + p.get(1).lines());
-        assertEquals(0, p.get(0).await(60, TimeUnit.SECONDS), "server exit status: " + p.get(0).lines());
+        assertServerPrintsTheClientsWriteReport(193, 31, List.of("ib_write_bw", "-s", "4096", "-n", "300"));
+    }
+
+    private void assertServerPrintsTheClientsWriteReport(final int host, final int port, final List<String> args)
+        throws Exception
+    {
+        final List<ToolProcess> p = bothPass(host, port, args);
         final Matcher client = row(p.get(1), BANDWIDTH_ROW);
         assertEquals("4096", client.group(1));
         assertEquals("300", client.group(2));
@@ -103,5 +114,49 @@ class PerftestExchangeEndToEndTest
         assertTrue(p.get(1).lines().stream().anyMatch(l -> l.contains("needs 5.70 or newer") &&
             l.contains("--exchange perftest")), "the refusal names the version and the flag: " + p.get(1).lines());
         assertEquals(1, p.get(0).await(60, TimeUnit.SECONDS), "server exit status");
+    }
+
+    @Test
+    void shouldPingPongWithRdmaCmWhereNoTcpConnectionExists() throws Exception
+    {
+        final List<String> args = List.of("ib_send_lat", "-R", "-s", "64", "-n", "200");
+        final List<ToolProcess> p = bothPass(197, 33, args);
+        assertTrue(p.get(0).lines().stream().anyMatch(l -> l.contains("waiting for a client on rdma_cm port")),
+            "the server listened through rdma_cm: " + p.get(0).lines());
+        for (final ToolProcess side : p)
+        {
+            assertTrue(side.lines().stream().anyMatch(l -> l.contains("over rdma_cm (-R)")), side.lines().toString());
+            final Matcher m = row(side, LATENCY_ROW);
+            assertEquals("64", m.group(1));
+            assertEquals("200", m.group(2));
+            assertTrue(Double.parseDouble(m.group(3)) > 0, m.group());
+        }
+    }
+
+    @Test
+    void shouldHandTheWriteBandwidthReportOverRdmaCmWithTwoQps() throws Exception
+    {
+        assertServerPrintsTheClientsWriteReport(199, 34, List.of("ib_write_bw", "-R", "-q", "2", "-s", "4096", "-n",
+            "300"));
+    }
+
+    @Test
+    void shouldReadThroughQpsTheConnectionManagerGaveReadCredits() throws Exception
+    {
+        final List<String> args = List.of("ib_read_lat", "--rdma_cm", "-s", "32", "-n", "100");
+        final List<ToolProcess> p = bothPass(201, 35, args);
+        final Matcher m = row(p.get(1), LATENCY_ROW);
+        assertEquals("32", m.group(1));
+        assertEquals("100", m.group(2));
+    }
+
+    @Test
+    void shouldRunAtomicsOnQpsTheConnectionManagerConnected() throws Exception
+    {
+        // rdma_cm must grant an RC QP remote atomics, or the client's first FETCH_AND_ADD fails
+        final List<ToolProcess> p = bothPass(203, 36, List.of("ib_atomic_lat", "-R", "-n", "100"));
+        final Matcher m = row(p.get(1), LATENCY_ROW);
+        assertEquals("8", m.group(1));
+        assertEquals("100", m.group(2));
     }
 }

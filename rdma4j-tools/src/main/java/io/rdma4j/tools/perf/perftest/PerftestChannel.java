@@ -15,6 +15,9 @@ import java.util.Arrays;
  * The order of a run: versions, page and cache-line sizes, MTU, then the QPs' data as many times as the test
  * asks (the later exchanges of the same data are perftest's barriers), the bandwidth report where the test has
  * one, and at the end a last exchange and {@code "done"}.
+ * <p>
+ * With {@code -R} ({@link #overRdmaCm}) the order and the messages are the same, each one SEND, except that the QPs'
+ * data goes as perftest's binary struct ({@link PerftestDest#encodeStruct}) and no {@code "done"} follows.
  */
 public final class PerftestChannel
 {
@@ -23,9 +26,10 @@ public final class PerftestChannel
     /** The MTU goes as decimal text of {@code enum ibv_mtu} in two bytes (perftest 5.31 and later). */
     static final int MTU_BYTES = 2;
 
-    private final DataInputStream in;
-    private final DataOutputStream out;
+    private final PerftestLink link;
     private final boolean client;
+    /** The GID index the struct carries with -R; below -1 on TCP, where the QPs' data is text. */
+    private final int structGidIndex;
     private String remoteVersion;
 
     /**
@@ -35,9 +39,48 @@ public final class PerftestChannel
      */
     public PerftestChannel(final DataInputStream in, final DataOutputStream out, final boolean client)
     {
-        this.in = in;
-        this.out = out;
+        this(new PerftestLink()
+        {
+            @Override
+            public void send(final byte[] message) throws IOException
+            {
+                out.write(message);
+                out.flush();
+            }
+
+            @Override
+            public byte[] receive(final int size) throws IOException
+            {
+                final byte[] message = new byte[size];
+                in.readFully(message);
+                return message;
+            }
+        }, client, Integer.MIN_VALUE);
+    }
+
+    private PerftestChannel(final PerftestLink link, final boolean client, final int structGidIndex)
+    {
+        this.link = link;
         this.client = client;
+        this.structGidIndex = structGidIndex;
+    }
+
+    /**
+     * perftest's exchange with {@code -R}: over an rdma_cm-connected QP, the QPs' data as binary structs.
+     *
+     * @param link     the QP's SEND and RECV.
+     * @param client   true for the side that connected.
+     * @param gidIndex the GID index this side uses, which its structs carry.
+     * @return the channel.
+     */
+    public static PerftestChannel overRdmaCm(final PerftestLink link, final boolean client, final int gidIndex)
+    {
+        return new PerftestChannel(link, client, gidIndex);
+    }
+
+    private boolean structs()
+    {
+        return structGidIndex >= -1;
     }
 
     /**
@@ -49,24 +92,14 @@ public final class PerftestChannel
      */
     byte[] exchange(final byte[] mine) throws IOException
     {
-        final byte[] theirs = new byte[mine.length];
         if (client)
         {
-            send(mine);
-            in.readFully(theirs);
+            link.send(mine);
+            return link.receive(mine.length);
         }
-        else
-        {
-            in.readFully(theirs);
-            send(mine);
-        }
+        final byte[] theirs = link.receive(mine.length);
+        link.send(mine);
         return theirs;
-    }
-
-    private void send(final byte[] message) throws IOException
-    {
-        out.write(message);
-        out.flush();
     }
 
     /**
@@ -137,6 +170,10 @@ public final class PerftestChannel
      */
     public PerftestDest handshake(final PerftestDest mine) throws IOException
     {
+        if (structs())
+        {
+            return PerftestDest.decodeStruct(exchange(mine.encodeStruct(structGidIndex)));
+        }
         return PerftestDest.decode(exchange(mine.encode(true)));
     }
 
@@ -160,8 +197,8 @@ public final class PerftestChannel
     }
 
     /**
-     * The end of a run: one last exchange of the QP's data, then {@code "done"}. perftest reads no further, so
-     * the peer's {@code "done"} is taken only if it came.
+     * The end of a run: one last exchange of the QP's data, then {@code "done"} on TCP (not with -R). perftest
+     * reads no further, so the peer's {@code "done"} is never read.
      *
      * @param mine this side's QP data.
      * @throws IOException if the connection broke before the last exchange.
@@ -169,7 +206,10 @@ public final class PerftestChannel
     public void close(final PerftestDest mine) throws IOException
     {
         handshake(mine);
-        send(DONE);
+        if (!structs())
+        {
+            link.send(DONE);
+        }
     }
 
     /**

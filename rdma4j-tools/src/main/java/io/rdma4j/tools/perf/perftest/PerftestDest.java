@@ -1,5 +1,7 @@
 package io.rdma4j.tools.perf.perftest;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -14,6 +16,9 @@ import java.util.Locale;
  * <pre>
  * 0000:0010:000011:b1e2a3:00001234:00007f0012340000:00:00:00:00:00:00:00:00:00:00:ff:ff:0a:4d:00:01:00000000:
  * </pre>
+ * With {@code -R} the same data goes as one SEND of the C struct itself ({@value #STRUCT_BYTES} bytes, x86-64 layout),
+ * each integer big-endian: lid, out_reads, qpn, psn, rkey at 0..19, four bytes of alignment, vaddr at 24, the GID at
+ * 32, srqn at 48 and the sender's GID index at 52. perftest's reader takes lid to the GID and ignores the rest.
  *
  * @param lid      the port's LID (0 on RoCE).
  * @param outReads the RDMA READs and atomics the side allows in flight.
@@ -30,6 +35,12 @@ public record PerftestDest(int lid, int outReads, int qpn, int psn, int rkey, lo
     public static final int GID_BYTES = 108;
     /** The field's size without it (perftest's {@code KEY_MSG_SIZE}). */
     public static final int LID_BYTES = 59;
+    /** The size of perftest's {@code struct pingpong_dest} on x86-64, what an rdma_cm run SENDs. */
+    public static final int STRUCT_BYTES = 56;
+    private static final int VADDR_AT = 24;
+    private static final int GID_AT = 32;
+    private static final int SRQN_AT = 48;
+    private static final int GID_INDEX_AT = 52;
     private static final int GID_LENGTH = 16;
     /** lid, out_reads, qpn, psn, rkey, vaddr. */
     private static final int HEAD_FIELDS = 6;
@@ -125,6 +136,37 @@ public record PerftestDest(int lid, int outReads, int qpn, int psn, int rkey, lo
             throw new PerftestException("the peer's QP data '" + text + "' is not perftest's format: " +
                 ex.getMessage());
         }
+    }
+
+    /**
+     * @param gidIndex the GID index this side uses, the struct's last field (-1 for none, as perftest on InfiniBand).
+     * @return the struct as perftest's rdma_cm exchange SENDs it ({@value #STRUCT_BYTES} bytes).
+     */
+    public byte[] encodeStruct(final int gidIndex)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(STRUCT_BYTES).order(ByteOrder.BIG_ENDIAN);
+        b.putInt(lid).putInt(outReads).putInt(qpn).putInt(psn).putInt(rkey);
+        b.putLong(VADDR_AT, vaddr).put(GID_AT, gid).putInt(SRQN_AT, srqn).putInt(GID_INDEX_AT, gidIndex);
+        return b.array();
+    }
+
+    /**
+     * @param message a received SEND of perftest's struct.
+     * @return the peer's QP.
+     * @throws PerftestException if the message is shorter than the struct.
+     */
+    public static PerftestDest decodeStruct(final byte[] message) throws PerftestException
+    {
+        if (message.length < STRUCT_BYTES)
+        {
+            throw new PerftestException("the peer's QP data is " + message.length + " bytes, not the " + STRUCT_BYTES +
+                " of perftest's struct pingpong_dest");
+        }
+        final ByteBuffer b = ByteBuffer.wrap(message).order(ByteOrder.BIG_ENDIAN);
+        final byte[] gid = new byte[GID_LENGTH];
+        b.get(GID_AT, gid);
+        return new PerftestDest(b.getInt(0), b.getInt(4), b.getInt(8) & 0xFFFFFF, b.getInt(12) & 0xFFFFFF,
+            b.getInt(16), b.getLong(VADDR_AT), gid, b.getInt(SRQN_AT));
     }
 
     private static long hex(final String digits, final int most)

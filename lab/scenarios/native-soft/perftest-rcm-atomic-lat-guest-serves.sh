@@ -1,0 +1,1 @@
+../soft-rdmacore/perftest-rcm-atomic-lat-guest-serves.sh

@@ -1,0 +1,1 @@
+../soft-rdmacore/perftest-rcm-read-lat-host-serves.sh

@@ -1,0 +1,1 @@
+../soft-rdmacore/perftest-rcm-send-bw-guest-serves.sh

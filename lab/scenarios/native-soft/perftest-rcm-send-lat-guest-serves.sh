@@ -1,0 +1,1 @@
+../soft-rdmacore/perftest-rcm-send-lat-guest-serves.sh

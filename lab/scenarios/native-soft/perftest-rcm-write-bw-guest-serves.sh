@@ -1,0 +1,1 @@
+../soft-rdmacore/perftest-rcm-write-bw-guest-serves.sh

@@ -1,0 +1,1 @@
+../soft-rdmacore/perftest-rcm-write-lat-guest-serves.sh
