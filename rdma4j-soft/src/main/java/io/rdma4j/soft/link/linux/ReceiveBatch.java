@@ -85,7 +85,7 @@ final class ReceiveBatch
      * a backlog the call after it asks for a full batch.
      */
     private boolean lastEmpty;
-    /** Datagrams the refills since the last empty one brought. */
+    /** Datagrams the refills since the last empty one brought, up to a full batch. */
     private int burst;
     /** What {@link #burst} came to before the last empty refill: what the next refill after one asks for. */
     private int lastBurst = 1;
@@ -220,7 +220,8 @@ final class ReceiveBatch
             {
                 drainedAtRefill = received < asked || lastEmpty;
                 lastEmpty = false;
-                burst += received;
+                // capped: a stream that never finds the socket empty must not overflow it
+                burst = Math.min(burst + received, RX_SLOTS);
                 counters.incrementOwned(SoftCounter.UDP_RECV_SYSCALLS);
                 rxCount = received;
                 rxEndpoint = endpoint;
@@ -232,7 +233,7 @@ final class ReceiveBatch
         }
         if (burst > 0)
         {
-            lastBurst = Math.min(burst, RX_SLOTS);
+            lastBurst = burst;
             burst = 0;
         }
         lastEmpty = true;
