@@ -6,15 +6,18 @@ import io.aeron.Publication;
 import io.aeron.Subscription;
 import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
+import io.aeron.driver.status.SenderPos;
 import io.aeron.logbuffer.FragmentHandler;
 import io.aeron.logbuffer.Header;
 import org.HdrHistogram.Histogram;
 import org.agrona.DirectBuffer;
+import org.agrona.concurrent.AgentInvoker;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.YieldingIdleStrategy;
+import org.agrona.concurrent.status.CountersReader;
 
 import java.io.File;
 import java.nio.ByteBuffer;
@@ -33,7 +36,10 @@ import java.util.concurrent.TimeUnit;
  * Idle strategies: {@code busy} gives the driver a busy-spinning shared thread and polls with
  * {@link BusySpinIdleStrategy} between empty polls, yielding after a while as rdma4j's busy poll
  * does; {@code blocking} gives both a back-off that ends in parking, the nearest Aeron has to
- * sleeping in the kernel (it has no blocking receive).
+ * sleeping in the kernel (it has no blocking receive); {@code invoker} runs the driver's agents and the
+ * client's conductor on the application's own thread ({@link ThreadingMode#INVOKER}), one busy thread a
+ * process, which is what rdma4j's polling mode is: on two cores it is Aeron's fastest shape, since the
+ * other two would put four busy threads on them.
  * <p>
  * Arguments are {@code key=value}: role (ping, pong, stream-send, stream-receive, fanout-send,
  * fanout-receive), mode (busy, blocking), local, remote, port, size, n, warmup, receivers, group,
@@ -51,6 +57,10 @@ public final class AeronPeer
 
     private final Map<String, String> args;
     private final boolean busy;
+    private final boolean invoker;
+    /** In invoker mode: the driver's agents and the client's conductor, run from every poll. */
+    private AgentInvoker driverAgents;
+    private AgentInvoker conductor;
     private final int size;
     private final int n;
     private final int warmup;
@@ -70,7 +80,9 @@ public final class AeronPeer
     private AeronPeer(final Map<String, String> args)
     {
         this.args = args;
-        this.busy = "busy".equals(args.getOrDefault("mode", "busy"));
+        final String mode = args.getOrDefault("mode", "busy");
+        this.invoker = "invoker".equals(mode);
+        this.busy = invoker || "busy".equals(mode);
         this.size = Math.max(Integer.parseInt(args.getOrDefault("size", "64")), Long.BYTES + 1);
         this.n = Integer.parseInt(args.getOrDefault("n", "1000"));
         this.warmup = Integer.parseInt(args.getOrDefault("warmup", "100"));
@@ -129,7 +141,7 @@ public final class AeronPeer
         final File dir = new File(System.getProperty("java.io.tmpdir"), "rdma4j-aeron-" + UUID.randomUUID());
         final MediaDriver.Context driverContext = new MediaDriver.Context()
             .aeronDirectoryName(dir.getAbsolutePath())
-            .threadingMode(ThreadingMode.SHARED)
+            .threadingMode(invoker ? ThreadingMode.INVOKER : ThreadingMode.SHARED)
             .sharedIdleStrategy(driverIdle())
             .dirDeleteOnStart(true)
             .dirDeleteOnShutdown(true)
@@ -137,8 +149,14 @@ public final class AeronPeer
             .publicationTermBufferLength(4 << 20)
             .ipcTermBufferLength(1 << 16);
         try (MediaDriver driver = MediaDriver.launchEmbedded(driverContext);
-             Aeron aeron = Aeron.connect(new Aeron.Context().aeronDirectoryName(driver.aeronDirectoryName())))
+             Aeron aeron = Aeron.connect(new Aeron.Context().aeronDirectoryName(driver.aeronDirectoryName())
+                 .useConductorAgentInvoker(invoker).driverAgentInvoker(driver.sharedAgentInvoker())))
         {
+            if (invoker)
+            {
+                driverAgents = driver.sharedAgentInvoker();
+                conductor = aeron.conductorAgentInvoker();
+            }
             final String role = arg("role");
             final int port = Integer.parseInt(arg("port"));
             switch (role)
@@ -157,6 +175,7 @@ public final class AeronPeer
                         {
                             stream(pub, sub);
                         }
+                        drain(aeron, pub);
                     }
                 }
                 case "pong", "stream-receive" ->
@@ -173,6 +192,7 @@ public final class AeronPeer
                         {
                             absorb(pub, sub);
                         }
+                        drain(aeron, pub);
                     }
                 }
                 case "fanout-send" ->
@@ -183,6 +203,7 @@ public final class AeronPeer
                     {
                         probe(pub, sub, receivers);
                         ping(pub, sub, receivers, "fanout");
+                        drain(aeron, pub);
                     }
                 }
                 case "fanout-receive" ->
@@ -191,6 +212,7 @@ public final class AeronPeer
                          Subscription sub = aeron.addSubscription(multicast(), STREAM_ID))
                     {
                         pong(pub, sub, warmup + n);
+                        drain(aeron, pub);
                     }
                 }
                 default -> throw new IllegalArgumentException("unknown role " + role);
@@ -200,6 +222,17 @@ public final class AeronPeer
 
     private void idle(final String waitingFor)
     {
+        if (invoker)
+        {
+            // nobody else moves the data: the driver's work is this loop's
+            driverAgents.invoke();
+            conductor.invoke();
+            if ((++idle & 0xFF) == 0 && System.nanoTime() - lastProgress > STALL_NS)
+            {
+                throw new IllegalStateException("aeron: nothing for 30 s while waiting for " + waitingFor);
+            }
+            return;
+        }
         if (++idle < SPIN_POLLS)
         {
             Thread.onSpinWait();
@@ -217,6 +250,43 @@ public final class AeronPeer
         {
             throw new IllegalStateException("aeron: nothing for 30 s while waiting for " + waitingFor);
         }
+    }
+
+    /**
+     * In invoker mode the driver moves data only while this thread invokes it: before the process closes,
+     * run it until its sender has sent everything offered (the last answer, the receiver's count).
+     */
+    private void drain(final Aeron aeron, final Publication pub)
+    {
+        if (!invoker)
+        {
+            return;
+        }
+        final CountersReader counters = aeron.countersReader();
+        final long offered = pub.position();
+        int senderPosition = -1;
+        while (senderPosition < 0 || counters.getCounterValue(senderPosition) < offered)
+        {
+            if (senderPosition < 0)
+            {
+                senderPosition = senderPositionCounter(counters, pub.registrationId());
+            }
+            idle("the driver to send what was offered");
+        }
+    }
+
+    private static int senderPositionCounter(final CountersReader counters, final long registrationId)
+    {
+        for (int id = 0; id <= counters.maxCounterId(); id++)
+        {
+            if (counters.getCounterState(id) == CountersReader.RECORD_ALLOCATED &&
+                counters.getCounterTypeId(id) == SenderPos.SENDER_POSITION_TYPE_ID &&
+                counters.getCounterRegistrationId(id) == registrationId)
+            {
+                return id;
+            }
+        }
+        return -1;
     }
 
     private void progressed()

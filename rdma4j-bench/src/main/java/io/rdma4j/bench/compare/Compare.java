@@ -1,5 +1,6 @@
 package io.rdma4j.bench.compare;
 
+import io.rdma4j.tools.perf.MachineLine;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -7,6 +8,7 @@ import picocli.CommandLine.Option;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -15,11 +17,14 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The comparison harness: the same ping-pong, stream and 1 → N multicast fan-out on rdma4j (soft
+ * The comparison harness: the same ping-pong (RC, and UD as {@code bin/perf-targets}' rtt-UD-udp), stream,
+ * 64 B message rate ({@code -l 32}, as rate-UD-udp-l32) and 1 → N multicast fan-out on rdma4j (soft
  * device, progress thread and polling mode, busy polling and completion events), on a raw
- * {@code DatagramChannel}, and on Aeron with an embedded media driver, each side a process of its
- * own, printed as one table with every figure over the raw UDP figure of the same workload and
- * idle mode.
+ * {@code DatagramChannel}, and on Aeron with an embedded media driver (its own thread, or invoked from the
+ * application's thread as rdma4j's polling mode is), each side a process of its own, printed as one table
+ * with every figure over the raw UDP figure of the same workload and idle mode. rdma4j runs over UDP (its
+ * same-host inbox off), as Aeron's channels here do. The defaults warm up as
+ * {@code bin/perf-targets} does: the JIT-compiled loops are compared, not the interpreter.
  * <p>
  * rdma4j's rows come from {@code rdma4j perf} (send_lat, send_bw, send_lat -M), which measures its
  * UDP baseline in the same processes and the same run, so rdma4j's ratios are against the UDP figure
@@ -40,21 +45,38 @@ public final class Compare implements Callable<Integer>
     private static final Pattern AERON_LATENCY = Pattern.compile("aeron \\w+ \\d+B(?: x\\d+)?: p50 ([\\d.]+) us p99 " +
         "([\\d.]+) us .*");
     private static final Pattern AERON_BANDWIDTH = Pattern.compile("aeron stream \\d+B: ([\\d.]+) MB/s (\\d+) msgs/s");
-    private static final List<String> PERF_JVM = List.of("--enable-native-access=ALL-UNNAMED");
+    /**
+     * rdma4j over UDP, as Aeron's {@code aeron:udp} channels: the same-host inbox, which would carry every
+     * packet here since both ends share the host, is off (it is compared with UDP nowhere in this table).
+     */
+    private static final List<String> PERF_JVM = List.of("--enable-native-access=ALL-UNNAMED",
+        "-Drdma4j.soft.shm=off");
     /** Agrona reaches into the JDK for its buffers and Unsafe. */
     private static final List<String> AERON_JVM = List.of("--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED",
         "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED", "--enable-native-access=ALL-UNNAMED");
 
-    @Option(names = {"-n", "--iterations"}, defaultValue = "2000",
-        description = "ping-pong and fan-out exchanges measured (default 2000)")
+    @Option(names = {"-n", "--iterations"}, defaultValue = "100000",
+        description = "ping-pong and fan-out exchanges measured (default 100000, as bin/perf-targets)")
     private int iterations;
 
-    @Option(names = "--warmup", defaultValue = "500", description = "exchanges or messages before measuring "
-        + "(default 500)")
+    @Option(names = "--warmup", defaultValue = "100000", description = "ping-pong and fan-out exchanges before "
+        + "measuring (default 100000: the JIT-compiled loop is what is compared)")
     private int warmup;
 
-    @Option(names = "--stream-messages", defaultValue = "2000", description = "messages streamed (default 2000)")
+    @Option(names = "--stream-messages", defaultValue = "60000", description = "messages streamed (default 60000)")
     private int streamMessages;
+
+    @Option(names = "--stream-warmup", defaultValue = "5000", description = "messages streamed before measuring "
+        + "(default 5000)")
+    private int streamWarmup;
+
+    @Option(names = "--rate-messages", defaultValue = "500000", description = "64 B messages of the rate "
+        + "workload (default 500000)")
+    private int rateMessages;
+
+    @Option(names = "--rate-warmup", defaultValue = "300000", description = "messages of the rate workload "
+        + "before measuring (default 300000)")
+    private int rateWarmup;
 
     @Option(names = "--stream-size", defaultValue = "65536", description = "stream message size (default 65536)")
     private int streamSize;
@@ -80,7 +102,8 @@ public final class Compare implements Callable<Integer>
     @Option(names = "--timeout", defaultValue = "180", description = "seconds one workload may take (default 180)")
     private int timeoutSeconds;
 
-    @Option(names = "--only", split = ",", description = "workloads to run: pingpong, stream, fanout (default all)")
+    @Option(names = "--only", split = ",", description = "workloads to run: pingpong, ud-pingpong, stream, rate, "
+        + "fanout (default all)")
     private List<String> only;
 
     private final PrintStream out;
@@ -126,28 +149,47 @@ public final class Compare implements Callable<Integer>
     public Integer call() throws InterruptedException
     {
         final List<Row> rows = new ArrayList<>();
-        out.printf(Locale.ROOT, "# comparison harness: %d exchanges (+%d warm-up), stream %d x %d B, " +
-            "fan-out 1 -> %d, " +
-            "%d cores%n", iterations, warmup, streamMessages, streamSize, receivers,
-            Runtime.getRuntime().availableProcessors());
+        out.printf(Locale.ROOT, "# comparison harness: %d exchanges (+%d warm-up), stream %d x %d B (+%d), " +
+            "rate %d x 64 B (+%d), fan-out 1 -> %d, %d cores%n", iterations, warmup, streamMessages, streamSize,
+            streamWarmup, rateMessages, rateWarmup, receivers, Runtime.getRuntime().availableProcessors());
+        out.println(MachineLine.current().text());
         if (wanted("pingpong"))
         {
             final String workload = "pingpong " + pingSize + "B p50";
             final List<String> args = List.of("send_lat", "-c", "RC", "-s", String.valueOf(pingSize));
-            workload(rows, workload, args, true, "ping", "pong", pingSize, iterations);
+            workload(rows, new Workload(workload, args, Kind.LATENCY, "ping", "pong", pingSize, iterations, warmup,
+                ALL_MODES, BUSY_AND_BLOCKING));
+        }
+        if (wanted("ud-pingpong"))
+        {
+            // the comparison: bin/perf-targets' rtt-UD-udp against Aeron's best on the same cores
+            final String workload = "ud-pingpong 64B p50";
+            final List<String> args = List.of("send_lat", "-c", "UD", "-s", "64");
+            workload(rows, new Workload(workload, args, Kind.LATENCY, "ping", "pong", 64, iterations, warmup,
+                POLLING_AND_THREAD, INVOKER_AND_BUSY));
         }
         if (wanted("stream"))
         {
             final String workload = "stream " + streamSize + "B";
             final List<String> args = List.of("send_bw", "-c", "RC", "-s", String.valueOf(streamSize));
-            workload(rows, workload, args, false, "stream-send", "stream-receive", streamSize, streamMessages);
+            workload(rows, new Workload(workload, args, Kind.BANDWIDTH, "stream-send", "stream-receive", streamSize,
+                streamMessages, streamWarmup, ALL_MODES, BUSY_AND_BLOCKING));
+        }
+        if (wanted("rate"))
+        {
+            // bin/perf-targets' rate-UD-udp-l32: Aeron packs messages into datagrams, -l 32 is rdma4j's way there
+            final String workload = "rate 64B";
+            final List<String> args = List.of("send_bw", "-c", "UD", "-s", "64", "-l", "32");
+            workload(rows, new Workload(workload, args, Kind.RATE, "stream-send", "stream-receive", 64,
+                rateMessages, rateWarmup, POLLING_AND_THREAD, INVOKER_AND_BUSY));
         }
         if (wanted("fanout"))
         {
             final String workload = "fanout 1->" + receivers + " " + fanoutSize + "B p50";
             final List<String> args = List.of("send_lat", "-c", "UD", "-s", String.valueOf(fanoutSize), "-M",
                 String.valueOf(receivers));
-            workload(rows, workload, args, true, "fanout-send", "fanout-receive", fanoutSize, iterations);
+            workload(rows, new Workload(workload, args, Kind.LATENCY, "fanout-send", "fanout-receive", fanoutSize,
+                iterations, warmup, ALL_MODES, BUSY_AND_BLOCKING));
         }
         out.println();
         out.println("# ratio = figure / raw UDP figure of the same workload and idle mode (latency: > 1 is slower; " +
@@ -161,82 +203,129 @@ public final class Compare implements Callable<Integer>
         return rows.stream().allMatch(Row::ok) ? 0 : 1;
     }
 
-    /**
-     * The rows of one workload: rdma4j in three modes (each with its UDP baseline), raw UDP in two, Aeron in two.
-     */
-    private void workload(final List<Row> rows, final String workload, final List<String> perfArgs,
-        final boolean isLatency, final String aeronInitiator, final String aeronResponder, final int size,
-        final int count) throws InterruptedException
+    /** What a workload's figure is. */
+    private enum Kind
     {
-        final String unit = isLatency ? "us" : "MB/s";
+        LATENCY("us"), BANDWIDTH("MB/s"), RATE("msgs/s");
+
+        private final String unit;
+
+        Kind(final String unit)
+        {
+            this.unit = unit;
+        }
+    }
+
+    /** rdma4j's modes: the row's words, {@code --progress}, and an extra flag or "". */
+    private static final String[][] ALL_MODES = {
+        {"progress thread, busy poll", "thread", ""},
+        {"polling mode, busy poll", "polling", ""},
+        {"progress thread, CQ events", "thread", "-e"}};
+    private static final String[][] POLLING_AND_THREAD = {
+        {"polling mode, busy poll", "polling", ""},
+        {"progress thread, busy poll", "thread", ""}};
+    private static final String[] BUSY_AND_BLOCKING = {"busy", "blocking"};
+    private static final String[] INVOKER_AND_BUSY = {"invoker", "busy"};
+
+    /**
+     * One workload: rdma4j perf's arguments and Aeron's roles for it, its counts, and the modes it runs in.
+     */
+    private record Workload(String name, List<String> perfArgs, Kind kind, String aeronInitiator,
+        String aeronResponder, int size, int count, int warmup, String[][] modes, String[] aeronModes)
+    {
+        String transport()
+        {
+            return perfArgs.get(perfArgs.indexOf("-c") + 1);
+        }
+    }
+
+    private static String aeronSystem(final String mode)
+    {
+        return switch (mode)
+        {
+            case "busy" -> "Aeron yielding driver, busy poll";
+            case "invoker" -> "Aeron driver on the app thread, busy poll";
+            default -> "Aeron back-off driver, back-off poll";
+        };
+    }
+
+    /**
+     * The rows of one workload: rdma4j in its modes (each run with its UDP baseline), raw UDP, Aeron in its modes.
+     */
+    private void workload(final List<Row> rows, final Workload w) throws InterruptedException
+    {
+        final String unit = w.kind().unit;
+        final int figure = w.kind() == Kind.RATE ? 2 : 1;
         final double[] udpBusy = {Double.NaN};
         final double[] udpBlocking = {Double.NaN};
-        final String[][] modes = {
-            {"rdma4j RC progress thread, busy poll", "thread", ""},
-            {"rdma4j RC polling mode, busy poll", "polling", ""},
-            {"rdma4j RC progress thread, CQ events", "thread", "-e"}};
         final List<Row> rdma = new ArrayList<>();
-        for (final String[] mode : modes)
+        for (final String[] mode : w.modes())
         {
-            final List<String> args = new ArrayList<>(perfArgs);
-            args.addAll(List.of("--progress", mode[1], "-n", String.valueOf(count), "--warmup",
-                String.valueOf(warmup)));
+            final List<String> args = new ArrayList<>(w.perfArgs());
+            args.addAll(List.of("--progress", mode[1], "-n", String.valueOf(w.count()), "--warmup",
+                String.valueOf(w.warmup())));
             if (!mode[2].isEmpty())
             {
                 args.add(mode[2]);
             }
-            final String system = workload.startsWith("fanout") ? mode[0].replace("RC", "UD") : mode[0];
-            out.printf(Locale.ROOT, "# %s: %s ...%n", workload, system);
+            final String system = "rdma4j " + w.transport() + " " + mode[0];
+            out.printf(Locale.ROOT, "# %s: %s ...%n", w.name(), system);
             out.flush();
             final String[] result = perf(args);
             if (result[0] == null)
             {
-                rdma.add(new Row(workload, system, Double.NaN, unit, Double.NaN, result[1]));
+                rdma.add(new Row(w.name(), system, Double.NaN, unit, Double.NaN, result[1]));
                 continue;
             }
-            final Matcher m = (isLatency ? PERF_LATENCY : PERF_BANDWIDTH).matcher(result[0]);
+            final boolean latency = w.kind() == Kind.LATENCY;
+            final Matcher m = (latency ? PERF_LATENCY : PERF_BANDWIDTH).matcher(result[0]);
             if (!m.matches())
             {
-                rdma.add(new Row(workload, system, Double.NaN, unit, Double.NaN, "unparsed: " + result[0]));
+                rdma.add(new Row(w.name(), system, Double.NaN, unit, Double.NaN, "unparsed: " + result[0]));
                 continue;
             }
-            final double ours = Double.parseDouble(m.group(1));
-            final double udp = Double.parseDouble(m.group(3));
-            final String note = "vs udp " + m.group(3) + "; " + (isLatency
+            final double ours = Double.parseDouble(m.group(figure));
+            final double udp = Double.parseDouble(m.group(figure + 2));
+            final String note = "vs udp " + m.group(figure + 2) + "; " + (latency
                 ? "p99 " + m.group(2) + " us (udp p99 " + m.group(4) + " us)"
-                : m.group(2) + " msgs/s (udp " + m.group(4) + " msgs/s)");
-            rdma.add(new Row(workload, system, ours, unit, udp, note));
-            if (mode[1].equals("thread"))
+                : figure == 1 ? m.group(2) + " msgs/s (udp " + m.group(4) + " msgs/s)"
+                : m.group(1) + " MB/s (udp " + m.group(3) + " MB/s)");
+            rdma.add(new Row(w.name(), system, ours, unit, udp, note));
+            final double[] baseline = mode[2].isEmpty() ? udpBusy : udpBlocking;
+            if (Double.isNaN(baseline[0]))
             {
-                (mode[2].isEmpty() ? udpBusy : udpBlocking)[0] = udp;
+                baseline[0] = udp;
             }
         }
-        rows.add(new Row(workload, "raw UDP DatagramChannel, busy poll", udpBusy[0], unit, udpBusy[0],
-            "the baseline of the first rdma4j row's run"));
-        rows.add(new Row(workload, "raw UDP DatagramChannel, blocking", udpBlocking[0], unit, udpBlocking[0],
-            "the baseline of the CQ-events run"));
-        rows.addAll(rdma);
-        for (final String mode : new String[] {"busy", "blocking"})
+        rows.add(new Row(w.name(), "raw UDP DatagramChannel, busy poll", udpBusy[0], unit, udpBusy[0],
+            "the baseline of the first busy-polling rdma4j row's run"));
+        if (Arrays.stream(w.modes()).anyMatch(mode -> !mode[2].isEmpty()))
         {
-            final String system = "Aeron " + (mode.equals("busy") ? "yielding driver, busy poll"
-                : "back-off driver, back-off poll");
-            out.printf(Locale.ROOT, "# %s: %s ...%n", workload, system);
+            rows.add(new Row(w.name(), "raw UDP DatagramChannel, blocking", udpBlocking[0], unit, udpBlocking[0],
+                "the baseline of the CQ-events run"));
+        }
+        rows.addAll(rdma);
+        for (final String mode : w.aeronModes())
+        {
+            final String system = aeronSystem(mode);
+            out.printf(Locale.ROOT, "# %s: %s ...%n", w.name(), system);
             out.flush();
-            final double udp = mode.equals("busy") ? udpBusy[0] : udpBlocking[0];
-            final String[] result = aeron(aeronInitiator, aeronResponder, mode, size, count);
+            final double udp = mode.equals("blocking") ? udpBlocking[0] : udpBusy[0];
+            final String[] result = aeron(w, mode);
             if (result[0] == null)
             {
-                rows.add(new Row(workload, system, Double.NaN, unit, udp, result[1]));
+                rows.add(new Row(w.name(), system, Double.NaN, unit, udp, result[1]));
                 continue;
             }
-            final Matcher m = (isLatency ? AERON_LATENCY : AERON_BANDWIDTH).matcher(result[0]);
+            final boolean latency = w.kind() == Kind.LATENCY;
+            final Matcher m = (latency ? AERON_LATENCY : AERON_BANDWIDTH).matcher(result[0]);
             if (!m.matches())
             {
-                rows.add(new Row(workload, system, Double.NaN, unit, udp, "unparsed: " + result[0]));
+                rows.add(new Row(w.name(), system, Double.NaN, unit, udp, "unparsed: " + result[0]));
                 continue;
             }
-            rows.add(new Row(workload, system, Double.parseDouble(m.group(1)), unit, udp,
-                isLatency ? "p99 " + m.group(2) + " us" : m.group(2) + " msgs/s"));
+            rows.add(new Row(w.name(), system, Double.parseDouble(m.group(figure)), unit, udp,
+                latency ? "p99 " + m.group(2) + " us" : figure == 1 ? m.group(2) + " msgs/s" : m.group(1) + " MB/s"));
         }
     }
 
@@ -300,15 +389,16 @@ public final class Compare implements Callable<Integer>
      *
      * @return {the result line, null} or {null, why not}.
      */
-    private String[] aeron(final String initiator, final String responder, final String mode, final int size,
-        final int count) throws InterruptedException
+    private String[] aeron(final Workload w, final String mode) throws InterruptedException
     {
+        final String initiator = w.aeronInitiator();
+        final String responder = w.aeronResponder();
         final boolean fanOut = initiator.startsWith("fanout");
         // After rdma4j's sender and receivers.
         final int aeronHost = receivers + 1;
         final String port = String.valueOf(firstPort + 20);
-        final List<String> common = List.of("mode=" + mode, "port=" + port, "size=" + size, "n=" + count,
-            "warmup=" + warmup, "group=239.18.54." + (firstHost | 1), "receivers=" + receivers);
+        final List<String> common = List.of("mode=" + mode, "port=" + port, "size=" + w.size(), "n=" + w.count(),
+            "warmup=" + w.warmup(), "group=239.18.54." + (firstHost | 1), "receivers=" + receivers);
         final List<Child> children = new ArrayList<>();
         try
         {

@@ -6,8 +6,10 @@ import picocli.CommandLine;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -23,7 +25,7 @@ class CompareSmokeTest
 {
     private static final Pattern VS_UDP = Pattern.compile("vs udp ([\\d.]+);");
     private static final Pattern ROW =
-        Pattern.compile("(\\S.{27}) (\\S.{43}) +([\\d.]+) (us|MB/s) +([\\d.]+)(?:  .*)?");
+        Pattern.compile("(\\S.{27}) (\\S.{43}) +([\\d.]+) (us|MB/s|msgs/s) +([\\d.]+)(?:  .*)?");
 
     @Test
     void shouldProduceEveryRowWithARatioAgainstRawUdp()
@@ -31,17 +33,31 @@ class CompareSmokeTest
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         final PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
         final int status = new CommandLine(new Compare(out)).execute("-n", "30", "--warmup", "10",
-            "--stream-messages", "40", "--stream-size", "4096", "--first-host", "135", "--first-port", "19200",
+            "--stream-messages", "40", "--stream-warmup", "10", "--stream-size", "4096", "--rate-messages", "400",
+            "--rate-warmup", "100", "--first-host", "135", "--first-port", "19200",
             "--timeout", "120");
         final String text = bytes.toString(StandardCharsets.UTF_8);
         System.out.println(text);
         assertEquals(0, status, "every row has a figure");
         final List<String> rows = text.lines().filter(l -> ROW.matcher(l).matches()).toList();
-        final List<String> systems = List.of("raw UDP DatagramChannel, busy poll", "raw UDP DatagramChannel, blocking",
-            "progress thread, busy poll", "polling mode, busy poll", "progress thread, CQ events",
-            "Aeron yielding driver, busy poll", "Aeron back-off driver, back-off poll");
-        for (final String workload : List.of("pingpong 64B p50", "stream 4096B", "fanout 1->2 64B p50"))
+        final List<String> allModes = List.of("raw UDP DatagramChannel, busy poll",
+            "raw UDP DatagramChannel, blocking", "progress thread, busy poll", "polling mode, busy poll",
+            "progress thread, CQ events", "Aeron yielding driver, busy poll", "Aeron back-off driver, back-off poll");
+        // the two comparisons with Aeron: rdma4j's polling mode against Aeron on the application's thread
+        final List<String> busyModes = List.of("raw UDP DatagramChannel, busy poll", "polling mode, busy poll",
+            "progress thread, busy poll", "Aeron driver on the app thread, busy poll", "Aeron yielding driver, busy poll");
+        final Map<String, List<String>> workloads = new LinkedHashMap<>();
+        workloads.put("pingpong 64B p50", allModes);
+        workloads.put("ud-pingpong 64B p50", busyModes);
+        workloads.put("stream 4096B", allModes);
+        workloads.put("rate 64B", busyModes);
+        workloads.put("fanout 1->2 64B p50", allModes);
+        for (final Map.Entry<String, List<String>> entry : workloads.entrySet())
         {
+            final String workload = entry.getKey();
+            final List<String> systems = entry.getValue();
+            assertEquals(systems.size(), rows.stream().filter(l -> l.startsWith(workload + " ")).count(),
+                workload + ": one row per system in\n" + text);
             double udpBusy = Double.NaN;
             double udpBlocking = Double.NaN;
             for (final String system : systems)
@@ -53,7 +69,8 @@ class CompareSmokeTest
                 assertTrue(m.matches());
                 final double figure = Double.parseDouble(m.group(3));
                 assertTrue(figure > 0, found.getFirst());
-                assertEquals(workload.startsWith("stream") ? "MB/s" : "us", m.group(4));
+                assertEquals(workload.startsWith("stream") ? "MB/s" : workload.startsWith("rate") ? "msgs/s" : "us",
+                    m.group(4));
                 if (system.startsWith("raw UDP"))
                 {
                     assertEquals("1.00", m.group(5), "raw UDP over itself");
