@@ -87,6 +87,30 @@ rdma_server_host_serves_host() { local o; o=$(mktemp); serve "$o" rdma4j rdma_se
   wait_log "$o" 'listening on' || return 1; post ready; finish "$o" && check_out "$o" '^rdma_server: end 0$'; }
 rdma_server_host_serves_guest() { local o; o=$(mktemp); wait_for ready 90 || return 1
   client "$o" g_cm rdma_client -s "$HOST_IP" "$@" && check_out "$o" '^rdma_client: end 0$'; }
+# gRPC's hello-world over rdma4j's Netty transport (rdma4j-examples' GrpcHello, which the project's build packages
+# with its libraries; the native provider's jar comes from the tools' libraries): the guest's side always rdma4j
+# through the native provider on rxe0, the host's the soft device. The server serves until its standard input
+# ends, which here is the other side's "done"; each call may take the lab's scaled limit (a first call in the
+# emulated guest loads and compiles much of gRPC and Netty).
+EXAMPLES_CP="$(ls "$PROJ"/rdma4j-examples/target/rdma4j-examples-*.jar | grep -v -E -- '-(sources|javadoc|tests)\.jar$' | head -n1):$PROJ/rdma4j-examples/target/lib/*:$(ls "$PROJ"/rdma4j-tools/target/lib/rdma4j-rdmacore-*.jar | head -n1)"
+GRPC_PORT=$((PP_PORT + 1000))
+grpc_hello() { "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -XX:ErrorFile="$RES/hs_err_${SIDE}_%p.log" \
+  ${RDMA4J_JAVA_OPTS:-} -Drdma4j.examples.grpc.deadlineSeconds="$(scaled 60)" -cp "$EXAMPLES_CP" \
+  io.rdma4j.examples.GrpcHello "$@"; }
+grpc_serve_until() { local signal=$1; shift; wait_for "$signal" 240 | grpc_hello server "$@"; }
+# rxe_pkts: packets rxe0 sent and received so far (the guest's side checks that the calls crossed the kernel's rxe)
+rxe_pkts() { local c=/sys/class/infiniband/rxe0/ports/1/hw_counters; echo $(( $(cat $c/sent_pkts) + $(cat $c/rcvd_pkts) )); }
+rxe_moved() { [ "$SIDE" = guest ] || return 0; local now; now=$(rxe_pkts); log "rxe0 packets: $1 before, $now after"
+  [ "$now" -gt "$1" ]; }
+grpc_server_side() { local me=$1 o before=0; o=$(mktemp); [ "$SIDE" = guest ] && before=$(rxe_pkts)
+  serve "$o" grpc_serve_until grpc-done "$me" "$GRPC_PORT"
+  wait_log "$o" 'listening on' 300 || return 1; post ready; finish "$o" &&
+  check_out "$o" 'listening on' 'gRPC server stopped' && rxe_moved "$before"; }
+grpc_client_side() { local server=$1 me=$2 o rc before=0; o=$(mktemp); [ "$SIDE" = guest ] && before=$(rxe_pkts)
+  wait_for ready 300 || return 1
+  client "$o" grpc_hello client "$server" "$GRPC_PORT" "$me"; rc=$?; post grpc-done
+  [ $rc = 0 ] && check_out "$o" '^SayHello: Hello world' '^Chat: Hello Ada' '^Chat: Hello Grace' '^Chat: Hello Edsger' &&
+  rxe_moved "$before"; }
 # cmatose: rdma-core installs it as ucmatose (rdma4j takes both names); the server sends first and disconnects
 cmatose_guest_serves_guest() { local o; o=$(mktemp); serve "$o" g_cm ucmatose -b "$GUEST_IP" "$@"
   wait_cm_listen || return 1; post ready; finish "$o" && check_out "$o" 'data transfers complete' '^disconnected'; }

@@ -30,8 +30,11 @@ import java.util.concurrent.TimeoutException;
  */
 public final class GrpcOverRdma
 {
-    /** How long a call may take before the client gives up on it. */
-    static final long DEADLINE_SECONDS = 30;
+    /**
+     * How long a call may take before the client gives up on it: 30 s, or the system property
+     * {@code rdma4j.examples.grpc.deadlineSeconds} (the rxe lab's emulated guest needs minutes for a first call).
+     */
+    static final long DEADLINE_SECONDS = Long.getLong("rdma4j.examples.grpc.deadlineSeconds", 30);
 
     private GrpcOverRdma()
     {
