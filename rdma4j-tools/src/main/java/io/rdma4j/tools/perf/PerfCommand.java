@@ -29,7 +29,7 @@ import java.util.concurrent.Callable;
  * of the buffer, as perftest does without {@code -R}: this tool measures the data path, and a set-up
  * that needs no connection manager keeps UC (which rdma_cm cannot connect) and the baseline's port
  * exchange on one path. With perftest's exchange, {@code -R} meets a perftest peer through rdma_cm as
- * perftest's own {@code -R} does (RC only).
+ * perftest's own {@code -R} does (RC, and UD through SIDR).
  */
 @Command(name = "perf", mixinStandardHelpOptions = true, sortOptions = false,
     description = {
@@ -141,7 +141,7 @@ public final class PerfCommand implements Callable<Integer>
     private String exchange;
 
     @Option(names = {"-R", "--rdma_cm"}, description = "perftest's -R: the exchange goes over an rdma_cm-connected QP "
-        + "on -p's port and the test's QPs connect through rdma_cm (RC; implies perftest's exchange)")
+        + "on -p's port and the test's QPs connect through rdma_cm (RC, or UD through SIDR; implies perftest's exchange)")
     private boolean rdmaCm;
 
     @Option(names = {"-d", "--ib-dev"}, paramLabel = "<dev>", description = "the device to open (default the first)")
@@ -183,10 +183,9 @@ public final class PerfCommand implements Callable<Integer>
         {
             refusePerftest();
         }
-        if (rdmaCm && type != QpType.RC)
+        if (rdmaCm && type == QpType.UC)
         {
-            throw bad("-R -c " + type + ": " + (type == QpType.UC ? "librdmacm has no UC, as perftest says"
-                : "rdma4j perf connects only RC QPs through rdma_cm; run UD without -R"));
+            throw bad("-R -c UC: librdmacm has no UC, as perftest says");
         }
         if (!test.runsOn(type))
         {

@@ -129,7 +129,18 @@ final class PerftestRun
         }
         if (cfg.rdmaCm())
         {
-            peer.connected(endpoint(theirs));
+            final UdPeer ud = testQps.ud();
+            final PerfEndpoint remote = endpoint(theirs);
+            if (ud != null && ud.address() != null)
+            {
+                // perftest sends to the QPNs and Q_Key rdma_cm gave, not to those of the exchange
+                peer.connectedUd(new PerfEndpoint(ud.qpns(), remote.psns(), remote.gid(), remote.address(),
+                    remote.rkey(), remote.length(), remote.udpPort()), ud.address(), ud.qkey());
+            }
+            else
+            {
+                peer.connected(remote);
+            }
         }
         else
         {

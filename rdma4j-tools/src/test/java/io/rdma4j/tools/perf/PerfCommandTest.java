@@ -142,7 +142,7 @@ class PerfCommandTest
     }
 
     @Test
-    void shouldTakeMinusRAsPerftestsRdmaCmOnRcOnly()
+    void shouldTakeMinusRAsPerftestsRdmaCmOnRcAndUd()
     {
         final PerfConfig cm = parse("perf", "send_lat", "-R", "-p", "20000");
         assertTrue(cm.rdmaCm());
@@ -150,7 +150,8 @@ class PerfCommandTest
         assertEquals(20000, cm.tcpPort(), "-p is the rdma_cm port");
         assertFalse(parse("perf", "ib_send_lat").rdmaCm());
         assertTrue(refusal("perf", "ib_send_lat", "-R", "-c", "UC").contains("librdmacm has no UC"));
-        assertTrue(refusal("perf", "ib_send_lat", "-R", "-c", "UD").contains("run UD without -R"));
+        assertEquals(QpType.UD, parse("perf", "ib_send_lat", "-R", "-c", "UD").transport(), "UD through SIDR");
+        assertTrue(refusal("perf", "ib_write_lat", "-R", "-c", "UD").contains("does not run on UD"));
         assertTrue(refusal("perf", "send_lat", "-R", "--exchange", "rdma4j").contains("-R: rdma_cm is perftest's"));
     }
 }

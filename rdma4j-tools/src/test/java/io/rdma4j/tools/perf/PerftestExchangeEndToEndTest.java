@@ -159,4 +159,34 @@ class PerftestExchangeEndToEndTest
         assertEquals("8", m.group(1));
         assertEquals("100", m.group(2));
     }
+
+    @Test
+    void shouldPingPongOnUdQpsTheConnectionManagerResolvedThroughSidr() throws Exception
+    {
+        // the server sends too: it must learn the client's QPN from the SEND with immediate, and both sides must put
+        // rdma_cm's Q_Key on their datagrams, or the first datagram is dropped and the run stalls
+        final List<ToolProcess> p = bothPass(205, 37, List.of("ib_send_lat", "-R", "-c", "UD", "-s", "512", "-n",
+            "200"));
+        for (final ToolProcess side : p)
+        {
+            assertTrue(side.lines().stream().anyMatch(l -> l.contains("over rdma_cm (-R)") && l.contains("UD")),
+                side.lines().toString());
+            final Matcher m = row(side, LATENCY_ROW);
+            assertEquals("512", m.group(1));
+            assertEquals("200", m.group(2));
+        }
+    }
+
+    @Test
+    void shouldStreamUdSendsToQpsTheSidrReplyNamed() throws Exception
+    {
+        final List<ToolProcess> p = bothPass(207, 38, List.of("ib_send_bw", "-R", "-c", "UD", "-q", "2", "-s", "1024",
+            "-n", "200"));
+        for (final ToolProcess side : p)
+        {
+            final Matcher m = row(side, BANDWIDTH_ROW);
+            assertEquals("1024", m.group(1));
+            assertEquals("400", m.group(2), "two QPs, each -n messages");
+        }
+    }
 }
