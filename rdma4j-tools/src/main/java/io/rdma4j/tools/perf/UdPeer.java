@@ -3,6 +3,7 @@ package io.rdma4j.tools.perf;
 import io.rdma4j.cm.CmId;
 import io.rdma4j.cm.ConnParam;
 import io.rdma4j.cm.UdParam;
+import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.AhAttr;
 import io.rdma4j.verbs.QueuePair;
 import io.rdma4j.verbs.RdmaException;
@@ -101,7 +102,7 @@ final class UdPeer
         final QueuePair qp = peer.qp(index);
         final SendWr wr = new SendWr().wrId(RdmaPeer.SEND_WRID).opcode(WrOpcode.SEND_WITH_IMM)
             .sendFlags(SendFlags.SIGNALED).immData(qp.qpNum()).sge(peer.mr(), peer.sourceOffset(), QPN_MESSAGE_BYTES);
-        try (var ah = peer.pd().createAh(reply.ahAttr()))
+        try (AddressHandle ah = peer.pd().createAh(reply.ahAttr()))
         {
             qp.postSend(wr.ud(ah, reply.qpNum(), reply.qkey()));
             awaitOne(peer);

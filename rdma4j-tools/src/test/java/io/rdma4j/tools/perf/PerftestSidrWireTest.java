@@ -35,7 +35,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -57,9 +59,13 @@ class PerftestSidrWireTest
     /** perftest's {@code UD_ADDITION + sizeof(uint32_t)}: the GRH and the QPN's 4 bytes. */
     private static final int QPN_RECEIVE_BYTES = 44;
 
-    private static PerfConfig config(final String... args)
+    /** ib_send_lat -R -c UD on the port: a client when given the server, else the server. */
+    private static PerfConfig sendLatOverSidr(final int port, final String... server)
     {
-        final CommandLine.ParseResult result = Main.commandLine().parseArgs(args);
+        final List<String> args = new ArrayList<>(List.of("perf", "ib_send_lat", "-R", "-c", "UD", "-s", "64", "-p",
+            String.valueOf(port)));
+        args.addAll(List.of(server));
+        final CommandLine.ParseResult result = Main.commandLine().parseArgs(args.toArray(String[]::new));
         return ((PerfCommand)result.subcommand().commandSpec().userObject()).config();
     }
 
@@ -114,8 +120,7 @@ class PerftestSidrWireTest
     {
         final String host = TestNet.host(209);
         final int port = TestNet.tcpPort(39);
-        final PerfConfig cfg = config("perf", "ib_send_lat", "-R", "-c", "UD", "-s", "64", "-p",
-            String.valueOf(port), host);
+        final PerfConfig cfg = sendLatOverSidr(port, host);
         try (EventChannel server = RdmaCm.createEventChannel(); CmId listener = server.createId(null, PortSpace.UDP))
         {
             listener.bindAddr(new InetSocketAddress(InetAddress.getByName(host), port));
@@ -164,8 +169,7 @@ class PerftestSidrWireTest
     {
         final String host = TestNet.host(210);
         final int port = TestNet.tcpPort(9);
-        final PerfConfig cfg = config("perf", "ib_send_lat", "-R", "-c", "UD", "-s", "64", "-p",
-            String.valueOf(port));
+        final PerfConfig cfg = sendLatOverSidr(port);
         final CmTestQps qps = CmTestQps.listen(InetAddress.getByName(host), port, cfg);
         try (EventChannel channel = RdmaCm.createEventChannel(); CmId id = channel.createId(null, PortSpace.UDP))
         {
