@@ -126,6 +126,8 @@ cmatose_host_serves_guest() { local o; o=$(mktemp); wait_for ready 90 || return 
 # octet: the lab's bridge floods multicast to every port, and two runs at once (each with its own guest
 # address) must not receive each other's messages
 run_group() { echo "239.${GUEST_IP##*.}.${1#239.77.}"; }
+# pt_mgid 239.77.X.Y: the run's group as perftest's -M writes an MGID (16 bytes; ::ffff:239.G.X.Y)
+pt_mgid() { local g; g=$(run_group "$1"); echo "0:0:0:0:0:0:0:0:0:0:255:255:${g//./:}"; }
 # mckey GROUP [ARGS]: receivers join first, then the sender sends. A receiver is ready once it says
 # "receiving data transfers": rdma-core's mckey and rdma4j's print it after the join's event was handled
 # (librdmacm attaches the QP to the group only then) and the receives are posted; the group showing on the

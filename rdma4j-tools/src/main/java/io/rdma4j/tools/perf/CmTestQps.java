@@ -8,6 +8,8 @@ import io.rdma4j.cm.ConnParam;
 import io.rdma4j.cm.EventChannel;
 import io.rdma4j.cm.PortSpace;
 import io.rdma4j.cm.RdmaCm;
+import io.rdma4j.cm.UdParam;
+import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.RdmaException;
 import io.rdma4j.verbs.WrOpcode;
 
@@ -34,6 +36,8 @@ final class CmTestQps implements AutoCloseable
 
     private final EventChannel events;
     private final List<CmId> ids = new ArrayList<>();
+    /** On UD, what the connections taught about the peer's QPs; null on RC. */
+    private UdPeer udPeer;
     /** The server's listener until every QP is connected. */
     private CmId listener;
 
@@ -67,7 +71,7 @@ final class CmTestQps implements AutoCloseable
         final CmTestQps qps = new CmTestQps(RdmaCm.createEventChannel());
         try
         {
-            qps.listener = qps.events.createId(null, PortSpace.TCP);
+            qps.listener = qps.events.createId(null, portSpace(cfg));
             qps.listener.bindAddr(new InetSocketAddress(bind == null ? InetAddress.getByName("0.0.0.0") : bind,
                 port));
             qps.listener.listen(cfg.numQp());
@@ -104,7 +108,14 @@ final class CmTestQps implements AutoCloseable
                 final CmEventType type = event.type();
                 final CmId id = event.id();
                 event.ack();
-                if (type == CmEventType.CONNECT_REQUEST && ids.size() < cfg.numQp())
+                if (type == CmEventType.CONNECT_REQUEST && ids.size() < cfg.numQp() && cfg.transport() == QpType.UD)
+                {
+                    ids.add(id);
+                    udPeer().accepted(ids.size() - 1, id, peer, cfg);
+                    // SIDR has no ESTABLISHED: the reply is the connection
+                    established++;
+                }
+                else if (type == CmEventType.CONNECT_REQUEST && ids.size() < cfg.numQp())
                 {
                     ids.add(id);
                     peer.adoptQp(ids.size() - 1, id.createQp(peer.pd(), peer.qpInitAttr()));
@@ -158,12 +169,19 @@ final class CmTestQps implements AutoCloseable
             {
                 for (int i = 0; i < cfg.numQp(); i++)
                 {
-                    final CmId id = qps.events.createId(null, PortSpace.TCP);
+                    final CmId id = qps.events.createId(null, portSpace(cfg));
                     qps.ids.add(id);
                     CmControlLink.resolve(qps.events, id, target);
                     peer.adoptQp(i, id.createQp(peer.pd(), peer.qpInitAttr()));
                     id.connect(params(cfg.test()));
-                    qps.events.expect(CmEventType.ESTABLISHED, EVENT_WAIT_S, TimeUnit.SECONDS).ack();
+                    final CmEvent established = qps.events.expect(CmEventType.ESTABLISHED, EVENT_WAIT_S,
+                        TimeUnit.SECONDS);
+                    final UdParam ud = established.udParam();
+                    established.ack();
+                    if (cfg.transport() == QpType.UD)
+                    {
+                        qps.udPeer().replied(i, ud, peer, cfg);
+                    }
                 }
                 return qps;
             }
@@ -185,6 +203,28 @@ final class CmTestQps implements AutoCloseable
         }
     }
 
+    private static PortSpace portSpace(final PerfConfig cfg)
+    {
+        return cfg.transport() == QpType.UD ? PortSpace.UDP : PortSpace.TCP;
+    }
+
+    private UdPeer udPeer()
+    {
+        if (udPeer == null)
+        {
+            udPeer = new UdPeer();
+        }
+        return udPeer;
+    }
+
+    /**
+     * @return on UD, the peer's QPNs, Q_Key and address as the connections gave them; null on RC.
+     */
+    UdPeer ud()
+    {
+        return udPeer;
+    }
+
     /**
      * Disconnect, destroy the QPs and the ids; call before the run's resources close (the QPs are in its PD).
      */
@@ -200,7 +240,11 @@ final class CmTestQps implements AutoCloseable
         {
             try
             {
-                id.disconnect();
+                // a UD id has no connection to end (perftest disconnects none either)
+                if (udPeer == null)
+                {
+                    id.disconnect();
+                }
             }
             catch (final RdmaException ex)
             {

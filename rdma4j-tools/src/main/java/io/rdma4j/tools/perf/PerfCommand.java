@@ -29,7 +29,7 @@ import java.util.concurrent.Callable;
  * of the buffer, as perftest does without {@code -R}: this tool measures the data path, and a set-up
  * that needs no connection manager keeps UC (which rdma_cm cannot connect) and the baseline's port
  * exchange on one path. With perftest's exchange, {@code -R} meets a perftest peer through rdma_cm as
- * perftest's own {@code -R} does (RC only).
+ * perftest's own {@code -R} does (RC, and UD through SIDR), and {@code -g} is perftest's multicast SEND test.
  */
 @Command(name = "perf", mixinStandardHelpOptions = true, sortOptions = false,
     description = {
@@ -125,10 +125,20 @@ public final class PerfCommand implements Callable<Integer>
             + "else thread)")
     private String progress;
 
-    @Option(names = {"-M", "--mcast"}, paramLabel = "<receivers>", defaultValue = "0",
+    @Option(names = {"-M", "--mcast"}, paramLabel = "<receivers>|<mgid>",
         description = "UD send_lat/send_bw to a multicast group: the server sends, and waits for this many "
-            + "clients, each a receiver that joins the group (fan-out latency is to the last receiver's reply)")
-    private int receivers;
+            + "clients, each a receiver that joins the group (fan-out latency is to the last receiver's reply); with "
+            + "perftest's exchange, perftest's -M: the MGID of -g (as --MGID)")
+    private String mcast;
+
+    @Option(names = {"-g", "--mcg"}, description = "perftest's -g (perftest's exchange, UD send_lat/send_bw, one QP): "
+        + "the receiving side (send_bw's server; both in send_lat) joins a group and its QP takes the SENDs there")
+    private boolean mcg;
+
+    @Option(names = "--MGID", paramLabel = "<mgid>", description = "the -g group as perftest writes it, 16 byte "
+        + "values separated by ':' (default perftest's ff01:0:0:2:c985::, its client's ending in 1: an IPv6 group, "
+        + "so over IPv4 give e.g. 0:0:0:0:0:0:0:0:0:0:255:255:239:1:1:1)")
+    private String mgid;
 
     @Option(names = "--group", paramLabel = "A", defaultValue = "239.18.51.5",
         description = "the -M group (default 239.18.51.5); its baseline uses UDP port -p + 1")
@@ -141,7 +151,7 @@ public final class PerfCommand implements Callable<Integer>
     private String exchange;
 
     @Option(names = {"-R", "--rdma_cm"}, description = "perftest's -R: the exchange goes over an rdma_cm-connected QP "
-        + "on -p's port and the test's QPs connect through rdma_cm (RC; implies perftest's exchange)")
+        + "on -p's port and the test's QPs connect through rdma_cm (RC, or UD through SIDR; implies perftest's exchange)")
     private boolean rdmaCm;
 
     @Option(names = {"-d", "--ib-dev"}, paramLabel = "<dev>", description = "the device to open (default the first)")
@@ -171,7 +181,8 @@ public final class PerfCommand implements Callable<Integer>
         try
         {
             test = PerfTest.parse(testName);
-            type = QpType.valueOf(connection.toUpperCase(Locale.ROOT));
+            // perftest's -g makes its test UD whatever -c says
+            type = mcg ? QpType.UD : QpType.valueOf(connection.toUpperCase(Locale.ROOT));
         }
         catch (final IllegalArgumentException ex)
         {
@@ -179,14 +190,21 @@ public final class PerfCommand implements Callable<Integer>
                 ? ex.getMessage() : "-c " + connection + ": expected RC, UC or UD");
         }
         final boolean perftest = perftestExchange();
+        final int receivers = receivers(perftest);
+        final String userMgid = perftest && mgid == null ? mcast : mgid;
         if (perftest)
         {
             refusePerftest();
+            refuseMcg(test, type, userMgid);
         }
-        if (rdmaCm && type != QpType.RC)
+        else if (mcg || mgid != null)
         {
-            throw bad("-R -c " + type + ": " + (type == QpType.UC ? "librdmacm has no UC, as perftest says"
-                : "rdma4j perf connects only RC QPs through rdma_cm; run UD without -R"));
+            throw bad((mcg ? "-g" : "--MGID") + ": perftest's multicast, with perftest's exchange (an ib_* test); " +
+                "rdma4j's own is -M <receivers>");
+        }
+        if (rdmaCm && type == QpType.UC)
+        {
+            throw bad("-R -c UC: librdmacm has no UC, as perftest says");
         }
         if (!test.runsOn(type))
         {
@@ -269,7 +287,63 @@ public final class PerfCommand implements Callable<Integer>
         final int n = iterations != null ? iterations : defaultIterations(test, perftest);
         return new PerfConfig(test, type, sizes, n, perftest ? 0 : warmups(test), txDepth, rxDepth, inline, events,
             numQp, port, serverName, histogram, receivers, group, postList, baselineDatagram, perftest, device,
-            gidIndex, rdmaCm);
+            gidIndex, rdmaCm, mcg, userMgid);
+    }
+
+    /** rdma4j's -M: the count of receivers; with perftest's exchange -M is perftest's MGID, and there are none. */
+    private int receivers(final boolean perftest)
+    {
+        if (mcast == null || perftest)
+        {
+            return 0;
+        }
+        try
+        {
+            return Integer.parseInt(mcast);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw bad("-M " + mcast + ": rdma4j's -M is a count of receivers (perftest's MGID only with perftest's " +
+                "exchange)");
+        }
+    }
+
+    /** perftest's own limits on -g (perftest_parameters.c), and an MGID that is 16 bytes of a multicast GID. */
+    private void refuseMcg(final PerfTest test, final QpType type, final String userMgid)
+    {
+        if (!mcg)
+        {
+            if (userMgid != null)
+            {
+                throw bad((mgid != null ? "--MGID" : "-M") + ": the group of -g, which is not given");
+            }
+            return;
+        }
+        if (mcast != null && mgid != null)
+        {
+            throw bad("-M and --MGID: the same group twice");
+        }
+        if (type != QpType.UD || test != PerfTest.SEND_LAT && test != PerfTest.SEND_BW)
+        {
+            throw bad("-g: perftest's multicast is send_lat or send_bw on UD");
+        }
+        if (rdmaCm)
+        {
+            throw bad("-g -R: perftest has no multicast with rdma_cm (\"Perftest still doesn't support Multicast " +
+                "with rdma_cm\")");
+        }
+        if (numQp != 1)
+        {
+            throw bad("-g: perftest's multicast runs one QP");
+        }
+        try
+        {
+            PerftestGroup.mgid(userMgid, false);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw bad(ex.getMessage());
+        }
     }
 
     /**
@@ -313,9 +387,9 @@ public final class PerfCommand implements Callable<Integer>
         {
             throw bad("--warmup: a perftest peer runs no warm-up (perftest's exchange has none)");
         }
-        if (receivers != 0 || histogram != null || all)
+        if (histogram != null || all)
         {
-            throw bad((receivers != 0 ? "-M" : histogram != null ? "--histogram" : "-a") +
+            throw bad((histogram != null ? "--histogram" : "-a") +
                 ": not with perftest's exchange (give --exchange rdma4j, or run perftest's sizes one -s at a time)");
         }
         if (baselineDatagram != UdpBaseline.MAX_DATAGRAM)

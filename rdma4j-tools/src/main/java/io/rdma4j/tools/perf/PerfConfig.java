@@ -32,6 +32,8 @@ import java.util.List;
  * @param gidIndex   -x, the GID index to use, or -1 to choose (0; with perftest's exchange the first IPv4 one).
  * @param rdmaCm     -R, perftest's exchange over an rdma_cm-connected QP and the test's QPs connected through
  *                   rdma_cm, on {@code tcpPort}.
+ * @param mcg        -g, perftest's multicast SEND test (perftest's exchange).
+ * @param mgid       perftest's -M/--MGID, the group of -g as perftest writes it, or null for perftest's default.
  */
 public record PerfConfig(
     PerfTest test,
@@ -54,7 +56,9 @@ public record PerfConfig(
     boolean perftest,
     String device,
     int gidIndex,
-    boolean rdmaCm)
+    boolean rdmaCm,
+    boolean mcg,
+    String mgid)
 {
     /**
      * Copies the size list so the record stays immutable.

@@ -35,6 +35,8 @@ final class PerftestRun
     private final PrintWriter out;
     /** With -R, the test's QPs' connections once made. */
     private CmTestQps testQps;
+    /** With -g on the side that receives, its group membership. */
+    private PerftestGroup group;
 
     /**
      * @param config      the run.
@@ -61,7 +63,17 @@ final class PerftestRun
         {
             try (RdmaPeer peer = new RdmaPeer(cfg); ControlChannel control = open())
             {
-                exchangeAndRun(peer, new PerftestChannel(control.in(), control.out(), cfg.isClient()));
+                try
+                {
+                    exchangeAndRun(peer, new PerftestChannel(control.in(), control.out(), cfg.isClient()));
+                }
+                finally
+                {
+                    if (group != null)
+                    {
+                        group.close();
+                    }
+                }
             }
             return;
         }
@@ -117,6 +129,10 @@ final class PerftestRun
             wire.handshake(empty);
         }
         final PerftestDest[] mine = dests(peer);
+        if (cfg.mcg() && (test == PerfTest.SEND_LAT || !cfg.isClient()))
+        {
+            mine[0] = joinGroup(peer, mine[0]);
+        }
         // read_lat, write_lat and atomic_lat swap once more before the QPs' data
         if (test == PerfTest.WRITE_LAT || test == PerfTest.READ_LAT || test == PerfTest.ATOMIC_LAT)
         {
@@ -129,7 +145,18 @@ final class PerftestRun
         }
         if (cfg.rdmaCm())
         {
-            peer.connected(endpoint(theirs));
+            final UdPeer ud = testQps.ud();
+            final PerfEndpoint remote = endpoint(theirs);
+            if (ud != null && ud.address() != null)
+            {
+                // perftest sends to the QPNs and Q_Key rdma_cm gave, not to those of the exchange
+                peer.connectedUd(new PerfEndpoint(ud.qpns(), remote.psns(), remote.gid(), remote.address(),
+                    remote.rkey(), remote.length(), remote.udpPort()), ud.address(), ud.qkey());
+            }
+            else
+            {
+                peer.connected(remote);
+            }
         }
         else
         {
@@ -156,8 +183,9 @@ final class PerftestRun
         out.println(MachineLine.current().text());
         out.println(peer.deviceLine());
         out.printf(Locale.ROOT, "# rdma4j perf %s with perftest's exchange%s (peer version %s): %s, %d QP(s), " +
-            "%d iterations, path MTU %d, GID index %d%n", test.label(), cfg.rdmaCm() ? " over rdma_cm (-R)" : "",
-            version, cfg.transport(), cfg.numQp(), cfg.iterations(), mtu.bytes(), peer.gidIndex());
+            "%d iterations, path MTU %d, GID index %d%s%n", test.label(), cfg.rdmaCm() ? " over rdma_cm (-R)" : "",
+            version, cfg.transport(), cfg.numQp(), cfg.iterations(), mtu.bytes(), peer.gidIndex(), groups(mine[0],
+            theirs[0]));
         out.println(PerftestReport.RULE);
         out.println(test.isLatency() ? PerftestReport.LATENCY_HEADER : PerftestReport.BANDWIDTH_HEADER);
         out.flush();
@@ -177,6 +205,38 @@ final class PerftestRun
         {
             wire.close(mine[0]);
         }
+    }
+
+    /**
+     * perftest's receiving side of -g: its QP attached to its group, whose GID and the group QPN its dest carries.
+     * perftest refuses a pair whose GIDs are of different IP versions, and the group's GID stands in its dest for the
+     * port's: its default group is IPv6, so over IPv4 only a group given with --MGID runs.
+     */
+    private PerftestDest joinGroup(final RdmaPeer peer, final PerftestDest own) throws PerfException,
+        InterruptedException
+    {
+        final Gid mgid = PerftestGroup.mgid(cfg.mgid(), cfg.isClient());
+        final Gid port = Gid.of(own.gid());
+        if (mgid.isIpv4Mapped() != port.isIpv4Mapped())
+        {
+            throw new PerfException("-g: the group " + mgid + " and this side's GID " + port + " are of different " +
+                "IP versions, which perftest refuses (\"Found Incompatibility issue with GID types\"): give --MGID " +
+                "a group of the GID's family" + (port.isIpv4Mapped() ? ", e.g. 0:0:0:0:0:0:0:0:0:0:255:255:239:1:1:1"
+                : ""));
+        }
+        group = PerftestGroup.join(mgid, bindAddress != null ? bindAddress : port.toInet(), peer);
+        return new PerftestDest(own.lid(), own.outReads(), PerftestGroup.MULTICAST_QPN, own.psn(), own.rkey(),
+            own.vaddr(), mgid.toBytes(), own.srqn());
+    }
+
+    private String groups(final PerftestDest mine, final PerftestDest theirs)
+    {
+        if (!cfg.mcg())
+        {
+            return "";
+        }
+        return (mine.qpn() == PerftestGroup.MULTICAST_QPN ? ", receives on group " + Gid.of(mine.gid()) : "") +
+            (theirs.qpn() == PerftestGroup.MULTICAST_QPN ? ", sends to group " + Gid.of(theirs.gid()) : "");
     }
 
     private static void connect(final RdmaPeer peer, final PerftestDest[] mine, final PerftestDest[] theirs)

@@ -92,7 +92,7 @@ final class RdmaLoops
     {
         if (cfg.transport() == QpType.UD)
         {
-            target.ud(peer.ah(), peer.remote().qpns()[qp], RdmaPeer.QKEY);
+            target.ud(peer.ah(), peer.remote().qpns()[qp], peer.remoteQkey());
         }
     }
 

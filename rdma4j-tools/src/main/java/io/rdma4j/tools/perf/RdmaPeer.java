@@ -79,6 +79,8 @@ final class RdmaPeer implements AutoCloseable
     private final RecvWr recvWr = new RecvWr();
     private final IdleSpin spin = new IdleSpin();
     private AddressHandle ah;
+    /** The Q_Key the peer's UD QPs expect: {@link #QKEY}, or rdma_cm's when the connection manager said so. */
+    private int remoteQkey = QKEY;
     private PerfEndpoint remote;
     private int unackedEvents;
     private boolean armed;
@@ -207,6 +209,37 @@ final class RdmaPeer implements AutoCloseable
     void connected(final PerfEndpoint peer)
     {
         this.remote = peer;
+    }
+
+    /**
+     * On UD with rdma_cm (instead of {@link #connect}): the peer's QPNs, Q_Key and address as the connection manager
+     * gave them.
+     *
+     * @param peer    the peer's endpoint, its QPNs the ones the connections taught.
+     * @param address the route to the peer.
+     * @param qkey    the Q_Key its QPs expect.
+     * @throws PerfException if the device refuses the address handle.
+     */
+    void connectedUd(final PerfEndpoint peer, final AhAttr address, final int qkey) throws PerfException
+    {
+        this.remote = peer;
+        this.remoteQkey = qkey;
+        try
+        {
+            ah = pd.createAh(address);
+        }
+        catch (final RdmaException ex)
+        {
+            throw new PerfException("couldn't make the address handle rdma_cm gave: " + ex.getMessage(), ex);
+        }
+    }
+
+    /**
+     * @return the Q_Key to put on datagrams to the peer.
+     */
+    int remoteQkey()
+    {
+        return remoteQkey;
     }
 
     /**

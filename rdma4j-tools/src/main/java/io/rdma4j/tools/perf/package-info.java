@@ -7,7 +7,8 @@
  * ({@code FanOutRun}). Named as perftest's tools ({@code ib_send_lat}) or with {@code --exchange perftest}, a run
  * meets its peer with perftest's own exchange instead ({@code PerftestRun}, {@code PerftestReport}), so that the
  * peer may be perftest; with {@code -R} that exchange runs on an rdma_cm-connected QP ({@code CmControlLink}) and
- * the test's QPs are connected through rdma_cm ({@code CmTestQps}).
+ * the test's QPs are connected through rdma_cm ({@code CmTestQps}; on UD through SIDR, {@code UdPeer}); with
+ * {@code -g} the receiving side joins perftest's multicast group ({@code PerftestGroup}).
  * <p>
  * <b>Arrows.</b> Uses {@code common} and, outside the module, the API ({@code io.rdma4j.verbs},
  * {@code io.rdma4j.cm}), the software device's {@code DevicePath} ({@code io.rdma4j.soft.provider}, exported to

@@ -142,7 +142,7 @@ class PerfCommandTest
     }
 
     @Test
-    void shouldTakeMinusRAsPerftestsRdmaCmOnRcOnly()
+    void shouldTakeMinusRAsPerftestsRdmaCmOnRcAndUd()
     {
         final PerfConfig cm = parse("perf", "send_lat", "-R", "-p", "20000");
         assertTrue(cm.rdmaCm());
@@ -150,7 +150,34 @@ class PerfCommandTest
         assertEquals(20000, cm.tcpPort(), "-p is the rdma_cm port");
         assertFalse(parse("perf", "ib_send_lat").rdmaCm());
         assertTrue(refusal("perf", "ib_send_lat", "-R", "-c", "UC").contains("librdmacm has no UC"));
-        assertTrue(refusal("perf", "ib_send_lat", "-R", "-c", "UD").contains("run UD without -R"));
+        assertEquals(QpType.UD, parse("perf", "ib_send_lat", "-R", "-c", "UD").transport(), "UD through SIDR");
+        assertTrue(refusal("perf", "ib_write_lat", "-R", "-c", "UD").contains("does not run on UD"));
         assertTrue(refusal("perf", "send_lat", "-R", "--exchange", "rdma4j").contains("-R: rdma_cm is perftest's"));
+    }
+
+    @Test
+    void shouldTakePerftestsMulticastFlagsWithPerftestsExchangeOnly()
+    {
+        final PerfConfig g = parse("perf", "ib_send_bw", "-g", "-M", "0:0:0:0:0:0:0:0:0:0:255:255:239:1:1:1");
+        assertTrue(g.mcg());
+        assertEquals(QpType.UD, g.transport(), "perftest's -g makes the test UD");
+        assertEquals("0:0:0:0:0:0:0:0:0:0:255:255:239:1:1:1", g.mgid(), "-M is perftest's MGID here");
+        assertEquals(0, g.receivers(), "not rdma4j's fan-out");
+        assertEquals("0xff:0x0e:0:0:0:0:0:0:0:0:0:0:0:01:0:012",
+            parse("perf", "ib_send_lat", "-g", "--MGID", "0xff:0x0e:0:0:0:0:0:0:0:0:0:0:0:01:0:012").mgid());
+        assertNull(parse("perf", "ib_send_bw", "-g").mgid(), "perftest's default group");
+        assertEquals(3, parse("perf", "send_bw", "-c", "UD", "-M", "3").receivers(), "rdma4j's -M is a count");
+        assertTrue(refusal("perf", "send_bw", "-c", "UD", "-M", "0:0:1").contains("a count of receivers"));
+        assertTrue(refusal("perf", "send_bw", "-c", "UD", "-g").contains("with perftest's exchange"));
+        assertTrue(refusal("perf", "ib_send_bw", "-M", "0:0:0:0:0:0:0:0:0:0:255:255:239:1:1:1")
+            .contains("the group of -g, which is not given"));
+        assertTrue(refusal("perf", "ib_write_bw", "-g").contains("send_lat or send_bw on UD"));
+        assertTrue(refusal("perf", "ib_send_bw", "-g", "-R").contains("no multicast with rdma_cm"));
+        assertTrue(refusal("perf", "ib_send_bw", "-g", "-q", "2").contains("one QP"));
+        assertTrue(refusal("perf", "ib_send_bw", "-g", "-M", "255:1:2").contains("16 byte values"));
+        assertTrue(refusal("perf", "ib_send_bw", "-g", "-M", "0:0:0:0:0:0:0:0:0:0:255:255:239:1:1:256")
+            .contains("byte 16 (256) is not a number from 0 to 255"));
+        assertTrue(refusal("perf", "ib_send_bw", "-g", "-M", "0:0:0:0:0:0:0:0:0:0:255:255:10:1:1:1")
+            .contains("is not a multicast GID"));
     }
 }

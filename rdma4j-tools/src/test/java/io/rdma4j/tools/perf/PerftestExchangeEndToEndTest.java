@@ -2,6 +2,7 @@ package io.rdma4j.tools.perf;
 
 import io.rdma4j.testing.TestNet;
 import io.rdma4j.tools.ToolProcess;
+import io.rdma4j.verbs.Gid;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -158,5 +159,84 @@ class PerftestExchangeEndToEndTest
         final Matcher m = row(p.get(1), LATENCY_ROW);
         assertEquals("8", m.group(1));
         assertEquals("100", m.group(2));
+    }
+
+    @Test
+    void shouldPingPongOnUdQpsTheConnectionManagerResolvedThroughSidr() throws Exception
+    {
+        // the server sends too: it must learn the client's QPN from the SEND with immediate, and both sides must put
+        // rdma_cm's Q_Key on their datagrams, or the first datagram is dropped and the run stalls
+        final List<ToolProcess> p = bothPass(205, 37, List.of("ib_send_lat", "-R", "-c", "UD", "-s", "512", "-n",
+            "200"));
+        for (final ToolProcess side : p)
+        {
+            assertTrue(side.lines().stream().anyMatch(l -> l.contains("over rdma_cm (-R)") && l.contains("UD")),
+                side.lines().toString());
+            final Matcher m = row(side, LATENCY_ROW);
+            assertEquals("512", m.group(1));
+            assertEquals("200", m.group(2));
+        }
+    }
+
+    @Test
+    void shouldStreamUdSendsToQpsTheSidrReplyNamed() throws Exception
+    {
+        final List<ToolProcess> p = bothPass(207, 38, List.of("ib_send_bw", "-R", "-c", "UD", "-q", "2", "-s", "1024",
+            "-n", "200"));
+        for (final ToolProcess side : p)
+        {
+            final Matcher m = row(side, BANDWIDTH_ROW);
+            assertEquals("1024", m.group(1));
+            assertEquals("400", m.group(2), "two QPs, each -n messages");
+        }
+    }
+
+    @Test
+    void shouldStreamUdSendsToTheServersMulticastGroupAsPerftestsMinusG() throws Exception
+    {
+        // the server joins the group and hands its GID and the group QPN in its dest; the client sends there
+        final String group = "0:0:0:0:0:0:0:0:0:0:255:255:" + TestNet.group(44, 60).replace('.', ':');
+        final List<ToolProcess> p = bothPass(177, 38, List.of("ib_send_bw", "-g", "-M", group, "-s", "1024", "-n",
+            "200", "-r", "200"));
+        final String mgid = Gid.parse(TestNet.group(44, 60)).toString();
+        assertTrue(p.get(0).lines().stream().anyMatch(l -> l.contains("receives on group " + mgid)),
+            p.get(0).lines().toString());
+        assertTrue(p.get(1).lines().stream().anyMatch(l -> l.contains("sends to group " + mgid)),
+            p.get(1).lines().toString());
+        for (final ToolProcess side : p)
+        {
+            final Matcher m = row(side, BANDWIDTH_ROW);
+            assertEquals("1024", m.group(1));
+            assertEquals("200", m.group(2));
+        }
+    }
+
+    @Test
+    void shouldRefusePerftestsIpv6DefaultGroupOnAnIpv4GidAsPerftestDoes() throws Exception
+    {
+        final List<ToolProcess> p = pair(179, 37, List.of("ib_send_bw", "-g", "-n", "10"),
+            List.of("ib_send_bw", "-g", "-n", "10"));
+        assertEquals(1, p.get(0).await(120, TimeUnit.SECONDS), "server exit status");
+        assertTrue(p.get(0).lines().stream().anyMatch(l -> l.contains("ff01:0000:0002:c985:0000:0000:0000:0000") &&
+            l.contains("different IP versions")), p.get(0).lines().toString());
+        assertEquals(1, p.get(1).await(60, TimeUnit.SECONDS), "client exit status");
+    }
+
+    @Test
+    void shouldPingPongThroughOneGroupBothSidesJoinedAsPerftestsMinusGWithAnMgid() throws Exception
+    {
+        // with -M both sides take the same group: each sends there, each takes the other's SEND off it
+        final String group = "0:0:0:0:0:0:0:0:0:0:255:255:" + TestNet.group(44, 61).replace('.', ':');
+        final List<ToolProcess> p = bothPass(175, 36, List.of("ib_send_lat", "-g", "--MGID", group, "-s", "64", "-n",
+            "200"));
+        final String mgid = Gid.parse(TestNet.group(44, 61)).toString();
+        for (final ToolProcess side : p)
+        {
+            assertTrue(side.lines().stream().anyMatch(l -> l.contains("receives on group " + mgid) &&
+                l.contains("sends to group " + mgid)), side.lines().toString());
+            final Matcher m = row(side, LATENCY_ROW);
+            assertEquals("64", m.group(1));
+            assertEquals("200", m.group(2));
+        }
     }
 }

@@ -1,0 +1,1 @@
+../soft-rdmacore/perftest-mcg-send-bw-host-serves.sh

@@ -1,0 +1,1 @@
+../soft-rdmacore/perftest-rcm-ud-send-lat-guest-serves.sh
