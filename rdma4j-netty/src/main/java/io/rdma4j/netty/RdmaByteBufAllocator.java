@@ -18,6 +18,11 @@ import io.netty.buffer.PooledByteBufAllocator;
  * {@link #buffer()} is direct, like {@link #ioBuffer()}: a handler that asks for a buffer gets one it can send
  * without a copy. Heap buffers are Netty's pooled ones.
  * <p>
+ * A write's promise completes when its SENDs are posted, as for a copied write, but the device reads such a buffer
+ * until the SENDs complete: code that keeps a reference to a buffer it wrote must not change its bytes until the
+ * channel has released it (a socket would have copied them by then). Buffers the channel alone holds, the usual
+ * case, go back to the pool only after their SENDs.
+ * <p>
  * Any thread may allocate and release; each size class takes a lock of its own.
  */
 public final class RdmaByteBufAllocator extends AbstractByteBufAllocator
