@@ -87,6 +87,15 @@ public interface Context extends AutoCloseable
     }
 
     /**
+     * @return who makes the device's completions, and so what polling its CQs busy buys; {@link ProgressMode#DEVICE}
+     *         unless the engine says otherwise.
+     */
+    default ProgressMode progressMode()
+    {
+        return ProgressMode.DEVICE;
+    }
+
+    /**
      * Close the context ({@code ibv_close_device}).
      *
      * @throws RdmaException EBUSY while PDs, CQs or channels made from it are open.

@@ -27,13 +27,16 @@ import java.nio.ByteBuffer;
 import java.util.EnumSet;
 
 /**
- * What every endpoint of this transport is: a QP made on a connection-manager id, its CQ on the loop's completion
- * channel, receive buffers registered once that stay posted and send slots registered once that outgoing bytes
- * are copied into; driven by its event loop's thread alone.
+ * What every endpoint of this transport is: a QP made on a connection-manager id in its loop's protection domain
+ * of the device, its CQ on the loop's completion channel, receive buffers registered once that stay posted, and
+ * send slots registered once that outgoing bytes are copied into, unless they lie in registered memory of an
+ * {@link RdmaByteBufAllocator}, which a SEND reads in place; driven by its event loop's thread alone.
  * <p>
  * A received message waits in a ring (the stash) until the channel reads it, and only then is its buffer posted
- * again; a slot is free again at its SEND's completion. Every SEND is signaled. An endpoint is open; it may then
- * linger, waiting for its SENDs to complete; then it is closed, and retired once its CQ could be closed.
+ * again; a slot is free again at its SEND's completion, and a buffer sent in place is held ({@link HeldSends})
+ * until then. Every SEND is signaled. Copied and in-place SENDs together stay within the slot count. An endpoint
+ * is open; it may then linger, waiting for its SENDs to complete; then it is closed, and retired once its CQ could
+ * be closed.
  */
 abstract class QpEndpoint implements CqConsumer
 {
@@ -45,6 +48,9 @@ abstract class QpEndpoint implements CqConsumer
     static final int NO_SLOT = 0xFFFF;
 
     private static final long SEND_TAG = 1L << 32;
+    /** In a SEND's token: it reads a held buffer, whose entry is the low bits. */
+    private static final int HELD = 0x10000;
+    private static final int TOKEN_MASK = 0x1FFFF;
 
     /** What the channel learns from its endpoint; called on the event loop. */
     interface Owner
@@ -89,6 +95,9 @@ abstract class QpEndpoint implements CqConsumer
     private final RecvWr recvWr = new RecvWr();
     private final SendWr sendWr = new SendWr();
     private final WorkCompletion[] wcs = WorkCompletion.array(32);
+    private final DeviceMemory memory;
+    private final HeldSends held;
+    private final int slotCount;
 
     private Owner owner;
     private State state = State.OPEN;
@@ -98,6 +107,8 @@ abstract class QpEndpoint implements CqConsumer
     private int stashHead;
     private int stashCount;
     private int sendsInFlight;
+    private long copiedSends;
+    private long inPlaceSends;
 
     /**
      * Make the QP on the id, register the buffers and post every receive; on the event loop's thread.
@@ -122,8 +133,11 @@ abstract class QpEndpoint implements CqConsumer
         this.recvSize = recvSize;
         this.slotSize = slotSize;
         this.sqDepth = sqDepth;
+        this.slotCount = slotCount;
         this.verbs = id.verbs();
+        this.held = new HeldSends(slotCount);
         CompletionQueue madeCq = null;
+        DeviceMemory heldMemory = null;
         Arena madeArena = null;
         MemoryRegion madeRecvMr = null;
         MemoryRegion madeSendMr = null;
@@ -134,7 +148,8 @@ abstract class QpEndpoint implements CqConsumer
             final CompletionChannel channel = handler.holdCompletionChannel(verbs);
             held = true;
             madeCq = verbs.createCq(sqDepth + recvCount, channel, 0);
-            this.qp = id.createQp(null, QpInitAttr.of(type, madeCq, QpCap.of(sqDepth, recvCount)));
+            heldMemory = handler.holdMemory(verbs);
+            this.qp = id.createQp(heldMemory.pd(), QpInitAttr.of(type, madeCq, QpCap.of(sqDepth, recvCount)));
             qpMade = true;
             final ProtectionDomain pd = qp.pd();
             // the device reaches this memory from its own threads
@@ -149,6 +164,7 @@ abstract class QpEndpoint implements CqConsumer
             this.slotViews = views(sendMemory, slotCount, slotSize);
             this.cq = madeCq;
             this.arena = madeArena;
+            this.memory = heldMemory;
             for (int i = 0; i < recvCount; i++)
             {
                 postReceive(i);
@@ -172,6 +188,10 @@ abstract class QpEndpoint implements CqConsumer
             if (madeArena != null)
             {
                 madeArena.close();
+            }
+            if (heldMemory != null)
+            {
+                handler.releaseMemory(verbs);
             }
             if (madeCq != null)
             {
@@ -312,11 +332,34 @@ abstract class QpEndpoint implements CqConsumer
     }
 
     /**
-     * @return whether a SEND from a slot may be posted now, as far as the QP goes.
+     * @return whether a SEND of data, copied or in place, may be posted now, as far as the QP goes.
      */
     protected final boolean canPostSlot()
     {
-        return state == State.OPEN && freeSlotCount > 0 && sendQueueHasRoom();
+        return state == State.OPEN && slotCount - freeSlotCount + held.inUse() < slotCount && sendQueueHasRoom();
+    }
+
+    /**
+     * Hold a buffer whose bytes a SEND is to read in place, as {@link #fillSlot} copies them for one; only when
+     * {@link #canPostSlot()}. The buffer is released when the SEND completes, or if its post fails.
+     *
+     * @param buf    the buffer, which keeps its own reference.
+     * @param source where its bytes lie, from {@link SendSource#find}.
+     * @param length how many.
+     * @return the SEND's token, to give {@link #sendWr} and {@link #post}; -1 if the device would not register
+     *         the chunk, and the bytes are to be copied.
+     */
+    protected final int holdSend(final ByteBuf buf, final SendSource source, final int length)
+    {
+        final MemoryRegion region = memory.region(source.chunk());
+        if (region == null)
+        {
+            return -1;
+        }
+        final int token = HELD | held.hold(buf);
+        sendWr.sge(region, source.offset(), length);
+        inPlaceSends++;
+        return token;
     }
 
     /**
@@ -333,34 +376,37 @@ abstract class QpEndpoint implements CqConsumer
         final ByteBuffer view = slotViews[slot];
         view.clear().limit(length);
         buf.getBytes(index, view);
+        copiedSends++;
         return slot;
     }
 
     /**
-     * @param slot   a slot from {@link #fillSlot}, or {@link #NO_SLOT} for a SEND of no bytes.
+     * @param token  a slot from {@link #fillSlot}, a token from {@link #holdSend} (whose SGE is set already), or
+     *               {@link #NO_SLOT} for a SEND of no bytes.
      * @param length the bytes in the slot.
      * @return the work request of a signaled SEND of them, for the subclass to finish and {@link #post}.
      */
-    protected final SendWr sendWr(final int slot, final int length)
+    protected final SendWr sendWr(final int token, final int length)
     {
-        sendWr.wrId(SEND_TAG | slot).sendFlags(SendFlags.SIGNALED);
-        if (slot == NO_SLOT)
+        sendWr.wrId(SEND_TAG | token).sendFlags(SendFlags.SIGNALED);
+        if (token == NO_SLOT)
         {
             sendWr.sgList().numSge(0);
         }
-        else
+        else if ((token & HELD) == 0)
         {
-            sendWr.sge(sendMr, (long)slot * slotSize, length);
+            sendWr.sge(sendMr, (long)token * slotSize, length);
         }
         return sendWr;
     }
 
     /**
-     * Post the work request {@link #sendWr} gave; if that fails, the slot is free again.
+     * Post the work request {@link #sendWr} or {@link #holdSend} gave; if that fails, its slot is free again, or
+     * its buffer released.
      *
-     * @param slot the slot it sends, or {@link #NO_SLOT}.
+     * @param token the slot it sends, {@link #NO_SLOT}, or the token of {@link #holdSend}.
      */
-    protected final void post(final int slot)
+    protected final void post(final int token)
     {
         try
         {
@@ -368,13 +414,41 @@ abstract class QpEndpoint implements CqConsumer
         }
         catch (final RdmaException ex)
         {
-            if (slot != NO_SLOT)
-            {
-                freeSlots[freeSlotCount++] = slot;
-            }
+            sent(token);
             throw ex;
         }
         sendsInFlight++;
+    }
+
+    /**
+     * @param token a SEND's token: its SEND completed or was never posted, so its slot or buffer goes.
+     */
+    private void sent(final int token)
+    {
+        if ((token & HELD) != 0)
+        {
+            held.release(token & ~HELD);
+        }
+        else if (token != NO_SLOT)
+        {
+            freeSlots[freeSlotCount++] = token;
+        }
+    }
+
+    /**
+     * @return SENDs whose bytes were copied into a slot, since the endpoint was made.
+     */
+    final long copiedSends()
+    {
+        return copiedSends;
+    }
+
+    /**
+     * @return SENDs that read a registered buffer in place, since the endpoint was made.
+     */
+    final long inPlaceSends()
+    {
+        return inPlaceSends;
     }
 
     /**
@@ -504,11 +578,7 @@ abstract class QpEndpoint implements CqConsumer
                 if (isSend(wc))
                 {
                     sendsInFlight--;
-                    final int slot = (int)(wc.wrId() & NO_SLOT);
-                    if (slot != NO_SLOT)
-                    {
-                        freeSlots[freeSlotCount++] = slot;
-                    }
+                    sent((int)(wc.wrId() & TOKEN_MASK));
                     events |= WRITABLE;
                 }
                 else
@@ -591,9 +661,12 @@ abstract class QpEndpoint implements CqConsumer
         }
         quietly(id::destroyQp);
         qpDestroyed();
+        // completions not taken: the device reads none of their buffers any more
+        held.releaseAll();
         quietly(recvMr::close);
         quietly(sendMr::close);
         arena.close();
+        handler.releaseMemory(verbs);
         handler.retire(this);
     }
 

@@ -28,9 +28,13 @@ import java.util.concurrent.TimeUnit;
  * A byte stream over an RC connection of the connection manager: Netty's {@code SocketChannel} role for RDMA.
  * Register it on an event loop of a {@code MultiThreadIoEventLoopGroup} made with {@link RdmaIoHandler#newFactory()}.
  * <p>
- * Outgoing {@link ByteBuf}s are cut into SENDs of at most {@link RdmaChannelOption#BUFFER_SIZE} bytes; a write's
- * promise completes once its bytes are copied into registered memory and posted, as a socket's completes once the
- * kernel has them; closing waits (up to five seconds) for posted SENDs to complete before it disconnects. Message
+ * Outgoing {@link ByteBuf}s are cut into SENDs of at most {@link RdmaChannelOption#BUFFER_SIZE} bytes (the peer's,
+ * if smaller). A buffer of an {@link RdmaByteBufAllocator} (the channel's {@code ALLOCATOR} by default), or a slice,
+ * duplicate or composite component of one, goes out without a copy: its SENDs read it in place and the channel
+ * holds a reference to it until they complete. Other buffers are copied into the channel's registered send
+ * buffers. Either way a write's promise completes once its SENDs are posted, as a socket's completes once the
+ * kernel has the bytes; closing waits (up to five seconds) for posted SENDs to complete before it disconnects, and
+ * a held buffer is released at its SEND's completion, flushed or not, or when the connection is torn down. Message
  * boundaries are not kept: it is a stream. Flow control is by credits ({@code RdmaEndpoint}): a peer that does
  * not read stops this side's SENDs, and the bytes wait in the outbound buffer, where
  * {@code WRITE_BUFFER_WATER_MARK} turns the channel unwritable.
@@ -457,6 +461,15 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
         return true;
     }
 
+    /**
+     * @return SENDs whose bytes were copied, and SENDs that read a registered buffer in place, so far; on the
+     *         event loop.
+     */
+    long[] sendCounts()
+    {
+        return endpoint == null ? new long[2] : new long[] {endpoint.copiedSends(), endpoint.inPlaceSends()};
+    }
+
     @Override
     protected Object filterOutboundMessage(final Object msg)
     {
@@ -489,9 +502,7 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
             {
                 break;
             }
-            final int length = Math.min(readable, endpoint.maxMessage());
-            endpoint.send(buf, buf.readerIndex(), length);
-            in.removeBytes(length);
+            in.removeBytes(endpoint.send(buf, buf.readerIndex(), Math.min(readable, endpoint.maxMessage())));
         }
         endpoint.maybeSendUpdate();
     }

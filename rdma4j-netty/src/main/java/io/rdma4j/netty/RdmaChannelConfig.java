@@ -5,6 +5,8 @@ import io.netty.channel.ChannelOption;
 
 /**
  * An {@link RdmaChannel}'s configuration: Netty's, and the connection's buffers ({@link RdmaChannelOption}).
+ * Its {@code ALLOCATOR} is {@link RdmaByteBufAllocator#DEFAULT}, whose buffers the channel sends without a copy;
+ * another allocator's buffers are copied into the send buffers.
  * The buffers are sized, and keepalive started, when the connection is made; changing them later changes nothing
  * for it.
  */
@@ -33,6 +35,8 @@ public final class RdmaChannelConfig extends AbstractRdmaConfig
     RdmaChannelConfig(final Channel channel, final Runnable autoReadCleared)
     {
         super(channel, autoReadCleared);
+        // buffers the channel sends in place: what it reads, and what its handlers ask ctx.alloc() for
+        setAllocator(RdmaByteBufAllocator.DEFAULT);
         option(RdmaChannelOption.RECEIVE_BUFFERS, this::getReceiveBuffers, this::setReceiveBuffers);
         option(RdmaChannelOption.SEND_BUFFERS, this::getSendBuffers, this::setSendBuffers);
         option(RdmaChannelOption.BUFFER_SIZE, this::getBufferSize, this::setBufferSize);

@@ -20,7 +20,8 @@ import java.util.concurrent.TimeUnit;
  * <b>Buffers.</b> {@code R} receive buffers of {@code S} bytes are registered once and stay posted; a received
  * message is copied out into a {@link ByteBuf} when the channel reads it, and only then is its buffer posted
  * again. Outgoing bytes are copied into one of the send slots, registered once too, and the slot is free again
- * at the SEND's completion.
+ * at the SEND's completion; bytes in registered memory of an {@link RdmaByteBufAllocator} are sent in place
+ * instead, their buffer held until the SEND completes.
  * <p>
  * <b>Credits.</b> A sender may have as many SENDs in flight as the peer has receives posted: it starts with the
  * peer's {@code R} (exchanged in the connection's private data) and spends one per SEND. Every SEND carries, in
@@ -41,6 +42,7 @@ final class RdmaEndpoint extends QpEndpoint
     /** How long a closed channel's SENDs may take to complete before the connection is cut anyway. */
     static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(5);
 
+    private final SendSource source = new SendSource();
     private boolean connected;
     /** SENDs the peer has receives for. */
     private int credits;
@@ -148,17 +150,23 @@ final class RdmaEndpoint extends QpEndpoint
     }
 
     /**
-     * Copy up to {@link #maxMessage()} bytes into a slot and post them, with the credits owed; only when
-     * {@link #canSend()}.
+     * Post a SEND of up to {@code length} bytes, with the credits owed: in place if they lie in registered memory,
+     * else copied into a slot; only when {@link #canSend()}.
      *
      * @param buf    the bytes.
      * @param index  where they start.
-     * @param length how many, at most {@link #maxMessage()}.
+     * @param length how many at most, at most {@link #maxMessage()}.
+     * @return how many it sent: fewer than {@code length} where a composite buffer's registered component
+     *         starts or ends.
      */
-    void send(final ByteBuf buf, final int index, final int length)
+    int send(final ByteBuf buf, final int index, final int length)
     {
+        final int bytes = source.find(buf, index, length);
+        final int held = source.chunk() != null ? holdSend(buf, source, bytes) : -1;
+        final int token = held >= 0 ? held : fillSlot(buf, index, bytes);
         traffic++;
-        sendWithCredits(fillSlot(buf, index, length), length);
+        sendWithCredits(token, bytes);
+        return bytes;
     }
 
     /**
@@ -184,10 +192,10 @@ final class RdmaEndpoint extends QpEndpoint
         }
     }
 
-    private void sendWithCredits(final int slot, final int length)
+    private void sendWithCredits(final int token, final int length)
     {
-        sendWr(slot, length).opcode(WrOpcode.SEND_WITH_IMM).immData(owed);
-        post(slot);
+        sendWr(token, length).opcode(WrOpcode.SEND_WITH_IMM).immData(owed);
+        post(token);
         credits--;
         owed = 0;
         dataOwed = 0;

@@ -59,6 +59,7 @@ public final class RdmaIoHandler implements IoHandler
     private final ConcurrentLinkedQueue<Object> ready = new ConcurrentLinkedQueue<>();
     private final Set<Registration> registrations = new HashSet<>();
     private final Map<Context, CqWaiter> cqWaiters = new HashMap<>();
+    private final Map<Context, DeviceMemory> memories = new HashMap<>();
     /** The completion channel the loop thread waits on itself, or null; written on the loop thread only. */
     private volatile CqWaiter own;
     private final Map<CompletionQueue, CqConsumer> endpoints = new IdentityHashMap<>();
@@ -579,6 +580,40 @@ public final class RdmaIoHandler implements IoHandler
                 own = null;
             }
             closeChannel(waiter);
+        }
+    }
+
+    /**
+     * Take a hold on this loop's protection domain of a device and the chunks registered in it, made on the first
+     * hold. Every hold is given back with {@link #releaseMemory}, after the holder's QP and regions are gone: the
+     * domain must be gone before the last connection-manager id on the device is closed.
+     *
+     * @param verbs a device.
+     * @return the loop's memory on it.
+     */
+    DeviceMemory holdMemory(final Context verbs)
+    {
+        DeviceMemory memory = memories.get(verbs);
+        if (memory == null)
+        {
+            memory = new DeviceMemory(verbs);
+            memories.put(verbs, memory);
+        }
+        memory.hold();
+        return memory;
+    }
+
+    /**
+     * Give back a hold; the last one deregisters the chunks and closes the domain.
+     *
+     * @param verbs the device given to {@link #holdMemory}.
+     */
+    void releaseMemory(final Context verbs)
+    {
+        final DeviceMemory memory = memories.get(verbs);
+        if (memory != null && memory.release())
+        {
+            memories.remove(verbs);
         }
     }
 

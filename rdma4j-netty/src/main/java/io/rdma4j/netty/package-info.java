@@ -6,7 +6,9 @@
  * over RC SEND/RECV into receive buffers registered once per connection, with credit-based flow control: a
  * sender never posts more SENDs than its peer has receives posted, so there is no receiver-not-ready retry and
  * no unbounded queue; a reader that stops reading stops the credits, and the writer's channel turns unwritable
- * at its high water mark.
+ * at its high water mark. Its default allocator, {@link io.rdma4j.netty.RdmaByteBufAllocator}, hands out buffers
+ * in registered memory, which the channel sends in place: each loop has one protection domain per device for
+ * all its QPs, and registers a chunk of the allocator's there the first time it sends from it.
  * An {@link io.rdma4j.netty.RdmaDatagramChannel} is Netty's {@code DatagramChannel} over a UD QP, for multicast:
  * {@code joinGroup} and {@code leaveGroup} are the connection manager's join and leave.
  * <p>

@@ -4,6 +4,7 @@ import io.rdma4j.soft.link.DatagramInfo;
 import io.rdma4j.soft.link.ForwardingLink;
 import io.rdma4j.soft.link.Link;
 import io.rdma4j.verbs.AddressHandle;
+import io.rdma4j.verbs.ProgressMode;
 import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.RecvWr;
 import io.rdma4j.verbs.SendFlags;
@@ -97,6 +98,18 @@ class PollingModeTest
         {
             closed.countDown();
             inner.close();
+        }
+    }
+
+    @Test
+    void shouldTellPollersWhoReceives()
+    {
+        // a busy poller runs a polling-mode device itself, and only competes with a thread-mode one's thread
+        try (Fabric polling = new Fabric(Fabric.Kind.UDP).pollsInline(true);
+            Fabric thread = new Fabric(Fabric.Kind.UDP).pollsInline(false))
+        {
+            assertEquals(ProgressMode.POLLING, polling.open().progressMode());
+            assertEquals(ProgressMode.THREAD, thread.open().progressMode());
         }
     }
 

@@ -8,7 +8,9 @@ import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.rdma4j.netty.RdmaByteBufAllocator;
 import io.rdma4j.netty.RdmaChannel;
 import io.rdma4j.netty.RdmaIoHandler;
 import io.rdma4j.netty.RdmaServerChannel;
@@ -54,6 +56,8 @@ public final class GrpcOverRdma
             .channelType(RdmaServerChannel.class)
             .bossEventLoopGroup(group)
             .workerEventLoopGroup(group)
+            // gRPC sets Netty's pooled allocator on its channels; this one's buffers go out without a copy
+            .withChildOption(ChannelOption.ALLOCATOR, RdmaByteBufAllocator.DEFAULT)
             .addService(Greeter.service())
             .build()
             .start();
@@ -73,6 +77,7 @@ public final class GrpcOverRdma
         return NettyChannelBuilder.forAddress(server)
             .channelType(RdmaChannel.class, InetSocketAddress.class)
             .eventLoopGroup(group)
+            .withOption(ChannelOption.ALLOCATOR, RdmaByteBufAllocator.DEFAULT)
             .localSocketPicker(new NettyChannelBuilder.LocalSocketPicker()
             {
                 @Override

@@ -13,6 +13,7 @@ import io.rdma4j.verbs.Gid;
 import io.rdma4j.verbs.Mtu;
 import io.rdma4j.verbs.PortAttr;
 import io.rdma4j.verbs.PortState;
+import io.rdma4j.verbs.ProgressMode;
 import io.rdma4j.verbs.ProtectionDomain;
 import io.rdma4j.verbs.RdmaException;
 
@@ -60,6 +61,12 @@ public final class SoftContext implements Context
     public Device device()
     {
         return device;
+    }
+
+    @Override
+    public ProgressMode progressMode()
+    {
+        return engine.pollsInline() ? ProgressMode.POLLING : ProgressMode.THREAD;
     }
 
     /**
