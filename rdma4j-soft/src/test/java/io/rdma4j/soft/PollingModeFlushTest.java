@@ -27,8 +27,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Polling mode, RC: the ACK of a message the poll received leaves with the poller's reply, in one flush
- * (one system call on a batching link), or at its next poll; but never waits on a progress thread that
- * may sleep long.
+ * (one system call on a batching link), at its next poll; so do the packets of the poller's posts; but neither
+ * waits on a progress thread that may sleep long.
  */
 @Timeout(60)
 class PollingModeFlushTest
@@ -208,6 +208,8 @@ class PollingModeFlushTest
                 assertEquals(WcStatus.SUCCESS, p.responder.pollRecv(1, 10_000).getFirst().status());
                 final List<Integer> beforeReply = List.copyOf(p.responderLink.flushes);
                 send(p.responder, 2, 200);
+                assertEquals(List.of(), p.responderLink.flushes, "the reply waits for the poller's next poll");
+                assertEquals(0, p.responder.recvCq.poll(WorkCompletion.array(1)));
 
                 assertEquals(WcStatus.SUCCESS, p.requester.pollRecv(1, 10_000).getFirst().status());
                 final List<WorkCompletion> sent = p.requester.pollSend(1, 10_000);
@@ -216,6 +218,68 @@ class PollingModeFlushTest
                 assertEquals(2, p.responderLink.flushes.getFirst(), "the ACK and the reply left in one flush: " +
                     p.responderLink.flushes);
                 assertEquals(0L, p.requester.qp.counters().get("retransmitted_pkts"));
+            }
+            finally
+            {
+                p.responderLink.release();
+            }
+        }
+    }
+
+    @Test
+    void shouldSendABurstOfSinglePostsAtThePollersNextPollInOneFlush() throws InterruptedException
+    {
+        // a thread that posts one work request at a time between its polls rings the doorbell once a poll:
+        // the burst leaves in one system call, as a chain posted in one call would
+        try (Fabric fabric = new Fabric(Fabric.Kind.UDP).pollsInline(true))
+        {
+            final Pair p = pair(fabric, true);
+            try
+            {
+                for (int i = 0; i < 4; i++)
+                {
+                    p.requester.qp.postRecv(new RecvWr().wrId(10 + i).sge(p.requester.mr, 1024, 1024));
+                }
+                p.responderLink.awaitParked(p.responder.recvCq);
+
+                for (int i = 0; i < 4; i++)
+                {
+                    send(p.responder, 20 + i, 100 + i);
+                }
+                assertEquals(List.of(), p.responderLink.flushes, "four posts, no poll yet: nothing left");
+                assertEquals(0, p.responder.recvCq.poll(WorkCompletion.array(1)));
+                assertEquals(List.of(4), p.responderLink.flushes, "the poll sent the four SENDs in one flush");
+
+                final List<WorkCompletion> received = p.requester.pollRecv(4, 10_000);
+                assertEquals(4, received.size());
+                for (int i = 0; i < 4; i++)
+                {
+                    assertEquals(WcStatus.SUCCESS, received.get(i).status());
+                    assertEquals(100 + i, received.get(i).byteLen(), "in posting order");
+                }
+            }
+            finally
+            {
+                p.responderLink.release();
+            }
+        }
+    }
+
+    @Test
+    void shouldSendAPostAtOnceWhenTheProgressThreadMayWaitLong() throws InterruptedException
+    {
+        // nobody polled lately, so the progress thread may sleep long: a post must not wait for it
+        try (Fabric fabric = new Fabric(Fabric.Kind.UDP).pollsInline(true))
+        {
+            final Pair p = pair(fabric, false);
+            try
+            {
+                p.requester.qp.postRecv(new RecvWr().wrId(10).sge(p.requester.mr, 1024, 1024));
+                p.responderLink.awaitParked(null);
+
+                send(p.responder, 20, 100);
+                assertEquals(List.of(1), p.responderLink.flushes, "the post sent its SEND itself");
+                assertEquals(WcStatus.SUCCESS, p.requester.pollRecv(1, 10_000).getFirst().status());
             }
             finally
             {

@@ -132,6 +132,23 @@ final class ProgressAgent implements Agent
     }
 
     /**
+     * A thread posted work requests, whose packets the link holds. In polling mode, while a thread polls and the
+     * progress thread's next cycle is near, they wait for the next poll, as a poll's coalesced ACKs do: a burst
+     * of single posts between two polls then leaves in one system call (a full send queue flushes itself), and
+     * a poster that stops polling has them sent by the progress thread within {@link #POLLER_ACTIVE_NS} of its
+     * last poll. Otherwise they leave now.
+     */
+    void sendsPosted()
+    {
+        if (parkedForPoller && progressThreadNear())
+        {
+            flushOwed = true;
+            return;
+        }
+        flushSends();
+    }
+
+    /**
      * A CQ's poll begins, whether or not the CQ holds completions. In polling mode this marks a poller
      * active, so that the progress thread leaves receiving and the timers to it (a poller that finds
      * completions the progress thread produced would otherwise never look like one, and the two threads

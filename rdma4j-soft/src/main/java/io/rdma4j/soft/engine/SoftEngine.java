@@ -466,6 +466,15 @@ public final class SoftEngine implements VerbsDevice, AutoCloseable
     }
 
     /**
+     * See {@link ProgressAgent#sendsPosted}.
+     */
+    @Override
+    public void sendsPosted()
+    {
+        agent.sendsPosted();
+    }
+
+    /**
      * A CQ's poll begins: see {@link ProgressAgent#pollBegins}.
      */
     @Override

@@ -257,8 +257,8 @@ public final class SoftQp extends TransportQp
         finally
         {
             sendLock().unlock();
-            // the chain's packets leave together, outside the QP's lock
-            engine.flushSends();
+            // the chain's packets leave together, outside the QP's lock (or with the next poll's, see sendsPosted)
+            engine.sendsPosted();
         }
     }
 

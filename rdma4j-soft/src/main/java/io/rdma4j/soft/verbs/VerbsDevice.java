@@ -61,6 +61,12 @@ public interface VerbsDevice extends TransportDevice
     void flushSends();
 
     /**
+     * A post queued packets: they leave now, or in polling mode with a poll coming, at that poll (a burst of
+     * posts in one system call).
+     */
+    void sendsPosted();
+
+    /**
      * A CQ's poll begins: in polling mode the progress thread stands back while pollers are active.
      */
     void pollBegins();
