@@ -182,7 +182,8 @@ class PollingModeFlushTest
             return link[0];
         });
         final RcEndpoint responder = new RcEndpoint(fabric.open(), QpType.RC, 4096, 8);
-        RcConnectSettings.defaults().connect(requester, responder);
+        // a 4 s ACK timeout: on a loaded machine a retransmission would add flushes and ACKs the tests count
+        RcConnectSettings.defaults().timeout(20).connect(requester, responder);
         return new Pair(requester, responder, link[0]);
     }
 

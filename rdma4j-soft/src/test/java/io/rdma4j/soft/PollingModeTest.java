@@ -230,7 +230,9 @@ class PollingModeTest
                 return hidden[0];
             });
             final RcEndpoint receiver = new RcEndpoint(fabric.open(), QpType.RC, 4096, 8);
-            RcConnectSettings.defaults().connect(sender, receiver);
+            // a 4 s ACK timeout: a thread that waits for a core on a loaded machine must not make the sender
+            // retransmit, which would add the duplicate's ACK to the count below
+            RcConnectSettings.defaults().timeout(20).connect(sender, receiver);
             receiver.qp.postRecv(new RecvWr().wrId(7).sge(receiver.mr, 0, 1024));
             sender.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
                 .sge(sender.mr, 0, 100));
