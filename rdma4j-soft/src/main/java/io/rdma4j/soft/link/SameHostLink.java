@@ -281,6 +281,12 @@ public final class SameHostLink extends ForwardingLink
             counters.increment(SoftCounter.SHM_RING_FULL);
             return DROPPED;
         }
+        if (result == ShmRing.PAYLOAD_GONE)
+        {
+            // the application closed the payload's memory under the send: the sender's device counts the drop
+            // (drop_link_send) and fails the work request, which by UDP it could not have sent either
+            return DROPPED;
+        }
         // the peer's positions are impossible: never write there again
         forget(peer, target, nowMs);
         return VIA_UDP;
