@@ -86,6 +86,8 @@ public final class SameHostLink extends ForwardingLink
     private volatile Counters counters = new Counters();
     /** This device's inbox; null after it could not be replaced (UDP only from then). */
     private volatile ShmInbox inbox;
+    /** Held while the inbox is renewed: one renewal per damaged inbox, whichever thread finds the damage. */
+    private final Object renewal = new Object();
     /** Set after a wait: the socket may hold datagrams (or the wake-up). */
     private volatile boolean udpDue = true;
     private int emptyReads;
@@ -528,8 +530,14 @@ public final class SameHostLink extends ForwardingLink
      */
     private void replaceInbox(final ShmInbox own, final String why)
     {
-        own.markClosed();
-        renewInbox(own, why);
+        synchronized (renewal)
+        {
+            if (inbox == own)
+            {
+                own.markClosed();
+                renewInbox(own, why);
+            }
+        }
     }
 
     /**
@@ -539,9 +547,16 @@ public final class SameHostLink extends ForwardingLink
      */
     private void inboxFaulted(final ShmInbox own, final InternalError fault)
     {
-        if (inbox == own)
+        // a polling thread and the progress thread (beating the heartbeat while parked) fault on the same file
+        // at about the same time: only the first renews it. A second fresh file would replace the first under
+        // the name while a sender may already have mapped the first, a ring nobody reads (its sender would see
+        // it open, its owner alive, and go on writing there)
+        synchronized (renewal)
         {
-            renewInbox(own, "a file truncated under it (" + fault.getMessage() + ")");
+            if (inbox == own)
+            {
+                renewInbox(own, "a file truncated under it (" + fault.getMessage() + ")");
+            }
         }
     }
 
