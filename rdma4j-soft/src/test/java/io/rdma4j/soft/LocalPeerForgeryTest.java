@@ -115,6 +115,37 @@ class LocalPeerForgeryTest
         }
     }
 
+    /**
+     * The responses the issue forged into an RC requester: an ACK that would complete a WRITE its peer never
+     * answered, an RNR NAK that would stall a SEND, a READ response that would send the QP to ERR. Each claims
+     * the peer by UDP at the requester's next PSN and is dropped before the transport looks at it; the real
+     * peer's answer completes the victim's WRITE afterwards.
+     */
+    @ParameterizedTest
+    @CsvSource({"IPV4, RC_ACKNOWLEDGE, 0x1F", "IPV4, RC_ACKNOWLEDGE, 0x3F", "IPV4, RC_RDMA_READ_RESPONSE_ONLY, 0x1F",
+        "IPV6, RC_ACKNOWLEDGE, 0x1F", "IPV6, RC_ACKNOWLEDGE, 0x3F", "IPV6, RC_RDMA_READ_RESPONSE_ONLY, 0x1F"})
+    void shouldDropAResponseThatClaimsTheSameHostPeerByUdp(final Family family, final Opcode opcode,
+        final String syndrome) throws IOException
+    {
+        try (Devices devices = new Devices(family); DatagramChannel impostor = DatagramChannel.open())
+        {
+            final RcEndpoint[] pair = devices.connect(QpType.RC);
+            final RcEndpoint victim = pair[0];
+            final RcEndpoint peer = pair[1];
+            final PacketInfo forged = forged(impostor, opcode, victim, peer).psn(VICTIM_PSN)
+                .syndrome(Integer.decode(syndrome)).msn(1);
+            send(impostor, forged, opcode.has(OpcodeMask.PAYLOAD) ? LENGTH : 0, victim);
+            awaitLocalPeerDrop(victim, 1);
+
+            RcFixtures.fill(victim.buffer, 0, LENGTH, 3);
+            victim.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
+                .sge(victim.mr, 0, LENGTH).rdma(peer.mr.address(), peer.mr.rkey()));
+            assertEquals(WcStatus.SUCCESS, RcFixtures.one(victim.pollSend(1, 10_000), "victim's write").status());
+            assertArrayEquals(RcFixtures.bytes(victim.buffer, 0, LENGTH), RcFixtures.bytes(peer.buffer, 0, LENGTH));
+            assertEquals(1, victim.counter(SoftCounter.DROP_LOCAL_PEER_BY_UDP));
+        }
+    }
+
     /** The victim's and the peer's devices: two on IPv4 loopback addresses, or one on {@code ::1}. */
     private static final class Devices implements AutoCloseable
     {

@@ -398,6 +398,44 @@ class SameHostPathTest
         }
     }
 
+    /**
+     * The same truncation under a receiver whose CQ is polled (polling mode): the polling thread reads the inbox
+     * and the progress thread, parked meanwhile, beats its heartbeat, so both fault on the truncated file at
+     * about the same time. Before, each renewed the inbox: the second fresh file replaced the first under the
+     * name, the sender could map the first and write into a ring nobody read, and rc_pingpong stopped (seen
+     * in the audit: the receiver's rcvd_pkts stood still, the sender's RC retransmitted for ever). Now an inbox
+     * is renewed once per fault, whichever thread sees it first, and the messages go on, round after round.
+     */
+    @Test
+    void aTruncatedInboxUnderAPolledCqIsReplacedOnceAndTheSenderFollows() throws IOException
+    {
+        try (Fabric fabric = new Fabric(Fabric.Kind.SHM).pollsInline(true))
+        {
+            final UdEndpoint a = new UdEndpoint(fabric.open());
+            final UdEndpoint b = new UdEndpoint(fabric.open());
+            final SameHostLink bLink = (SameHostLink)SoftEngine.of(b.context).link();
+            final int rounds = 20;
+            b.postRecvs(rounds + 1);
+            final AddressHandle toB = a.ahTo(b.gid());
+            a.send(toB, b.qp.qpNum(), UdEndpoint.QKEY, "before", 0);
+            assertEquals(1, b.poll(1, 10_000).size());
+            for (int round = 1; round <= rounds; round++)
+            {
+                try (FileChannel channel = FileChannel.open(bLink.inboxPath(), StandardOpenOption.WRITE))
+                {
+                    channel.truncate(0);
+                }
+                // a's write faults and goes by UDP; b's poller finds the fault while the progress thread beats
+                a.send(toB, b.qp.qpNum(), UdEndpoint.QKEY, "round " + round, round);
+                final List<WorkCompletion> got = b.poll(1, 10_000);
+                assertEquals(1, got.size(), "round " + round + ": the message was lost");
+                assertEquals("round " + round, b.text(got.getFirst()));
+                assertEquals(round, b.counter(SoftCounter.SHM_INBOX_CORRUPT), "round " + round + ": renewals");
+            }
+            assertEquals(0, b.counter(SoftCounter.PROGRESS_ERRORS));
+        }
+    }
+
     /** Point a copied inbox at another address and at a pid that does not run. */
     private static void forgeInbox(final Path path, final InetAddress address, final long pid) throws IOException
     {

@@ -4,6 +4,7 @@ import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.engine.SoftEngine;
 import io.rdma4j.soft.link.ForwardingLink;
 import io.rdma4j.soft.link.Link;
+import io.rdma4j.soft.transport.TransportQp;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.AhAttr;
 import io.rdma4j.verbs.CompletionQueue;
@@ -18,7 +19,11 @@ import io.rdma4j.verbs.QpInitAttr;
 import io.rdma4j.verbs.QpState;
 import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.QueuePair;
+import io.rdma4j.verbs.RecvWr;
+import io.rdma4j.verbs.SendFlags;
 import io.rdma4j.verbs.SendWr;
+import io.rdma4j.verbs.WcStatus;
+import io.rdma4j.verbs.WorkCompletion;
 import io.rdma4j.verbs.WrOpcode;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -56,6 +61,11 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * live memory marks the end of what the first could have sent (one socket pair keeps its order on loopback).
  * A third case runs the race free, two threads, many rounds: before, it found the freed bytes on the wire
  * in most runs, and an {@code IllegalStateException} out of {@code postSend} (the in-place ICRC).
+ * <p>
+ * A UC message whose datagram is refused because its arena closed completes with LOC_PROT_ERR, as a bad lkey
+ * does (it completed with SUCCESS before, a message lost behind a success: UC has no retransmission that would
+ * find the region gone, as RC's does); {@code shouldFailTheUcMessageWhoseInboxCopyLostItsMemory} checks the
+ * same on the same-host path, where the inbox's copy finds the arena closed.
  */
 @Timeout(60)
 class ZeroCopyArenaCloseTest
@@ -92,8 +102,9 @@ class ZeroCopyArenaCloseTest
             wire.bind(new InetSocketAddress(peer, Link.ROCE_V2_PORT));
 
             final ProtectionDomain pd = context.allocPd();
-            final CompletionQueue cq = context.createCq(64, null, 0);
-            final QueuePair qp = ucQpTo(pd, cq, peer, 16);
+            final CompletionQueue markerCq = context.createCq(64, null, 0);
+            // the marker goes from a QP of its own: a QP whose message lost its memory is in ERR afterwards
+            final QueuePair markerQp = ucQpTo(pd, markerCq, peer, 16);
 
             final MemorySegment live = Arena.ofAuto().allocate(4096);
             live.fill(MARKER);
@@ -101,6 +112,8 @@ class ZeroCopyArenaCloseTest
             // the allocator need not hand the freed block out again at once: a few rounds make a leak show
             for (int round = 1; round <= ROUNDS; round++)
             {
+                final CompletionQueue cq = context.createCq(64, null, 0);
+                final QueuePair qp = ucQpTo(pd, cq, peer, 16);
                 final Arena doomed = Arena.ofShared();
                 final MemorySegment registered = doomed.allocate(4096);
                 registered.fill(REGISTERED);
@@ -112,9 +125,11 @@ class ZeroCopyArenaCloseTest
                     reused[0] = secrets.allocate(4096);
                     reused[0].fill(SECRET);
                 });
-                qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).sge(mr, 0, LENGTH));
+                qp.postSend(
+                    new SendWr().wrId(1).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED).sge(mr, 0, LENGTH));
                 assertTrue(hook.get() == null, "the payload was not sent in place");
-                qp.postSend(new SendWr().wrId(2).opcode(WrOpcode.SEND).sge(markerMr, 0, LENGTH));
+                markerQp.postSend(new SendWr().wrId(2).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
+                    .sge(markerMr, 0, LENGTH));
 
                 final List<byte[]> payloads = receiveUntilMarker(wire);
                 final String where = "round " + round + ", the freed block " +
@@ -127,6 +142,8 @@ class ZeroCopyArenaCloseTest
                             where);
                     }
                 }
+                final List<WorkCompletion> completions = TestVerbs.pollFor(cq, 1, 10_000);
+                assertEquals(1, completions.size(), where);
                 if (when == Close.BEFORE_FLUSH)
                 {
                     // the close action flushed it while the memory was still the registered one
@@ -135,14 +152,58 @@ class ZeroCopyArenaCloseTest
                     {
                         assertEquals(REGISTERED, payloads.get(0)[i], "byte " + i + ", " + where);
                     }
+                    assertEquals(WcStatus.SUCCESS, completions.get(0).status(), where);
                 }
                 else
                 {
                     assertEquals(1, payloads.size(), "the datagram from the closed arena was sent; " + where);
                     assertEquals(round, SoftEngine.of(context).counters().get(SoftCounter.UDP_SEND_FAILURES));
+                    // a message that never left must not complete as sent: the memory went away under it
+                    assertEquals(WcStatus.LOC_PROT_ERR, completions.get(0).status(), where);
+                    assertEquals(QpState.ERR, qp.state(), where);
                 }
+                assertEquals(2, TestVerbs.pollFor(markerCq, 1, 10_000).get(0).wrId(), where);
+                qp.close();
+                cq.close();
             }
             markerMr.close();
+        }
+    }
+
+    /**
+     * The same-host path copies a payload found in place into the peer's inbox at once: an arena closed before
+     * that copy leaves nothing to copy. The UC message completed with SUCCESS before (the inbox got a record
+     * whose payload read 0, which the receiver dropped on its ICRC); now it is LOC_PROT_ERR and no record is
+     * published.
+     */
+    @org.junit.jupiter.api.Test
+    void shouldFailTheUcMessageWhoseInboxCopyLostItsMemory()
+    {
+        final AtomicReference<Runnable> hook = new AtomicReference<>();
+        try (Fabric fabric = new Fabric(Fabric.Kind.SHM)
+            .linkWrapper(link -> new ClosingLink(link, hook, Close.BEFORE_QUEUEING)))
+        {
+            final RcEndpoint sender = new RcEndpoint(fabric.open(), QpType.UC, 1 << 16, 16);
+            final RcEndpoint receiver = new RcEndpoint(fabric.open(), QpType.UC, 1 << 16, 16);
+            assumeTrue(sender.engine().link().gathers(), "the link sends in place (the Linux socket)");
+            RcConnectSettings.defaults().connect(sender, receiver);
+            assertTrue(((TransportQp)sender.qp).peerOnSameHostPath(), "the sender reaches its peer by the inbox");
+            receiver.qp.postRecv(new RecvWr().wrId(9).sge(receiver.mr, 0, 4096));
+
+            final Arena doomed = Arena.ofShared();
+            final MemorySegment registered = doomed.allocate(4096);
+            registered.fill(REGISTERED);
+            final MemoryRegion mr = sender.pd.regMr(registered, EnumSet.noneOf(AccessFlag.class));
+            hook.set(doomed::close);
+            sender.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
+                .sge(mr, 0, LENGTH));
+            assertTrue(hook.get() == null, "the payload was not sent in place");
+
+            final List<WorkCompletion> completions = sender.pollSend(1, 10_000);
+            assertEquals(1, completions.size());
+            assertEquals(WcStatus.LOC_PROT_ERR, completions.get(0).status());
+            assertEquals(0, sender.counter(SoftCounter.SHM_SENT_PKTS), "a record was published");
+            assertEquals(1, sender.counter(SoftCounter.DROP_LINK_SEND));
         }
     }
 
@@ -197,13 +258,16 @@ class ZeroCopyArenaCloseTest
                 });
                 for (int i = 0; i < 32; i++)
                 {
-                    qp.postSend(new SendWr().wrId(i).opcode(WrOpcode.SEND).sge(mr, 0, LENGTH));
+                    qp.postSend(new SendWr().wrId(i).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
+                        .sge(mr, 0, LENGTH));
                 }
                 closer.join();
                 buffer.clear();
+                int roundDatagrams = 0;
                 while (wire.receive(buffer) != null)
                 {
                     datagrams++;
+                    roundDatagrams++;
                     buffer.flip();
                     for (int i = BTH_BYTES; i < BTH_BYTES + LENGTH; i++)
                     {
@@ -212,7 +276,13 @@ class ZeroCopyArenaCloseTest
                     buffer.clear();
                 }
                 qp.close();
-                TestVerbs.pollFor(cq, 32, 0);
+                final List<WorkCompletion> completions = TestVerbs.pollFor(cq, 32, 10_000);
+                // every message is on the wire (postSend and the close action flush to the loopback socket
+                // before they return) or completed in error: none lost behind a success
+                assertEquals(roundDatagrams,
+                    completions.stream().filter(wc -> wc.status() == WcStatus.SUCCESS).count(),
+                    "round " + round + ": successes against datagrams on the wire, statuses " +
+                    completions.stream().map(WorkCompletion::status).toList());
                 cq.close();
             }
             assertTrue(datagrams > 0, "nothing was sent");

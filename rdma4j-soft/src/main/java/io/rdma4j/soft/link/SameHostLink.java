@@ -86,6 +86,8 @@ public final class SameHostLink extends ForwardingLink
     private volatile Counters counters = new Counters();
     /** This device's inbox; null after it could not be replaced (UDP only from then). */
     private volatile ShmInbox inbox;
+    /** Held while the inbox is renewed: one renewal per damaged inbox, whichever thread finds the damage. */
+    private final Object renewal = new Object();
     /** Set after a wait: the socket may hold datagrams (or the wake-up). */
     private volatile boolean udpDue = true;
     private int emptyReads;
@@ -279,6 +281,12 @@ public final class SameHostLink extends ForwardingLink
         if (result == ShmRing.FULL)
         {
             counters.increment(SoftCounter.SHM_RING_FULL);
+            return DROPPED;
+        }
+        if (result == ShmRing.PAYLOAD_GONE)
+        {
+            // the application closed the payload's memory under the send: the sender's device counts the drop
+            // (drop_link_send) and fails the work request, which by UDP it could not have sent either
             return DROPPED;
         }
         // the peer's positions are impossible: never write there again
@@ -522,8 +530,14 @@ public final class SameHostLink extends ForwardingLink
      */
     private void replaceInbox(final ShmInbox own, final String why)
     {
-        own.markClosed();
-        renewInbox(own, why);
+        synchronized (renewal)
+        {
+            if (inbox == own)
+            {
+                own.markClosed();
+                renewInbox(own, why);
+            }
+        }
     }
 
     /**
@@ -533,9 +547,16 @@ public final class SameHostLink extends ForwardingLink
      */
     private void inboxFaulted(final ShmInbox own, final InternalError fault)
     {
-        if (inbox == own)
+        // a polling thread and the progress thread (beating the heartbeat while parked) fault on the same file
+        // at about the same time: only the first renews it. A second fresh file would replace the first under
+        // the name while a sender may already have mapped the first, a ring nobody reads (its sender would see
+        // it open, its owner alive, and go on writing there)
+        synchronized (renewal)
         {
-            renewInbox(own, "a file truncated under it (" + fault.getMessage() + ")");
+            if (inbox == own)
+            {
+                renewInbox(own, "a file truncated under it (" + fault.getMessage() + ")");
+            }
         }
     }
 

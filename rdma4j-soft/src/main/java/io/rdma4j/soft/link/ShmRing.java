@@ -36,6 +36,11 @@ final class ShmRing
     static final int CORRUPT = 2;
     /** {@link #poll}: nothing published at the head. */
     static final int EMPTY = 3;
+    /**
+     * {@link #offer}: the payload's arena closed before its bytes were copied, so the datagram is not the
+     * sender's (nothing was published, or a record whose payload reads 0, which the receiver's ICRC drops).
+     */
+    static final int PAYLOAD_GONE = 4;
 
     /** Bytes of an IPv4 record's header. */
     static final int HEADER_BYTES = 24;
@@ -164,7 +169,7 @@ final class ShmRing
      * @param sourceLow     its last 8 bytes.
      * @param sourcePort    the sender's port.
      * @param ipId          the IP identification the sender's ICRC covered.
-     * @return {@link #OK}, {@link #FULL} or {@link #CORRUPT}.
+     * @return {@link #OK}, {@link #FULL}, {@link #CORRUPT} or {@link #PAYLOAD_GONE}.
      */
     int offer(
         final ByteBuffer head, final MemorySegment payload, final long payloadOffset, final int payloadLength,
@@ -180,6 +185,10 @@ final class ShmRing
         if (length > maxPayload())
         {
             return FULL;
+        }
+        if (middleLength > 0 && !payload.scope().isAlive())
+        {
+            return PAYLOAD_GONE;
         }
 
         long tail;
@@ -238,6 +247,7 @@ final class ShmRing
         data.set(ValueLayout.JAVA_INT, index + PAYLOAD_LENGTH_AT, length);
         final int start = index + headerBytes;
         dataBuffer.put(start, head, head.position(), headLength);
+        boolean payloadGone = false;
         if (middleLength > 0)
         {
             try
@@ -248,7 +258,9 @@ final class ShmRing
             {
                 // the payload's arena closed since the sender staged it (a copy is never half done: the close
                 // waits for it). The space is claimed and must be published; its payload reads 0, which the
-                // sender's ICRC does not cover, so the receiver drops it (icrc_err): a datagram lost
+                // sender's ICRC does not cover, so the receiver drops it (icrc_err), and the sender hears that
+                // its datagram is lost (a UC message must not complete as sent)
+                payloadGone = true;
             }
         }
         if (tailLength > 0)
@@ -258,7 +270,7 @@ final class ShmRing
         // volatile, not only release: the sender reads the receiver's parked flag next, and that read must
         // not pass this store (the receiver sets the flag, then looks at the ring: one of the two sees the other)
         INT.setVolatile(data, (long)index + LENGTH_AT, recordLength);
-        return OK;
+        return payloadGone ? PAYLOAD_GONE : OK;
     }
 
     /**

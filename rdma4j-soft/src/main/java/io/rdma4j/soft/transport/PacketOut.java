@@ -20,6 +20,13 @@ import java.nio.ByteOrder;
  */
 final class PacketOut
 {
+    /** {@link #send}: queued on the link. */
+    static final int SENT = 0;
+    /** {@link #send}: the link refused the packet (counted there): lost, as on a wire. */
+    static final int DROPPED = 1;
+    /** {@link #send}: the payload's memory went away under the send; nothing was sent. */
+    static final int PAYLOAD_GONE = 2;
+
     private static final int ROOM = 8192;
     /** Where a packet sent in place keeps its pad and ICRC: past any headers. */
     private static final int TAIL_OFFSET = ROOM - 16;
@@ -96,15 +103,22 @@ final class PacketOut
      * the link: whoever drives the transport (a {@code postSend}, the progress loop's cycle) flushes at its end.
      *
      * @param payloadLength payload bytes.
-     * @return true if the link took it.
+     * @return {@link #SENT}; {@link #DROPPED} if the link refused it, as a packet lost on the wire; or
+     *         {@link #PAYLOAD_GONE} if it was not sent because the payload's arena closed after the payload
+     *         was found in place (the requester's LOC_PROT_ERR: no later look at the region will find it).
      */
-    boolean send(final int payloadLength)
+    int send(final int payloadLength)
     {
         final boolean queued;
         if (payloadInPlace)
         {
             payloadInPlace = false;
             queued = queueInPlace(payloadLength);
+            if (!queued && !inPlace.segment.scope().isAlive())
+            {
+                qp.count(SoftCounter.SEND_ERR);
+                return PAYLOAD_GONE;
+            }
         }
         else
         {
@@ -115,10 +129,10 @@ final class PacketOut
         if (queued)
         {
             qp.qpCounters().increment(SoftCounter.SENT_PKTS);
-            return true;
+            return SENT;
         }
         qp.count(SoftCounter.SEND_ERR);
-        return false;
+        return DROPPED;
     }
 
     /** Headers and tail here, the payload read by the link from the registered memory where it lies. */
@@ -136,8 +150,7 @@ final class PacketOut
         catch (final IllegalStateException closed)
         {
             // the region's arena closed since the payload was found in place (another thread's close): not
-            // sent, as a datagram the link refuses (send_err); RC's retransmission copies, which fails as
-            // LOC_PROT_ERR, and a UC message is lost, as on a wire
+            // sent (send_err), and the caller sees the arena closed
             return false;
         }
         for (int i = 0; i < pad; i++)

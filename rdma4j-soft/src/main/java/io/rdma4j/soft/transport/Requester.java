@@ -25,7 +25,8 @@ import io.rdma4j.verbs.WrOpcode;
  * segmentation, so every packet keeps its PSN; a partly acknowledged SEND or WRITE resumes at its
  * first unacknowledged packet, a partly received READ asks for the rest only. DESIGN: a packet the
  * link refuses is treated as lost on the wire (the retransmit timer recovers it) rather than rolled
- * back. UC: a WQE completes once its last packet left.
+ * back; a packet whose payload's arena closed under the send is a local protection error (LOC_PROT_ERR),
+ * on RC at once, as its retransmission would find. UC: a WQE completes once its last packet left.
  */
 final class Requester
 {
@@ -263,7 +264,13 @@ final class Requester
         }
         wqe.packetsSent++;
         qp.count(SoftCounter.RDMA_SENDS);
-        out.send(payload);
+        if (out.send(payload) == PacketOut.PAYLOAD_GONE)
+        {
+            // the application closed the region's arena under the send: a local protection fault, as a bad
+            // lkey is. UC has no retransmission that would find it, so without this its WQE completed as sent
+            fail(wqe, WcStatus.LOC_PROT_ERR);
+            return false;
+        }
         if (!uc)
         {
             completer.armRetransmit(nowNs);
