@@ -188,7 +188,9 @@ class RcErrorTest
     {
         try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY))
         {
-            final RcEndpoint[] p = pair(fabric, SETTINGS.rnrRetry(2));
+            // a 4 s ACK timeout: on a loaded machine a 67 ms one fired while the requester waited for a core, and
+            // its retransmission drew a fourth RNR NAK; only the RNR timer may drive the retries counted here
+            final RcEndpoint[] p = pair(fabric, SETTINGS.rnrRetry(2).timeout(20));
             p[0].qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
                 .sge(p[0].mr, 0, 10));
             assertEquals(WcStatus.RNR_RETRY_EXC_ERR, one(p[0], true).status());
