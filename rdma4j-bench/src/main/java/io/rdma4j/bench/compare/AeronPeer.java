@@ -253,15 +253,13 @@ public final class AeronPeer
     }
 
     /**
-     * In invoker mode the driver moves data only while this thread invokes it: before the process closes,
-     * run it until its sender has sent everything offered (the last answer, the receiver's count).
+     * Before the process closes its driver, wait until the driver's sender has sent everything offered (the last
+     * answer, the receiver's count): closing at once raced the driver's thread, and a fan-out receiver's last
+     * answer could stay in its term buffer (the back-off driver, parked between duty cycles). In invoker mode the
+     * driver moves data only while this thread invokes it, which idle() does.
      */
     private void drain(final Aeron aeron, final Publication pub)
     {
-        if (!invoker)
-        {
-            return;
-        }
         final CountersReader counters = aeron.countersReader();
         final long offered = pub.position();
         int senderPosition = -1;

@@ -56,19 +56,27 @@ public final class Compare implements Callable<Integer>
         "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED", "--enable-native-access=ALL-UNNAMED");
 
     @Option(names = {"-n", "--iterations"}, defaultValue = "100000",
-        description = "ping-pong and fan-out exchanges measured (default 100000, as bin/perf-targets)")
+        description = "ping-pong exchanges measured (default 100000, as bin/perf-targets)")
     private int iterations;
 
-    @Option(names = "--warmup", defaultValue = "100000", description = "ping-pong and fan-out exchanges before "
-        + "measuring (default 100000: the JIT-compiled loop is what is compared)")
+    @Option(names = "--warmup", defaultValue = "100000", description = "ping-pong exchanges before measuring "
+        + "(default 100000: the JIT-compiled loop is what is compared)")
     private int warmup;
 
     @Option(names = "--stream-messages", defaultValue = "60000", description = "messages streamed (default 60000)")
     private int streamMessages;
 
-    @Option(names = "--stream-warmup", defaultValue = "5000", description = "messages streamed before measuring "
-        + "(default 5000)")
+    @Option(names = "--stream-warmup", defaultValue = "30000", description = "messages streamed before measuring "
+        + "(default 30000: after 5000 the JIT was still compiling the receive path on 2 cores)")
     private int streamWarmup;
+
+    @Option(names = "--fanout-iterations", defaultValue = "20000", description = "fan-out exchanges measured "
+        + "(default 20000: with a progress thread each of three processes spins two threads on the cores)")
+    private int fanoutIterations;
+
+    @Option(names = "--fanout-warmup", defaultValue = "20000", description = "fan-out exchanges before measuring "
+        + "(default 20000)")
+    private int fanoutWarmup;
 
     @Option(names = "--rate-messages", defaultValue = "500000", description = "64 B messages of the rate "
         + "workload (default 500000)")
@@ -150,8 +158,9 @@ public final class Compare implements Callable<Integer>
     {
         final List<Row> rows = new ArrayList<>();
         out.printf(Locale.ROOT, "# comparison harness: %d exchanges (+%d warm-up), stream %d x %d B (+%d), " +
-            "rate %d x 64 B (+%d), fan-out 1 -> %d, %d cores%n", iterations, warmup, streamMessages, streamSize,
-            streamWarmup, rateMessages, rateWarmup, receivers, Runtime.getRuntime().availableProcessors());
+            "rate %d x 64 B (+%d), fan-out 1 -> %d %d exchanges (+%d), %d cores%n", iterations, warmup, streamMessages,
+            streamSize, streamWarmup, rateMessages, rateWarmup, receivers, fanoutIterations, fanoutWarmup,
+            Runtime.getRuntime().availableProcessors());
         out.println(MachineLine.current().text());
         if (wanted("pingpong"))
         {
@@ -189,7 +198,7 @@ public final class Compare implements Callable<Integer>
             final List<String> args = List.of("send_lat", "-c", "UD", "-s", String.valueOf(fanoutSize), "-M",
                 String.valueOf(receivers));
             workload(rows, new Workload(workload, args, Kind.LATENCY, "fanout-send", "fanout-receive", fanoutSize,
-                iterations, warmup, ALL_MODES, BUSY_AND_BLOCKING));
+                fanoutIterations, fanoutWarmup, ALL_MODES, BUSY_AND_BLOCKING));
         }
         out.println();
         out.println("# ratio = figure / raw UDP figure of the same workload and idle mode (latency: > 1 is slower; " +

@@ -34,7 +34,7 @@ class CompareSmokeTest
         final PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
         final int status = new CommandLine(new Compare(out)).execute("-n", "30", "--warmup", "10",
             "--stream-messages", "40", "--stream-warmup", "10", "--stream-size", "4096", "--rate-messages", "400",
-            "--rate-warmup", "100", "--first-host", "135", "--first-port", "19200",
+            "--rate-warmup", "100", "--fanout-iterations", "30", "--fanout-warmup", "10", "--first-host", "135", "--first-port", "19200",
             "--timeout", "120");
         final String text = bytes.toString(StandardCharsets.UTF_8);
         System.out.println(text);
