@@ -264,6 +264,7 @@ public final class Compare implements Callable<Integer>
     private void workload(final List<Row> rows, final Workload w) throws InterruptedException
     {
         final String unit = w.kind().unit;
+        final boolean latency = w.kind() == Kind.LATENCY;
         final int figure = w.kind() == Kind.RATE ? 2 : 1;
         final double[] udpBusy = {Double.NaN};
         final double[] udpBlocking = {Double.NaN};
@@ -286,7 +287,6 @@ public final class Compare implements Callable<Integer>
                 rdma.add(new Row(w.name(), system, Double.NaN, unit, Double.NaN, result[1]));
                 continue;
             }
-            final boolean latency = w.kind() == Kind.LATENCY;
             final Matcher m = (latency ? PERF_LATENCY : PERF_BANDWIDTH).matcher(result[0]);
             if (!m.matches())
             {
@@ -326,7 +326,6 @@ public final class Compare implements Callable<Integer>
                 rows.add(new Row(w.name(), system, Double.NaN, unit, udp, result[1]));
                 continue;
             }
-            final boolean latency = w.kind() == Kind.LATENCY;
             final Matcher m = (latency ? AERON_LATENCY : AERON_BANDWIDTH).matcher(result[0]);
             if (!m.matches())
             {
