@@ -363,6 +363,45 @@ class SameHostPathTest
         }
     }
 
+    /**
+     * A writer that claims space (moves the tail) and dies before publishing leaves the receiver an inbox it can
+     * never read past: after a second of it, the receiver replaces the inbox, which it notices only on some of
+     * its reads of an empty inbox (the look reads the senders' tail) and on the first read after each wait.
+     */
+    @Test
+    void anInboxWhoseWriterDiedMidRecordIsReplaced() throws IOException
+    {
+        try (Fabric fabric = new Fabric(Fabric.Kind.SHM))
+        {
+            final UdEndpoint a = new UdEndpoint(fabric.open());
+            final UdEndpoint b = new UdEndpoint(fabric.open());
+            final SameHostLink bLink = (SameHostLink)SoftEngine.of(b.context).link();
+            b.postRecvs(2);
+            final AddressHandle toB = a.ahTo(b.gid());
+            a.send(toB, b.qp.qpNum(), UdEndpoint.QKEY, "before", 1);
+            assertEquals(1, b.poll(1, 10_000).size());
+
+            // a claim of 64 bytes at b's tail, never published
+            try (FileChannel channel = FileChannel.open(bLink.inboxPath(), StandardOpenOption.READ,
+                StandardOpenOption.WRITE))
+            {
+                final MemorySegment file = channel.map(FileChannel.MapMode.READ_WRITE, 0, channel.size(),
+                    Arena.ofAuto());
+                final long tail = file.get(ValueLayout.JAVA_LONG, 256);
+                file.set(ValueLayout.JAVA_LONG, 256, tail + 64);
+            }
+            final long start = System.nanoTime();
+            awaitAtLeast(() -> b.counter(SoftCounter.SHM_INBOX_CORRUPT), 1);
+            assertTrue(System.nanoTime() - start >= 900_000_000L, "replaced before the stall could have lasted 1 s");
+
+            a.send(toB, b.qp.qpNum(), UdEndpoint.QKEY, "after", 2);
+            final List<WorkCompletion> got = b.poll(1, 10_000);
+            assertEquals(1, got.size());
+            assertEquals("after", b.text(got.getFirst()));
+            assertEquals(2, b.counter(SoftCounter.SHM_RCVD_PKTS));
+        }
+    }
+
     @Test
     void aTruncatedInboxFaultsNeitherSideAndIsReplaced() throws IOException
     {

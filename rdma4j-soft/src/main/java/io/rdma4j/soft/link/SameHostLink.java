@@ -68,6 +68,19 @@ public final class SameHostLink extends ForwardingLink
     /** Wake-ups read (and counted) per call at most, so a flood of empty datagrams cannot hold the thread. */
     private static final int WAKEUPS_PER_CALL = 16;
     private static final int HEARTBEAT_EVERY = 256;
+    /**
+     * An empty inbox is asked whether a record is claimed but unpublished (a writer that died) on one read in
+     * this many (a power of two), and on the first read after a wait: the question reads the ring's tail, and
+     * a spinning receiver that asked on every read pulled the tail's cache line from the senders' cores, so
+     * that every sender's claim waited for it to come back.
+     */
+    private static final int STALL_LOOK_EVERY = 1024;
+    /**
+     * A sender looks at a known inbox's heartbeat (and reads the clock for it) on one send in this many: a
+     * clock read per datagram was a tenth of a same-host sender's time, and a receiver that died is noticed
+     * this many datagrams later at most, which its full ring would have dropped.
+     */
+    private static final int LIVENESS_EVERY = 64;
     private static final AtomicBoolean WARNED = new AtomicBoolean();
     private static final int OFFERED = 0;
     private static final int DROPPED = 1;
@@ -82,6 +95,8 @@ public final class SameHostLink extends ForwardingLink
     private final int port;
     private final int ipIdentification;
     private final ConcurrentHashMap<InetAddress, Peer> peers = new ConcurrentHashMap<>();
+    /** The destination of the last offer, so a stream to one peer skips the map's hashing. */
+    private volatile Peer lastPeer;
     private final System.Logger logger;
     private volatile Counters counters = new Counters();
     /** This device's inbox; null after it could not be replaced (UDP only from then). */
@@ -91,6 +106,8 @@ public final class SameHostLink extends ForwardingLink
     /** Set after a wait: the socket may hold datagrams (or the wake-up). */
     private volatile boolean udpDue = true;
     private int emptyReads;
+    /** Empty reads of the inbox, for {@link #STALL_LOOK_EVERY}. */
+    private int emptyRingReads;
     private int ringRun;
     private int receiveCalls;
     /** The last datagram {@link #receive} handed out came from the socket, not the inbox. */
@@ -240,13 +257,12 @@ public final class SameHostLink extends ForwardingLink
         {
             return VIA_UDP;
         }
-        final long nowMs = System.currentTimeMillis();
         final Peer peer = peer(destination);
         ShmInbox target = null;
         final int result;
         try
         {
-            target = peer == null ? null : usableInbox(peer, nowMs);
+            target = peer == null ? null : usableInbox(peer);
             if (target == null || length > target.ring().maxPayload() || hopLimit < 1 || hopLimit > 255)
             {
                 return VIA_UDP;
@@ -263,7 +279,7 @@ public final class SameHostLink extends ForwardingLink
             final ShmInbox faulty = target != null ? target : peer == null ? null : peer.inbox;
             if (faulty != null)
             {
-                forget(peer, faulty, nowMs);
+                forget(peer, faulty, System.currentTimeMillis());
             }
             return VIA_UDP;
         }
@@ -290,7 +306,7 @@ public final class SameHostLink extends ForwardingLink
             return DROPPED;
         }
         // the peer's positions are impossible: never write there again
-        forget(peer, target, nowMs);
+        forget(peer, target, System.currentTimeMillis());
         return VIA_UDP;
     }
 
@@ -322,15 +338,29 @@ public final class SameHostLink extends ForwardingLink
     }
 
     /**
-     * Only after a datagram from the socket: the inbox costs no system call to look at, so a receiver goes on
-     * after one from there.
+     * After a datagram from the socket, as the socket says; after one from the inbox, when no record follows it
+     * there and the socket is not due: a receiver that stops then (a poller with the completion it waits for)
+     * does not first read an empty inbox, nor the socket on every {@value #UDP_EVERY}th such read.
      * <p>
      * {@inheritDoc}
      */
     @Override
     public boolean caughtUp()
     {
-        return lastFromUdp && udp.caughtUp();
+        if (lastFromUdp)
+        {
+            return udp.caughtUp();
+        }
+        final ShmInbox own = inbox;
+        try
+        {
+            return own != null && !udpDue && !own.ring().hasRecord();
+        }
+        catch (final InternalError fault)
+        {
+            // the file truncated under us: the next receive finds it and replaces the inbox
+            return false;
+        }
     }
 
     private boolean receiveEither(final ShmInbox own, final ByteBuffer buffer, final DatagramInfo info)
@@ -507,7 +537,7 @@ public final class SameHostLink extends ForwardingLink
         {
             replaceInbox(own, "a record no sender writes");
         }
-        else if (ring.claimedBeyondHead())
+        else if ((udpDue || (++emptyRingReads & STALL_LOOK_EVERY - 1) == 0) && ring.claimedBeyondHead())
         {
             final long nowMs = System.currentTimeMillis();
             if (stalledHead != ring.head())
@@ -630,9 +660,11 @@ public final class SameHostLink extends ForwardingLink
         {
             known.nextLookupMs = nowMs;
         }
+        // a full look, the heartbeat's too
+        known.sendsBeforeLivenessCheck = 0;
         try
         {
-            return usableInbox(known, nowMs) != null;
+            return usableInbox(known) != null;
         }
         catch (final InternalError fault)
         {
@@ -649,24 +681,39 @@ public final class SameHostLink extends ForwardingLink
 
     private Peer peer(final InetAddress destination)
     {
-        final Peer peer = peers.get(destination);
-        if (peer != null || peers.size() >= MAX_PEERS)
+        final Peer last = lastPeer;
+        if (last != null && (last.address == destination || last.address.equals(destination)))
         {
-            return peer;
+            return last;
         }
-        final Peer made = new Peer(destination);
-        final Peer raced = peers.putIfAbsent(destination, made);
-        return raced != null ? raced : made;
+        Peer peer = peers.get(destination);
+        if (peer == null && peers.size() < MAX_PEERS)
+        {
+            final Peer made = new Peer(destination);
+            final Peer raced = peers.putIfAbsent(destination, made);
+            peer = raced != null ? raced : made;
+        }
+        if (peer != null)
+        {
+            lastPeer = peer;
+        }
+        return peer;
     }
 
     /**
      * @return the peer's inbox if it may be written now, else null (send by UDP).
      */
-    private ShmInbox usableInbox(final Peer peer, final long nowMs)
+    private ShmInbox usableInbox(final Peer peer)
     {
         final ShmInbox known = peer.inbox;
+        if (known != null && known.isOpen() && --peer.sendsBeforeLivenessCheck > 0)
+        {
+            return known;
+        }
+        final long nowMs = System.currentTimeMillis();
         if (known != null)
         {
+            peer.sendsBeforeLivenessCheck = LIVENESS_EVERY;
             if (!known.isOpen())
             {
                 forget(peer, known, nowMs);
@@ -762,6 +809,8 @@ public final class SameHostLink extends ForwardingLink
         private volatile long nextLivenessCheckMs;
         /** The last inbox known at the address was given up because its process had died. */
         private volatile boolean ownerDied;
+        /** Sends left before the next look at the heartbeat; racy between sending threads, which is harmless. */
+        private int sendsBeforeLivenessCheck;
 
         private Peer(final InetAddress address)
         {

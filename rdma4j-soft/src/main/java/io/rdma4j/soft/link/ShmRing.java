@@ -84,6 +84,13 @@ final class ShmRing
     private final int headerBytes;
     /** The consumer's own copy of the head. */
     private long head;
+    /**
+     * A producer's last read of the head: a position the consumer has passed, so free space reckoned from it is
+     * never more than there is. Offers read the shared head only when this leaves too little room, so the head's
+     * cache line is not pulled from the consumer's core on every record (the consumer writes it on every one).
+     * Racy between the producers of one process, which is harmless: any value it ever holds was the head once.
+     */
+    private volatile long headCache;
 
     /** The last polled record's sender address, port and IP identification. */
     private int polledSourceIpv4;
@@ -122,6 +129,7 @@ final class ShmRing
         this.dataType = ipv6 ? TYPE_DATA_IPV6 : TYPE_DATA;
         this.headerBytes = ipv6 ? HEADER_BYTES_IPV6 : HEADER_BYTES;
         this.head = (long)LONG.getVolatile(control, (long)HEAD_OFFSET);
+        this.headCache = head;
     }
 
     /**
@@ -203,25 +211,33 @@ final class ShmRing
                 return FULL;
             }
             tail = (long)LONG.getVolatile(control, (long)TAIL_OFFSET);
-            final long currentHead = (long)LONG.getVolatile(control, (long)HEAD_OFFSET);
-            if ((long)LONG.getVolatile(control, (long)TAIL_OFFSET) != tail)
-            {
-                // a producer claimed between the reads: the head read may be older than the tail, look again
-                continue;
-            }
-            // the tail held still across the head's read, so head <= tail <= head + capacity unless corrupt
-            final long used = tail - currentHead;
-            if (used < 0 || used > capacity || (tail & (ALIGNMENT - 1)) != 0)
-            {
-                return CORRUPT;
-            }
-            final long free = capacity - used;
             index = (int)(tail & mask);
             final int toEnd = capacity - index;
             padding = required > toEnd ? toEnd : 0;
-            if (free < required + padding)
+            // the cached head first: the consumer has passed it, so room it shows is there
+            final long cachedUsed = tail - headCache;
+            if (cachedUsed < 0 || capacity - cachedUsed < required + padding || (tail & (ALIGNMENT - 1)) != 0)
             {
-                return FULL;
+                final long currentHead = (long)LONG.getVolatile(control, (long)HEAD_OFFSET);
+                if ((long)LONG.getVolatile(control, (long)TAIL_OFFSET) != tail)
+                {
+                    // a producer claimed between the reads: the head read may be older than the tail, look again
+                    continue;
+                }
+                // the tail held still across the head's read, so head <= tail <= head + capacity unless corrupt
+                final long used = tail - currentHead;
+                if (used < 0 || used > capacity || (tail & (ALIGNMENT - 1)) != 0)
+                {
+                    return CORRUPT;
+                }
+                if (currentHead > headCache)
+                {
+                    headCache = currentHead;
+                }
+                if (capacity - used < required + padding)
+                {
+                    return FULL;
+                }
             }
             if (LONG.compareAndSet(control, (long)TAIL_OFFSET, tail, tail + required + padding))
             {
