@@ -530,7 +530,8 @@ public final class SameHostLink extends ForwardingLink
             info.receivedAt(udp.localAddress(), localIpv4, localIpv6High, localIpv6Low, port);
             info.ipIdentification = ring.polledIpIdentification();
             info.viaSameHostPath = true;
-            counters.increment(SoftCounter.SHM_RCVD_PKTS);
+            // owned: one thread receives at a time (the device's receive lock)
+            counters.incrementOwned(SoftCounter.SHM_RCVD_PKTS);
             return true;
         }
         if (result == ShmRing.CORRUPT)

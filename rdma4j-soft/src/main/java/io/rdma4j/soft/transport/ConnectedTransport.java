@@ -54,7 +54,7 @@ final class ConnectedTransport implements QpTransport
         }
         else if (packet.has(OpcodeMask.ACK))
         {
-            qp.qpCounters().increment(SoftCounter.RCVD_PKTS);
+            qp.qpCounters().incrementOwned(SoftCounter.RCVD_PKTS);
             completer.onPacket(packet, nowNs);
         }
         else

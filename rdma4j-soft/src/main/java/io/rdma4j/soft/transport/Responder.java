@@ -185,7 +185,7 @@ final class Responder implements BatchEndWork
             qp.device().postAsyncEvent(new AsyncEvent(AsyncEventType.COMM_EST, qp, null, null, 0));
         }
         commEstablished = true;
-        qp.qpCounters().increment(SoftCounter.RCVD_PKTS);
+        qp.qpCounters().incrementOwned(SoftCounter.RCVD_PKTS);
         RespState s = RespState.CHECK_PSN;
         while (true)
         {
