@@ -35,8 +35,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
-import java.util.function.Consumer;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 
 import static io.rdma4j.soft.RcFixtures.HALF;
 import static io.rdma4j.soft.RcFixtures.MIB;
