@@ -35,9 +35,10 @@ import static io.rdma4j.soft.link.linux.LinuxLibc.POLLIN;
  *     {@link InetAddress}). With {@code UDP_GRO} on, a slot may hold a run of equal segments the kernel
  *     kept together, split here by the segment size its control message gives.</li>
  *     <li><b>Sending</b> {@link #queue}s datagrams into {@value SendBatch#TX_SLOTS} slots and {@link #flush}es them
- *     in one {@code sendmmsg}; a run of datagrams to one unicast destination, all of one size but the
- *     last, goes as one message with {@code UDP_SEGMENT} (the kernel cuts it into datagrams, on
- *     loopback only at the receiving socket), where the kernel supports it. {@link #send} is a queue
+ *     in one {@code sendmmsg}; a run of datagrams to one destination (a multicast group too, where the
+ *     sockets have {@code UDP_GRO}), all of one size but the last, goes as one message with
+ *     {@code UDP_SEGMENT} (the kernel cuts it into datagrams, on loopback only at the receiving socket),
+ *     where the kernel supports it. {@link #send} is a queue
  *     and a flush. A datagram whose payload lies in registered memory is {@link #queueGathered}: its
  *     headers and tail (pad, ICRC) go into the slot and the payload gets an iovec of its own pointing where
  *     it lies, so it is read once, by the kernel, with no copy into a packet buffer.</li>
@@ -199,7 +200,7 @@ public final class LinuxUdpLink implements IpLink
         final boolean gso = unicast.segmentsSends();
         this.unicastFd = unicast.fd();
         this.eventFd = event;
-        this.sends = new SendBatch(arena, family, port, unicastFd, ipIdentification, gso);
+        this.sends = new SendBatch(arena, family, port, unicastFd, ipIdentification, gso, groReceive);
         this.receives = new ReceiveBatch(arena, port, groReceive);
         this.errors = new ErrorQueue(arena, family);
         this.endpoints = new Endpoint[]{ new Endpoint(unicastFd, localAddress, null) };

@@ -107,6 +107,14 @@ final class SendBatch
     private MemorySegment lastSockaddr;
     private volatile int count;
     private boolean gsoSend;
+    /**
+     * Runs to a multicast group go with {@code UDP_SEGMENT} too. The kernel loops a copy of the run back to each
+     * member socket of this host, whole: a member with {@code UDP_GRO} takes it as one run, and the kernel cuts
+     * it into datagrams for one without. Only where the sockets have {@code UDP_GRO} (Linux 5.0), as older
+     * kernels would hand such a member the whole run as one datagram; and a refusal of a multicast run turns
+     * off this alone, as the group's route may lack what the unicast one has.
+     */
+    private boolean gsoMulticast;
     private int multicastTtl = -1;
     /**
      * The device's counters once bound: udp_sent_pkts as the NIO link counts it, and this socket's own. Those
@@ -122,9 +130,10 @@ final class SendBatch
      * @param fd               the socket to send on.
      * @param ipIdentification the identification the socket sends with (0 with DF), -1 if unknown.
      * @param segmentation     true to send runs with {@code UDP_SEGMENT}.
+     * @param groupSegmentation true to send runs to multicast groups with it too.
      */
     SendBatch(final Arena arena, final int family, final int port, final int fd, final int ipIdentification,
-        final boolean segmentation)
+        final boolean segmentation, final boolean groupSegmentation)
     {
         this.arena = arena;
         this.family = family;
@@ -132,6 +141,7 @@ final class SendBatch
         this.fd = fd;
         this.ipIdentification = ipIdentification;
         this.gsoSend = segmentation;
+        this.gsoMulticast = segmentation && groupSegmentation;
         capture = LinuxLibc.newCapture(arena);
         option = arena.allocate(64, 8);
         txData = arena.allocate((long)TX_SLOTS * TX_SLOT_BYTES, 64);
@@ -373,8 +383,12 @@ final class SendBatch
             if (runLength[next] > 1 && (EINVAL == errno || EIO == errno || EOPNOTSUPP == errno))
             {
                 // the kernel or the route has no UDP segmentation offload: from now on one datagram a
-                // message, starting with this run
-                gsoSend = false;
+                // message (to groups only, if a group's run was refused), starting with this run
+                if (!txMulticast[runFirst[next]])
+                {
+                    gsoSend = false;
+                }
+                gsoMulticast = false;
                 gsoRefused = true;
                 break;
             }
@@ -475,7 +489,7 @@ final class SendBatch
         while (i < queued)
         {
             int run = 1;
-            if (gsoSend && !txMulticast[i])
+            if (txMulticast[i] ? gsoMulticast : gsoSend)
             {
                 if (ackBeforeLongerRequest(i, queued))
                 {

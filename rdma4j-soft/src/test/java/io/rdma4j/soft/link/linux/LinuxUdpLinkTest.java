@@ -335,14 +335,7 @@ class LinuxUdpLinkTest
             for (int i = 0; i < 20; i++)
             {
                 assertTrue(receiveWithin(b, WAIT_MILLIS), "segment " + i);
-                final byte[] received = bytes(buffer);
-                assertEquals(sent.get(i).length, received.length, "segment " + i);
-                final int length = received.length;
-                // everything but the ICRC as queued; the ICRC moved to the identification the segment carries
-                assertArrayEquals(java.util.Arrays.copyOf(sent.get(i), length - 4),
-                    java.util.Arrays.copyOf(received, length - 4), "segment " + i);
-                assertEquals(i, icrc.check(MemorySegment.ofArray(received), 0, length, Ipv4.toInt(addressA),
-                    Ipv4.toInt(addressB), port, port, i, true), "segment " + i + "'s ICRC is for identification " + i);
+                checkSegment(sent.get(i), bytes(buffer), i, addressB);
             }
             assertEquals(1, b.receiveSyscalls(), "GRO kept the run together: one recvmmsg");
             assertEquals(1, b.receivedRuns());
@@ -372,6 +365,60 @@ class LinuxUdpLinkTest
                 assertEquals(i, psn(buffer));
             }
         }
+    }
+
+    /**
+     * A run to a group leaves as one message; the kernel loops a copy back to each member on this host, which a
+     * GRO member takes as one run and a member without GRO (NIO) gets cut into datagrams.
+     */
+    @Test
+    void shouldSendARunToAGroupAsOneSegmentedMessageToGroAndPlainMembers()
+    {
+        final InetAddress group = TestNet.groupAddress(SUBNET, 200);
+        try (LinuxUdpLink a = new LinuxUdpLink(addressA, port); LinuxUdpLink b = new LinuxUdpLink(addressB, port);
+            UdpLink c = new UdpLink(addressC, port))
+        {
+            assumeTrue(a.segmentsSends() && b.coalescesReceives(), "the kernel has UDP GSO and GRO");
+            b.joinGroup(group);
+            c.joinGroup(group);
+            final List<byte[]> sent = new ArrayList<>();
+            for (int i = 0; i < 20; i++)
+            {
+                final ByteBuffer packet = packet(i, i < 19 ? PAYLOAD : 100, a, group);
+                sent.add(bytes(packet));
+                assertTrue(a.queue(packet, group, 1));
+            }
+            a.flush();
+            assertEquals(1, a.sendSyscalls());
+            assertEquals(1, a.gsoMessages(), "one UDP_SEGMENT message to the group");
+            assertEquals(20, a.sentDatagrams());
+
+            for (int i = 0; i < 20; i++)
+            {
+                assertTrue(receiveWithin(b, WAIT_MILLIS), "segment " + i + " at the GRO member");
+                assertEquals(group, info.destination);
+                checkSegment(sent.get(i), bytes(buffer), i, group);
+            }
+            assertEquals(1, b.receivedRuns(), "GRO kept the run together");
+            for (int i = 0; i < 20; i++)
+            {
+                assertTrue(io.rdma4j.soft.link.LinkTestingAccess.receiveWithin(c, buffer, info, WAIT_MILLIS),
+                    "segment " + i + " at the member without GRO");
+                checkSegment(sent.get(i), bytes(buffer), i, group);
+            }
+        }
+    }
+
+    /** Everything but the ICRC as queued; the ICRC moved to the identification the segment carries. */
+    private void checkSegment(final byte[] sent, final byte[] received, final int segment, final InetAddress to)
+    {
+        assertEquals(sent.length, received.length, "segment " + segment);
+        final int length = received.length;
+        assertArrayEquals(java.util.Arrays.copyOf(sent, length - 4), java.util.Arrays.copyOf(received, length - 4),
+            "segment " + segment);
+        assertEquals(segment, icrc.check(MemorySegment.ofArray(received), 0, length, Ipv4.toInt(addressA),
+            Ipv4.toInt(to), port, port, segment, true), "segment " + segment + "'s ICRC is for identification " +
+            segment);
     }
 
     @Test
