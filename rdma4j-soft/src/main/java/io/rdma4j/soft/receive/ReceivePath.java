@@ -242,8 +242,7 @@ public final class ReceivePath
         {
             return;
         }
-        // owned: received packets are counted by the receive lock's holder only, so no atomic per packet
-        counters.incrementOwned(SoftCounter.RCVD_PKTS);
+        counters.increment(SoftCounter.RCVD_PKTS);
         // UD keeps no timers: its packets need no clock read, a tenth of a same-host datagram's cost
         qp.transport().onPacket(packet, info, type == QpType.UD ? 0L : device.nanoTime());
     }
@@ -274,7 +273,7 @@ public final class ReceivePath
         {
             return;
         }
-        counters.incrementOwned(SoftCounter.RCVD_PKTS);
+        counters.increment(SoftCounter.RCVD_PKTS);
         qp1.onMad(packet);
     }
 
@@ -328,7 +327,7 @@ public final class ReceivePath
         {
             return;
         }
-        counters.incrementOwned(SoftCounter.RCVD_PKTS);
+        counters.increment(SoftCounter.RCVD_PKTS);
         // each member judges its own copy, as rxe checks every QP of the group; a member that refuses
         // counts it on the QP only, the device having counted the datagram once already
         final long now = device.nanoTime();

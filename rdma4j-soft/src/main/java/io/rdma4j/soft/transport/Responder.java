@@ -185,6 +185,7 @@ final class Responder implements BatchEndWork
             qp.device().postAsyncEvent(new AsyncEvent(AsyncEventType.COMM_EST, qp, null, null, 0));
         }
         commEstablished = true;
+        // owned: an RC or UC QP hears packets on the receiving thread only (multicast loops back to UD QPs)
         qp.qpCounters().incrementOwned(SoftCounter.RCVD_PKTS);
         RespState s = RespState.CHECK_PSN;
         while (true)

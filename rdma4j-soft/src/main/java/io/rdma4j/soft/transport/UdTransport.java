@@ -174,7 +174,7 @@ public final class UdTransport implements QpTransport
             flags |= WcFlags.WITH_IMM;
             imm = packet.immediate();
         }
-        qp.qpCounters().incrementOwned(SoftCounter.RCVD_PKTS);
+        qp.qpCounters().increment(SoftCounter.RCVD_PKTS);
         scratch.completion.begin(wqe.wrId, WcOpcode.RECV).byteLen(GRH_LENGTH + payload).immData(imm)
             .qpNum(qp.qpNum()).srcQp(packet.srcQp()).wcFlags(flags).solicited(packet.se()).writeTo(qp.recvCompletions());
     }
