@@ -61,8 +61,17 @@ public final class SameHostLink extends ForwardingLink
     /** A record claimed but unpublished this long: its writer died while writing. */
     private static final long STALLED_MS = 1000;
     private static final int MAX_PEERS = 4096;
-    /** The socket is read on every this many empty reads of the inbox (and after a wait). */
+    /**
+     * The socket is read on every this many empty reads of the inbox (and after a wait) while neither path has
+     * delivered lately; on every one while the socket is the path that delivered last and lately (a device
+     * whose peers are on other hosts); on every {@value #UDP_EVERY_RING_LIVE}th while only the inbox has: a
+     * spinning poller's empty {@code recvmmsg} costs more than a dozen looks at the inbox, and a datagram that
+     * comes during one waits for it to return.
+     */
     private static final int UDP_EVERY = 16;
+    private static final int UDP_EVERY_RING_LIVE = 64;
+    /** Receive calls since a path last delivered within which it counts as live. */
+    private static final int LIVE_CALLS = 4096;
     /** After this many inbox records in a row the socket gets a turn. */
     private static final int RING_RUN = 64;
     /** Wake-ups read (and counted) per call at most, so a flood of empty datagrams cannot hold the thread. */
@@ -106,6 +115,9 @@ public final class SameHostLink extends ForwardingLink
     /** Set after a wait: the socket may hold datagrams (or the wake-up). */
     private volatile boolean udpDue = true;
     private int emptyReads;
+    /** Receive calls since the socket, and since the inbox, last gave a datagram (at most {@link #LIVE_CALLS}). */
+    private int callsSinceUdp = LIVE_CALLS;
+    private int callsSinceRing = LIVE_CALLS;
     /** Empty reads of the inbox, for {@link #STALL_LOOK_EVERY}. */
     private int emptyRingReads;
     private int ringRun;
@@ -311,8 +323,9 @@ public final class SameHostLink extends ForwardingLink
     }
 
     /**
-     * Read the inbox first, the socket when the inbox is empty (on every {@value #UDP_EVERY}th empty read,
-     * and at once after a wait), and the socket after {@value #RING_RUN} inbox records in a row. Empty UDP
+     * Read the inbox first, the socket when the inbox is empty (on every {@value #UDP_EVERY}th empty read, or
+     * every one, or every {@value #UDP_EVERY_RING_LIVE}th, as the paths have delivered lately, and at once after
+     * a wait), and the socket after {@value #RING_RUN} inbox records in a row. Empty UDP
      * datagrams are wake-ups: counted and skipped.
      * <p>
      * {@inheritDoc}
@@ -335,6 +348,16 @@ public final class SameHostLink extends ForwardingLink
             buffer.limit(0);
             return false;
         }
+    }
+
+    /** @return empty inbox reads between two reads of the socket, as the paths have delivered lately. */
+    private int udpEvery()
+    {
+        if (callsSinceUdp < LIVE_CALLS && callsSinceUdp <= callsSinceRing)
+        {
+            return 1;
+        }
+        return callsSinceRing < LIVE_CALLS ? UDP_EVERY_RING_LIVE : UDP_EVERY;
     }
 
     /**
@@ -371,25 +394,40 @@ public final class SameHostLink extends ForwardingLink
             own.beat(System.currentTimeMillis());
         }
         lastFromUdp = false;
+        if (callsSinceUdp < LIVE_CALLS)
+        {
+            callsSinceUdp++;
+        }
+        if (callsSinceRing < LIVE_CALLS)
+        {
+            callsSinceRing++;
+        }
         final boolean ringTurn = ringRun < RING_RUN;
         if (ringTurn && receiveRing(own, buffer, info))
         {
             ringRun++;
+            callsSinceRing = 0;
             return true;
         }
         ringRun = 0;
-        if (!ringTurn || udpDue || ++emptyReads >= UDP_EVERY)
+        if (!ringTurn || udpDue || ++emptyReads >= udpEvery())
         {
             emptyReads = 0;
             if (receiveUdp(buffer, info))
             {
                 // more may wait: the socket stays due until it is found empty, or the link says it took all
                 udpDue = !udp.caughtUp();
+                callsSinceUdp = 0;
                 return true;
             }
             udpDue = false;
         }
-        return !ringTurn && receiveRing(own, buffer, info);
+        if (!ringTurn && receiveRing(own, buffer, info))
+        {
+            callsSinceRing = 0;
+            return true;
+        }
+        return false;
     }
 
     /**

@@ -1,0 +1,119 @@
+package io.rdma4j.soft.link;
+
+import static io.rdma4j.soft.link.LinkTesting.datagram;
+import static io.rdma4j.soft.link.LinkTesting.freePort;
+import static io.rdma4j.soft.link.LinkTesting.receiveWithin;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.rdma4j.testing.TestNet;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.nio.ByteBuffer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * How often a same-host link's receiver reads its UDP socket while its inbox is empty: on every read while the
+ * socket is the path that delivered last (a device whose peers are on other hosts), on one in 64 while only the
+ * inbox delivers (a spinning poller's empty {@code recvmmsg} costs more than a dozen looks at the inbox), and on
+ * one in 16 while neither has lately. Counted by a link between the same-host link and its socket.
+ */
+final class SameHostSocketReadTest
+{
+    private static final int HOP_LIMIT = 64;
+    private final InetAddress addressA = TestNet.hostAddress(10);
+    private final InetAddress addressB = TestNet.hostAddress(11);
+    private final ByteBuffer buffer = ByteBuffer.allocateDirect(2048);
+    private final DatagramInfo info = new DatagramInfo();
+
+    @Test
+    void readsTheSocketAsOftenAsThePathThatDeliversLately()
+    {
+        final int port = freePort();
+        final CountedReads socket = new CountedReads(TestLinks.open(addressB, port));
+        try (Link b = SameHostLink.over(socket, TestLinks.shmDirectory(), System.getLogger("b"));
+            IpLink remote = TestLinks.open(addressA, port))
+        {
+            // neither path has delivered: one socket read in 16 empty looks
+            assertEquals(2, socketReadsOver(b, socket, 32));
+
+            // a peer without an inbox (another host, as far as b can tell): the socket on every look
+            assertTrue(remote.send(datagram("by udp"), addressB, HOP_LIMIT));
+            assertTrue(receiveWithin(b, buffer, info, 5_000));
+            assertFalse(info.viaSameHostPath);
+            assertEquals(32, socketReadsOver(b, socket, 32));
+
+            // a same-host peer's datagram, through b's inbox: from then on one socket read in 64
+            final Link sameHost = SameHostLink.over(TestLinks.open(TestNet.hostAddress(12), port),
+                TestLinks.shmDirectory(), System.getLogger("c"));
+            try (sameHost)
+            {
+                assertTrue(((SameHostLink)sameHost).sameHostPathTo(addressB), "c finds b's inbox");
+                assertTrue(sameHost.send(datagram("by the inbox"), addressB, HOP_LIMIT));
+                assertTrue(receiveWithin(b, buffer, info, 5_000));
+                assertTrue(info.viaSameHostPath);
+                assertEquals(2, socketReadsOver(b, socket, 128));
+            }
+        }
+    }
+
+    /** @return the socket reads that {@code looks} receives from an empty link make. */
+    private long socketReadsOver(final Link link, final CountedReads socket, final int looks)
+    {
+        final long before = socket.reads;
+        for (int i = 0; i < looks; i++)
+        {
+            assertFalse(link.receive(buffer, info), "nothing to receive");
+        }
+        return socket.reads - before;
+    }
+
+    /** A socket's link that counts the reads made of it. */
+    private static final class CountedReads extends ForwardingLink implements IpLink
+    {
+        private long reads;
+
+        CountedReads(final IpLink inner)
+        {
+            super(inner);
+        }
+
+        @Override
+        public boolean receive(final ByteBuffer buffer, final DatagramInfo info)
+        {
+            reads++;
+            return inner.receive(buffer, info);
+        }
+
+        @Override
+        public NetworkInterface networkInterface()
+        {
+            return ((IpLink)inner).networkInterface();
+        }
+
+        @Override
+        public long sendFailures()
+        {
+            return ((IpLink)inner).sendFailures();
+        }
+
+        @Override
+        public long receiveFailures()
+        {
+            return ((IpLink)inner).receiveFailures();
+        }
+
+        @Override
+        public int joinCount(final InetAddress group)
+        {
+            return ((IpLink)inner).joinCount(group);
+        }
+
+        @Override
+        public boolean sendWakeup(final InetAddress destination)
+        {
+            return ((IpLink)inner).sendWakeup(destination);
+        }
+    }
+}
