@@ -62,11 +62,10 @@ public final class SameHostLink extends ForwardingLink
     private static final long STALLED_MS = 1000;
     private static final int MAX_PEERS = 4096;
     /**
-     * The socket is read on every this many empty reads of the inbox (and after a wait) while neither path has
-     * delivered lately; on every one while the socket is the path that delivered last and lately (a device
-     * whose peers are on other hosts); on every {@value #UDP_EVERY_RING_LIVE}th while only the inbox has: a
-     * spinning poller's empty {@code recvmmsg} costs more than a dozen looks at the inbox, and a datagram that
-     * comes during one waits for it to return.
+     * The socket is read on every this many empty reads of the inbox (and after a wait); on every
+     * {@value #UDP_EVERY_RING_LIVE}th while the inbox gave the last datagram, and lately: a spinning poller's
+     * empty {@code recvmmsg} costs more than a dozen looks at the inbox, and a record that comes during one
+     * waits for it to return.
      */
     private static final int UDP_EVERY = 16;
     private static final int UDP_EVERY_RING_LIVE = 64;
@@ -324,8 +323,8 @@ public final class SameHostLink extends ForwardingLink
 
     /**
      * Read the inbox first, the socket when the inbox is empty (on every {@value #UDP_EVERY}th empty read, or
-     * every one, or every {@value #UDP_EVERY_RING_LIVE}th, as the paths have delivered lately, and at once after
-     * a wait), and the socket after {@value #RING_RUN} inbox records in a row. Empty UDP
+     * every {@value #UDP_EVERY_RING_LIVE}th while the inbox is the path that delivers, and at once after a
+     * wait), and the socket after {@value #RING_RUN} inbox records in a row. Empty UDP
      * datagrams are wake-ups: counted and skipped.
      * <p>
      * {@inheritDoc}
@@ -353,11 +352,7 @@ public final class SameHostLink extends ForwardingLink
     /** @return empty inbox reads between two reads of the socket, as the paths have delivered lately. */
     private int udpEvery()
     {
-        if (callsSinceUdp < LIVE_CALLS && callsSinceUdp <= callsSinceRing)
-        {
-            return 1;
-        }
-        return callsSinceRing < LIVE_CALLS ? UDP_EVERY_RING_LIVE : UDP_EVERY;
+        return callsSinceRing < LIVE_CALLS && callsSinceRing < callsSinceUdp ? UDP_EVERY_RING_LIVE : UDP_EVERY;
     }
 
     /**
