@@ -320,17 +320,7 @@ class LinuxUdpLinkTest
         try (LinuxUdpLink a = new LinuxUdpLink(addressA, port); LinuxUdpLink b = new LinuxUdpLink(addressB, port))
         {
             assumeTrue(a.segmentsSends() && b.coalescesReceives(), "the kernel has UDP GSO and GRO");
-            final List<byte[]> sent = new ArrayList<>();
-            for (int i = 0; i < 20; i++)
-            {
-                final ByteBuffer packet = packet(i, i < 19 ? PAYLOAD : 100, a);
-                sent.add(bytes(packet));
-                assertTrue(a.queue(packet, addressB, 64));
-            }
-            a.flush();
-            assertEquals(1, a.sendSyscalls());
-            assertEquals(1, a.gsoMessages(), "one UDP_SEGMENT message");
-            assertEquals(20, a.sentDatagrams());
+            final List<byte[]> sent = sendRunOfTwenty(a, addressB, 64);
 
             for (int i = 0; i < 20; i++)
             {
@@ -381,17 +371,7 @@ class LinuxUdpLinkTest
             assumeTrue(a.segmentsSends() && b.coalescesReceives(), "the kernel has UDP GSO and GRO");
             b.joinGroup(group);
             c.joinGroup(group);
-            final List<byte[]> sent = new ArrayList<>();
-            for (int i = 0; i < 20; i++)
-            {
-                final ByteBuffer packet = packet(i, i < 19 ? PAYLOAD : 100, a, group);
-                sent.add(bytes(packet));
-                assertTrue(a.queue(packet, group, 1));
-            }
-            a.flush();
-            assertEquals(1, a.sendSyscalls());
-            assertEquals(1, a.gsoMessages(), "one UDP_SEGMENT message to the group");
-            assertEquals(20, a.sentDatagrams());
+            final List<byte[]> sent = sendRunOfTwenty(a, group, 1);
 
             for (int i = 0; i < 20; i++)
             {
@@ -407,6 +387,28 @@ class LinuxUdpLinkTest
                 checkSegment(sent.get(i), bytes(buffer), i, group);
             }
         }
+    }
+
+    /**
+     * Queue 19 datagrams of {@code PAYLOAD} bytes and a shorter last one to {@code to} and flush them: one
+     * {@code sendmmsg}, one {@code UDP_SEGMENT} message.
+     *
+     * @return the datagrams as queued.
+     */
+    private List<byte[]> sendRunOfTwenty(final LinuxUdpLink a, final InetAddress to, final int hopLimit)
+    {
+        final List<byte[]> sent = new ArrayList<>();
+        for (int i = 0; i < 20; i++)
+        {
+            final ByteBuffer packet = packet(i, i < 19 ? PAYLOAD : 100, a, to);
+            sent.add(bytes(packet));
+            assertTrue(a.queue(packet, to, hopLimit));
+        }
+        a.flush();
+        assertEquals(1, a.sendSyscalls());
+        assertEquals(1, a.gsoMessages(), "one UDP_SEGMENT message to " + to.getHostAddress());
+        assertEquals(20, a.sentDatagrams());
+        return sent;
     }
 
     /** Everything but the ICRC as queued; the ICRC moved to the identification the segment carries. */
