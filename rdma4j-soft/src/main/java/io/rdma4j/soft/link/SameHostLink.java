@@ -114,8 +114,10 @@ public final class SameHostLink extends ForwardingLink
     /** Set after a wait: the socket may hold datagrams (or the wake-up). */
     private volatile boolean udpDue = true;
     private int emptyReads;
-    /** Receive calls since the socket, and since the inbox, last gave a datagram (at most {@link #LIVE_CALLS}). */
-    private int callsSinceUdp = LIVE_CALLS;
+    /**
+     * Receive calls since the inbox last gave a datagram, at most {@link #LIVE_CALLS}: set to that when the
+     * socket gives one, so below it the inbox is the path that delivered last, and lately.
+     */
     private int callsSinceRing = LIVE_CALLS;
     /** Empty reads of the inbox, for {@link #STALL_LOOK_EVERY}. */
     private int emptyRingReads;
@@ -352,7 +354,7 @@ public final class SameHostLink extends ForwardingLink
     /** @return empty inbox reads between two reads of the socket, as the paths have delivered lately. */
     private int udpEvery()
     {
-        return callsSinceRing < LIVE_CALLS && callsSinceRing < callsSinceUdp ? UDP_EVERY_RING_LIVE : UDP_EVERY;
+        return callsSinceRing < LIVE_CALLS ? UDP_EVERY_RING_LIVE : UDP_EVERY;
     }
 
     /**
@@ -389,10 +391,6 @@ public final class SameHostLink extends ForwardingLink
             own.beat(System.currentTimeMillis());
         }
         lastFromUdp = false;
-        if (callsSinceUdp < LIVE_CALLS)
-        {
-            callsSinceUdp++;
-        }
         if (callsSinceRing < LIVE_CALLS)
         {
             callsSinceRing++;
@@ -412,7 +410,7 @@ public final class SameHostLink extends ForwardingLink
             {
                 // more may wait: the socket stays due until it is found empty, or the link says it took all
                 udpDue = !udp.caughtUp();
-                callsSinceUdp = 0;
+                callsSinceRing = LIVE_CALLS;
                 return true;
             }
             udpDue = false;
