@@ -18,9 +18,9 @@ abstract class ForwardingTransport implements QpTransport
     }
 
     @Override
-    public void kick(final long nowNs)
+    public void kick()
     {
-        transport.kick(nowNs);
+        transport.kick();
     }
 
     @Override

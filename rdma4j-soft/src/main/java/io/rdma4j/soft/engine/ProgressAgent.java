@@ -140,7 +140,9 @@ final class ProgressAgent implements Agent
      */
     void sendsPosted()
     {
-        if (parkedForPoller && progressThreadNear())
+        // the last poll's time stands in for the clock: it is no later than now, so the thread looks no nearer
+        // than it is, and a busy poller's post costs no clock read
+        if (parkedForPoller && progressThreadNear(lastInlinePollNs))
         {
             flushOwed = true;
             return;
@@ -191,13 +193,14 @@ final class ProgressAgent implements Agent
 
     void pollBegins()
     {
-        if (pollsInline)
-        {
-            lastInlinePollNs = nanoTime();
-        }
+        // sends first: the datagrams a post left for this poll leave without waiting for the clock
         if (flushOwed)
         {
             flushSends();
+        }
+        if (pollsInline)
+        {
+            lastInlinePollNs = nanoTime();
         }
     }
 
@@ -425,7 +428,8 @@ final class ProgressAgent implements Agent
         }
         finally
         {
-            if (received > 0 && progressThreadNear())
+            // the time of the poll that called this (pollBegins), no later than now: see sendsPosted
+            if (received > 0 && progressThreadNear(lastInlinePollNs))
             {
                 // the poller is about to see these packets' completions and, in a ping-pong, to post
                 // its reply: the ACKs wait for it, or for its next poll, or for the progress thread's
@@ -441,13 +445,14 @@ final class ProgressAgent implements Agent
     }
 
     /**
+     * @param now the clock, or an earlier time (the thread then looks farther, never nearer, than it is).
      * @return true if the progress thread is in a wait that ends within {@link #POLLER_ACTIVE_NS}, so
      * that what a poll leaves queued goes out by then even if nobody polls again.
      */
-    private boolean progressThreadNear()
+    private boolean progressThreadNear(final long now)
     {
         final long end = progressWaitEndNs;
-        return end != Long.MAX_VALUE && end - nanoTime() <= POLLER_ACTIVE_NS;
+        return end != Long.MAX_VALUE && end - now <= POLLER_ACTIVE_NS;
     }
 
     /**

@@ -39,9 +39,10 @@ final class ConnectedTransport implements QpTransport
     }
 
     @Override
-    public void kick(final long nowNs)
+    public void kick()
     {
-        requester.kick(nowNs);
+        // the requester arms the retransmit timer from this time
+        requester.kick(qp.device().nanoTime());
     }
 
     @Override

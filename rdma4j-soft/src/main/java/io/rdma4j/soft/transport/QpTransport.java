@@ -16,11 +16,10 @@ import io.rdma4j.soft.wire.PacketInfo;
 public interface QpTransport
 {
     /**
-     * Send what can be sent now. Called with the QP's send lock held.
-     *
-     * @param nowNs the clock.
+     * Send what can be sent now. Called with the QP's send lock held. A transport that arms a timer reads the
+     * device's clock itself: UD arms none, and a post is one clock read fewer for it.
      */
-    void kick(long nowNs);
+    void kick();
 
     /**
      * Handle a packet addressed to this QP.

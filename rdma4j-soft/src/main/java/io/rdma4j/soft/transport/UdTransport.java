@@ -55,7 +55,7 @@ public final class UdTransport implements QpTransport
     }
 
     @Override
-    public void kick(final long nowNs)
+    public void kick()
     {
         final SendQueue sq = qp.sendQueue();
         for (SendWqe wqe = sq.peekNext(); wqe != null; wqe = sq.peekNext())

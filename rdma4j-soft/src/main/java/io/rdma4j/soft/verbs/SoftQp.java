@@ -251,7 +251,7 @@ public final class SoftQp extends TransportQp
             }
             if (current != QpState.ERR)
             {
-                transport().kick(engine.nanoTime());
+                transport().kick();
             }
         }
         finally
