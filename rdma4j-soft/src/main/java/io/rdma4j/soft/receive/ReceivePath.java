@@ -330,7 +330,6 @@ public final class ReceivePath
         counters.increment(SoftCounter.RCVD_PKTS);
         // each member judges its own copy, as rxe checks every QP of the group; a member that refuses
         // counts it on the QP only, the device having counted the datagram once already
-        final long now = device.nanoTime();
         for (final Object member : members)
         {
             final TransportQp qp = (TransportQp)member;
@@ -343,7 +342,8 @@ public final class ReceivePath
             else if (cause == null)
             {
                 counters.increment(SoftCounter.MCAST_FANOUT);
-                qp.transport().onPacket(packet, info, now);
+                // members are UD QPs, which keep no timers: no clock read (see onUnicast)
+                qp.transport().onPacket(packet, info, 0L);
             }
             else
             {
