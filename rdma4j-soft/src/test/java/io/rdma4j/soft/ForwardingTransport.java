@@ -24,9 +24,9 @@ abstract class ForwardingTransport implements QpTransport
     }
 
     @Override
-    public void onPacket(final PacketInfo packet, final DatagramInfo datagram, final long nowNs)
+    public void onPacket(final PacketInfo packet, final DatagramInfo datagram)
     {
-        transport.onPacket(packet, datagram, nowNs);
+        transport.onPacket(packet, datagram);
     }
 
     @Override

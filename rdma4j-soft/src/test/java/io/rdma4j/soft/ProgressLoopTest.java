@@ -143,14 +143,14 @@ class ProgressLoopTest
         }
 
         @Override
-        public void onPacket(final PacketInfo packet, final DatagramInfo datagram, final long nowNs)
+        public void onPacket(final PacketInfo packet, final DatagramInfo datagram)
         {
             final Error error = fault.getAndSet(null);
             if (error != null)
             {
                 throw error;
             }
-            super.onPacket(packet, datagram, nowNs);
+            super.onPacket(packet, datagram);
         }
     }
 

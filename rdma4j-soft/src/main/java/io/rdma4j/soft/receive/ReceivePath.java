@@ -243,8 +243,9 @@ public final class ReceivePath
             return;
         }
         counters.increment(SoftCounter.RCVD_PKTS);
-        // UD keeps no timers: its packets need no clock read, a tenth of a same-host datagram's cost
-        qp.transport().onPacket(packet, info, type == QpType.UD ? 0L : device.nanoTime());
+        // the transport reads the clock if the packet moves a timer: a UD packet or a request does not, and a
+        // read is a tenth of a same-host datagram's cost
+        qp.transport().onPacket(packet, info);
     }
 
     private void onGsi(final PacketParser parser, final PacketInfo packet)
@@ -342,8 +343,7 @@ public final class ReceivePath
             else if (cause == null)
             {
                 counters.increment(SoftCounter.MCAST_FANOUT);
-                // members are UD QPs, which keep no timers: no clock read (see onUnicast)
-                qp.transport().onPacket(packet, info, 0L);
+                qp.transport().onPacket(packet, info);
             }
             else
             {

@@ -46,17 +46,18 @@ final class ConnectedTransport implements QpTransport
     }
 
     @Override
-    public void onPacket(final PacketInfo packet, final DatagramInfo datagram, final long nowNs)
+    public void onPacket(final PacketInfo packet, final DatagramInfo datagram)
     {
         // the receive path checked the transport bit and the QP's state, once
         if (packet.has(OpcodeMask.REQUEST))
         {
-            responder.onPacket(packet, nowNs);
+            responder.onPacket(packet);
         }
         else if (packet.has(OpcodeMask.ACK))
         {
             qp.qpCounters().incrementOwned(SoftCounter.RCVD_PKTS);
-            completer.onPacket(packet, nowNs);
+            // the responder keeps no timers; the completer's move with each response (a read about 24 ns)
+            completer.onPacket(packet, qp.device().nanoTime());
         }
         else
         {

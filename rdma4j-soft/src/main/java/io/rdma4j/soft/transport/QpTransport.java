@@ -22,13 +22,13 @@ public interface QpTransport
     void kick();
 
     /**
-     * Handle a packet addressed to this QP.
+     * Handle a packet addressed to this QP. A transport that needs the time reads the device's clock itself: an
+     * RC completer for the responses that move its timers, nobody for UD packets and requests.
      *
      * @param packet   the decoded packet (its segment holds the datagram).
      * @param datagram addressing of the datagram.
-     * @param nowNs    the clock.
      */
-    void onPacket(PacketInfo packet, DatagramInfo datagram, long nowNs);
+    void onPacket(PacketInfo packet, DatagramInfo datagram);
 
     /**
      * Run expired timers.

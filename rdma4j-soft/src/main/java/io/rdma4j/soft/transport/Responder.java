@@ -164,9 +164,8 @@ final class Responder implements BatchEndWork
      * Handle a request packet.
      *
      * @param packet the request.
-     * @param nowNs  the clock.
      */
-    void onPacket(final PacketInfo packet, final long nowNs)
+    void onPacket(final PacketInfo packet)
     {
         final QpState state = qp.state();
         if (!responds(state))

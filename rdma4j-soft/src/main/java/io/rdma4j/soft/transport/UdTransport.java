@@ -122,7 +122,7 @@ public final class UdTransport implements QpTransport
     }
 
     @Override
-    public void onPacket(final PacketInfo packet, final DatagramInfo datagram, final long nowNs)
+    public void onPacket(final PacketInfo packet, final DatagramInfo datagram)
     {
         // the receive path checked the QP's state, the transport and the Q_Key, once
         final ReceiveScratch scratch = SCRATCH.get();
