@@ -54,6 +54,9 @@ final class Completer
     private boolean rnrWaiting;
     private int rewoundAt = -1;
     private WcStatus errorStatus;
+    /** The clock for the response being handled, once {@link #responseNowRead}. */
+    private long responseNowNs;
+    private boolean responseNowRead;
 
     Completer(final TransportQp qp, final Requester requester)
     {
@@ -118,21 +121,34 @@ final class Completer
         }
     }
 
-    private void progress(final long nowNs)
+    /**
+     * The clock while a response is handled, read at its first use: a response that leaves nothing outstanding
+     * and nothing to send, the ACK of a ping-pong, moves no timer and reads none.
+     */
+    private long responseNow()
+    {
+        if (!responseNowRead)
+        {
+            responseNowNs = qp.device().nanoTime();
+            responseNowRead = true;
+        }
+        return responseNowNs;
+    }
+
+    private void progress()
     {
         resetRetries();
         rewoundAt = -1;
         retransmitDeadline = Psn.diff(requester.psn(), psn) > 0 && timeoutNs() != Long.MAX_VALUE ?
-            nowNs + timeoutNs() : Long.MAX_VALUE;
+            responseNow() + timeoutNs() : Long.MAX_VALUE;
     }
 
     /**
      * Handle a response. Takes the send lock.
      *
      * @param packet the response.
-     * @param nowNs  the clock.
      */
-    void onPacket(final PacketInfo packet, final long nowNs)
+    void onPacket(final PacketInfo packet)
     {
         qp.sendLock().lock();
         try
@@ -143,7 +159,8 @@ final class Completer
                 qp.count(SoftCounter.DROP_QP_STATE);
                 return;
             }
-            run(packet, nowNs);
+            responseNowRead = false;
+            run(packet);
         }
         finally
         {
@@ -151,7 +168,7 @@ final class Completer
         }
     }
 
-    private void run(final PacketInfo packet, final long nowNs)
+    private void run(final PacketInfo packet)
     {
         final SendQueue sq = qp.sendQueue();
         SendWqe wqe = null;
@@ -173,15 +190,15 @@ final class Completer
                     // a later PSN acknowledges this SEND/WRITE: responses arrive in order
                     psn = Psn.add(wqe.lastPsn, 1);
                     complete(wqe);
-                    progress(nowNs);
+                    progress();
                     state = CompState.GET_WQE;
                 }
-                case READ -> state = read(packet, wqe, nowNs);
-                case ATOMIC -> state = atomic(packet, wqe, nowNs);
+                case READ -> state = read(packet, wqe);
+                case ATOMIC -> state = atomic(packet, wqe);
                 case ACK ->
                 {
                     psn = Psn.add(packet.psn(), 1);
-                    progress(nowNs);
+                    progress();
                     state = packet.psn() == wqe.lastPsn ? CompState.COMPLETE : CompState.DONE;
                 }
                 case COMPLETE ->
@@ -189,13 +206,13 @@ final class Completer
                     complete(wqe);
                     state = CompState.DONE;
                 }
-                case RNR -> state = rnr(packet, nowNs);
-                case NAK -> state = nak(packet, nowNs);
+                case RNR -> state = rnr(packet);
+                case NAK -> state = nak(packet);
                 case RETRY ->
                 {
                     if (rewoundAt != psn)
                     {
-                        retry(nowNs);
+                        retry(responseNow());
                     }
                     state = CompState.DONE;
                 }
@@ -210,7 +227,11 @@ final class Completer
                 }
                 case DONE ->
                 {
-                    requester.kick(nowNs);
+                    // the requester needs the time only to send: with nothing posted, the clock stays unread
+                    if (qp.sendQueue().peekNext() != null)
+                    {
+                        requester.kick(responseNow());
+                    }
                     return;
                 }
             }
@@ -293,7 +314,7 @@ final class Completer
         return CompState.DROP;
     }
 
-    private CompState read(final PacketInfo packet, final SendWqe wqe, final long nowNs)
+    private CompState read(final PacketInfo packet, final SendWqe wqe)
     {
         final int length = packet.payloadLength();
         if (wqe.offset + length > wqe.totalLength)
@@ -309,7 +330,7 @@ final class Completer
         }
         wqe.offset += length;
         psn = Psn.add(packet.psn(), 1);
-        progress(nowNs);
+        progress();
         if (!packet.has(OpcodeMask.END))
         {
             return CompState.DONE;
@@ -322,7 +343,7 @@ final class Completer
         return CompState.COMPLETE;
     }
 
-    private CompState atomic(final PacketInfo packet, final SendWqe wqe, final long nowNs)
+    private CompState atomic(final PacketInfo packet, final SendWqe wqe)
     {
         // the original value is stored in host order, as a CPU reading the 8 bytes expects
         atomicResult.set(LONG_NATIVE, 0, packet.orig());
@@ -332,11 +353,11 @@ final class Completer
             return CompState.ERROR;
         }
         psn = Psn.add(packet.psn(), 1);
-        progress(nowNs);
+        progress();
         return CompState.COMPLETE;
     }
 
-    private CompState rnr(final PacketInfo packet, final long nowNs)
+    private CompState rnr(final PacketInfo packet)
     {
         qp.count(SoftCounter.RCVD_RNR_ERR);
         if (rnrWaiting)
@@ -356,14 +377,14 @@ final class Completer
         }
         rnrWaiting = true;
         retransmitDeadline = Long.MAX_VALUE;
-        rnrDeadline = nowNs + RnrTimeouts.nanos(packet.syndrome());
+        rnrDeadline = responseNow() + RnrTimeouts.nanos(packet.syndrome());
         qp.device().timerArmed(rnrDeadline);
         // stop sending: the requester resumes at this PSN when the RNR timer expires
         requester.rewind(psn);
         return CompState.DROP;
     }
 
-    private CompState nak(final PacketInfo packet, final long nowNs)
+    private CompState nak(final PacketInfo packet)
     {
         qp.count(SoftCounter.RCVD_NAKS);
         switch (packet.syndrome())
@@ -375,7 +396,7 @@ final class Completer
                 {
                     // the NAK acknowledges every PSN before the one it names
                     psn = packet.psn();
-                    progress(nowNs);
+                    progress();
                 }
                 return rnrWaiting ? CompState.DROP : CompState.RETRY;
             }

@@ -56,8 +56,8 @@ final class ConnectedTransport implements QpTransport
         else if (packet.has(OpcodeMask.ACK))
         {
             qp.qpCounters().incrementOwned(SoftCounter.RCVD_PKTS);
-            // the responder keeps no timers; the completer's move with each response (a read about 24 ns)
-            completer.onPacket(packet, qp.device().nanoTime());
+            // the completer reads the clock when a response moves a timer; the responder keeps none
+            completer.onPacket(packet);
         }
         else
         {
