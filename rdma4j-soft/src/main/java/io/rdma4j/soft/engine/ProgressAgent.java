@@ -140,9 +140,7 @@ final class ProgressAgent implements Agent
      */
     void sendsPosted()
     {
-        // the last poll's time stands in for the clock: it is no later than now, so the thread looks no nearer
-        // than it is, and a busy poller's post costs no clock read
-        if (parkedForPoller && progressThreadNear(lastInlinePollNs))
+        if (parkedForPoller && progressThreadNear())
         {
             flushOwed = true;
             return;
@@ -428,8 +426,7 @@ final class ProgressAgent implements Agent
         }
         finally
         {
-            // the time of the poll that called this (pollBegins), no later than now: see sendsPosted
-            if (received > 0 && progressThreadNear(lastInlinePollNs))
+            if (received > 0 && progressThreadNear())
             {
                 // the poller is about to see these packets' completions and, in a ping-pong, to post
                 // its reply: the ACKs wait for it, or for its next poll, or for the progress thread's
@@ -445,14 +442,16 @@ final class ProgressAgent implements Agent
     }
 
     /**
-     * @param now the clock, or an earlier time (the thread then looks farther, never nearer, than it is).
+     * The last poll's time stands in for the clock: it is no later than now, so the thread looks no nearer than
+     * it is, and a busy poller's post or receive costs no clock read.
+     *
      * @return true if the progress thread is in a wait that ends within {@link #POLLER_ACTIVE_NS}, so
      * that what a poll leaves queued goes out by then even if nobody polls again.
      */
-    private boolean progressThreadNear(final long now)
+    private boolean progressThreadNear()
     {
         final long end = progressWaitEndNs;
-        return end != Long.MAX_VALUE && end - now <= POLLER_ACTIVE_NS;
+        return end != Long.MAX_VALUE && end - lastInlinePollNs <= POLLER_ACTIVE_NS;
     }
 
     /**

@@ -399,7 +399,6 @@ public final class SameHostLink extends ForwardingLink
         if (ringTurn && receiveRing(own, buffer, info))
         {
             ringRun++;
-            callsSinceRing = 0;
             return true;
         }
         ringRun = 0;
@@ -415,12 +414,7 @@ public final class SameHostLink extends ForwardingLink
             }
             udpDue = false;
         }
-        if (!ringTurn && receiveRing(own, buffer, info))
-        {
-            callsSinceRing = 0;
-            return true;
-        }
-        return false;
+        return !ringTurn && receiveRing(own, buffer, info);
     }
 
     /**
@@ -563,6 +557,8 @@ public final class SameHostLink extends ForwardingLink
             info.viaSameHostPath = true;
             // owned: one thread receives at a time (the device's receive lock)
             counters.incrementOwned(SoftCounter.SHM_RCVD_PKTS);
+            // the inbox is the path that delivered last, and lately (udpEvery)
+            callsSinceRing = 0;
             return true;
         }
         if (result == ShmRing.CORRUPT)
