@@ -52,12 +52,19 @@ public final class Icrc
     private static final int DONT_FRAGMENT = 0x4000;
     private static final int PROTOCOL_UDP = 17;
     private static final int COPY_CHUNK = 256;
+    /**
+     * Bytes after the BTH up to which a packet is copied whole beside its masked headers and hashed in one CRC
+     * call: a small packet's cost is the calls' fixed part, not the bytes (53 against 32 ns for a 64-byte UD
+     * SEND, two calls against one, on 2026-11-27's EPYC).
+     */
+    private static final int SMALL_REST = 256;
     private static final ValueLayout.OfInt ICRC_LAYOUT = WireLayouts.ICRC;
 
     private final CRC32 crc = new CRC32();
-    private final byte[] header = new byte[HEADER_LENGTH];
+    /** The masked headers, then a small packet's bytes after its BTH. */
+    private final byte[] header = new byte[HEADER_LENGTH + SMALL_REST];
     private final ByteBuffer headerView = ByteBuffer.wrap(header).order(ByteOrder.BIG_ENDIAN);
-    private final byte[] header6 = new byte[HEADER6_LENGTH];
+    private final byte[] header6 = new byte[HEADER6_LENGTH + SMALL_REST];
     private final ByteBuffer header6View = ByteBuffer.wrap(header6).order(ByteOrder.BIG_ENDIAN);
     private byte[] chunk;
 
@@ -162,7 +169,7 @@ public final class Icrc
         final int length = headLength + payloadLength + pad + LENGTH;
         checkLength(length);
         MemorySegment.copy(head, ValueLayout.JAVA_BYTE, headOffset, header, BTH_OFFSET, BthFlyweight.LENGTH);
-        hashHeader(length, srcIp, dstIp, srcPort, dstPort, ipId, dontFragment);
+        hashHeader(length, srcIp, dstIp, srcPort, dstPort, ipId, dontFragment, 0);
         hashRest(head, headOffset + BthFlyweight.LENGTH, headLength - BthFlyweight.LENGTH);
         if (payloadLength > 0)
         {
@@ -205,10 +212,15 @@ public final class Icrc
         final MemorySegment segment, final long offset, final int length, final PacketInfo packet, final int ipId)
     {
         checkLength(length);
-        MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, offset, header, BTH_OFFSET, BthFlyweight.LENGTH);
+        final int rest = length - MIN_LENGTH;
+        final int copied = rest <= SMALL_REST ? rest : 0;
+        MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, offset, header, BTH_OFFSET, BthFlyweight.LENGTH + copied);
         hashHeader(length, packet.sourceAddress(), packet.destinationAddress(), packet.sourcePort(),
-            packet.destinationPort(), ipId, packet.dontFragment());
-        hashRest(segment, offset + BthFlyweight.LENGTH, length - MIN_LENGTH);
+            packet.destinationPort(), ipId, packet.dontFragment(), copied);
+        if (copied != rest)
+        {
+            hashRest(segment, offset + BthFlyweight.LENGTH, rest);
+        }
         return (int)crc.getValue();
     }
 
@@ -216,7 +228,9 @@ public final class Icrc
     private int computeIpv6(final MemorySegment segment, final long offset, final int length, final PacketInfo packet)
     {
         checkLength(length);
-        MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, offset, header6, BTH6_OFFSET, BthFlyweight.LENGTH);
+        final int rest = length - MIN_LENGTH;
+        final int copied = rest <= SMALL_REST ? rest : 0;
+        MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, offset, header6, BTH6_OFFSET, BthFlyweight.LENGTH + copied);
         final ByteBuffer h = header6View;
         h.putInt(IPV6_OFFSET, IPV6_MASKED_FIRST_WORD);
         h.putShort(IPV6_OFFSET + 4, (short)(UDP_LENGTH + length));
@@ -232,8 +246,11 @@ public final class Icrc
         h.putShort(UDP6_OFFSET + 6, (short)0xFFFF);
         header6[BTH6_OFFSET + BthFlyweight.FECN_BECN_OFFSET] = (byte)0xFF;
         crc.reset();
-        crc.update(header6, 0, HEADER6_LENGTH);
-        hashRest(segment, offset + BthFlyweight.LENGTH, length - MIN_LENGTH);
+        crc.update(header6, 0, HEADER6_LENGTH + copied);
+        if (copied != rest)
+        {
+            hashRest(segment, offset + BthFlyweight.LENGTH, rest);
+        }
         return (int)crc.getValue();
     }
 
@@ -245,6 +262,10 @@ public final class Icrc
         }
     }
 
+    /**
+     * Start the CRC over the masked headers, then {@code copied} bytes the caller put after the BTH. The words are
+     * those of the IPv4 and UDP headers with their variant fields set to ones.
+     */
     private void hashHeader(
         final int length,
         final int srcIp,
@@ -252,26 +273,23 @@ public final class Icrc
         final int srcPort,
         final int dstPort,
         final int ipId,
-        final boolean dontFragment)
+        final boolean dontFragment,
+        final int copied)
     {
         final ByteBuffer h = headerView;
-        h.put(IPV4_OFFSET, (byte)0x45);
-        h.put(IPV4_OFFSET + 1, (byte)0xFF);
-        h.putShort(IPV4_OFFSET + 2, (short)(IPV4_LENGTH + UDP_LENGTH + length));
-        h.putShort(IP_ID_OFFSET, (short)ipId);
-        h.putShort(IPV4_OFFSET + 6, (short)(dontFragment ? DONT_FRAGMENT : 0));
-        h.put(IPV4_OFFSET + 8, (byte)0xFF);
-        h.put(IPV4_OFFSET + 9, (byte)PROTOCOL_UDP);
-        h.putShort(IPV4_OFFSET + 10, (short)0xFFFF);
+        // version and IHL, TOS masked, total length
+        h.putInt(IPV4_OFFSET, 0x45FF_0000 | (IPV4_LENGTH + UDP_LENGTH + length) & 0xFFFF);
+        h.putInt(IP_ID_OFFSET, (ipId & 0xFFFF) << 16 | (dontFragment ? DONT_FRAGMENT : 0));
+        // TTL masked, protocol, header checksum masked
+        h.putInt(IPV4_OFFSET + 8, 0xFF00_FFFF | PROTOCOL_UDP << 16);
         h.putInt(IPV4_OFFSET + 12, srcIp);
         h.putInt(IPV4_OFFSET + 16, dstIp);
-        h.putShort(UDP_OFFSET, (short)srcPort);
-        h.putShort(UDP_OFFSET + 2, (short)dstPort);
-        h.putShort(UDP_OFFSET + 4, (short)(UDP_LENGTH + length));
-        h.putShort(UDP_OFFSET + 6, (short)0xFFFF);
+        h.putInt(UDP_OFFSET, (srcPort & 0xFFFF) << 16 | dstPort & 0xFFFF);
+        // length, checksum masked
+        h.putInt(UDP_OFFSET + 4, (UDP_LENGTH + length) << 16 | 0xFFFF);
         header[BTH_OFFSET + BthFlyweight.FECN_BECN_OFFSET] = (byte)0xFF;
         crc.reset();
-        crc.update(header, 0, HEADER_LENGTH);
+        crc.update(header, 0, HEADER_LENGTH + copied);
     }
 
     private void hashRest(final MemorySegment segment, final long offset, final int count)

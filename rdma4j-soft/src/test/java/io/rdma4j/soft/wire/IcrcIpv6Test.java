@@ -3,6 +3,7 @@ package io.rdma4j.soft.wire;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 import java.util.HexFormat;
 import java.util.zip.CRC32;
 
@@ -91,5 +92,30 @@ class IcrcIpv6Test
         assertEquals(0, byPacket.check(packet, 0, PACKET.length, info));
         info.network(1, 49152, 2, 4791, 0);
         assertEquals(-1, byPacket.check(packet, 0, PACKET.length, info), "checked as IPv4 it does not match");
+    }
+    @Test
+    void shouldHashPacketsEitherSideOfTheOneCallSizeAsTheMaskedInputWrittenOut()
+    {
+        final CRC32 reference = new CRC32();
+        for (final int rest : new int[] {0, 8, 255, 256, 257, 1000})
+        {
+            final int length = BthFlyweight.LENGTH + rest + Icrc.LENGTH;
+            final byte[] bytes = new byte[length];
+            for (int i = 0; i < length; i++)
+            {
+                bytes[i] = (byte)(i * 13 + rest);
+            }
+            final ByteBuffer masked = ByteBuffer.allocate(8 + 40 + 8 + BthFlyweight.LENGTH + rest);
+            masked.putLong(-1L).putInt(0x6FFF_FFFF).putShort((short)(8 + length)).put((byte)17).put((byte)0xFF)
+                .putLong(SOURCE_HIGH).putLong(SOURCE_LOW).putLong(DESTINATION_HIGH).putLong(DESTINATION_LOW)
+                .putShort((short)49152).putShort((short)4791).putShort((short)(8 + length)).putShort((short)0xFFFF)
+                .put(bytes, 0, BthFlyweight.LENGTH + rest);
+            masked.put(8 + 40 + 8 + BthFlyweight.FECN_BECN_OFFSET, (byte)0xFF);
+            reference.reset();
+            reference.update(masked.array());
+
+            assertEquals((int)reference.getValue(), icrc.computeIpv6(MemorySegment.ofArray(bytes), 0, length,
+                SOURCE_HIGH, SOURCE_LOW, DESTINATION_HIGH, DESTINATION_LOW, 49152, 4791), "rest " + rest);
+        }
     }
 }

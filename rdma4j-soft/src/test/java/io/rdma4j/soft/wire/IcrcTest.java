@@ -226,4 +226,36 @@ class IcrcTest
             assertEquals(0xF353F378, parts);
         }
     }
+    @Test
+    void shouldHashPacketsEitherSideOfTheOneCallSizeAsTheMaskedInputWrittenOut()
+    {
+        // a small packet is hashed in one CRC call beside its headers, a larger one in two: both must be the CRC
+        // of the masked input, whatever the length (RC ACK, UD SEND of 64 bytes, around the 256-byte switch, MTU)
+        final CRC32 reference = new CRC32();
+        for (final int rest : new int[] {0, 4, 76, 252, 255, 256, 257, 260, 1000, 4096 + 24})
+        {
+            final int length = BthFlyweight.LENGTH + rest + Icrc.LENGTH;
+            final byte[] bytes = new byte[length];
+            for (int i = 0; i < length; i++)
+            {
+                bytes[i] = (byte)(i * 7 + rest);
+            }
+            final ByteBuffer masked = ByteBuffer.allocate(8 + 20 + 8 + BthFlyweight.LENGTH + rest);
+            masked.putLong(-1L)
+                .put((byte)0x45).put((byte)0xFF).putShort((short)(28 + length)).putShort((short)0xBEEF)
+                .putShort((short)0x4000).put((byte)0xFF).put((byte)17).putShort((short)0xFFFF)
+                .putInt(0x7F00_0001).putInt(0x7F00_0002)
+                .putShort((short)0xC001).putShort((short)4791).putShort((short)(8 + length)).putShort((short)0xFFFF)
+                .put(bytes, 0, BthFlyweight.LENGTH + rest);
+            masked.put(8 + 20 + 8 + BthFlyweight.FECN_BECN_OFFSET, (byte)0xFF);
+            reference.reset();
+            reference.update(masked.array());
+
+            final MemorySegment packet = MemorySegment.ofArray(bytes);
+            assertEquals((int)reference.getValue(),
+                icrc.generate(packet, 0, length, 0x7F00_0001, 0x7F00_0002, 0xC001, 4791, 0xBEEF, true), "rest " + rest);
+            assertEquals(0xBEEF, icrc.check(packet, 0, length, 0x7F00_0001, 0x7F00_0002, 0xC001, 4791,
+                Icrc.UNKNOWN_IP_ID, true), "rest " + rest);
+        }
+    }
 }
