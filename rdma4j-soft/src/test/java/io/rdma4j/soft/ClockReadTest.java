@@ -104,6 +104,28 @@ class ClockReadTest
     }
 
     @Test
+    void busyPollsReadTheClockOnOnePollInEightAndStillHoldTheProgressThreadBack()
+    {
+        final ThreadClock clock = new ThreadClock();
+        try (Fabric fabric = new Fabric(Fabric.Kind.UDP).pollsInline(true))
+        {
+            fabric.clock(clock);
+            final UdEndpoint poller = new UdEndpoint(fabric.open());
+            final SoftEngine engine = SoftEngine.of(poller.context);
+            final WorkCompletion[] wcs = WorkCompletion.array(4);
+            // the first poll reads it: the count starts full
+            final int before = clock.reads();
+            for (int i = 0; i < 80; i++)
+            {
+                assertEquals(0, poller.cq.poll(wcs), "nothing was sent");
+            }
+            // a poll read it on every one of these (80) before: a busy poller's empty poll is little more
+            assertEquals(before + 10, clock.reads(), "reads in 80 empty polls");
+            assertTrue(engine.defersToPoller(), "the polls still mark a busy poller");
+        }
+    }
+
+    @Test
     void onlyAnAckThatLeavesWorkOutstandingReadsTheClock()
     {
         final AtomicInteger reads = new AtomicInteger();
