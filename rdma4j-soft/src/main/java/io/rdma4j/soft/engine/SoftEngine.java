@@ -17,6 +17,7 @@ import io.rdma4j.soft.transport.Transports;
 import io.rdma4j.soft.verbs.DeviceLimits;
 import io.rdma4j.soft.verbs.SoftContext;
 import io.rdma4j.soft.verbs.VerbsDevice;
+import io.rdma4j.soft.wire.DeferredIcrc;
 import io.rdma4j.soft.wire.PacketInfo;
 import io.rdma4j.spi.Counted;
 import io.rdma4j.verbs.AsyncEvent;
@@ -314,6 +315,44 @@ public final class SoftEngine implements VerbsDevice, AutoCloseable
     public boolean queue(final ByteBuffer datagram, final InetAddress destination, final int hopLimit)
     {
         if (link.queue(datagram, destination, hopLimit))
+        {
+            counters.increment(SoftCounter.SENT_PKTS);
+            return true;
+        }
+        counters.increment(SoftCounter.DROP_LINK_SEND);
+        return false;
+    }
+
+    /**
+     * As {@link #queue(ByteBuffer, InetAddress, int)}, the ICRC computed where the link's path needs it.
+     *
+     * @return true if the link took it.
+     */
+    @Override
+    public boolean queue(
+        final ByteBuffer datagram, final InetAddress destination, final int hopLimit, final DeferredIcrc icrc)
+    {
+        if (link.queue(datagram, destination, hopLimit, icrc))
+        {
+            counters.increment(SoftCounter.SENT_PKTS);
+            return true;
+        }
+        counters.increment(SoftCounter.DROP_LINK_SEND);
+        return false;
+    }
+
+    /**
+     * As {@link #queueGathered(ByteBuffer, MemorySegment, long, int, ByteBuffer, InetAddress, int)}, the ICRC
+     * written into the tail where the link's path needs it.
+     *
+     * @return true if the link took it.
+     */
+    @Override
+    public boolean queueGathered(
+        final ByteBuffer head, final MemorySegment payload, final long payloadOffset, final int payloadLength,
+        final ByteBuffer tail, final InetAddress destination, final int hopLimit, final DeferredIcrc icrc)
+    {
+        if (link.queueGathered(head, payload, payloadOffset, payloadLength, tail, destination, hopLimit, icrc))
         {
             counters.increment(SoftCounter.SENT_PKTS);
             return true;

@@ -38,6 +38,12 @@ public final class DatagramInfo
      * address: the same-host link sets it for each datagram; every other link leaves it false.
      */
     public boolean viaSameHostPath;
+    /**
+     * True if the datagram came through the same-host inbox without its ICRC, which its sender left out (the
+     * field reads 0): the inbox's memory is this user's alone, so the CRC would protect it from nothing. Only
+     * the same-host link sets it, for such a record; {@link #receivedAt} clears it.
+     */
+    public boolean icrcOmitted;
 
     /**
      * Record where a datagram a UDP socket received was sent to: the socket's address (as its four forms) and
@@ -59,5 +65,6 @@ public final class DatagramInfo
         destinationPort = port;
         ttl = -1;
         ipIdentification = -1;
+        icrcOmitted = false;
     }
 }

@@ -1,6 +1,7 @@
 package io.rdma4j.soft.link;
 
 import io.rdma4j.soft.counter.Counters;
+import io.rdma4j.soft.wire.DeferredIcrc;
 
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
@@ -75,6 +76,19 @@ public interface Link extends AutoCloseable
     }
 
     /**
+     * As {@link #queue}, for a datagram built without its ICRC: the link has {@code icrc} compute it unless the
+     * datagram goes where no ICRC is needed ({@link SameHostLink}'s inboxes). The default computes it and queues.
+     *
+     * @param icrc computes the datagram's ICRC into the caller's buffer; false if it cannot (then not sent).
+     * @return true if queued (or sent), false if the link dropped it or the ICRC could not be computed.
+     */
+    default boolean queue(
+        final ByteBuffer datagram, final InetAddress destination, final int hopLimit, final DeferredIcrc icrc)
+    {
+        return icrc.generate() && queue(datagram, destination, hopLimit);
+    }
+
+    /**
      * @return true if {@link #queueGathered} carries a payload from native memory without copying it.
      */
     default boolean gathers()
@@ -109,6 +123,20 @@ public interface Link extends AutoCloseable
         final ByteBuffer tail, final InetAddress destination, final int hopLimit)
     {
         throw new UnsupportedOperationException(this + " does not send payloads in place");
+    }
+
+    /**
+     * As {@link #queueGathered}, for a datagram whose tail holds no ICRC yet: as {@link #queue(ByteBuffer,
+     * InetAddress, int, DeferredIcrc)}, {@code icrc} writes it into the tail when the path needs it.
+     *
+     * @return true if queued, false if the link dropped it or the ICRC could not be computed.
+     */
+    default boolean queueGathered(
+        final ByteBuffer head, final MemorySegment payload, final long payloadOffset, final int payloadLength,
+        final ByteBuffer tail, final InetAddress destination, final int hopLimit, final DeferredIcrc icrc)
+    {
+        return icrc.generate() &&
+            queueGathered(head, payload, payloadOffset, payloadLength, tail, destination, hopLimit);
     }
 
     /**

@@ -2,6 +2,7 @@ package io.rdma4j.soft.link;
 
 import io.rdma4j.soft.counter.Counters;
 import io.rdma4j.soft.counter.SoftCounter;
+import io.rdma4j.soft.wire.DeferredIcrc;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -226,7 +227,7 @@ public final class SameHostLink extends ForwardingLink
     @Override
     public boolean send(final ByteBuffer datagram, final InetAddress destination, final int hopLimit)
     {
-        final int result = offerToInbox(datagram, null, 0, 0, null, destination, hopLimit);
+        final int result = offerToInbox(datagram, null, 0, 0, null, destination, hopLimit, false);
         return VIA_UDP == result ? udp.send(datagram, destination, hopLimit) : OFFERED == result;
     }
 
@@ -238,8 +239,22 @@ public final class SameHostLink extends ForwardingLink
     @Override
     public boolean queue(final ByteBuffer datagram, final InetAddress destination, final int hopLimit)
     {
-        final int result = offerToInbox(datagram, null, 0, 0, null, destination, hopLimit);
+        final int result = offerToInbox(datagram, null, 0, 0, null, destination, hopLimit, false);
         return VIA_UDP == result ? udp.queue(datagram, destination, hopLimit) : OFFERED == result;
+    }
+
+    /**
+     * As {@link #queue(ByteBuffer, InetAddress, int)}; into an inbox without the ICRC, which only the socket's
+     * datagrams need.
+     * <p>
+     * {@inheritDoc}
+     */
+    @Override
+    public boolean queue(
+        final ByteBuffer datagram, final InetAddress destination, final int hopLimit, final DeferredIcrc icrc)
+    {
+        final int result = offerToInbox(datagram, null, 0, 0, null, destination, hopLimit, true);
+        return VIA_UDP == result ? icrc.generate() && udp.queue(datagram, destination, hopLimit) : OFFERED == result;
     }
 
     /**
@@ -252,16 +267,39 @@ public final class SameHostLink extends ForwardingLink
         final ByteBuffer head, final MemorySegment payload, final long payloadOffset, final int payloadLength,
         final ByteBuffer tail, final InetAddress destination, final int hopLimit)
     {
-        final int result = offerToInbox(head, payload, payloadOffset, payloadLength, tail, destination, hopLimit);
+        final int result =
+            offerToInbox(head, payload, payloadOffset, payloadLength, tail, destination, hopLimit, false);
         return VIA_UDP == result ?
             udp.queueGathered(head, payload, payloadOffset, payloadLength, tail, destination, hopLimit) :
             OFFERED == result;
     }
 
-    /** Offer a datagram to the destination's inbox: {@link #OFFERED}, {@link #DROPPED} or {@link #VIA_UDP}. */
+    /**
+     * As {@link #queueGathered(ByteBuffer, MemorySegment, long, int, ByteBuffer, InetAddress, int)}; into an
+     * inbox without the ICRC.
+     * <p>
+     * {@inheritDoc}
+     */
+    @Override
+    public boolean queueGathered(
+        final ByteBuffer head, final MemorySegment payload, final long payloadOffset, final int payloadLength,
+        final ByteBuffer tail, final InetAddress destination, final int hopLimit, final DeferredIcrc icrc)
+    {
+        final int result =
+            offerToInbox(head, payload, payloadOffset, payloadLength, tail, destination, hopLimit, true);
+        return VIA_UDP == result ? icrc.generate() &&
+            udp.queueGathered(head, payload, payloadOffset, payloadLength, tail, destination, hopLimit) :
+            OFFERED == result;
+    }
+
+    /**
+     * Offer a datagram to the destination's inbox: {@link #OFFERED}, {@link #DROPPED} or {@link #VIA_UDP}.
+     * {@code icrcOmitted}: the datagram holds no ICRC, and its record says so; one whose payload could not be
+     * copied is published as one that does, so that the receiver's check drops it.
+     */
     private int offerToInbox(
         final ByteBuffer head, final MemorySegment payload, final long payloadOffset, final int payloadLength,
-        final ByteBuffer tail, final InetAddress destination, final int hopLimit)
+        final ByteBuffer tail, final InetAddress destination, final int hopLimit, final boolean icrcOmitted)
     {
         final int length = head.remaining() + (null == payload ? 0 : payloadLength) +
             (null == tail ? 0 : tail.remaining());
@@ -282,7 +320,7 @@ public final class SameHostLink extends ForwardingLink
             }
             result = target.ring().offer(
                 head, payload, payloadOffset, payloadLength, tail, localIpv4, localIpv6High, localIpv6Low, port,
-                ipIdentification);
+                ipIdentification, icrcOmitted);
         }
         catch (final InternalError fault)
         {
@@ -518,6 +556,7 @@ public final class SameHostLink extends ForwardingLink
             if (buffer.limit() > 0)
             {
                 info.viaSameHostPath = false;
+                info.icrcOmitted = false;
                 lastFromUdp = true;
                 return true;
             }
@@ -555,6 +594,7 @@ public final class SameHostLink extends ForwardingLink
             info.receivedAt(udp.localAddress(), localIpv4, localIpv6High, localIpv6Low, port);
             info.ipIdentification = ring.polledIpIdentification();
             info.viaSameHostPath = true;
+            info.icrcOmitted = ring.polledIcrcOmitted();
             // owned: one thread receives at a time (the device's receive lock)
             counters.incrementOwned(SoftCounter.SHM_RCVD_PKTS);
             // the inbox is the path that delivered last, and lately (udpEvery)

@@ -15,7 +15,7 @@ import java.nio.ByteBuffer;
  * is preceded by a padding record to the end.
  * <p>
  * Record (8-byte aligned): length (int, header + payload, unaligned; written last), type (int: data,
- * IPv6 data or padding), the sender's IPv4 address (0 in an IPv6 record), UDP port and IP identification
+ * IPv6 data, either of them with the ICRC left out, or padding), the sender's IPv4 address (0 in an IPv6 record), UDP port and IP identification
  * (ints), the payload length (int); an IPv6 record then has the sender's 16-byte address (two big-endian
  * longs, as {@link Ipv6} holds it); then the payload: a RoCEv2 UDP payload, BTH to ICRC. A ring is of one
  * family, its device's: the IPv4 records are those of the first format, and a record of the other family
@@ -59,6 +59,9 @@ final class ShmRing
     private static final int TYPE_DATA = 1;
     private static final int TYPE_PADDING = 2;
     private static final int TYPE_DATA_IPV6 = 3;
+    /** Data records whose sender left the ICRC out ({@link #polledIcrcOmitted}), of either family. */
+    private static final int TYPE_DATA_NO_ICRC = 4;
+    private static final int TYPE_DATA_IPV6_NO_ICRC = 5;
     private static final int LENGTH_AT = 0;
     private static final int TYPE_AT = 4;
     private static final int SOURCE_ADDRESS_AT = 8;
@@ -79,8 +82,9 @@ final class ShmRing
     private final int mask;
     /** The largest record the ring takes: an eighth of it, so one big record never blocks the ring for long. */
     private final int maxRecord;
-    /** The records of this ring's family: their type and header bytes. */
+    /** The records of this ring's family: their type (with the ICRC, and without it) and header bytes. */
     private final int dataType;
+    private final int dataTypeNoIcrc;
     private final int headerBytes;
     /** The consumer's own copy of the head. */
     private long head;
@@ -98,6 +102,7 @@ final class ShmRing
     private long polledSourceIpv6Low;
     private int polledSourcePort;
     private int polledIpIdentification;
+    private boolean polledIcrcOmitted;
 
     /**
      * @param control {@link #CONTROL_BYTES} of shared memory, 8-byte aligned.
@@ -127,6 +132,7 @@ final class ShmRing
         this.mask = capacity - 1;
         this.maxRecord = capacity / 8;
         this.dataType = ipv6 ? TYPE_DATA_IPV6 : TYPE_DATA;
+        this.dataTypeNoIcrc = ipv6 ? TYPE_DATA_IPV6_NO_ICRC : TYPE_DATA_NO_ICRC;
         this.headerBytes = ipv6 ? HEADER_BYTES_IPV6 : HEADER_BYTES;
         this.head = (long)LONG.getVolatile(control, (long)HEAD_OFFSET);
         this.headCache = head;
@@ -159,7 +165,7 @@ final class ShmRing
      */
     int offer(final ByteBuffer payload, final int sourceIpv4, final int sourcePort, final int ipId)
     {
-        return offer(payload, null, 0, 0, null, sourceIpv4, 0, 0, sourcePort, ipId);
+        return offer(payload, null, 0, 0, null, sourceIpv4, 0, 0, sourcePort, ipId, false);
     }
 
     /**
@@ -177,12 +183,15 @@ final class ShmRing
      * @param sourceLow     its last 8 bytes.
      * @param sourcePort    the sender's port.
      * @param ipId          the IP identification the sender's ICRC covered.
+     * @param icrcOmitted   the datagram's ICRC is not computed (its field reads 0): the record says so, unless
+     *                      its payload could not be copied ({@link #PAYLOAD_GONE}), so that the receiver's check
+     *                      of the ICRC drops it.
      * @return {@link #OK}, {@link #FULL}, {@link #CORRUPT} or {@link #PAYLOAD_GONE}.
      */
     int offer(
         final ByteBuffer head, final MemorySegment payload, final long payloadOffset, final int payloadLength,
         final ByteBuffer end, final int sourceIpv4, final long sourceHigh, final long sourceLow,
-        final int sourcePort, final int ipId)
+        final int sourcePort, final int ipId, final boolean icrcOmitted)
     {
         final int headLength = head.remaining();
         final int middleLength = null == payload ? 0 : payloadLength;
@@ -251,7 +260,6 @@ final class ShmRing
             INT.setRelease(data, (long)index + LENGTH_AT, padding);
             index = 0;
         }
-        data.set(ValueLayout.JAVA_INT, index + TYPE_AT, dataType);
         if (dataType == TYPE_DATA_IPV6)
         {
             data.set(ValueLayout.JAVA_LONG, index + SOURCE_IPV6_HIGH_AT, sourceHigh);
@@ -283,6 +291,8 @@ final class ShmRing
         {
             dataBuffer.put(start + headLength + middleLength, end, end.position(), tailLength);
         }
+        // the type last but for the length, which publishes it: known once the payload's copy is
+        data.set(ValueLayout.JAVA_INT, index + TYPE_AT, icrcOmitted && !payloadGone ? dataTypeNoIcrc : dataType);
         // volatile, not only release: the sender reads the receiver's parked flag next, and that read must
         // not pass this store (the receiver sets the flag, then looks at the ring: one of the two sees the other)
         INT.setVolatile(data, (long)index + LENGTH_AT, recordLength);
@@ -319,7 +329,7 @@ final class ShmRing
             }
             final int payloadLength = data.get(ValueLayout.JAVA_INT, index + PAYLOAD_LENGTH_AT);
             // a record of the other family, or one too short for its own header, is none of ours
-            if (type != dataType || length < headerBytes || length > toEnd || length > maxRecord ||
+            if (type != dataType && type != dataTypeNoIcrc || length < headerBytes || length > toEnd || length > maxRecord ||
                 payloadLength != length - headerBytes || payloadLength > buffer.capacity())
             {
                 return CORRUPT;
@@ -332,6 +342,7 @@ final class ShmRing
             polledSourceIpv4 = data.get(ValueLayout.JAVA_INT, index + SOURCE_ADDRESS_AT);
             polledSourcePort = data.get(ValueLayout.JAVA_INT, index + SOURCE_PORT_AT);
             polledIpIdentification = data.get(ValueLayout.JAVA_INT, index + IP_ID_AT);
+            polledIcrcOmitted = type == dataTypeNoIcrc;
             buffer.clear();
             buffer.put(0, dataBuffer, index + headerBytes, payloadLength);
             buffer.limit(payloadLength);
@@ -391,6 +402,15 @@ final class ShmRing
     int polledIpIdentification()
     {
         return polledIpIdentification;
+    }
+
+    /**
+     * @return true if the last polled record's sender left its ICRC out (the field reads 0): a record of this
+     *         owner-only ring, which a CRC would protect from nothing.
+     */
+    boolean polledIcrcOmitted()
+    {
+        return polledIcrcOmitted;
     }
 
     /** Zero a consumed record (so the space reads 0 when claimed again), then hand the space back. */

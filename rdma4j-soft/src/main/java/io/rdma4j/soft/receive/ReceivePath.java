@@ -141,6 +141,7 @@ public final class ReceivePath
         info.destinationIpv6Low = group.destinationGid().low();
         info.destinationPort = port;
         info.viaSameHostPath = false;
+        info.icrcOmitted = false;
         info.ttl = group.hopLimit();
         info.ipIdentification = ipIdentification;
         receive(segment, length, info, scratch.parser, scratch.packet, true);
@@ -238,7 +239,7 @@ public final class ReceivePath
             qp.count(SoftCounter.DROP_LOCAL_PEER_BY_UDP);
             return;
         }
-        if (!icrcMatches(parser, packet))
+        if (!icrcMatches(parser, packet, info.icrcOmitted))
         {
             return;
         }
@@ -270,7 +271,7 @@ public final class ReceivePath
             counters.increment(SoftCounter.DROP_SHORT_MAD);
             return;
         }
-        if (!icrcMatches(parser, packet))
+        if (!icrcMatches(parser, packet, false))
         {
             return;
         }
@@ -324,7 +325,7 @@ public final class ReceivePath
             counters.increment(refusal);
             return;
         }
-        if (!icrcMatches(parser, packet))
+        if (!icrcMatches(parser, packet, info.icrcOmitted))
         {
             return;
         }
@@ -369,10 +370,16 @@ public final class ReceivePath
     }
 
     /**
-     * The ICRC comes last, as in rxe: the cheaper checks above refuse most strangers first.
+     * The ICRC comes last, as in rxe: the cheaper checks above refuse most strangers first. A record of the
+     * same-host inbox whose sender left the ICRC out ({@link DatagramInfo#icrcOmitted}) has none to check: only
+     * this user's processes write there. The GSI's MADs always carry one.
      */
-    private boolean icrcMatches(final PacketParser parser, final PacketInfo packet)
+    private boolean icrcMatches(final PacketParser parser, final PacketInfo packet, final boolean icrcOmitted)
     {
+        if (icrcOmitted)
+        {
+            return true;
+        }
         final int ipId = parser.icrc().check(packet.segment(), packet.offset(), packet.length(), packet);
         if (ipId < 0)
         {

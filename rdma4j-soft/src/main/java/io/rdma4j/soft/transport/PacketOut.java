@@ -3,6 +3,7 @@ package io.rdma4j.soft.transport;
 import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.resource.MrTable;
 import io.rdma4j.verbs.ProtectionDomain;
+import io.rdma4j.soft.wire.DeferredIcrc;
 import io.rdma4j.soft.wire.Icrc;
 import io.rdma4j.soft.wire.Opcode;
 import io.rdma4j.soft.wire.PacketBuilder;
@@ -43,6 +44,14 @@ final class PacketOut
     private final ByteBuffer tail = buffer.duplicate();
     private final MemoryAccess.InPlace inPlace = new MemoryAccess.InPlace();
     private boolean payloadInPlace;
+    /** The packet being queued: its length (copied) or the parts of it the tail's ICRC covers (in place). */
+    private int builtLength;
+    private int headLength;
+    private int payloadLength;
+    private int pad;
+    /** The ICRC of the packet being queued, for a link whose path needs one: made once, not per packet. */
+    private final DeferredIcrc wholeIcrc = this::icrcOfCopied;
+    private final DeferredIcrc partsIcrc = this::icrcOfParts;
 
     PacketOut(final TransportQp qp)
     {
@@ -122,9 +131,9 @@ final class PacketOut
         }
         else
         {
-            final int length = builder.build(spec, payloadLength, segment, 0);
-            buffer.clear().limit(length);
-            queued = device.queue(buffer, qp.destination(), qp.hopLimit());
+            builtLength = builder.buildWithoutIcrc(spec, payloadLength, segment, 0);
+            buffer.clear().limit(builtLength);
+            queued = device.queue(buffer, qp.destination(), qp.hopLimit(), wholeIcrc);
         }
         if (queued)
         {
@@ -138,8 +147,29 @@ final class PacketOut
     /** Headers and tail here, the payload read by the link from the registered memory where it lies. */
     private boolean queueInPlace(final int payloadLength)
     {
-        final int headLength = builder.buildHeaders(spec, payloadLength, segment, 0);
-        final int pad = PacketBuilder.pad(payloadLength);
+        headLength = builder.buildHeaders(spec, payloadLength, segment, 0);
+        this.payloadLength = payloadLength;
+        pad = PacketBuilder.pad(payloadLength);
+        for (int i = 0; i < pad; i++)
+        {
+            segment.set(ValueLayout.JAVA_BYTE, TAIL_OFFSET + i, (byte)0);
+        }
+        segment.set(ICRC_LAYOUT, TAIL_OFFSET + pad, 0);
+        head.clear().limit(headLength);
+        tail.limit(TAIL_OFFSET + pad + Icrc.LENGTH).position(TAIL_OFFSET);
+        return device.queueGathered(head, inPlace.segment, inPlace.offset, payloadLength, tail, qp.destination(),
+            qp.hopLimit(), partsIcrc);
+    }
+
+    private boolean icrcOfCopied()
+    {
+        builder.icrc().generate(segment, 0, builtLength, spec);
+        return true;
+    }
+
+    /** The ICRC over headers, payload in place and pad, into the tail. */
+    private boolean icrcOfParts()
+    {
         final int icrc;
         try
         {
@@ -153,14 +183,7 @@ final class PacketOut
             // sent (send_err), and the caller sees the arena closed
             return false;
         }
-        for (int i = 0; i < pad; i++)
-        {
-            segment.set(ValueLayout.JAVA_BYTE, TAIL_OFFSET + i, (byte)0);
-        }
         segment.set(ICRC_LAYOUT, TAIL_OFFSET + pad, icrc);
-        head.clear().limit(headLength);
-        tail.limit(TAIL_OFFSET + pad + Icrc.LENGTH).position(TAIL_OFFSET);
-        return device.queueGathered(head, inPlace.segment, inPlace.offset, payloadLength, tail, qp.destination(),
-            qp.hopLimit());
+        return true;
     }
 }

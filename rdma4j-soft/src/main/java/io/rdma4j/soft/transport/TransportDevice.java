@@ -3,6 +3,7 @@ package io.rdma4j.soft.transport;
 import io.rdma4j.soft.counter.Counters;
 import io.rdma4j.soft.resource.MrTable;
 import io.rdma4j.soft.resource.SoftAh;
+import io.rdma4j.soft.wire.DeferredIcrc;
 import io.rdma4j.soft.wire.PacketInfo;
 import io.rdma4j.verbs.AsyncEvent;
 import io.rdma4j.verbs.Gid;
@@ -85,6 +86,14 @@ public interface TransportDevice
     boolean queue(ByteBuffer datagram, InetAddress destination, int hopLimit);
 
     /**
+     * As {@link #queue(ByteBuffer, InetAddress, int)}, for a datagram built without its ICRC: {@code icrc}
+     * computes it where the path needs it (see {@link DeferredIcrc}).
+     *
+     * @return true if the link took it.
+     */
+    boolean queue(ByteBuffer datagram, InetAddress destination, int hopLimit, DeferredIcrc icrc);
+
+    /**
      * Queue a datagram whose payload the link reads in place, counting it.
      *
      * @return true if the link took it.
@@ -92,6 +101,16 @@ public interface TransportDevice
     boolean queueGathered(
         ByteBuffer head, MemorySegment payload, long payloadOffset, int payloadLength, ByteBuffer tail,
         InetAddress destination, int hopLimit);
+
+    /**
+     * As {@link #queueGathered(ByteBuffer, MemorySegment, long, int, ByteBuffer, InetAddress, int)}, for a tail
+     * without the ICRC yet: {@code icrc} writes it there where the path needs it.
+     *
+     * @return true if the link took it.
+     */
+    boolean queueGathered(
+        ByteBuffer head, MemorySegment payload, long payloadOffset, int payloadLength, ByteBuffer tail,
+        InetAddress destination, int hopLimit, DeferredIcrc icrc);
 
     /**
      * Hand a multicast packet this device just sent to its own members of the group, through the receive path

@@ -5,6 +5,7 @@ import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.link.DatagramInfo;
 import io.rdma4j.soft.wire.Opcode;
 import io.rdma4j.soft.wire.OpcodeMask;
+import io.rdma4j.soft.wire.DeferredIcrc;
 import io.rdma4j.soft.wire.PacketBuilder;
 import io.rdma4j.soft.wire.PacketInfo;
 import io.rdma4j.verbs.SendFlags;
@@ -47,6 +48,9 @@ public final class UdTransport implements QpTransport
     /** Used by {@link #kick}, under the QP's send lock. */
     private final CompletionWriter sendCompletion = new CompletionWriter();
     private final PacketBuilder builder = new PacketBuilder();
+    /** The length of the packet being queued, and its ICRC for a link whose path needs one. */
+    private int txLength;
+    private final DeferredIcrc txIcrc = this::txIcrc;
 
     UdTransport(final TransportQp qp)
     {
@@ -102,10 +106,16 @@ public final class UdTransport implements QpTransport
         {
             return WcStatus.LOC_PROT_ERR;
         }
-        final int packetLength = builder.build(txSpec, length, txSegment, 0);
+        // a group's packet is also handed to this device's members as sent, ICRC included; a unicast one
+        // gets its ICRC from the link, if its path needs one
+        final boolean multicast = ah.isMulticast();
+        final int packetLength = multicast ? builder.build(txSpec, length, txSegment, 0) :
+            builder.buildWithoutIcrc(txSpec, length, txSegment, 0);
         qp.sqPsn(qp.sqPsn() + 1);
         txBuffer.clear().limit(packetLength);
-        if (device.queue(txBuffer, ah.destination(), ah.hopLimit()))
+        txLength = packetLength;
+        if (multicast ? device.queue(txBuffer, ah.destination(), ah.hopLimit()) :
+            device.queue(txBuffer, ah.destination(), ah.hopLimit(), txIcrc))
         {
             qp.qpCounters().increment(SoftCounter.SENT_PKTS);
         }
@@ -113,12 +123,18 @@ public final class UdTransport implements QpTransport
         {
             qp.count(SoftCounter.SEND_ERR);
         }
-        if (ah.isMulticast())
+        if (multicast)
         {
             // members on this device get their copies through the receive path, as any packet
             device.loopbackMulticast(txSegment, packetLength, ah);
         }
         return WcStatus.SUCCESS;
+    }
+
+    private boolean txIcrc()
+    {
+        builder.icrc().generate(txSegment, 0, txLength, txSpec);
+        return true;
     }
 
     @Override

@@ -55,7 +55,23 @@ public final class PacketBuilder extends PacketFlyweights
         final Opcode opcode = spec.opcode();
         validate(spec, opcode, payloadLength);
         writeHeaders(spec, opcode, payloadLength, destination, offset);
-        return finish(spec, opcode, payloadLength, destination, offset);
+        return finish(spec, opcode, payloadLength, destination, offset, true);
+    }
+
+    /**
+     * As {@link #build(PacketInfo, int, MemorySegment, long)}, with the ICRC left 0 for the sender to compute if
+     * the packet's path needs one ({@link DeferredIcrc}): {@link #icrc()}'s {@code generate} over the same bytes
+     * and spec writes it.
+     *
+     * @return the UDP payload's length.
+     */
+    public int buildWithoutIcrc(
+        final PacketInfo spec, final int payloadLength, final MemorySegment destination, final long offset)
+    {
+        final Opcode opcode = spec.opcode();
+        validate(spec, opcode, payloadLength);
+        writeHeaders(spec, opcode, payloadLength, destination, offset);
+        return finish(spec, opcode, payloadLength, destination, offset, false);
     }
 
     /**
@@ -106,7 +122,7 @@ public final class PacketBuilder extends PacketFlyweights
         {
             MemorySegment.copy(source, sourceOffset, destination, offset + opcode.headerLength(), payloadLength);
         }
-        return finish(spec, opcode, payloadLength, destination, offset);
+        return finish(spec, opcode, payloadLength, destination, offset, true);
     }
 
     /**
@@ -213,7 +229,8 @@ public final class PacketBuilder extends PacketFlyweights
         final Opcode opcode,
         final int payloadLength,
         final MemorySegment destination,
-        final long offset)
+        final long offset,
+        final boolean withIcrc)
     {
         final long padOffset = offset + opcode.headerLength() + payloadLength;
         for (int i = 0, pad = pad(payloadLength); i < pad; i++)
@@ -221,7 +238,14 @@ public final class PacketBuilder extends PacketFlyweights
             destination.set(WireLayouts.U8, padOffset + i, (byte)0);
         }
         final int length = length(opcode, payloadLength);
-        icrc.generate(destination, offset, length, spec);
+        if (withIcrc)
+        {
+            icrc.generate(destination, offset, length, spec);
+        }
+        else
+        {
+            destination.set(WireLayouts.ICRC, offset + length - Icrc.LENGTH, 0);
+        }
         return length;
     }
 }

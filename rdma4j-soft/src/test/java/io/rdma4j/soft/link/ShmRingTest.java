@@ -144,7 +144,7 @@ class ShmRingTest
             final int length = 8 + random.nextInt(3000);
             final long high = 0x2001_0db8_0000_0000L + i;
             final long low = -1L - i;
-            assertEquals(ShmRing.OK, ring.offer(payload(i, length), null, 0, 0, null, 0, high, low, 4791 + i, 0));
+            assertEquals(ShmRing.OK, ring.offer(payload(i, length), null, 0, 0, null, 0, high, low, 4791 + i, 0, false));
             assertEquals(ShmRing.OK, ring.poll(out));
             assertEquals(length, out.limit());
             assertEquals(i, out.getInt(0));
@@ -169,7 +169,7 @@ class ShmRingTest
         control.fill((byte)0);
         data.fill((byte)0);
         assertEquals(ShmRing.OK, new ShmRing(control, data, true).offer(payload(1, 100), null, 0, 0, null, 0, 1, 2,
-            3, 0));
+            3, 0, false));
         assertEquals(ShmRing.CORRUPT, new ShmRing(control, data).poll(out));
 
         // an IPv6 record truncated to the IPv4 header's length, payload length to match: its address would be
@@ -177,7 +177,7 @@ class ShmRingTest
         control.fill((byte)0);
         data.fill((byte)0);
         final ShmRing ipv6 = new ShmRing(control, data, true);
-        assertEquals(ShmRing.OK, ipv6.offer(payload(1, 100), null, 0, 0, null, 0, 1, 2, 3, 0));
+        assertEquals(ShmRing.OK, ipv6.offer(payload(1, 100), null, 0, 0, null, 0, 1, 2, 3, 0, false));
         for (final int length : new int[] {ShmRing.HEADER_BYTES, ShmRing.HEADER_BYTES_IPV6 - 1, 8})
         {
             data.set(ValueLayout.JAVA_INT, 20, length - ShmRing.HEADER_BYTES);
@@ -203,12 +203,40 @@ class ShmRingTest
         final ByteBuffer head = payload(1, 12);
         // the sender hears the datagram is not its own (its UC message must not complete as sent), the
         // receiver gets no record of it
-        assertEquals(ShmRing.PAYLOAD_GONE, ring.offer(head, payload, 0, 256, null, 1, 0, 0, 2, 3));
+        assertEquals(ShmRing.PAYLOAD_GONE, ring.offer(head, payload, 0, 256, null, 1, 0, 0, 2, 3, false));
         assertEquals(ShmRing.EMPTY, ring.poll(out));
         // the ring goes on
         assertEquals(ShmRing.OK, ring.offer(payload(2, 100), 1, 2, 3));
         assertEquals(ShmRing.OK, ring.poll(out));
         assertEquals(2, out.getInt(0));
+    }
+
+    @Test
+    void aRecordSaysWhetherItsSenderLeftTheIcrcOutInEitherFamily()
+    {
+        for (final boolean ipv6 : new boolean[] {false, true})
+        {
+            control.fill((byte)0);
+            data.fill((byte)0);
+            final ShmRing ring = new ShmRing(control, data, ipv6);
+            final MemorySegment payload = arena.allocate(64);
+            payload.fill((byte)0x3C);
+            for (int i = 0; i < 6; i++)
+            {
+                final boolean omitted = i % 2 == 0;
+                assertEquals(ShmRing.OK,
+                    ring.offer(payload(i, 12), payload, 0, 64, payload(9, 4), 1, 5, 6, 2, 3, omitted));
+            }
+            for (int i = 0; i < 6; i++)
+            {
+                assertEquals(ShmRing.OK, ring.poll(out), "record " + i);
+                assertEquals(i % 2 == 0, ring.polledIcrcOmitted(), "record " + i + ", IPv6 " + ipv6);
+                assertEquals(12 + 64 + 4, out.limit());
+                assertEquals(i, out.getInt(0));
+                assertEquals((byte)0x3C, out.get(12 + 63));
+            }
+            assertEquals(ShmRing.EMPTY, ring.poll(out));
+        }
     }
 
     @Test
@@ -228,7 +256,7 @@ class ShmRingTest
             control.fill((byte)0);
             data.fill((byte)0);
             final ShmRing ring = new ShmRing(control, data, ipv6);
-            assertEquals(ShmRing.OK, ring.offer(payload(trial, 100), null, 0, 0, null, 1, 5, 6, 2, 3));
+            assertEquals(ShmRing.OK, ring.offer(payload(trial, 100), null, 0, 0, null, 1, 5, 6, 2, 3, false));
             final int field = random.nextInt(headerInts) * 4;
             data.set(ValueLayout.JAVA_INT, field, random.nextBoolean() ? random.nextInt() :
                 random.nextInt(200) - 50);
