@@ -283,6 +283,13 @@ public final class SoftEngine implements VerbsDevice, AutoCloseable
         return asyncEvents.poll(timeout, unit);
     }
 
+    /** Count a datagram the link took ({@code sent_pkts}) or refused ({@code drop_link_send}). */
+    private boolean counted(final boolean taken)
+    {
+        counters.increment(taken ? SoftCounter.SENT_PKTS : SoftCounter.DROP_LINK_SEND);
+        return taken;
+    }
+
     /**
      * Send a datagram, counting it.
      *
@@ -293,13 +300,7 @@ public final class SoftEngine implements VerbsDevice, AutoCloseable
      */
     public boolean send(final ByteBuffer datagram, final InetAddress destination, final int hopLimit)
     {
-        if (link.send(datagram, destination, hopLimit))
-        {
-            counters.increment(SoftCounter.SENT_PKTS);
-            return true;
-        }
-        counters.increment(SoftCounter.DROP_LINK_SEND);
-        return false;
+        return counted(link.send(datagram, destination, hopLimit));
     }
 
     /**
@@ -314,13 +315,7 @@ public final class SoftEngine implements VerbsDevice, AutoCloseable
     @Override
     public boolean queue(final ByteBuffer datagram, final InetAddress destination, final int hopLimit)
     {
-        if (link.queue(datagram, destination, hopLimit))
-        {
-            counters.increment(SoftCounter.SENT_PKTS);
-            return true;
-        }
-        counters.increment(SoftCounter.DROP_LINK_SEND);
-        return false;
+        return counted(link.queue(datagram, destination, hopLimit));
     }
 
     /**
@@ -332,13 +327,7 @@ public final class SoftEngine implements VerbsDevice, AutoCloseable
     public boolean queue(
         final ByteBuffer datagram, final InetAddress destination, final int hopLimit, final DeferredIcrc icrc)
     {
-        if (link.queue(datagram, destination, hopLimit, icrc))
-        {
-            counters.increment(SoftCounter.SENT_PKTS);
-            return true;
-        }
-        counters.increment(SoftCounter.DROP_LINK_SEND);
-        return false;
+        return counted(link.queue(datagram, destination, hopLimit, icrc));
     }
 
     /**
@@ -352,13 +341,8 @@ public final class SoftEngine implements VerbsDevice, AutoCloseable
         final ByteBuffer head, final MemorySegment payload, final long payloadOffset, final int payloadLength,
         final ByteBuffer tail, final InetAddress destination, final int hopLimit, final DeferredIcrc icrc)
     {
-        if (link.queueGathered(head, payload, payloadOffset, payloadLength, tail, destination, hopLimit, icrc))
-        {
-            counters.increment(SoftCounter.SENT_PKTS);
-            return true;
-        }
-        counters.increment(SoftCounter.DROP_LINK_SEND);
-        return false;
+        return counted(
+            link.queueGathered(head, payload, payloadOffset, payloadLength, tail, destination, hopLimit, icrc));
     }
 
     /**
@@ -371,13 +355,8 @@ public final class SoftEngine implements VerbsDevice, AutoCloseable
         final ByteBuffer head, final MemorySegment payload, final long payloadOffset, final int payloadLength,
         final ByteBuffer tail, final InetAddress destination, final int hopLimit)
     {
-        if (link.queueGathered(head, payload, payloadOffset, payloadLength, tail, destination, hopLimit))
-        {
-            counters.increment(SoftCounter.SENT_PKTS);
-            return true;
-        }
-        counters.increment(SoftCounter.DROP_LINK_SEND);
-        return false;
+        return counted(
+            link.queueGathered(head, payload, payloadOffset, payloadLength, tail, destination, hopLimit));
     }
 
     /**

@@ -52,10 +52,7 @@ public final class PacketBuilder extends PacketFlyweights
      */
     public int build(final PacketInfo spec, final int payloadLength, final MemorySegment destination, final long offset)
     {
-        final Opcode opcode = spec.opcode();
-        validate(spec, opcode, payloadLength);
-        writeHeaders(spec, opcode, payloadLength, destination, offset);
-        return finish(spec, opcode, payloadLength, destination, offset, true);
+        return buildAround(spec, payloadLength, destination, offset, true);
     }
 
     /**
@@ -68,10 +65,18 @@ public final class PacketBuilder extends PacketFlyweights
     public int buildWithoutIcrc(
         final PacketInfo spec, final int payloadLength, final MemorySegment destination, final long offset)
     {
+        return buildAround(spec, payloadLength, destination, offset, false);
+    }
+
+    /** Headers, pad and (or not) the ICRC around a payload that already lies after the headers. */
+    private int buildAround(
+        final PacketInfo spec, final int payloadLength, final MemorySegment destination, final long offset,
+        final boolean withIcrc)
+    {
         final Opcode opcode = spec.opcode();
         validate(spec, opcode, payloadLength);
         writeHeaders(spec, opcode, payloadLength, destination, offset);
-        return finish(spec, opcode, payloadLength, destination, offset, false);
+        return finish(spec, opcode, payloadLength, destination, offset, withIcrc);
     }
 
     /**
