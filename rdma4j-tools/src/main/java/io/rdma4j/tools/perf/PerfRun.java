@@ -17,14 +17,18 @@ import java.util.concurrent.TimeUnit;
 /**
  * One {@code rdma4j perf} run on one side, in perftest's order: set up the device and the baseline
  * socket, meet the peer on the control connection, check both were given the same test, swap
- * endpoints, connect, then for each size measure rdma4j and at once the UDP baseline, and print
- * the result line on both sides.
+ * endpoints, connect, then for each size measure rdma4j and at once the UDP baseline (a latency test's in
+ * alternating blocks), and print the result line on both sides.
  */
 final class PerfRun
 {
     /** Latencies are recorded in nanoseconds up to a minute, to three significant digits. */
     private static final long HIGHEST_NS = TimeUnit.SECONDS.toNanos(60);
     private static final int DIGITS = 3;
+    /** The most blocks a latency test's timed exchanges alternate in, between rdma4j and the baseline. */
+    static final int LATENCY_BLOCKS = 10;
+    /** The fewest exchanges of a block: fewer exchanges make fewer blocks. */
+    static final int LATENCY_BLOCK_MIN = 5000;
     /** READ's request datagram in the baseline: what an RDMA READ request carries (RETH). */
     private static final int READ_REQUEST_BYTES = 16;
 
@@ -130,46 +134,41 @@ final class PerfRun
     {
         final String mode = cfg.events() ? "completion events, baseline UDP blocking"
             : "busy polling, baseline UDP non-blocking busy polling";
+        final String blocks = cfg.test().isLatency() ? String.format(Locale.ROOT,
+            ", rdma4j and baseline alternating in %d block(s)", latencyBlocks(cfg.iterations())) : "";
         return String.format(Locale.ROOT, "# rdma4j perf %s: %s, %d QP(s), %d iterations after %d warm-up, -t %d, " +
-            "-r %d, inline %d, %s, baseline datagrams up to %d B, soft device progress %s", cfg.test().label(),
+            "-r %d, inline %d, %s, baseline datagrams up to %d B, soft device progress %s%s", cfg.test().label(),
             cfg.transport(), cfg.numQp(), cfg.iterations(), cfg.warmup(), cfg.txDepth(), cfg.rxDepth(), cfg.inline(),
-            mode, cfg.baselineDatagram(), progress);
+            mode, cfg.baselineDatagram(), progress, blocks);
     }
 
     private String latency(final RdmaLoops loops, final UdpBaseline udp, final ControlChannel control,
         final int size, final HistogramLog log) throws PerfException, IOException, InterruptedException
     {
-        final int total = cfg.warmup() + cfg.iterations();
         final PerfTest test = cfg.test();
         final Histogram ours = new Histogram(HIGHEST_NS, DIGITS);
         final Histogram baseline = new Histogram(HIGHEST_NS, DIGITS);
-        ours.setStartTimeStamp(System.currentTimeMillis());
-        if (cfg.isClient())
-        {
-            loops.latencyClient(size, total, cfg.warmup(), ours);
-        }
-        else
-        {
-            loops.latencyServer(size, total);
-        }
-        ours.setEndTimeStamp(System.currentTimeMillis());
-        control.barrier(2);
         final int request = switch (test)
         {
             case READ_LAT -> READ_REQUEST_BYTES;
             default -> size;
         };
+        ours.setStartTimeStamp(System.currentTimeMillis());
         baseline.setStartTimeStamp(System.currentTimeMillis());
-        if (cfg.isClient())
+        // the warm-ups, unrecorded, then the timed exchanges in blocks that alternate between rdma4j and the
+        // baseline, so that a machine whose speed changes during the run (a VM whose host moves it) slows
+        // both figures alike and their ratio holds
+        latencyBlock(loops, udp, control, size, request, 0, cfg.warmup(), ours, baseline, false);
+        final int blocks = latencyBlocks(cfg.iterations());
+        int done = cfg.warmup();
+        for (int b = 0; b < blocks; b++)
         {
-            udp.pingClient(request, size, total, cfg.warmup(), !test.halvesRoundTrip(), baseline);
+            final int count = cfg.iterations() / blocks + (b < cfg.iterations() % blocks ? 1 : 0);
+            latencyBlock(loops, udp, control, size, request, done, count, ours, baseline, true);
+            done += count;
         }
-        else
-        {
-            udp.pingServer(request, size, total);
-        }
+        ours.setEndTimeStamp(System.currentTimeMillis());
         baseline.setEndTimeStamp(System.currentTimeMillis());
-        control.barrier(3);
         return result(control, () ->
         {
             if (log != null)
@@ -178,6 +177,48 @@ final class PerfRun
             }
             return ResultLine.latency(test, cfg.transport(), size, ours, baseline);
         });
+    }
+
+    /**
+     * @return how many alternating blocks the timed exchanges of a latency test run in: one per
+     *     {@value #LATENCY_BLOCK_MIN} exchanges, at most {@value #LATENCY_BLOCKS}, at least one.
+     */
+    static int latencyBlocks(final int iterations)
+    {
+        return Math.max(1, Math.min(LATENCY_BLOCKS, iterations / LATENCY_BLOCK_MIN));
+    }
+
+    /**
+     * {@code count} rdma4j exchanges, then as many over the UDP baseline, numbered from {@code first}; recorded
+     * when {@code record}, else warm-up. Both sides run the same blocks, with a barrier after each half.
+     */
+    private void latencyBlock(final RdmaLoops loops, final UdpBaseline udp, final ControlChannel control,
+        final int size, final int request, final int first, final int count, final Histogram ours,
+        final Histogram baseline, final boolean record) throws PerfException, IOException, InterruptedException
+    {
+        if (count == 0)
+        {
+            return;
+        }
+        final int warmup = record ? 0 : count;
+        if (cfg.isClient())
+        {
+            loops.latencyClient(size, first, count, warmup, ours);
+        }
+        else
+        {
+            loops.latencyServer(size, first, count);
+        }
+        control.barrier(2);
+        if (cfg.isClient())
+        {
+            udp.pingClient(request, size, count, warmup, !cfg.test().halvesRoundTrip(), baseline);
+        }
+        else
+        {
+            udp.pingServer(request, size, count);
+        }
+        control.barrier(3);
     }
 
     private String bandwidth(final RdmaLoops loops, final UdpBaseline udp, final ControlChannel control,

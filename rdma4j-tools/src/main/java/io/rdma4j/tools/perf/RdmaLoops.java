@@ -184,6 +184,19 @@ final class RdmaLoops
     void latencyClient(final int size, final int total, final int warmup, final Histogram into)
         throws PerfException, InterruptedException
     {
+        latencyClient(size, 0, total, warmup, into);
+    }
+
+    /**
+     * As {@link #latencyClient(int, int, int, Histogram)}, for one block of a run that alternates with the baseline:
+     * the exchanges are numbered from {@code first}, as the server's block numbers them, so that write_lat's marks
+     * go on from the block before.
+     *
+     * @param first the number of the block's first exchange.
+     */
+    void latencyClient(final int size, final int first, final int total, final int warmup, final Histogram into)
+        throws PerfException, InterruptedException
+    {
         prepare(size, 0);
         final PerfTest test = cfg.test();
         for (int i = 0; i < total; i++)
@@ -192,7 +205,7 @@ final class RdmaLoops
             switch (test)
             {
                 case SEND_LAT -> sendPing();
-                case WRITE_LAT -> writePing(size, i);
+                case WRITE_LAT -> writePing(size, first + i);
                 default -> requestOnce();
             }
             final long rtt = System.nanoTime() - start;
@@ -215,6 +228,17 @@ final class RdmaLoops
      */
     void latencyServer(final int size, final int total) throws PerfException, InterruptedException
     {
+        latencyServer(size, 0, total);
+    }
+
+    /**
+     * As {@link #latencyServer(int, int)}, for one block numbered from {@code first} (see
+     * {@link #latencyClient(int, int, int, int, Histogram)}).
+     *
+     * @param first the number of the block's first exchange.
+     */
+    void latencyServer(final int size, final int first, final int total) throws PerfException, InterruptedException
+    {
         prepare(size, 0);
         final PerfTest test = cfg.test();
         for (int i = 0; i < total; i++)
@@ -231,9 +255,9 @@ final class RdmaLoops
             }
             else if (test == PerfTest.WRITE_LAT)
             {
-                awaitByte(size, i);
+                awaitByte(size, first + i);
                 awaitSendRoom(cfg.txDepth());
-                peer.buffer().set(ValueLayout.JAVA_BYTE, peer.sourceOffset() + size - 1, mark(i));
+                peer.buffer().set(ValueLayout.JAVA_BYTE, peer.sourceOffset() + size - 1, mark(first + i));
                 post(0);
             }
         }

@@ -98,6 +98,15 @@ class PerfEndToEndTest
         final Pattern device = Pattern.compile("# device: soft\\d+ \\(soft\\), socket (?:linux|nio), shm (?:on|off), " +
             "progress " + progress + ", warm-up " + args.get(args.indexOf("--warmup") + 1));
         assertTrue(lines.stream().anyMatch(l -> device.matcher(l).matches()), device + " in " + lines);
+        // a point-to-point latency run alternates with its baseline in blocks (a fan-out, -M, does not)
+        if (args.getFirst().endsWith("_lat") && !args.contains("-M"))
+        {
+            final int iterations = Integer.parseInt(args.get(args.indexOf("-n") + 1));
+            final String blocks = ", rdma4j and baseline alternating in " + PerfRun.latencyBlocks(iterations) +
+                " block(s)";
+            assertTrue(lines.stream().anyMatch(l -> l.startsWith("# rdma4j perf ") && l.endsWith(blocks)),
+                "a header ending '" + blocks + "': " + lines);
+        }
     }
 
     private ToolProcess start(final String role, final List<String> args,
@@ -170,6 +179,37 @@ class PerfEndToEndTest
         assertTrue(m.matches());
         assertEquals(m.group(4), String.format(Locale.ROOT, "%.2f",
             tagged.get("rdma4j.send_lat.RC.64").getValueAtPercentile(50) / 1000.0), "the log holds what was printed");
+    }
+
+    /**
+     * Past 10000 exchanges the timed part alternates between rdma4j and the baseline in blocks (here two, of 5001
+     * and 5000): the header says so, every exchange is recorded once on each side (with a block per test, as
+     * before, rdma4j's exchanges all ran before the baseline's, and a VM that changed speed between the two changed
+     * the ratio: 1.50 for UD in one sitting where the pairs around it gave 1.23), and write_lat, whose marks number
+     * the exchanges, runs through its blocks.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "write_lat -c RC -s 32 -n 10001 --warmup 300 --progress polling | 245 | write_lat.RC.32",
+        "send_lat -c UD -s 64 -n 10001 --warmup 300 --progress polling | 247 | send_lat.UD.64"})
+    void shouldAlternateLongRunsWithTheBaselineInBlocks(final String args, final int host, final String tag,
+        @TempDir final Path dir) throws Exception
+    {
+        final Path log = dir.resolve("blocks.hlog");
+        final List<String> argv = new ArrayList<>(Arrays.asList(args.trim().split(" +")));
+        argv.addAll(List.of("--histogram", log.toString()));
+        assertEquals(2, PerfRun.latencyBlocks(10001));
+        final List<List<String>> out = run(host, argv);
+        assertEquals(1, out.get(0).size(), "one line: " + out.get(0));
+        final Map<String, Histogram> tagged = new HashMap<>();
+        final HistogramLogReader reader = new HistogramLogReader(log.toFile());
+        EncodableHistogram next;
+        while ((next = reader.nextIntervalHistogram()) != null)
+        {
+            tagged.put(next.getTag(), (Histogram)next);
+        }
+        assertEquals(10001, tagged.get("rdma4j." + tag).getTotalCount(), "rdma4j exchanges recorded");
+        assertEquals(10001, tagged.get("udp." + tag).getTotalCount(), "baseline exchanges recorded");
     }
 
     @ParameterizedTest(name = "{0}")
