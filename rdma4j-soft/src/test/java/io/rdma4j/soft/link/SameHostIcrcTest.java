@@ -40,24 +40,13 @@ final class SameHostIcrcTest
             IpLink c = TestLinks.open(addressC, port))
         {
             assertTrue(((SameHostLink)a).sameHostPathTo(addressB), "a finds b's inbox");
-            final ByteBuffer toB = datagram("same host....");
-            final Marker icrcToB = new Marker(toB);
-            assertTrue(a.queue(toB, addressB, HOP_LIMIT, icrcToB));
-            a.flush();
-            assertEquals(0, icrcToB.calls, "no ICRC into an inbox");
-            assertTrue(receiveWithin(b, buffer, info, 5_000));
+            assertEquals(0, sendAndReceive(a, addressB, b), "no ICRC into an inbox");
             assertTrue(info.viaSameHostPath);
             assertTrue(info.icrcOmitted, "the record says its ICRC was left out");
-            assertEquals(toB.remaining(), buffer.limit());
             assertFalse(buffer.getInt(buffer.limit() - 4) == MARK);
 
             // c has no inbox: by UDP, with the ICRC
-            final ByteBuffer toC = datagram("other host...");
-            final Marker icrcToC = new Marker(toC);
-            assertTrue(a.queue(toC, addressC, HOP_LIMIT, icrcToC));
-            a.flush();
-            assertEquals(1, icrcToC.calls, "the ICRC of a datagram for the socket");
-            assertTrue(receiveWithin(c, buffer, info, 5_000));
+            assertEquals(1, sendAndReceive(a, addressC, c), "the ICRC of a datagram for the socket");
             assertFalse(info.icrcOmitted);
             assertEquals(MARK, buffer.getInt(buffer.limit() - 4));
 
@@ -70,6 +59,18 @@ final class SameHostIcrcTest
             assertFalse(info.viaSameHostPath);
             assertFalse(info.icrcOmitted, "a socket's datagram is checked");
         }
+    }
+
+    /** @return how often queueing a datagram from {@code from} to {@code to} computed its ICRC; received whole. */
+    private int sendAndReceive(final Link from, final InetAddress to, final Link receiver)
+    {
+        final ByteBuffer datagram = datagram("thirteen char");
+        final Marker icrc = new Marker(datagram);
+        assertTrue(from.queue(datagram, to, HOP_LIMIT, icrc));
+        from.flush();
+        assertTrue(receiveWithin(receiver, buffer, info, 5_000));
+        assertEquals(datagram.remaining(), buffer.limit());
+        return icrc.calls;
     }
 
     /** Stands in for the ICRC: counts its calls and writes a marker into the datagram's last four bytes. */
