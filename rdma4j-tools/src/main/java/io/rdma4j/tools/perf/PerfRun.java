@@ -17,18 +17,18 @@ import java.util.concurrent.TimeUnit;
 /**
  * One {@code rdma4j perf} run on one side, in perftest's order: set up the device and the baseline
  * socket, meet the peer on the control connection, check both were given the same test, swap
- * endpoints, connect, then for each size measure rdma4j and at once the UDP baseline (a latency test's in
- * alternating blocks), and print the result line on both sides.
+ * endpoints, connect, then for each size measure rdma4j and at once the UDP baseline, in alternating blocks,
+ * and print the result line on both sides.
  */
 final class PerfRun
 {
     /** Latencies are recorded in nanoseconds up to a minute, to three significant digits. */
     private static final long HIGHEST_NS = TimeUnit.SECONDS.toNanos(60);
     private static final int DIGITS = 3;
-    /** The most blocks a latency test's timed exchanges alternate in, between rdma4j and the baseline. */
-    static final int LATENCY_BLOCKS = 10;
-    /** The fewest exchanges of a block: fewer exchanges make fewer blocks. */
-    static final int LATENCY_BLOCK_MIN = 5000;
+    /** The most blocks a test's timed exchanges or messages alternate in, between rdma4j and the baseline. */
+    static final int BLOCKS = 10;
+    /** The fewest exchanges or messages of a block: fewer make fewer blocks. */
+    static final int BLOCK_MIN = 5000;
     /** READ's request datagram in the baseline: what an RDMA READ request carries (RETH). */
     private static final int READ_REQUEST_BYTES = 16;
 
@@ -134,8 +134,8 @@ final class PerfRun
     {
         final String mode = cfg.events() ? "completion events, baseline UDP blocking"
             : "busy polling, baseline UDP non-blocking busy polling";
-        final String blocks = cfg.test().isLatency() ? String.format(Locale.ROOT,
-            ", rdma4j and baseline alternating in %d block(s)", latencyBlocks(cfg.iterations())) : "";
+        final String blocks = String.format(Locale.ROOT, ", rdma4j and baseline alternating in %d block(s)",
+            blocks(cfg.iterations()));
         return String.format(Locale.ROOT, "# rdma4j perf %s: %s, %d QP(s), %d iterations after %d warm-up, -t %d, " +
             "-r %d, inline %d, %s, baseline datagrams up to %d B, soft device progress %s%s", cfg.test().label(),
             cfg.transport(), cfg.numQp(), cfg.iterations(), cfg.warmup(), cfg.txDepth(), cfg.rxDepth(), cfg.inline(),
@@ -159,7 +159,7 @@ final class PerfRun
         // baseline, so that a machine whose speed changes during the run (a VM whose host moves it) slows
         // both figures alike and their ratio holds
         latencyBlock(loops, udp, control, size, request, 0, cfg.warmup(), ours, baseline, false);
-        final int blocks = latencyBlocks(cfg.iterations());
+        final int blocks = blocks(cfg.iterations());
         int done = cfg.warmup();
         for (int b = 0; b < blocks; b++)
         {
@@ -180,12 +180,12 @@ final class PerfRun
     }
 
     /**
-     * @return how many alternating blocks the timed exchanges of a latency test run in: one per
-     *     {@value #LATENCY_BLOCK_MIN} exchanges, at most {@value #LATENCY_BLOCKS}, at least one.
+     * @return how many alternating blocks the timed exchanges (or messages) of a test run in: one per
+     *     {@value #BLOCK_MIN}, at most {@value #BLOCKS}, at least one.
      */
-    static int latencyBlocks(final int iterations)
+    static int blocks(final int iterations)
     {
-        return Math.max(1, Math.min(LATENCY_BLOCKS, iterations / LATENCY_BLOCK_MIN));
+        return Math.max(1, Math.min(BLOCKS, iterations / BLOCK_MIN));
     }
 
     /**
@@ -224,23 +224,6 @@ final class PerfRun
     private String bandwidth(final RdmaLoops loops, final UdpBaseline udp, final ControlChannel control,
         final int size) throws PerfException, IOException, InterruptedException
     {
-        long ours = 0;
-        for (final int count : new int[] {cfg.warmup(), cfg.iterations()})
-        {
-            if (count == 0)
-            {
-                continue;
-            }
-            if (cfg.isClient())
-            {
-                ours = loops.bandwidthClient(size, count);
-            }
-            else
-            {
-                loops.bandwidthServer(size, count);
-            }
-            control.barrier(4);
-        }
         // The receiving side's socket buffer sets the baseline's window.
         final boolean clientReceives = cfg.test() == PerfTest.READ_BW;
         final int window;
@@ -254,30 +237,61 @@ final class PerfRun
         {
             window = control.in().readInt();
         }
+        // the warm-ups, untimed, then the timed messages in blocks that alternate between rdma4j and the baseline,
+        // as a latency test's do, each figure the sum of its blocks' times
+        bandwidthBlock(loops, udp, control, size, cfg.warmup(), window, clientReceives);
+        final int blocks = blocks(cfg.iterations());
+        long ours = 0;
         long baseline = 0;
-        for (final int count : new int[] {cfg.warmup(), cfg.iterations()})
+        for (int b = 0; b < blocks; b++)
         {
-            if (count == 0)
-            {
-                continue;
-            }
-            control.barrier(5);
-            if (cfg.isClient() != clientReceives)
-            {
-                baseline = udp.streamSend(size, count, window);
-            }
-            else
-            {
-                final long start = System.nanoTime();
-                udp.streamReceive(size, count, window);
-                baseline = System.nanoTime() - start;
-            }
+            final long[] times = bandwidthBlock(loops, udp, control, size,
+                cfg.iterations() / blocks + (b < cfg.iterations() % blocks ? 1 : 0), window, clientReceives);
+            ours += times[0];
+            baseline += times[1];
         }
         control.barrier(6);
         final long oursNs = ours;
         final long baselineNs = baseline;
         return result(control, () -> ResultLine.bandwidth(cfg.test(), cfg.transport(), size, cfg.iterations(),
             oursNs, baselineNs));
+    }
+
+    /**
+     * {@code count} rdma4j messages, then as many over the UDP baseline; both sides run the same blocks.
+     *
+     * @return the nanoseconds each took, as this side measures them (rdma4j's on the client only).
+     */
+    private long[] bandwidthBlock(final RdmaLoops loops, final UdpBaseline udp, final ControlChannel control,
+        final int size, final int count, final int window, final boolean clientReceives)
+        throws PerfException, IOException, InterruptedException
+    {
+        final long[] times = new long[2];
+        if (count == 0)
+        {
+            return times;
+        }
+        if (cfg.isClient())
+        {
+            times[0] = loops.bandwidthClient(size, count);
+        }
+        else
+        {
+            loops.bandwidthServer(size, count);
+        }
+        control.barrier(4);
+        if (cfg.isClient() != clientReceives)
+        {
+            times[1] = udp.streamSend(size, count, window);
+        }
+        else
+        {
+            final long start = System.nanoTime();
+            udp.streamReceive(size, count, window);
+            times[1] = System.nanoTime() - start;
+        }
+        control.barrier(5);
+        return times;
     }
 
     /**

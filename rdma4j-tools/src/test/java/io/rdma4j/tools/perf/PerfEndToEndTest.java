@@ -98,11 +98,11 @@ class PerfEndToEndTest
         final Pattern device = Pattern.compile("# device: soft\\d+ \\(soft\\), socket (?:linux|nio), shm (?:on|off), " +
             "progress " + progress + ", warm-up " + args.get(args.indexOf("--warmup") + 1));
         assertTrue(lines.stream().anyMatch(l -> device.matcher(l).matches()), device + " in " + lines);
-        // a point-to-point latency run alternates with its baseline in blocks (a fan-out, -M, does not)
-        if (args.getFirst().endsWith("_lat") && !args.contains("-M"))
+        // a point-to-point run alternates with its baseline in blocks (a fan-out, -M, does not)
+        if (!args.contains("-M"))
         {
             final int iterations = Integer.parseInt(args.get(args.indexOf("-n") + 1));
-            final String blocks = ", rdma4j and baseline alternating in " + PerfRun.latencyBlocks(iterations) +
+            final String blocks = ", rdma4j and baseline alternating in " + PerfRun.blocks(iterations) +
                 " block(s)";
             assertTrue(lines.stream().anyMatch(l -> l.startsWith("# rdma4j perf ") && l.endsWith(blocks)),
                 "a header ending '" + blocks + "': " + lines);
@@ -198,7 +198,7 @@ class PerfEndToEndTest
         final Path log = dir.resolve("blocks.hlog");
         final List<String> argv = new ArrayList<>(Arrays.asList(args.trim().split(" +")));
         argv.addAll(List.of("--histogram", log.toString()));
-        assertEquals(2, PerfRun.latencyBlocks(10001));
+        assertEquals(2, PerfRun.blocks(10001));
         final List<List<String>> out = run(host, argv);
         assertEquals(1, out.get(0).size(), "one line: " + out.get(0));
         final Map<String, Histogram> tagged = new HashMap<>();
@@ -250,7 +250,8 @@ class PerfEndToEndTest
         "write_bw -c UC -s 100000 -n 50 --warmup 5 --progress polling | 223 | UC | 100000",
         "send_bw -c RC -s 4096 -n 300 --warmup 30 -q 2 -t 8 -r 16 | 225 | RC | 4096",
         "send_bw -c UD -s 64 -n 300 --warmup 30 -l 16 | 241 | UD | 64",
-        "write_bw -c RC -s 4096 -n 301 --warmup 30 -q 2 -t 24 -l 10 | 243 | RC | 4096"})
+        "write_bw -c RC -s 4096 -n 301 --warmup 30 -q 2 -t 24 -l 10 | 243 | RC | 4096",
+        "send_bw -c RC -s 64 -n 10001 --warmup 100 --progress polling | 249 | RC | 64"})
     void shouldMeasureBandwidthAgainstTheBaseline(final String args, final int host, final String transport,
         final int size) throws Exception
     {
