@@ -15,8 +15,8 @@ import java.nio.ByteBuffer;
  * is preceded by a padding record to the end.
  * <p>
  * Record (8-byte aligned): length (int, header + payload, unaligned; written last), type (int: data,
- * IPv6 data, either of them with the ICRC left out, or padding), the sender's IPv4 address (0 in an IPv6 record), UDP port and IP identification
- * (ints), the payload length (int); an IPv6 record then has the sender's 16-byte address (two big-endian
+ * IPv6 data, either of them with the ICRC left out, or padding), the sender's IPv4 address (0 in an IPv6
+ * record), UDP port and IP identification (ints), the payload length (int); an IPv6 record then has the sender's 16-byte address (two big-endian
  * longs, as {@link Ipv6} holds it); then the payload: a RoCEv2 UDP payload, BTH to ICRC. A ring is of one
  * family, its device's: the IPv4 records are those of the first format, and a record of the other family
  * is one no producer of ours writes.
@@ -329,8 +329,8 @@ final class ShmRing
             }
             final int payloadLength = data.get(ValueLayout.JAVA_INT, index + PAYLOAD_LENGTH_AT);
             // a record of the other family, or one too short for its own header, is none of ours
-            if (type != dataType && type != dataTypeNoIcrc || length < headerBytes || length > toEnd || length > maxRecord ||
-                payloadLength != length - headerBytes || payloadLength > buffer.capacity())
+            if ((type != dataType && type != dataTypeNoIcrc) || length < headerBytes || length > toEnd ||
+                length > maxRecord || payloadLength != length - headerBytes || payloadLength > buffer.capacity())
             {
                 return CORRUPT;
             }

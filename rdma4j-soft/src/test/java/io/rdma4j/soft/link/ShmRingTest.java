@@ -144,7 +144,8 @@ class ShmRingTest
             final int length = 8 + random.nextInt(3000);
             final long high = 0x2001_0db8_0000_0000L + i;
             final long low = -1L - i;
-            assertEquals(ShmRing.OK, ring.offer(payload(i, length), null, 0, 0, null, 0, high, low, 4791 + i, 0, false));
+            assertEquals(ShmRing.OK,
+                ring.offer(payload(i, length), null, 0, 0, null, 0, high, low, 4791 + i, 0, false));
             assertEquals(ShmRing.OK, ring.poll(out));
             assertEquals(length, out.limit());
             assertEquals(i, out.getInt(0));
