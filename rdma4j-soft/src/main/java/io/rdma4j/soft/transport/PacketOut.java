@@ -44,13 +44,11 @@ final class PacketOut
     private final ByteBuffer tail = buffer.duplicate();
     private final MemoryAccess.InPlace inPlace = new MemoryAccess.InPlace();
     private boolean payloadInPlace;
-    /** The packet being queued: its length (copied) or the parts of it the tail's ICRC covers (in place). */
-    private int builtLength;
+    /** The parts of the in-place packet being queued that its tail's ICRC covers. */
     private int headLength;
     private int payloadLength;
     private int pad;
-    /** The ICRC of the packet being queued, for a link whose path needs one: made once, not per packet. */
-    private final DeferredIcrc wholeIcrc = this::icrcOfCopied;
+    /** That ICRC, for a link whose path needs one: made once, not per packet. */
     private final DeferredIcrc partsIcrc = this::icrcOfParts;
 
     PacketOut(final TransportQp qp)
@@ -131,9 +129,8 @@ final class PacketOut
         }
         else
         {
-            builtLength = builder.buildWithoutIcrc(spec, payloadLength, segment, 0);
-            buffer.clear().limit(builtLength);
-            queued = device.queue(buffer, qp.destination(), qp.hopLimit(), wholeIcrc);
+            buffer.clear().limit(builder.buildWithoutIcrc(spec, payloadLength, segment, 0));
+            queued = device.queue(buffer, qp.destination(), qp.hopLimit(), builder.lastIcrc());
         }
         if (queued)
         {
@@ -159,12 +156,6 @@ final class PacketOut
         tail.limit(TAIL_OFFSET + pad + Icrc.LENGTH).position(TAIL_OFFSET);
         return device.queueGathered(head, inPlace.segment, inPlace.offset, payloadLength, tail, qp.destination(),
             qp.hopLimit(), partsIcrc);
-    }
-
-    private boolean icrcOfCopied()
-    {
-        builder.icrc().generate(segment, 0, builtLength, spec);
-        return true;
     }
 
     /** The ICRC over headers, payload in place and pad, into the tail. */

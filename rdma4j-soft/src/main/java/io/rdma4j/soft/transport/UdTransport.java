@@ -5,7 +5,6 @@ import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.link.DatagramInfo;
 import io.rdma4j.soft.wire.Opcode;
 import io.rdma4j.soft.wire.OpcodeMask;
-import io.rdma4j.soft.wire.DeferredIcrc;
 import io.rdma4j.soft.wire.PacketBuilder;
 import io.rdma4j.soft.wire.PacketInfo;
 import io.rdma4j.verbs.SendFlags;
@@ -48,9 +47,6 @@ public final class UdTransport implements QpTransport
     /** Used by {@link #kick}, under the QP's send lock. */
     private final CompletionWriter sendCompletion = new CompletionWriter();
     private final PacketBuilder builder = new PacketBuilder();
-    /** The length of the packet being queued, and its ICRC for a link whose path needs one. */
-    private int txLength;
-    private final DeferredIcrc txIcrc = this::txIcrc;
 
     UdTransport(final TransportQp qp)
     {
@@ -113,9 +109,8 @@ public final class UdTransport implements QpTransport
             builder.buildWithoutIcrc(txSpec, length, txSegment, 0);
         qp.sqPsn(qp.sqPsn() + 1);
         txBuffer.clear().limit(packetLength);
-        txLength = packetLength;
         if (multicast ? device.queue(txBuffer, ah.destination(), ah.hopLimit()) :
-            device.queue(txBuffer, ah.destination(), ah.hopLimit(), txIcrc))
+            device.queue(txBuffer, ah.destination(), ah.hopLimit(), builder.lastIcrc()))
         {
             qp.qpCounters().increment(SoftCounter.SENT_PKTS);
         }
@@ -129,12 +124,6 @@ public final class UdTransport implements QpTransport
             device.loopbackMulticast(txSegment, packetLength, ah);
         }
         return WcStatus.SUCCESS;
-    }
-
-    private boolean txIcrc()
-    {
-        builder.icrc().generate(txSegment, 0, txLength, txSpec);
-        return true;
     }
 
     @Override

@@ -15,6 +15,17 @@ import static io.rdma4j.soft.wire.WireLayouts.U32;
  */
 public final class PacketBuilder extends PacketFlyweights
 {
+    /** The packet {@link #buildWithoutIcrc} built last, whose ICRC {@link #lastIcrc} computes. */
+    private PacketInfo lastSpec;
+    private MemorySegment lastDestination;
+    private long lastOffset;
+    private int lastLength;
+    private final DeferredIcrc lastIcrc = () ->
+    {
+        icrc.generate(lastDestination, lastOffset, lastLength, lastSpec);
+        return true;
+    };
+
     /** Create a builder for one thread. */
     public PacketBuilder()
     {
@@ -57,15 +68,28 @@ public final class PacketBuilder extends PacketFlyweights
 
     /**
      * As {@link #build(PacketInfo, int, MemorySegment, long)}, with the ICRC left 0 for the sender to compute if
-     * the packet's path needs one ({@link DeferredIcrc}): {@link #icrc()}'s {@code generate} over the same bytes
-     * and spec writes it.
+     * the packet's path needs one: {@link #lastIcrc()} writes it, over the same bytes and spec.
      *
      * @return the UDP payload's length.
      */
     public int buildWithoutIcrc(
         final PacketInfo spec, final int payloadLength, final MemorySegment destination, final long offset)
     {
-        return buildAround(spec, payloadLength, destination, offset, false);
+        final int length = buildAround(spec, payloadLength, destination, offset, false);
+        lastSpec = spec;
+        lastDestination = destination;
+        lastOffset = offset;
+        lastLength = length;
+        return length;
+    }
+
+    /**
+     * @return the ICRC of the packet {@link #buildWithoutIcrc} built last, for the link to compute where the
+     *         packet's path needs one: one object for every packet, so that none is made per packet.
+     */
+    public DeferredIcrc lastIcrc()
+    {
+        return lastIcrc;
     }
 
     /** Headers, pad and (or not) the ICRC around a payload that already lies after the headers. */

@@ -163,7 +163,7 @@ final class PerfRun
         int done = cfg.warmup();
         for (int b = 0; b < blocks; b++)
         {
-            final int count = cfg.iterations() / blocks + (b < cfg.iterations() % blocks ? 1 : 0);
+            final int count = blockSize(cfg.iterations(), blocks, b);
             latencyBlock(loops, udp, control, size, request, done, count, ours, baseline, true);
             done += count;
         }
@@ -186,6 +186,12 @@ final class PerfRun
     static int blocks(final int iterations)
     {
         return Math.max(1, Math.min(BLOCKS, iterations / BLOCK_MIN));
+    }
+
+    /** @return the exchanges or messages of block {@code b} of {@code blocks}: the first ones take the remainder. */
+    private static int blockSize(final int iterations, final int blocks, final int b)
+    {
+        return iterations / blocks + (b < iterations % blocks ? 1 : 0);
     }
 
     /**
@@ -245,8 +251,8 @@ final class PerfRun
         long baseline = 0;
         for (int b = 0; b < blocks; b++)
         {
-            final long[] times = bandwidthBlock(loops, udp, control, size,
-                cfg.iterations() / blocks + (b < cfg.iterations() % blocks ? 1 : 0), window, clientReceives);
+            final long[] times = bandwidthBlock(loops, udp, control, size, blockSize(cfg.iterations(), blocks, b),
+                window, clientReceives);
             ours += times[0];
             baseline += times[1];
         }

@@ -117,6 +117,19 @@ class PerfEndToEndTest
         return p;
     }
 
+    /** @return the histograms of a --histogram log, by tag. */
+    private static Map<String, Histogram> histogramsByTag(final Path log) throws IOException
+    {
+        final Map<String, Histogram> tagged = new HashMap<>();
+        final HistogramLogReader reader = new HistogramLogReader(log.toFile());
+        EncodableHistogram next;
+        while ((next = reader.nextIntervalHistogram()) != null)
+        {
+            tagged.put(next.getTag(), (Histogram)next);
+        }
+        return tagged;
+    }
+
     private static List<String> results(final ToolProcess p)
     {
         return p.lines().stream().filter(l -> !l.startsWith("#") && !l.startsWith("rdma4j: building")).toList();
@@ -165,13 +178,7 @@ class PerfEndToEndTest
         assertLatencyLine(out.get(0).getFirst(), "send_lat", "RC", 64);
         assertEquals(out.get(0), out.get(1), "the server prints the client's line");
 
-        final Map<String, Histogram> tagged = new HashMap<>();
-        final HistogramLogReader reader = new HistogramLogReader(log.toFile());
-        EncodableHistogram next;
-        while ((next = reader.nextIntervalHistogram()) != null)
-        {
-            tagged.put(next.getTag(), (Histogram)next);
-        }
+        final Map<String, Histogram> tagged = histogramsByTag(log);
         assertEquals(2, tagged.size(), "tags: " + tagged.keySet());
         assertEquals(200, tagged.get("rdma4j.send_lat.RC.64").getTotalCount());
         assertEquals(200, tagged.get("udp.send_lat.RC.64").getTotalCount());
@@ -201,13 +208,7 @@ class PerfEndToEndTest
         assertEquals(2, PerfRun.blocks(10001));
         final List<List<String>> out = run(host, argv);
         assertEquals(1, out.get(0).size(), "one line: " + out.get(0));
-        final Map<String, Histogram> tagged = new HashMap<>();
-        final HistogramLogReader reader = new HistogramLogReader(log.toFile());
-        EncodableHistogram next;
-        while ((next = reader.nextIntervalHistogram()) != null)
-        {
-            tagged.put(next.getTag(), (Histogram)next);
-        }
+        final Map<String, Histogram> tagged = histogramsByTag(log);
         assertEquals(10001, tagged.get("rdma4j." + tag).getTotalCount(), "rdma4j exchanges recorded");
         assertEquals(10001, tagged.get("udp." + tag).getTotalCount(), "baseline exchanges recorded");
     }
