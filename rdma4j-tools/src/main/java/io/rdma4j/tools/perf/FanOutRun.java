@@ -222,28 +222,46 @@ final class FanOutRun
             for (final int size : cfg.sizes())
             {
                 final String line;
+                final int blocks = PerfRun.blocks(cfg.iterations());
                 if (cfg.test() == PerfTest.SEND_LAT)
                 {
                     final Histogram ours = new Histogram(HIGHEST_NS, 3);
                     final Histogram base = new Histogram(HIGHEST_NS, 3);
-                    sender.rdmaPings(size, ours);
+                    // warm both up, then alternate: a change in the machine's state lands on both halves alike
+                    sender.rdmaPings(size, cfg.warmup(), null);
                     barrier(controls, 2);
-                    sender.udpPings(size, base);
+                    sender.udpPings(size, cfg.warmup(), null);
                     barrier(controls, 3);
+                    for (int b = 0; b < blocks; b++)
+                    {
+                        final int count = PerfRun.blockSize(cfg.iterations(), blocks, b);
+                        sender.rdmaPings(size, count, ours);
+                        barrier(controls, 2);
+                        sender.udpPings(size, count, base);
+                        barrier(controls, 3);
+                    }
                     line = ResultLine.latency(cfg.test(), cfg.transport(), size, receivers, ours, base);
                 }
                 else
                 {
+                    if (cfg.warmup() > 0)
+                    {
+                        sender.rdmaStream(size, cfg.warmup());
+                    }
+                    barrier(controls, 4);
+                    if (cfg.warmup() > 0)
+                    {
+                        sender.udpStream(size, cfg.warmup());
+                    }
+                    barrier(controls, 5);
                     long ours = 0;
                     long base = 0;
-                    for (final int count : new int[] {cfg.warmup(), cfg.iterations()})
+                    for (int b = 0; b < blocks; b++)
                     {
-                        ours = count == 0 ? ours : sender.rdmaStream(size, count);
+                        final int count = PerfRun.blockSize(cfg.iterations(), blocks, b);
+                        ours += sender.rdmaStream(size, count);
                         barrier(controls, 4);
-                    }
-                    for (final int count : new int[] {cfg.warmup(), cfg.iterations()})
-                    {
-                        base = count == 0 ? base : sender.udpStream(size, count);
+                        base += sender.udpStream(size, count);
                         barrier(controls, 5);
                     }
                     line = ResultLine.bandwidth(cfg.test(), cfg.transport(), size, receivers, cfg.iterations(), ours,
@@ -296,9 +314,10 @@ final class FanOutRun
     private String header()
     {
         return String.format(Locale.ROOT, "# rdma4j perf %s: UD multicast %s to %d receivers, %d iterations after %d " +
-            "warm-up, %s, soft device progress %s", cfg.test().label(), group.getHostAddress(), receivers,
-            cfg.iterations(), cfg.warmup(), cfg.events() ? "completion events, baseline UDP blocking"
-                : "busy polling, baseline UDP non-blocking busy polling", progress);
+            "warm-up, %s, soft device progress %s, rdma4j and baseline alternating in %d block(s)", cfg.test().label(),
+            group.getHostAddress(), receivers, cfg.iterations(), cfg.warmup(), cfg.events() ?
+                "completion events, baseline UDP blocking" : "busy polling, baseline UDP non-blocking busy polling",
+            progress, PerfRun.blocks(cfg.iterations()));
     }
 
     /**
@@ -372,12 +391,14 @@ final class FanOutRun
             }
         }
 
-        void rdmaPings(final int size, final Histogram into) throws PerfException, InterruptedException
+        /**
+         * {@code count} pings over rdma4j, recorded into {@code into} (null: warm-up, not recorded).
+         */
+        void rdmaPings(final int size, final int count, final Histogram into) throws PerfException, InterruptedException
         {
             wr.sge(peer.mr(), peer.sourceOffset(), size).sendFlags(SendFlags.SIGNALED |
                 (size <= cfg.inline() ? SendFlags.INLINE : 0));
-            final int total = cfg.warmup() + cfg.iterations();
-            for (int i = 0; i < total; i++)
+            for (int i = 0; i < count; i++)
             {
                 final long start = System.nanoTime();
                 final long want = recvsDone + receivers;
@@ -387,7 +408,7 @@ final class FanOutRun
                 {
                     reap(peer.await());
                 }
-                if (i >= cfg.warmup())
+                if (into != null)
                 {
                     into.recordValue((System.nanoTime() - start) / 2);
                 }
@@ -439,10 +460,12 @@ final class FanOutRun
             return min;
         }
 
-        void udpPings(final int size, final Histogram into) throws IOException
+        /**
+         * {@code count} pings over the baseline's multicast socket, recorded as {@link #rdmaPings} records.
+         */
+        void udpPings(final int size, final int count, final Histogram into) throws IOException
         {
-            final int total = cfg.warmup() + cfg.iterations();
-            for (int i = 0; i < total; i++)
+            for (int i = 0; i < count; i++)
             {
                 final long start = System.nanoTime();
                 data.clear().limit(Math.max(size, 1));
@@ -452,7 +475,7 @@ final class FanOutRun
                     data.clear();
                     receive(data);
                 }
-                if (i >= cfg.warmup())
+                if (into != null)
                 {
                     into.recordValue((System.nanoTime() - start) / 2);
                 }
@@ -557,23 +580,30 @@ final class FanOutRun
             out.flush();
             for (final int size : cfg.sizes())
             {
-                if (cfg.test() == PerfTest.SEND_LAT)
+                // the sender's sequence: both warm-ups, then the blocks, rdma4j's half of each first
+                final int blocks = PerfRun.blocks(cfg.iterations());
+                final boolean lat = cfg.test() == PerfTest.SEND_LAT;
+                for (int b = -1; b < blocks; b++)
                 {
-                    receiver.rdmaPongs(size, cfg.warmup() + cfg.iterations());
-                    control.barrier(2);
-                    receiver.udpPongs(size, cfg.warmup() + cfg.iterations());
-                    control.barrier(3);
-                }
-                else
-                {
-                    for (final int count : new int[] {cfg.warmup(), cfg.iterations()})
+                    final int count = b < 0 ? cfg.warmup() : PerfRun.blockSize(cfg.iterations(), blocks, b);
+                    if (lat)
                     {
-                        receiver.rdmaStream(size, count);
-                        control.barrier(4);
+                        receiver.rdmaPongs(size, count);
+                        control.barrier(2);
+                        receiver.udpPongs(size, count);
+                        control.barrier(3);
                     }
-                    for (final int count : new int[] {cfg.warmup(), cfg.iterations()})
+                    else
                     {
-                        receiver.udpStream(size, count);
+                        if (count > 0)
+                        {
+                            receiver.rdmaStream(size, count);
+                        }
+                        control.barrier(4);
+                        if (count > 0)
+                        {
+                            receiver.udpStream(size, count);
+                        }
                         control.barrier(5);
                     }
                 }

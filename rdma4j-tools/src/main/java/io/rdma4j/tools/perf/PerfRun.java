@@ -189,7 +189,7 @@ final class PerfRun
     }
 
     /** @return the exchanges or messages of block {@code b} of {@code blocks}: the first ones take the remainder. */
-    private static int blockSize(final int iterations, final int blocks, final int b)
+    static int blockSize(final int iterations, final int blocks, final int b)
     {
         return iterations / blocks + (b < iterations % blocks ? 1 : 0);
     }

@@ -98,15 +98,11 @@ class PerfEndToEndTest
         final Pattern device = Pattern.compile("# device: soft\\d+ \\(soft\\), socket (?:linux|nio), shm (?:on|off), " +
             "progress " + progress + ", warm-up " + args.get(args.indexOf("--warmup") + 1));
         assertTrue(lines.stream().anyMatch(l -> device.matcher(l).matches()), device + " in " + lines);
-        // a point-to-point run alternates with its baseline in blocks (a fan-out, -M, does not)
-        if (!args.contains("-M"))
-        {
-            final int iterations = Integer.parseInt(args.get(args.indexOf("-n") + 1));
-            final String blocks = ", rdma4j and baseline alternating in " + PerfRun.blocks(iterations) +
-                " block(s)";
-            assertTrue(lines.stream().anyMatch(l -> l.startsWith("# rdma4j perf ") && l.endsWith(blocks)),
-                "a header ending '" + blocks + "': " + lines);
-        }
+        // every run, point-to-point or fan-out (-M), alternates with its baseline in blocks
+        final int iterations = Integer.parseInt(args.get(args.indexOf("-n") + 1));
+        final String blocks = ", rdma4j and baseline alternating in " + PerfRun.blocks(iterations) + " block(s)";
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith("# rdma4j perf ") && l.endsWith(blocks)),
+            "a header ending '" + blocks + "': " + lines);
     }
 
     private ToolProcess start(final String role, final List<String> args,
@@ -277,7 +273,9 @@ class PerfEndToEndTest
     @CsvSource(delimiter = '|', value = {
         "send_lat -c UD -s 256 -n 100 --warmup 20 | 227",
         "send_bw -c UD -s 2048 -n 300 --warmup 30 -e | 231",
-        "send_bw -c UD -s 2048 -n 301 --warmup 30 -l 16 | 235"})
+        "send_bw -c UD -s 2048 -n 301 --warmup 30 -l 16 | 235",
+        "send_lat -c UD -s 256 -n 10000 --warmup 20 -e | 195",
+        "send_bw -c UD -s 2048 -n 10001 --warmup 30 | 251"})
     void shouldFanOutToEveryReceiverOfAGroup(final String args, final int host) throws Exception
     {
         final List<String> argv = new ArrayList<>(Arrays.asList(args.trim().split(" +")));
