@@ -18,18 +18,20 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * The few C library calls a UDP socket needs, bound once through the FFM API with {@code errno} captured:
- * socket, bind, setsockopt, recvmmsg, sendmmsg, sendmsg, poll, eventfd, read, write and close. The
+ * socket, bind, setsockopt, recvmmsg, recvmsg, sendmmsg, sendmsg, poll, eventfd, read, write and close. The
  * constants and structure offsets are Linux's on its 64-bit ABIs (x86_64 and aarch64 share them), so the
  * binding loads only there, and only where native access is enabled for this module (so that the JDK prints
  * no restricted-method warning); {@link #unavailableReason()} says why not elsewhere.
  * <p>
  * The set-up calls capture {@code errno} ({@code Linker.Option.captureCallState}) into a segment the
- * caller allocated once. The data-path calls ({@code recvmmsg}, {@code sendmmsg}, {@code poll} and the
- * eventfd's {@code read}/{@code write}) do not: measured on JDK 25, a downcall with a capture segment
- * allocates 40 bytes per call until C2 compiles its caller (always, with C1 only), one without none. They
+ * caller allocated once. The data-path calls ({@code recvmmsg}, {@code recvmsg}, {@code sendmmsg}, a
+ * {@code sendmsg}, {@code poll} and the eventfd's {@code read}/{@code write}) do not: measured on JDK 25, a
+ * downcall with a capture segment allocates 40 bytes per call until C2 compiles its caller (always, with C1
+ * only), one without none. They
  * need no errno anyway: a non-blocking receive that fails has nothing to give (EAGAIN, all but always), a
  * send that fails is a counted drop whatever the cause, and the one failure whose cause matters, a
- * {@code UDP_SEGMENT} message refused, is sent again through {@link #sendmsg}, which captures it.
+ * {@code UDP_SEGMENT} message refused, is sent again through
+ * {@link #sendmsg(MemorySegment, int, MemorySegment, int)}, which captures it.
  */
 final class LinuxLibc
 {
@@ -134,6 +136,8 @@ final class LinuxLibc
     private static final MethodHandle RECVMMSG_NO_ERRNO;
     private static final MethodHandle SENDMMSG_NO_ERRNO;
     private static final MethodHandle SENDMSG;
+    private static final MethodHandle RECVMSG_NO_ERRNO;
+    private static final MethodHandle SENDMSG_NO_ERRNO;
     private static final MethodHandle POLL_NO_ERRNO;
     private static final MethodHandle EVENTFD;
     private static final MethodHandle READ_NO_ERRNO;
@@ -150,6 +154,8 @@ final class LinuxLibc
         MethodHandle recvmmsg = null;
         MethodHandle sendmmsg = null;
         MethodHandle sendmsg = null;
+        MethodHandle recvmsgNoErrno = null;
+        MethodHandle sendmsgNoErrno = null;
         MethodHandle poll = null;
         MethodHandle eventfd = null;
         MethodHandle read = null;
@@ -191,6 +197,10 @@ final class LinuxLibc
                     FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
                 sendmsg = linker.downcallHandle(libc.find("sendmsg").orElseThrow(),
                     FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT), errno);
+                recvmsgNoErrno = linker.downcallHandle(libc.find("recvmsg").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT));
+                sendmsgNoErrno = linker.downcallHandle(libc.find("sendmsg").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT));
                 poll = linker.downcallHandle(libc.find("poll").orElseThrow(),
                     FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
                 eventfd = linker.downcallHandle(libc.find("eventfd").orElseThrow(),
@@ -217,6 +227,8 @@ final class LinuxLibc
         RECVMMSG_NO_ERRNO = recvmmsg;
         SENDMMSG_NO_ERRNO = sendmmsg;
         SENDMSG = sendmsg;
+        RECVMSG_NO_ERRNO = recvmsgNoErrno;
+        SENDMSG_NO_ERRNO = sendmsgNoErrno;
         POLL_NO_ERRNO = poll;
         EVENTFD = eventfd;
         READ_NO_ERRNO = read;
@@ -329,6 +341,44 @@ final class LinuxLibc
         try
         {
             return (int)SENDMMSG_NO_ERRNO.invokeExact(fd, messages, count, flags);
+        }
+        catch (final Throwable ex)
+        {
+            throw rethrow(ex);
+        }
+    }
+
+    /**
+     * One datagram: what a {@code recvmmsg} for one costs, less the kernel's per-call array handling, which on
+     * 2026-11-27's EPYC (kernel 6.18) cost 0.2-0.3 us of a loopback hop's 4 (see {@link ReceiveBatch#refill}).
+     *
+     * @param message a {@code msghdr}: the first member of an {@code mmsghdr}, whose length field this leaves alone.
+     * @return bytes received, or -1 (errno not captured: see the class comment).
+     */
+    static long recvmsg(final int fd, final MemorySegment message, final int flags)
+    {
+        try
+        {
+            return (long)RECVMSG_NO_ERRNO.invokeExact(fd, message, flags);
+        }
+        catch (final Throwable ex)
+        {
+            throw rethrow(ex);
+        }
+    }
+
+    /**
+     * One message (a datagram, or a {@code UDP_SEGMENT} run): {@code sendmmsg} for one, for less (see
+     * {@link #recvmsg}).
+     *
+     * @param message a {@code msghdr}, as for {@link #recvmsg}.
+     * @return bytes sent, or -1 (errno not captured: see the class comment).
+     */
+    static long sendmsg(final int fd, final MemorySegment message, final int flags)
+    {
+        try
+        {
+            return (long)SENDMSG_NO_ERRNO.invokeExact(fd, message, flags);
         }
         catch (final Throwable ex)
         {
