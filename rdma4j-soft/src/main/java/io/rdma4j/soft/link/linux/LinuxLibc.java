@@ -349,8 +349,8 @@ final class LinuxLibc
     }
 
     /**
-     * One datagram: what a {@code recvmmsg} for one costs, less the kernel's per-call array handling, which on
-     * 2026-11-27's EPYC (kernel 6.18) cost 0.2-0.3 us of a loopback hop's 4 (see {@link ReceiveBatch#refill}).
+     * One datagram: a {@code recvmmsg} for one without the kernel's array handling around it (see
+     * {@code ReceiveBatch}'s look for one).
      *
      * @param message a {@code msghdr}: the first member of an {@code mmsghdr}, whose length field this leaves alone.
      * @return bytes received, or -1 (errno not captured: see the class comment).
