@@ -27,10 +27,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * caller allocated once. The data-path calls ({@code recvmmsg}, {@code recvmsg}, {@code sendmmsg}, a
  * {@code sendmsg}, {@code poll} and the eventfd's {@code read}/{@code write}) do not: measured on JDK 25, a
  * downcall with a capture segment allocates 40 bytes per call until C2 compiles its caller (always, with C1
- * only), one without none. They
- * need no errno anyway: a non-blocking receive that fails has nothing to give (EAGAIN, all but always), a
- * send that fails is a counted drop whatever the cause, and the one failure whose cause matters, a
- * {@code UDP_SEGMENT} message refused, is sent again through
+ * only), one without none. They need no errno anyway: a non-blocking receive that fails has nothing to give
+ * (EAGAIN, all but always), a send that fails is a counted drop whatever the cause, and the one failure whose
+ * cause matters, a {@code UDP_SEGMENT} message refused, is sent again through
  * {@link #sendmsg(MemorySegment, int, MemorySegment, int)}, which captures it.
  */
 final class LinuxLibc
