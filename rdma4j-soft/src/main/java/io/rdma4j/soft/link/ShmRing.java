@@ -16,10 +16,10 @@ import java.nio.ByteBuffer;
  * <p>
  * Record (8-byte aligned): length (int, header + payload, unaligned; written last), type (int: data,
  * IPv6 data, either of them with the ICRC left out, or padding), the sender's IPv4 address (0 in an IPv6
- * record), UDP port and IP identification (ints), the payload length (int); an IPv6 record then has the sender's 16-byte address (two big-endian
- * longs, as {@link Ipv6} holds it); then the payload: a RoCEv2 UDP payload, BTH to ICRC. A ring is of one
- * family, its device's: the IPv4 records are those of the first format, and a record of the other family
- * is one no producer of ours writes.
+ * record), UDP port and IP identification (ints), the payload length (int); an IPv6 record then has the
+ * sender's 16-byte address (two big-endian longs, as {@link Ipv6} holds it); then the payload: a RoCEv2 UDP
+ * payload, BTH to ICRC. A ring is of one family, its device's: the IPv4 records are those of the first format,
+ * and a record of the other family is one no producer of ours writes.
  * <p>
  * Every other process of the same user can write this memory, so the consumer trusts nothing it reads:
  * a length, type or size that no producer of ours writes is reported as {@link #CORRUPT} and the caller

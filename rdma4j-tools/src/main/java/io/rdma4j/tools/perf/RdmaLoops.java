@@ -218,24 +218,15 @@ final class RdmaLoops
     }
 
     /**
-     * The server of a latency test: answer {@code total} pings (SEND and WRITE); READ and atomics
-     * need nothing from it.
+     * The server of a latency test, for one block of a run that alternates with the baseline: answer {@code total}
+     * pings (SEND and WRITE), numbered from {@code first} as the client's block numbers them (see
+     * {@link #latencyClient(int, int, int, int, Histogram)}); READ and atomics need nothing from it.
      *
      * @param size  the message size.
+     * @param first the number of the block's first exchange.
      * @param total exchanges.
      * @throws PerfException if a completion fails or the client stops.
      * @throws InterruptedException if interrupted while sleeping on events.
-     */
-    void latencyServer(final int size, final int total) throws PerfException, InterruptedException
-    {
-        latencyServer(size, 0, total);
-    }
-
-    /**
-     * As {@link #latencyServer(int, int)}, for one block numbered from {@code first} (see
-     * {@link #latencyClient(int, int, int, int, Histogram)}).
-     *
-     * @param first the number of the block's first exchange.
      */
     void latencyServer(final int size, final int first, final int total) throws PerfException, InterruptedException
     {
