@@ -95,6 +95,9 @@ class Ipv6LoopbackTest
         // the GRH is the IPv6 header: version 6, payload length = UDP length, next header UDP, both addresses
         final MemorySegment grh = b.buffer.asSlice((wc.wrId() % 1000) * UdEndpoint.SLOT, 40);
         assertEquals(6, (grh.get(ValueLayout.JAVA_BYTE, 0) >>> 4) & 0xF);
+        // traffic class and flow label 0, as rxe's senders leave them; a hop limit
+        assertEquals(0x6000_0000, grh.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 0));
+        assertTrue((grh.get(ValueLayout.JAVA_BYTE, 7) & 0xFF) > 0, "hop limit");
         final int udpLength = 8 + 12 + 8 + 4 + "over IPv6".length() + 3 + 4;
         assertEquals(udpLength, grh.get(SHORT_BE, 4));
         assertEquals(17, grh.get(ValueLayout.JAVA_BYTE, 6));

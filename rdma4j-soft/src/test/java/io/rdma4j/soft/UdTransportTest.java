@@ -62,6 +62,23 @@ class UdTransportTest
             final var intBe = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
             assertEquals(a.gid().ipv4(), b.buffer.get(intBe, slot + 32));
             assertEquals(b.gid().ipv4(), b.buffer.get(intBe, slot + 36));
+            // the rest of that header: TOS 0; total length IP + UDP + BTH + DETH + ImmDt + payload and its pad +
+            // ICRC; DF set;
+            // a TTL; and a checksum that makes the header's 16-bit one's-complement sum 0xFFFF
+            final var shortBe = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+            assertEquals(0, b.buffer.get(ValueLayout.JAVA_BYTE, slot + 21));
+            assertEquals(20 + 8 + 12 + 8 + 4 + "hello over RoCEv2".length() + 3 + 4,
+                b.buffer.get(shortBe, slot + 22) & 0xFFFF);
+            assertEquals(0x4000, b.buffer.get(shortBe, slot + 26) & 0xFFFF);
+            assertTrue((b.buffer.get(ValueLayout.JAVA_BYTE, slot + 28) & 0xFF) > 0, "TTL");
+            int sum = 0;
+            for (int i = 20; i < 40; i += 2)
+            {
+                sum += b.buffer.get(shortBe, slot + i) & 0xFFFF;
+            }
+            sum = (sum & 0xFFFF) + (sum >>> 16);
+            sum = (sum & 0xFFFF) + (sum >>> 16);
+            assertEquals(0xFFFF, sum, "IPv4 header checksum");
         }
     }
 

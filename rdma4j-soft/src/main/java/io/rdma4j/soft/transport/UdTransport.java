@@ -34,8 +34,6 @@ public final class UdTransport implements QpTransport
     public static final int GRH_LENGTH = 40;
 
     private static final ValueLayout.OfInt INT_BE = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    private static final ValueLayout.OfShort SHORT_BE =
-        ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfLong LONG_BE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ThreadLocal<ReceiveScratch> SCRATCH = ThreadLocal.withInitial(ReceiveScratch::new);
 
@@ -187,15 +185,14 @@ public final class UdTransport implements QpTransport
     /**
      * The GRH of an IPv6 datagram as rxe delivers it: the IPv6 header itself, all 40 bytes. The UDP socket shows
      * neither traffic class nor flow label, which rxe's senders leave 0; the hop limit is the link's when it sees
-     * it, else the sender's default.
+     * it, else the sender's default. Five whole-word stores: a fill and a store per field cost a tenth of a
+     * same-host UD receive.
      */
     private static void writeGrhIpv6(final MemorySegment grh, final PacketInfo packet, final DatagramInfo datagram)
     {
-        grh.fill((byte)0);
-        grh.set(ValueLayout.JAVA_BYTE, 0, (byte)0x60);
-        grh.set(SHORT_BE, 4, (short)(8 + packet.length()));
-        grh.set(ValueLayout.JAVA_BYTE, 6, (byte)17);
-        grh.set(ValueLayout.JAVA_BYTE, 7, (byte)(datagram.ttl > 0 ? datagram.ttl : 64));
+        final long hopLimit = datagram.ttl > 0 ? datagram.ttl : 64;
+        // version 6, traffic class and flow label 0; payload length (the UDP length); next header UDP; hop limit
+        grh.set(LONG_BE, 0, 0x6000_0000L << 32 | (long)((8 + packet.length()) & 0xFFFF) << 16 | 17L << 8 | hopLimit);
         grh.set(LONG_BE, 8, packet.sourceHigh());
         grh.set(LONG_BE, 16, packet.sourceLow());
         grh.set(LONG_BE, 24, packet.destinationHigh());
@@ -203,7 +200,8 @@ public final class UdTransport implements QpTransport
     }
 
     /**
-     * The GRH of an IPv4 datagram as rxe delivers it: 20 zero bytes, then the IPv4 header.
+     * The GRH of an IPv4 datagram as rxe delivers it: 20 zero bytes, then the IPv4 header (DF set, no options),
+     * its checksum summed from the values rather than read back. Whole-word stores, as for IPv6.
      */
     private static void writeGrh(final MemorySegment grh, final PacketInfo packet, final DatagramInfo datagram)
     {
@@ -212,24 +210,24 @@ public final class UdTransport implements QpTransport
             writeGrhIpv6(grh, packet, datagram);
             return;
         }
-        grh.fill((byte)0);
-        final int ipTotal = 20 + 8 + packet.length();
-        grh.set(ValueLayout.JAVA_BYTE, 20, (byte)0x45);
-        grh.set(SHORT_BE, 22, (short)ipTotal);
-        grh.set(SHORT_BE, 24, (short)Math.max(0, packet.ipIdentification()));
-        grh.set(SHORT_BE, 26, (short)0x4000);
-        grh.set(ValueLayout.JAVA_BYTE, 28, (byte)(datagram.ttl > 0 ? datagram.ttl : 64));
-        grh.set(ValueLayout.JAVA_BYTE, 29, (byte)17);
-        grh.set(INT_BE, 32, packet.sourceAddress());
-        grh.set(INT_BE, 36, packet.destinationAddress());
-        int sum = 0;
-        for (int i = 20; i < 40; i += 2)
-        {
-            sum += grh.get(SHORT_BE, i) & 0xFFFF;
-        }
+        final int totalLength = (20 + 8 + packet.length()) & 0xFFFF;
+        final int identification = Math.max(0, packet.ipIdentification()) & 0xFFFF;
+        final int ttlAndProtocol = (datagram.ttl > 0 ? datagram.ttl : 64) << 8 | 17;
+        final int source = packet.sourceAddress();
+        final int destination = packet.destinationAddress();
+        int sum = 0x4500 + totalLength + identification + 0x4000 + ttlAndProtocol + (source >>> 16) +
+            (source & 0xFFFF) + (destination >>> 16) + (destination & 0xFFFF);
         sum = (sum & 0xFFFF) + (sum >>> 16);
         sum = (sum & 0xFFFF) + (sum >>> 16);
-        grh.set(SHORT_BE, 30, (short)~sum);
+        final int checksum = ~sum & 0xFFFF;
+        grh.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 0L);
+        grh.set(ValueLayout.JAVA_LONG_UNALIGNED, 8, 0L);
+        grh.set(ValueLayout.JAVA_INT_UNALIGNED, 16, 0);
+        // version 4 and a 20-byte header, TOS 0, total length; identification, DF and fragment offset 0
+        grh.set(LONG_BE, 20, 0x4500L << 48 | (long)totalLength << 32 | (long)identification << 16 | 0x4000L);
+        // TTL and protocol, header checksum, source address
+        grh.set(LONG_BE, 28, (long)ttlAndProtocol << 48 | (long)checksum << 32 | (source & 0xFFFF_FFFFL));
+        grh.set(INT_BE, 36, destination);
     }
 
     @Override
