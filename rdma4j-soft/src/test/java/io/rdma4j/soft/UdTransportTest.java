@@ -1,6 +1,7 @@
 package io.rdma4j.soft;
 
 import io.rdma4j.soft.counter.SoftCounter;
+import io.rdma4j.soft.engine.SoftEngine;
 import io.rdma4j.soft.verbs.DeviceLimits;
 import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.WcFlags;
@@ -79,6 +80,27 @@ class UdTransportTest
             sum = (sum & 0xFFFF) + (sum >>> 16);
             sum = (sum & 0xFFFF) + (sum >>> 16);
             assertEquals(0xFFFF, sum, "IPv4 header checksum");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Fabric.Kind.class)
+    void shouldDescribeEachQpWithItsNonZeroCountersForTheStatFile(final Fabric.Kind kind)
+    {
+        try (Fabric fabric = new Fabric(kind))
+        {
+            final UdEndpoint a = new UdEndpoint(fabric.open());
+            final UdEndpoint b = new UdEndpoint(fabric.open());
+            b.postRecvs(2);
+            final AddressHandle ah = a.ahTo(b.gid());
+            a.send(ah, b.qp.qpNum(), UdEndpoint.QKEY, "one", 1);
+            a.send(ah, b.qp.qpNum(), UdEndpoint.QKEY, "two", 2);
+            assertEquals(2, b.poll(2, 5000).size());
+
+            final String line = SoftEngine.of(b.context).describe().lines()
+                .filter(l -> l.startsWith(String.format("qp 0x%06x ", b.qp.qpNum()))).findFirst().orElseThrow();
+            // its values, in id order, and none of the counters still at 0
+            assertEquals(String.format("qp 0x%06x UD RTS rcvd_pkts 2", b.qp.qpNum()), line);
         }
     }
 

@@ -160,6 +160,8 @@ public enum SoftCounter
     public static final int ID_LIMIT = 89;
 
     private static final SoftCounter[] BY_ID = indexById();
+    /** Built once: the stat thread lists every QP's counters each second, and allocated a list a QP for it. */
+    private static final java.util.List<SoftCounter> IN_ID_ORDER = listInIdOrder();
     private static final java.util.Map<String, SoftCounter> BY_NAME = indexByName();
     private static final java.util.Set<SoftCounter> RECEIVE_VERDICTS = java.util.Collections.unmodifiableSet(
         java.util.EnumSet.of(RCVD_PKTS, DROP_TOO_SHORT, DROP_UNKNOWN_OPCODE, DROP_HDR_TRUNCATED,
@@ -264,9 +266,14 @@ public enum SoftCounter
     }
 
     /**
-     * @return every counter, in id order.
+     * @return every counter, in id order; the list cannot be changed.
      */
     public static java.util.List<SoftCounter> inIdOrder()
+    {
+        return IN_ID_ORDER;
+    }
+
+    private static java.util.List<SoftCounter> listInIdOrder()
     {
         final java.util.List<SoftCounter> list = new java.util.ArrayList<>();
         for (final SoftCounter counter : BY_ID)
@@ -276,6 +283,6 @@ public enum SoftCounter
                 list.add(counter);
             }
         }
-        return list;
+        return java.util.List.copyOf(list);
     }
 }

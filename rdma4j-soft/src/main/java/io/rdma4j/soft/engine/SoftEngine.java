@@ -29,7 +29,7 @@ import org.agrona.concurrent.IdleStrategy;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
-import java.util.Map;
+import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
@@ -131,15 +131,20 @@ public final class SoftEngine implements VerbsDevice, AutoCloseable
         {
             if (qp != null)
             {
-                final Map<String, Long> qpCounters = qp.counters();
+                // the values read where they are: a map of every counter a QP, each second, was most of what
+                // the stat thread allocated
+                final Counters qpCounters = qp.qpCounters();
                 text.append(String.format("qp 0x%06x %s %s", qp.qpNum(), qp.type(), qp.state()));
-                qpCounters.forEach((name, value) ->
+                final List<SoftCounter> all = SoftCounter.inIdOrder();
+                for (int i = 0; i < all.size(); i++)
                 {
+                    final SoftCounter counter = all.get(i);
+                    final long value = qpCounters.get(counter);
                     if (value != 0)
                     {
-                        text.append(' ').append(name).append(' ').append(value);
+                        text.append(' ').append(counter.counterName()).append(' ').append(value);
                     }
-                });
+                }
                 text.append('\n');
             }
         }
