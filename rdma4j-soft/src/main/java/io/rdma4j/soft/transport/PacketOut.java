@@ -12,7 +12,6 @@ import io.rdma4j.soft.wire.PacketInfo;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 
 /**
  * One role's room to build and send packets to the QP's connected peer: a direct buffer, the
@@ -31,8 +30,6 @@ final class PacketOut
     private static final int ROOM = 8192;
     /** Where a packet sent in place keeps its pad and ICRC: past any headers. */
     private static final int TAIL_OFFSET = ROOM - 16;
-    private static final ValueLayout.OfInt ICRC_LAYOUT =
-        ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private final TransportQp qp;
     private final TransportDevice device;
@@ -151,7 +148,7 @@ final class PacketOut
         {
             segment.set(ValueLayout.JAVA_BYTE, TAIL_OFFSET + i, (byte)0);
         }
-        segment.set(ICRC_LAYOUT, TAIL_OFFSET + pad, 0);
+        segment.set(Icrc.LAYOUT, TAIL_OFFSET + pad, 0);
         head.clear().limit(headLength);
         tail.limit(TAIL_OFFSET + pad + Icrc.LENGTH).position(TAIL_OFFSET);
         return device.queueGathered(head, inPlace.segment, inPlace.offset, payloadLength, tail, qp.destination(),
@@ -174,7 +171,7 @@ final class PacketOut
             // sent (send_err), and the caller sees the arena closed
             return false;
         }
-        segment.set(ICRC_LAYOUT, TAIL_OFFSET + pad, icrc);
+        segment.set(Icrc.LAYOUT, TAIL_OFFSET + pad, icrc);
         return true;
     }
 }

@@ -58,7 +58,8 @@ public final class Icrc
      * SEND, two calls against one, on 2026-11-27's EPYC).
      */
     private static final int SMALL_REST = 256;
-    private static final ValueLayout.OfInt ICRC_LAYOUT = WireLayouts.ICRC;
+    /** The ICRC field as it lies in a packet: its four bytes least-significant first, unaligned. */
+    public static final ValueLayout.OfInt LAYOUT = WireLayouts.ICRC;
 
     private final CRC32 crc = new CRC32();
     /** The masked headers, then a small packet's bytes after its BTH. */
@@ -127,7 +128,7 @@ public final class Icrc
     {
         final int value = packet.ipv6() ? computeIpv6(segment, offset, length, packet) :
             computeIpv4(segment, offset, length, packet, packet.ipIdentification());
-        segment.set(ICRC_LAYOUT, offset + length - LENGTH, value);
+        segment.set(LAYOUT, offset + length - LENGTH, value);
         return value;
     }
 
@@ -205,7 +206,7 @@ public final class Icrc
      */
     public static int read(final MemorySegment segment, final long offset, final int length)
     {
-        return segment.get(ICRC_LAYOUT, offset + length - LENGTH);
+        return segment.get(LAYOUT, offset + length - LENGTH);
     }
 
     private int computeIpv4(

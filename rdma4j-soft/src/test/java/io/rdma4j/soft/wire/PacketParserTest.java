@@ -32,6 +32,47 @@ class PacketParserTest
     }
 
     @Test
+    void shouldDecodeEveryBthAndDethFieldFromItsOwnBits()
+    {
+        // each field a value whose bits reach its edges, and each flag the opposite of its neighbour, so that a
+        // shift or mask off by one lands a bit in the wrong field
+        final PacketInfo fields = TestPackets.spec(Opcode.UD_SEND_ONLY_WITH_IMMEDIATE)
+            .se(true).migReq(false).pkey(0xFFFF).fecn(true).becn(false).destQp(0xFE_DCBA).ackReq(true)
+            .psn(0x80_0001).qkey(0x8765_4321).srcQp(0xC0_FFEE);
+        assertEquals(DropCause.NONE, parse(TestPackets.build(fields, 5)));
+        assertEquals(Opcode.UD_SEND_ONLY_WITH_IMMEDIATE, info.opcode());
+        assertTrue(info.se());
+        assertFalse(info.migReq());
+        assertEquals(3, info.padCnt());
+        assertEquals(0, info.tver());
+        assertEquals(0xFFFF, info.pkey());
+        assertTrue(info.fecn());
+        assertFalse(info.becn());
+        assertEquals(0xFE_DCBA, info.destQp());
+        assertTrue(info.ackReq());
+        assertEquals(0x80_0001, info.psn());
+        assertEquals(0x8765_4321, info.qkey());
+        assertEquals(0xC0_FFEE, info.srcQp());
+
+        final PacketInfo flipped = TestPackets.spec(Opcode.UD_SEND_ONLY)
+            .se(false).migReq(true).pkey(0x7FFF).fecn(false).becn(true).destQp(1).ackReq(false).psn(0xFF_FFFF)
+            .qkey(1).srcQp(0xFF_FFFF);
+        assertEquals(DropCause.NONE, parse(TestPackets.build(flipped, 4)));
+        assertEquals(Opcode.UD_SEND_ONLY, info.opcode());
+        assertFalse(info.se());
+        assertTrue(info.migReq());
+        assertEquals(0, info.padCnt());
+        assertEquals(0x7FFF, info.pkey());
+        assertFalse(info.fecn());
+        assertTrue(info.becn());
+        assertEquals(1, info.destQp());
+        assertFalse(info.ackReq());
+        assertEquals(0xFF_FFFF, info.psn());
+        assertEquals(1, info.qkey());
+        assertEquals(0xFF_FFFF, info.srcQp());
+    }
+
+    @Test
     void shouldRefuseTooShortPacketsAndBadBoundsWithoutThrowing()
     {
         final MemorySegment packet = TestPackets.build(spec, 0);

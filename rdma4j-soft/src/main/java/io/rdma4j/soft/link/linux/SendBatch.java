@@ -14,7 +14,6 @@ import java.lang.invoke.VarHandle;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 
 import static io.rdma4j.soft.link.linux.LinuxLibc.AF_INET;
 import static io.rdma4j.soft.link.linux.LinuxLibc.CMSG_HEADER_BYTES;
@@ -58,9 +57,6 @@ final class SendBatch
     private static final int SOCKADDR_SLOT = 32;
     private static final int SCRATCH_BYTES = 65536;
     private static final int MAX_CACHED_DESTINATIONS = 64;
-    /** The ICRC is stored least-significant byte first. */
-    private static final ValueLayout.OfInt ICRC_LAYOUT =
-        ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private final Arena arena;
     private final int family;
@@ -444,7 +440,7 @@ final class SendBatch
         {
             // the ICRC ends the slot's bytes: the copied datagram's, or the tail after the head
             final long at = (long)slot * TX_SLOT_BYTES + txHeadBytes[slot] + txTailBytes[slot] - Icrc.LENGTH;
-            txData.set(ICRC_LAYOUT, at, txData.get(ICRC_LAYOUT, at) ^ change);
+            txData.set(Icrc.LAYOUT, at, txData.get(Icrc.LAYOUT, at) ^ change);
         }
     }
 
