@@ -112,7 +112,8 @@ public final class PacketInfo
     }
 
     /**
-     * Set the addressing the ICRC covers in one call.
+     * Set the addressing the ICRC covers in one call; the IPv6 addresses read 0 after it, so that with a parse
+     * that accepts the packet every field is set (the receive path does not clear the description first).
      *
      * @param sourceAddress      the IPv4 source address, most significant byte first.
      * @param sourcePort         the UDP source port.
@@ -130,6 +131,10 @@ public final class PacketInfo
     {
         this.ipv6 = false;
         this.sourceAddress = sourceAddress;
+        this.sourceHigh = 0;
+        this.sourceLow = 0;
+        this.destinationHigh = 0;
+        this.destinationLow = 0;
         this.sourcePort = sourcePort;
         this.destinationAddress = destinationAddress;
         this.destinationPort = destinationPort;

@@ -2,6 +2,8 @@ package io.rdma4j.soft.wire;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Set;
@@ -70,6 +72,70 @@ class PacketParserTest
         assertEquals(0xFF_FFFF, info.psn());
         assertEquals(1, info.qkey());
         assertEquals(0xFF_FFFF, info.srcQp());
+    }
+
+    @Test
+    void shouldSetEveryFieldOnAcceptanceWhateverTheDescriptionHeldBefore() throws ReflectiveOperationException
+    {
+        // the receive path reuses one description without clearing it: the addressing and an accepted parse must
+        // leave nothing of the packet before, whatever that was
+        final Field[] fields = PacketInfo.class.getDeclaredFields();
+        for (final Field field : fields)
+        {
+            field.setAccessible(true);
+        }
+        int accepted = 0;
+        for (final Opcode opcode : Opcode.values())
+        {
+            final PacketInfo packetSpec = TestPackets.spec(opcode);
+            final MemorySegment packet = TestPackets.build(packetSpec, opcode.has(OpcodeMask.PAYLOAD) ? 8 : 0);
+            final PacketInfo fresh = TestPackets.received(packetSpec);
+            if (parser.parseHeaders(packet, 0, (int)packet.byteSize(), fresh) != DropCause.NONE)
+            {
+                continue;
+            }
+            final PacketInfo reused = new PacketInfo();
+            for (final Field field : fields)
+            {
+                if (!Modifier.isStatic(field.getModifiers()))
+                {
+                    field.set(reused, junk(field.getType()));
+                }
+            }
+            reused.network(packetSpec.sourceAddress(), packetSpec.sourcePort(), packetSpec.destinationAddress(),
+                packetSpec.destinationPort(), Icrc.UNKNOWN_IP_ID).dontFragment(packetSpec.dontFragment());
+            assertEquals(DropCause.NONE, parser.parseHeaders(packet, 0, (int)packet.byteSize(), reused));
+            for (final Field field : fields)
+            {
+                if (!Modifier.isStatic(field.getModifiers()))
+                {
+                    assertEquals(field.get(fresh), field.get(reused), opcode + ": " + field.getName());
+                }
+            }
+            accepted++;
+        }
+        assertTrue(accepted > 20, "opcodes accepted: " + accepted);
+    }
+
+    private static Object junk(final Class<?> type)
+    {
+        if (type == boolean.class)
+        {
+            return true;
+        }
+        if (type == int.class)
+        {
+            return 0x5A5A_5A5A;
+        }
+        if (type == long.class)
+        {
+            return 0x5A5A_5A5A_5A5A_5A5AL;
+        }
+        if (type == Opcode.class)
+        {
+            return Opcode.RC_FETCH_ADD;
+        }
+        return MemorySegment.ofArray(new byte[64]);
     }
 
     @Test
