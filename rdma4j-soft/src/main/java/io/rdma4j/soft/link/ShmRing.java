@@ -416,11 +416,9 @@ final class ShmRing
     /** Zero a consumed record (so the space reads 0 when claimed again), then hand the space back. */
     private void consume(final int index, final int bytes)
     {
-        final int end = index + bytes;
-        for (int offset = index; offset < end; offset += Long.BYTES)
-        {
-            data.set(ValueLayout.JAVA_LONG, offset, 0L);
-        }
+        // one fill of the record, not a checked store a word: its length word reads 0 again before the head
+        // moves past it
+        data.asSlice(index, bytes).fill((byte)0);
         head += bytes;
         LONG.setRelease(control, (long)HEAD_OFFSET, head);
     }

@@ -21,6 +21,9 @@ public final class SoftMr implements MemoryRegion
     /** The PD's bookkeeping when the region is deregistered: out of the key table, one region fewer. */
     private final Consumer<SoftMr> onClose;
     private final MemorySegment segment;
+    /** The segment's address and size, read once: its accessors check the segment on each call. */
+    private final long start;
+    private final long size;
     private final int key;
     private final int accessBits;
     private final Set<AccessFlag> access;
@@ -40,6 +43,8 @@ public final class SoftMr implements MemoryRegion
         this.pd = pd;
         this.onClose = onClose;
         this.segment = segment;
+        this.start = segment.address();
+        this.size = segment.byteSize();
         this.key = key;
         this.access = Collections.unmodifiableSet(EnumSet.copyOf(access.isEmpty() ?
             EnumSet.noneOf(AccessFlag.class) : access));
@@ -61,13 +66,13 @@ public final class SoftMr implements MemoryRegion
     @Override
     public long address()
     {
-        return segment.address();
+        return start;
     }
 
     @Override
     public long length()
     {
-        return segment.byteSize();
+        return size;
     }
 
     @Override
@@ -112,8 +117,7 @@ public final class SoftMr implements MemoryRegion
      */
     public boolean covers(final long address, final long length)
     {
-        final long start = segment.address();
-        return length >= 0 && address >= start && address - start <= segment.byteSize() - length;
+        return length >= 0 && address >= start && address - start <= size - length;
     }
 
     @Override
