@@ -41,10 +41,21 @@ public final class RecvWqe
     public void copyFrom(final RecvWqe other)
     {
         wrId = other.wrId;
-        numSge = other.numSge;
-        System.arraycopy(other.addr, 0, addr, 0, other.numSge);
-        System.arraycopy(other.length, 0, length, 0, other.numSge);
-        System.arraycopy(other.lkey, 0, lkey, 0, other.numSge);
+        final int sges = other.numSge;
+        numSge = sges;
+        if (sges == 1)
+        {
+            // the common receive: three arraycopy calls for one element each were a percent of a small receive
+            addr[0] = other.addr[0];
+            length[0] = other.length[0];
+            lkey[0] = other.lkey[0];
+        }
+        else
+        {
+            System.arraycopy(other.addr, 0, addr, 0, sges);
+            System.arraycopy(other.length, 0, length, 0, sges);
+            System.arraycopy(other.lkey, 0, lkey, 0, sges);
+        }
         totalLength = other.totalLength;
     }
 }
