@@ -20,8 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Posting work requests, receiving their packets and polling completions allocate nothing: the
  * posting thread and the receiving device's progress thread are measured with the JVM's
  * per-thread allocation counters over many UD round trips on a UDP link, unicast and to a
- * multicast group, with the progress thread receiving and in polling mode, where the polling
- * thread receives too.
+ * multicast group, and through the same-host inboxes, with the progress thread receiving and in polling mode,
+ * where the polling thread receives too.
  * <p>
  * The JVM running this class is held to C1 (see the module's pom): C1 does no escape analysis,
  * so an object the code creates per operation is counted however far the JIT has got. Under C2 a
@@ -35,12 +35,14 @@ class DataPathAllocationTest
     private static final Gid GROUP = TestVerbs.group(9);
     private static final int MULTICAST_QPN = 0xFFFFFF;
 
-    @ParameterizedTest(name = "multicast {0}, polling mode {1}")
-    @CsvSource({ "false, false", "true, false", "false, true", "true, true" })
-    void shouldPostReceiveAndPollWithoutAllocating(final boolean multicast, final boolean pollsInline)
+    @ParameterizedTest(name = "{0}, multicast {1}, polling mode {2}")
+    @CsvSource({ "UDP, false, false", "UDP, true, false", "UDP, false, true", "UDP, true, true",
+        "SHM, false, false", "SHM, false, true" })
+    void shouldPostReceiveAndPollWithoutAllocating(
+        final Fabric.Kind kind, final boolean multicast, final boolean pollsInline)
     {
         final var threads = (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
-        try (Fabric fabric = new Fabric(Fabric.Kind.UDP).pollsInline(pollsInline))
+        try (Fabric fabric = new Fabric(kind).pollsInline(pollsInline))
         {
             final UdEndpoint a = new UdEndpoint(fabric.open());
             final UdEndpoint b = new UdEndpoint(fabric.open());
