@@ -73,8 +73,7 @@ class UdTransportTest
             assertEquals(a.gid().ipv4(), b.buffer.get(intBe, slot + 32));
             assertEquals(b.gid().ipv4(), b.buffer.get(intBe, slot + 36));
             // the rest of that header: TOS 0; total length IP + UDP + BTH + DETH + ImmDt + payload and its pad +
-            // ICRC; DF set;
-            // a TTL; and a checksum that makes the header's 16-bit one's-complement sum 0xFFFF
+            // ICRC; DF set; a TTL; and a checksum that makes the header's 16-bit one's-complement sum 0xFFFF
             final var shortBe = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
             assertEquals(0, b.buffer.get(ValueLayout.JAVA_BYTE, slot + 21));
             assertEquals(20 + 8 + 12 + 8 + 4 + "hello over RoCEv2".length() + 3 + 4,

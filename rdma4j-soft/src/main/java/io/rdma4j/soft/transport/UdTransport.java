@@ -190,7 +190,7 @@ public final class UdTransport implements QpTransport
      */
     private static void writeGrhIpv6(final MemorySegment grh, final PacketInfo packet, final DatagramInfo datagram)
     {
-        final long hopLimit = datagram.ttl > 0 ? datagram.ttl : 64;
+        final long hopLimit = (datagram.ttl > 0 ? datagram.ttl : 64) & 0xFF;
         // version 6, traffic class and flow label 0; payload length (the UDP length); next header UDP; hop limit
         grh.set(LONG_BE, 0, 0x6000_0000L << 32 | (long)((8 + packet.length()) & 0xFFFF) << 16 | 17L << 8 | hopLimit);
         grh.set(LONG_BE, 8, packet.sourceHigh());
@@ -212,7 +212,7 @@ public final class UdTransport implements QpTransport
         }
         final int totalLength = (20 + 8 + packet.length()) & 0xFFFF;
         final int identification = Math.max(0, packet.ipIdentification()) & 0xFFFF;
-        final int ttlAndProtocol = (datagram.ttl > 0 ? datagram.ttl : 64) << 8 | 17;
+        final int ttlAndProtocol = ((datagram.ttl > 0 ? datagram.ttl : 64) & 0xFF) << 8 | 17;
         final int source = packet.sourceAddress();
         final int destination = packet.destinationAddress();
         int sum = 0x4500 + totalLength + identification + 0x4000 + ttlAndProtocol + (source >>> 16) +
