@@ -67,12 +67,23 @@ final class UdEndpoint
         this.context = context;
         this.pd = pd;
         this.cq = context.createCq(256, null, 0);
-        this.qp = pd.createQp(QpInitAttr.of(QpType.UD, cq, new QpCap(64, SLOTS, 1, 1, 64)).withCreateFlags(flags));
+        this.qp = udQp(pd, cq, new QpCap(64, SLOTS, 1, 1, 64), qkey, flags);
+        buffer = Arena.ofAuto().allocate((long)SLOT * SLOTS, 64);
+        mr = pd.regMr(buffer, EnumSet.of(AccessFlag.LOCAL_WRITE));
+    }
+
+    /**
+     * A UD QP brought to RTS on port 1 with the Q_Key.
+     */
+    static QueuePair udQp(
+        final ProtectionDomain pd, final CompletionQueue cq, final QpCap cap, final int qkey,
+        final QpCreateFlag... flags)
+    {
+        final QueuePair qp = pd.createQp(QpInitAttr.of(QpType.UD, cq, cap).withCreateFlags(flags));
         qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1).qkey(qkey));
         qp.modify(new QpAttr().state(QpState.RTR));
         qp.modify(new QpAttr().state(QpState.RTS).sqPsn(0));
-        buffer = Arena.ofAuto().allocate((long)SLOT * SLOTS, 64);
-        mr = pd.regMr(buffer, EnumSet.of(AccessFlag.LOCAL_WRITE));
+        return qp;
     }
 
     Gid gid()
@@ -116,8 +127,16 @@ final class UdEndpoint
     String text(final WorkCompletion wc)
     {
         final int slot = (int)(wc.wrId() % 1000);
-        final byte[] bytes = new byte[wc.byteLen() - 40];
-        MemorySegment.copy(buffer, ValueLayout.JAVA_BYTE, (long)slot * SLOT + 40, bytes, 0, bytes.length);
+        return text((long)slot * SLOT + 40, wc.byteLen() - 40);
+    }
+
+    /**
+     * @return the buffer's bytes at {@code offset} as UTF-8 text.
+     */
+    String text(final long offset, final int length)
+    {
+        final byte[] bytes = new byte[length];
+        MemorySegment.copy(buffer, ValueLayout.JAVA_BYTE, offset, bytes, 0, length);
         return new String(bytes, StandardCharsets.UTF_8);
     }
 

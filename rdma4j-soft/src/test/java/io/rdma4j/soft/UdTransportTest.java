@@ -5,11 +5,7 @@ import io.rdma4j.soft.engine.SoftEngine;
 import io.rdma4j.soft.verbs.DeviceLimits;
 import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.CompletionQueue;
-import io.rdma4j.verbs.QpAttr;
 import io.rdma4j.verbs.QpCap;
-import io.rdma4j.verbs.QpInitAttr;
-import io.rdma4j.verbs.QpState;
-import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.QueuePair;
 import io.rdma4j.verbs.RecvWr;
 import io.rdma4j.verbs.WcFlags;
@@ -22,7 +18,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 import static io.rdma4j.soft.TestVerbs.awaitAtLeast;
@@ -100,10 +95,7 @@ class UdTransportTest
             final UdEndpoint a = new UdEndpoint(fabric.open());
             final UdEndpoint b = new UdEndpoint(fabric.open());
             final CompletionQueue cq = b.context.createCq(16, null, 0);
-            final QueuePair qp = b.pd.createQp(QpInitAttr.of(QpType.UD, cq, new QpCap(4, 4, 1, 3, 0)));
-            qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1).qkey(UdEndpoint.QKEY));
-            qp.modify(new QpAttr().state(QpState.RTR));
-            qp.modify(new QpAttr().state(QpState.RTS).sqPsn(0));
+            final QueuePair qp = UdEndpoint.udQp(b.pd, cq, new QpCap(4, 4, 1, 3, 0), UdEndpoint.QKEY);
             // the GRH alone in the first, then the message split over two places apart
             final RecvWr recv = new RecvWr(3).wrId(9);
             recv.sgList().get(0).set(b.mr, 0, 40);
@@ -118,15 +110,9 @@ class UdTransportTest
             assertEquals(9, wc.wrId());
             assertEquals(40 + 17, wc.byteLen());
             assertEquals(0x45, b.buffer.get(ValueLayout.JAVA_BYTE, 20));
-            assertEquals("hello", text(b, 1000, 5));
-            assertEquals(" over RoCEv2", text(b, 3000, 12));
+            assertEquals("hello", b.text(1000, 5));
+            assertEquals(" over RoCEv2", b.text(3000, 12));
         }
-    }
-
-    private static String text(final UdEndpoint endpoint, final long offset, final int length)
-    {
-        return new String(endpoint.buffer.asSlice(offset, length).toArray(ValueLayout.JAVA_BYTE),
-            StandardCharsets.UTF_8);
     }
 
     @ParameterizedTest
