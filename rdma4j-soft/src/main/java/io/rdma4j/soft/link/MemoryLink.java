@@ -153,6 +153,7 @@ public final class MemoryLink implements Link
         info.destinationPort = ROCE_V2_PORT;
         info.ttl = ipHeaderVisible ? datagram.ttl() : -1;
         info.ipIdentification = ipHeaderVisible ? datagram.ipIdentification() : -1;
+        info.ipIdentificationGuess = 0;
         return true;
     }
 

@@ -165,7 +165,7 @@ public final class ReceivePath
         else
         {
             packet.network(info.sourceIpv4, info.sourcePort, info.destinationIpv4, info.destinationPort,
-                info.ipIdentification).dontFragment(true);
+                info.ipIdentification).dontFragment(true).ipIdentificationGuess(info.ipIdentificationGuess);
             toGroup = isMulticast(info.destinationIpv4);
             toUs = info.destinationIpv4 == localIpv4;
         }

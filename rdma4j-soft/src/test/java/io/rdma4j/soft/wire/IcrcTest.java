@@ -179,6 +179,33 @@ class IcrcTest
         }
     }
 
+    /**
+     * An unknown identification is tried first as the receive path's guess (a segment's place in its GRO run): a
+     * right guess is taken as it is, and from a wrong one the solving still finds the sender's, whatever the two.
+     */
+    @Test
+    void shouldTakeARightGuessOfTheIdentificationAndSolveFromAWrongOne()
+    {
+        final byte[] bytes = EXAMPLE_1.clone();
+        final MemorySegment packet = MemorySegment.ofArray(bytes);
+        final Icrc checker = new Icrc();
+        final int[] identifications = {0, 1, 2, 7, 15, 63, 0x1234, 0xFFFF};
+        for (final int id : identifications)
+        {
+            icrc.generate(packet, 0, bytes.length, 1, 2, 3, 4791, id, true);
+            for (final int guess : identifications)
+            {
+                final PacketInfo info = new PacketInfo().clear().network(1, 3, 2, 4791, Icrc.UNKNOWN_IP_ID)
+                    .dontFragment(true).ipIdentificationGuess(guess);
+
+                assertEquals(id, checker.check(packet, 0, bytes.length, info), "sent " + id + ", guessed " + guess);
+            }
+            final PacketInfo known = new PacketInfo().clear().network(1, 3, 2, 4791, id ^ 1).dontFragment(true)
+                .ipIdentificationGuess(id);
+            assertEquals(-1, checker.check(packet, 0, bytes.length, known), "a known identification is not a guess");
+        }
+    }
+
     private int check(final MemorySegment packet, final int length, final PcapReader.Datagram d, final int ipId)
     {
         return icrc.check(packet, 0, length, d.sourceAddress(), d.destinationAddress(), d.sourcePort(),

@@ -293,6 +293,7 @@ final class ReceiveBatch
             // frees the send queue entry it needs for its next post.
             rxSlotEnd = length - length % segment;
             copyOut(slot, rxSlotEnd, length - rxSlotEnd, buffer, info);
+            info.ipIdentificationGuess = rxSlotEnd / segment;
             return true;
         }
         else
@@ -316,6 +317,7 @@ final class ReceiveBatch
             rxOffset = offset + datagramLength;
         }
         copyOut(slot, offset, datagramLength, buffer, info);
+        info.ipIdentificationGuess = offset / segment;
         return true;
     }
 

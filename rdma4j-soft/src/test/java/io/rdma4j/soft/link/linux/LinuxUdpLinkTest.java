@@ -198,12 +198,14 @@ class LinuxUdpLinkTest
             // on the wire it was the second segment: its ICRC is for identification 1
             assertEquals(1, icrc.check(MemorySegment.ofArray(first), 0, first.length, Ipv4.toInt(addressA),
                 Ipv4.toInt(addressB), port, port, 1, true));
+            assertEquals(1, info.ipIdentificationGuess, "the ACK's guess is its place in the run, not the order");
             assertFalse(b.caughtUp(), "the request is still in the slot");
             assertTrue(b.receive(buffer, info));
             final byte[] second = bytes(buffer);
             assertArrayEquals(requestBytes, second);
             assertEquals(0, icrc.check(MemorySegment.ofArray(second), 0, second.length, Ipv4.toInt(addressA),
                 Ipv4.toInt(addressB), port, port, 0, true));
+            assertEquals(0, info.ipIdentificationGuess);
             assertEquals(1, b.receiveSyscalls(), "one call that received (an empty look counts none)");
             assertEquals(1, b.receivedRuns());
         }
@@ -338,6 +340,7 @@ class LinuxUdpLinkTest
             {
                 assertTrue(receiveWithin(b, WAIT_MILLIS), "segment " + i);
                 checkSegment(sent.get(i), bytes(buffer), i, addressB);
+                assertEquals(i, info.ipIdentificationGuess, "the segment's place in the run, its identification");
             }
             assertEquals(1, b.receiveSyscalls(), "GRO kept the run together: one recvmmsg");
             assertEquals(1, b.receivedRuns());
