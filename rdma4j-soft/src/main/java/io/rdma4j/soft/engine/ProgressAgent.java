@@ -370,10 +370,10 @@ final class ProgressAgent implements Agent
     private int receiveBatch(final int max)
     {
         int received = 0;
-        while (received < max && link.receive(rxBuffer, rxInfo))
+        while (received < max && link.receiveInPlace(rxBuffer, rxSegment, rxInfo))
         {
             received++;
-            receivePath.onDatagram(rxSegment, rxBuffer.limit(), rxInfo, rxParser, rxPacket);
+            receivePath.onDatagram(rxInfo.data, rxInfo.dataOffset, rxInfo.dataLength, rxInfo, rxParser, rxPacket);
             if (link.caughtUp())
             {
                 break;
@@ -499,6 +499,26 @@ final class ProgressAgent implements Agent
     /**
      * Stop the progress thread, waiting up to five seconds for its cycle to end.
      */
+    /**
+     * Run {@code action} while no thread receives: a receiver reads each datagram where its link holds it
+     * ({@link Link#receiveInPlace}), so the link's close, which frees that memory, must wait for the poller that
+     * may be reading it. Receivers only try the lock, and never wait while they hold it.
+     *
+     * @param action what must not overlap a receive.
+     */
+    void whileNoneReceives(final Runnable action)
+    {
+        receiveLock.lock();
+        try
+        {
+            action.run();
+        }
+        finally
+        {
+            receiveLock.unlock();
+        }
+    }
+
     void stop()
     {
         // out of its wait first: the runner then sees it stopped at the end of this cycle, not the next wait's

@@ -594,6 +594,7 @@ public final class SoftEngine implements VerbsDevice, AutoCloseable
     public void close()
     {
         agent.stop();
-        link.close();
+        // a polling thread may still be reading a datagram in the link's memory
+        agent.whileNoneReceives(link::close);
     }
 }

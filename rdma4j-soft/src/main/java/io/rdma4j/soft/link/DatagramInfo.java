@@ -1,13 +1,24 @@
 package io.rdma4j.soft.link;
 
+import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 
 /**
  * Where a received datagram came from and where it was sent to: what the ICRC check and the
- * GRH of a UD completion need from the IP and UDP headers. Reused from datagram to datagram.
+ * GRH of a UD completion need from the IP and UDP headers; after {@link Link#receiveInPlace}, also where its
+ * bytes lie. Reused from datagram to datagram.
  */
 public final class DatagramInfo
 {
+    /**
+     * After {@link Link#receiveInPlace}: the memory holding the datagram, the link's own or the caller's buffer,
+     * valid until the link's next receive or its close.
+     */
+    public MemorySegment data;
+    /** Where in {@link #data} the datagram starts. */
+    public long dataOffset;
+    /** The datagram's length. */
+    public int dataLength;
     /** The sender's IP address. */
     public InetAddress source;
     /** {@link #source} as a big-endian int, 0 when it is not IPv4: what the headers and ICRC use. */

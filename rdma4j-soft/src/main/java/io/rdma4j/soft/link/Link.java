@@ -158,6 +158,30 @@ public interface Link extends AutoCloseable
     boolean receive(ByteBuffer buffer, DatagramInfo info);
 
     /**
+     * Receive at most one datagram without blocking, and leave it where the link holds it if it can:
+     * {@code info}'s {@link DatagramInfo#data}, {@link DatagramInfo#dataOffset dataOffset} and
+     * {@link DatagramInfo#dataLength dataLength} say where, valid until this link's next receive or its close.
+     * A link whose datagrams are in memory of its own (a socket's receive slots) saves the copy into
+     * {@code buffer} that {@link #receive} makes; the default makes it and points at {@code buffer}.
+     *
+     * @param buffer        where a datagram is copied if it is copied, as {@link #receive} does.
+     * @param bufferSegment {@code buffer} as a segment, so that describing it allocates nothing.
+     * @param info          filled with the datagram's addresses and place when one is received.
+     * @return true if a datagram was received.
+     */
+    default boolean receiveInPlace(final ByteBuffer buffer, final MemorySegment bufferSegment, final DatagramInfo info)
+    {
+        if (!receive(buffer, info))
+        {
+            return false;
+        }
+        info.data = bufferSegment;
+        info.dataOffset = 0;
+        info.dataLength = buffer.limit();
+        return true;
+    }
+
+    /**
      * Whether the datagrams {@link #receive} handed out since the link last looked at its sockets were all it
      * found there: one more receive now would most likely cost a system call only to find nothing. A receiver
      * that handles a datagram and stops here (its caller sees the completion, and its reply leaves) is a

@@ -372,14 +372,33 @@ public final class SameHostLink extends ForwardingLink
     @Override
     public boolean receive(final ByteBuffer buffer, final DatagramInfo info)
     {
+        return receive0(buffer, null, info);
+    }
+
+    /**
+     * A datagram from the socket stays where the socket's link holds it ({@link Link#receiveInPlace}); one from
+     * the inbox is copied into {@code buffer} as before, since the inbox's memory is shared with other processes
+     * and its record is released as it is read.
+     * <p>
+     * {@inheritDoc}
+     */
+    @Override
+    public boolean receiveInPlace(final ByteBuffer buffer, final MemorySegment bufferSegment, final DatagramInfo info)
+    {
+        return receive0(buffer, bufferSegment, info);
+    }
+
+    /** {@link #receive}, or with {@code bufferSegment} given {@link #receiveInPlace}. */
+    private boolean receive0(final ByteBuffer buffer, final MemorySegment bufferSegment, final DatagramInfo info)
+    {
         final ShmInbox own = inbox;
         if (own == null)
         {
-            return receiveUdp(buffer, info);
+            return receiveUdp(buffer, bufferSegment, info);
         }
         try
         {
-            return receiveEither(own, buffer, info);
+            return receiveEither(own, buffer, bufferSegment, info);
         }
         catch (final InternalError fault)
         {
@@ -421,7 +440,8 @@ public final class SameHostLink extends ForwardingLink
         }
     }
 
-    private boolean receiveEither(final ShmInbox own, final ByteBuffer buffer, final DatagramInfo info)
+    private boolean receiveEither(
+        final ShmInbox own, final ByteBuffer buffer, final MemorySegment bufferSegment, final DatagramInfo info)
     {
         if (++receiveCalls >= HEARTBEAT_EVERY)
         {
@@ -434,7 +454,7 @@ public final class SameHostLink extends ForwardingLink
             callsSinceRing++;
         }
         final boolean ringTurn = ringRun < RING_RUN;
-        if (ringTurn && receiveRing(own, buffer, info))
+        if (ringTurn && receiveRing(own, buffer, bufferSegment, info))
         {
             ringRun++;
             return true;
@@ -443,7 +463,7 @@ public final class SameHostLink extends ForwardingLink
         if (!ringTurn || udpDue || ++emptyReads >= udpEvery())
         {
             emptyReads = 0;
-            if (receiveUdp(buffer, info))
+            if (receiveUdp(buffer, bufferSegment, info))
             {
                 // more may wait: the socket stays due until it is found empty, or the link says it took all
                 udpDue = !udp.caughtUp();
@@ -452,7 +472,7 @@ public final class SameHostLink extends ForwardingLink
             }
             udpDue = false;
         }
-        return !ringTurn && receiveRing(own, buffer, info);
+        return !ringTurn && receiveRing(own, buffer, bufferSegment, info);
     }
 
     /**
@@ -545,15 +565,17 @@ public final class SameHostLink extends ForwardingLink
         return "SameHostLink{" + udp + ", inbox " + inboxPath() + "}";
     }
 
-    private boolean receiveUdp(final ByteBuffer buffer, final DatagramInfo info)
+    private boolean receiveUdp(final ByteBuffer buffer, final MemorySegment bufferSegment, final DatagramInfo info)
     {
         for (int wakeups = 0; wakeups < WAKEUPS_PER_CALL; wakeups++)
         {
-            if (!udp.receive(buffer, info))
+            final boolean received = null == bufferSegment ? udp.receive(buffer, info) :
+                udp.receiveInPlace(buffer, bufferSegment, info);
+            if (!received)
             {
                 return false;
             }
-            if (buffer.limit() > 0)
+            if ((null == bufferSegment ? buffer.limit() : info.dataLength) > 0)
             {
                 info.viaSameHostPath = false;
                 info.icrcOmitted = false;
@@ -566,12 +588,16 @@ public final class SameHostLink extends ForwardingLink
         return false;
     }
 
-    private boolean receiveRing(final ShmInbox own, final ByteBuffer buffer, final DatagramInfo info)
+    private boolean receiveRing(
+        final ShmInbox own, final ByteBuffer buffer, final MemorySegment bufferSegment, final DatagramInfo info)
     {
         final ShmRing ring = own.ring();
         final int result = ring.poll(buffer);
         if (result == ShmRing.OK)
         {
+            info.data = bufferSegment;
+            info.dataOffset = 0;
+            info.dataLength = buffer.limit();
             final int source = ring.polledSourceIpv4();
             final long sourceHigh = ring.polledSourceIpv6High();
             final long sourceLow = ring.polledSourceIpv6Low();

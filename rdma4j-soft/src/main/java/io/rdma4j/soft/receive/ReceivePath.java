@@ -103,17 +103,18 @@ public final class ReceivePath
     /**
      * Check one datagram and hand it on, or count why not.
      *
-     * @param segment memory holding the UDP payload from offset 0.
+     * @param segment memory holding the UDP payload.
+     * @param offset  where in it the payload starts.
      * @param length  the UDP payload's length.
      * @param info    the datagram's addressing.
      * @param parser  the calling thread's parser.
      * @param packet  the calling thread's packet record.
      */
     public void onDatagram(
-        final MemorySegment segment, final int length, final DatagramInfo info, final PacketParser parser,
-        final PacketInfo packet)
+        final MemorySegment segment, final long offset, final int length, final DatagramInfo info,
+        final PacketParser parser, final PacketInfo packet)
     {
-        receive(segment, length, info, parser, packet, false);
+        receive(segment, offset, length, info, parser, packet, false);
     }
 
     /**
@@ -144,12 +145,12 @@ public final class ReceivePath
         info.icrcOmitted = false;
         info.ttl = group.hopLimit();
         info.ipIdentification = ipIdentification;
-        receive(segment, length, info, scratch.parser, scratch.packet, true);
+        receive(segment, 0, length, info, scratch.parser, scratch.packet, true);
     }
 
     private void receive(
-        final MemorySegment segment, final int length, final DatagramInfo info, final PacketParser parser,
-        final PacketInfo packet, final boolean looped)
+        final MemorySegment segment, final long offset, final int length, final DatagramInfo info,
+        final PacketParser parser, final PacketInfo packet, final boolean looped)
     {
         // no clear(): the addressing below and an accepted parse set every field (PacketParserTest), and a
         // refused packet is only counted. Clearing all forty fields was a twentieth of a small receive.
@@ -174,7 +175,7 @@ public final class ReceivePath
             counters.increment(SoftCounter.DROP_NOT_FOR_US);
             return;
         }
-        final DropCause cause = parser.parseHeaders(segment, 0, length, packet);
+        final DropCause cause = parser.parseHeaders(segment, offset, length, packet);
         if (cause != DropCause.NONE)
         {
             counters.increment(counterOf(cause));

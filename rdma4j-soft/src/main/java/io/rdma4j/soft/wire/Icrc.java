@@ -69,8 +69,15 @@ public final class Icrc
     private final ByteBuffer header6View = ByteBuffer.wrap(header6).order(ByteOrder.BIG_ENDIAN);
     private byte[] chunk;
 
+    /**
+     * Views of the last two segments hashed, the newer first: a receiver hashes datagrams in its socket link's
+     * slots and, between them, same-host records copied into its own buffer, and one view would be made again
+     * at each change.
+     */
     private MemorySegment viewedSegment;
     private ByteBuffer segmentView;
+    private MemorySegment olderViewedSegment;
+    private ByteBuffer olderSegmentView;
     /** A second view, for the payload a gathered packet reads in place, so the two views do not evict each other. */
     private MemorySegment viewedPayload;
     private ByteBuffer payloadView;
@@ -331,8 +338,12 @@ public final class Icrc
     {
         if (segment != viewedSegment)
         {
+            final MemorySegment older = olderViewedSegment;
+            final ByteBuffer olderView = olderSegmentView;
+            olderViewedSegment = viewedSegment;
+            olderSegmentView = segmentView;
             viewedSegment = segment;
-            segmentView = canView(segment) ? segment.asByteBuffer() : null;
+            segmentView = segment == older ? olderView : canView(segment) ? segment.asByteBuffer() : null;
         }
         return segmentView;
     }

@@ -262,8 +262,10 @@ final class ReceiveBatch
     }
 
     /**
-     * Copy the next datagram of the current slot into the buffer and describe it.
+     * Copy the next datagram of the current slot into the buffer and describe it; or, with no buffer, describe
+     * it where it lies in its slot ({@link DatagramInfo#data}): the slots change at the next refill only.
      *
+     * @param buffer where the datagram goes, or null to leave it in its slot.
      * @return false if the slot's datagram was dropped (truncated); the caller moves on.
      */
     boolean deliver(final ByteBuffer buffer, final DatagramInfo info)
@@ -317,7 +319,8 @@ final class ReceiveBatch
             rxOffset = offset + datagramLength;
         }
         copyOut(slot, offset, datagramLength, buffer, info);
-        info.ipIdentificationGuess = offset / segment;
+        // an empty datagram (a same-host wake-up) is a segment of size 0, and alone
+        info.ipIdentificationGuess = 0 == segment ? 0 : offset / segment;
         return true;
     }
 
@@ -327,14 +330,25 @@ final class ReceiveBatch
             Opcode.RC_ACKNOWLEDGE.wire();
     }
 
-    /** Copy one datagram of a slot into the buffer and describe it. */
+    /** Copy one datagram of a slot into the buffer (or, without one, point at it in the slot) and describe it. */
     private void copyOut(
         final int slot, final int offset, final int datagramLength, final ByteBuffer buffer, final DatagramInfo info)
     {
-        final int copied = Math.min(datagramLength, buffer.capacity());
-        buffer.clear();
-        buffer.put(0, rxDataView, slot * RX_SLOT_BYTES + offset, copied);
-        buffer.limit(copied);
+        final int copied;
+        if (null == buffer)
+        {
+            copied = datagramLength;
+            info.data = rxData;
+            info.dataOffset = (long)slot * RX_SLOT_BYTES + offset;
+            info.dataLength = datagramLength;
+        }
+        else
+        {
+            copied = Math.min(datagramLength, buffer.capacity());
+            buffer.clear();
+            buffer.put(0, rxDataView, slot * RX_SLOT_BYTES + offset, copied);
+            buffer.limit(copied);
+        }
         describeSource(slot, info);
         final Endpoint endpoint = rxEndpoint;
         info.receivedAt(endpoint.destination, endpoint.destinationIpv4, endpoint.destinationIpv6High,

@@ -32,6 +32,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -344,6 +346,60 @@ class LinuxUdpLinkTest
             }
             assertEquals(1, b.receiveSyscalls(), "GRO kept the run together: one recvmmsg");
             assertEquals(1, b.receivedRuns());
+        }
+    }
+
+    /** An empty datagram, a same-host wake-up, is a GRO slot of no segments: it comes alone, guessed 0. */
+    @Test
+    void shouldHandOutAnEmptyDatagramAsItself() throws IOException
+    {
+        try (LinuxUdpLink b = new LinuxUdpLink(addressB, port);
+            DatagramChannel waker = DatagramChannel.open(StandardProtocolFamily.INET))
+        {
+            waker.bind(new InetSocketAddress(addressA, 0));
+            waker.send(ByteBuffer.allocate(0), new InetSocketAddress(addressB, port));
+            info.ipIdentificationGuess = 9;
+            assertTrue(receiveWithin(b, WAIT_MILLIS));
+            assertEquals(0, buffer.limit());
+            assertEquals(0, info.ipIdentificationGuess);
+        }
+    }
+
+    /**
+     * In place, each datagram of a run is read where the link received it, its slot, and nothing is copied into
+     * the caller's buffer: the bytes are the sender's, and the buffer keeps what it had.
+     */
+    @Test
+    void shouldHandOutEachDatagramOfARunWhereItWasReceived()
+    {
+        try (LinuxUdpLink a = new LinuxUdpLink(addressA, port); LinuxUdpLink b = new LinuxUdpLink(addressB, port))
+        {
+            assumeTrue(a.segmentsSends() && b.coalescesReceives(), "the kernel has UDP GSO and GRO");
+            final List<byte[]> sent = sendRunOfTwenty(a, addressB, 64);
+            final MemorySegment bufferSegment = MemorySegment.ofBuffer(buffer);
+            bufferSegment.fill((byte)0x5A);
+            final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);
+            MemorySegment slots = null;
+            for (int i = 0; i < 20; i++)
+            {
+                while (!b.receiveInPlace(buffer, bufferSegment, info))
+                {
+                    assertTrue(System.nanoTime() < deadline, "segment " + i + " in time");
+                    b.awaitReadable(TimeUnit.MILLISECONDS.toNanos(10));
+                }
+                assertNotSame(bufferSegment, info.data, "segment " + i + " is read in the link's memory");
+                if (null == slots)
+                {
+                    slots = info.data;
+                }
+                assertSame(slots, info.data, "every segment in the same receive memory");
+                checkSegment(sent.get(i), info.data.asSlice(info.dataOffset, info.dataLength)
+                    .toArray(ValueLayout.JAVA_BYTE), i, addressB);
+                assertEquals(i, info.ipIdentificationGuess);
+            }
+            assertEquals(1, b.receiveSyscalls(), "GRO kept the run together: one recvmmsg");
+            final MemorySegment untouched = MemorySegment.ofArray(new byte[buffer.capacity()]).fill((byte)0x5A);
+            assertEquals(-1, bufferSegment.mismatch(untouched), "nothing was copied into the buffer");
         }
     }
 
