@@ -497,9 +497,6 @@ final class ProgressAgent implements Agent
     }
 
     /**
-     * Stop the progress thread, waiting up to five seconds for its cycle to end.
-     */
-    /**
      * Run {@code action} while no thread receives: a receiver reads each datagram where its link holds it
      * ({@link Link#receiveInPlace}), so the link's close, which frees that memory, must wait for the poller that
      * may be reading it. Receivers only try the lock, and never wait while they hold it.
@@ -519,6 +516,9 @@ final class ProgressAgent implements Agent
         }
     }
 
+    /**
+     * Stop the progress thread, waiting up to five seconds for its cycle to end.
+     */
     void stop()
     {
         // out of its wait first: the runner then sees it stopped at the end of this cycle, not the next wait's
