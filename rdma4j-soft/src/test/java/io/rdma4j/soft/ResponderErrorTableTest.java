@@ -33,10 +33,16 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The responder's answer to each error cause, pinned per cause from the wire: hand-made request
@@ -275,7 +281,7 @@ class ResponderErrorTableTest
     @MethodSource("cases")
     void shouldAnswerEachCauseAsPinned(final Case c)
     {
-        try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY))
+        try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY); ResponderLog log = new ResponderLog())
         {
             final Harness h = new Harness(fabric, c);
             if (c.recvs)
@@ -299,11 +305,19 @@ class ResponderErrorTableTest
                     assertEquals(c.recvStatus, wcs.getFirst().status());
                     assertEquals(WcStatus.WR_FLUSH_ERR, wcs.get(1).status());
                     assertEquals(QpState.ERR, h.r.qp.query().state());
+                    // the requester learns the NAK's class only: the responder's log says which cause
+                    final List<LogRecord> warnings = log.records();
+                    assertEquals(1, warnings.size(), "one warning");
+                    assertEquals(Level.WARNING, warnings.getFirst().getLevel());
+                    final String message = warnings.getFirst().getMessage();
+                    assertTrue(message.contains("[" + c.cause.split(" ")[0] + "]"), message);
+                    assertTrue(message.contains(String.format("RC QP 0x%06x", h.r.qp.qpNum())), message);
                 }
                 else
                 {
                     assertEquals(QpState.RTS, h.r.qp.query().state());
                     assertEquals(0, h.r.recvCq.poll(WorkCompletion.array(4)), "no receive completes");
+                    assertEquals(List.of(), log.records(), "a NAK the QP survives is not logged");
                 }
                 assertEquals(1, h.sentCount(), "one NAK, nothing else");
             }
@@ -331,6 +345,44 @@ class ResponderErrorTableTest
             {
                 assertEquals(1L, h.qpCounter(c.counter), c.counter.counterName());
             }
+        }
+    }
+
+    /** The responder's warnings, through java.util.logging (System.Logger's default backend). */
+    private static final class ResponderLog extends Handler implements AutoCloseable
+    {
+        private final Logger logger = Logger.getLogger("io.rdma4j.soft.transport.Responder");
+        private final List<LogRecord> records = new CopyOnWriteArrayList<>();
+
+        ResponderLog()
+        {
+            logger.addHandler(this);
+            // captured, not printed: the test's output stays the failures'
+            logger.setUseParentHandlers(false);
+        }
+
+        /** @return what was logged, each record's message formatted (the logger's supplier run). */
+        List<LogRecord> records()
+        {
+            return List.copyOf(records);
+        }
+
+        @Override
+        public void publish(final LogRecord record)
+        {
+            records.add(record);
+        }
+
+        @Override
+        public void flush()
+        {
+        }
+
+        @Override
+        public void close()
+        {
+            logger.setUseParentHandlers(true);
+            logger.removeHandler(this);
         }
     }
 

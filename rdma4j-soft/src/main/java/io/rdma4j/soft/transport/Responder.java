@@ -17,6 +17,7 @@ import io.rdma4j.verbs.WcStatus;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.util.Locale;
 
 /**
  * The RC/UC responder: checks each request in protocol order, as {@link RespState} spells it out
@@ -86,6 +87,8 @@ final class Responder implements BatchEndWork
         /** A SEND's payload could not be written to the receive WQE's buffers (an lkey gone since posting). */
         ERR_RECV_SCATTER
     }
+
+    private static final System.Logger LOG = System.getLogger(Responder.class.getName());
 
     private final TransportQp qp;
     private final boolean uc;
@@ -234,20 +237,20 @@ final class Responder implements BatchEndWork
                 }
                 case ERR_OPCODE_SEQUENCE, ERR_OPCODE_UNSUPPORTED, ERR_OPERATION_NOT_ALLOWED, ERR_NO_RD_ATOMIC_RESOURCES,
                     ERR_PACKET_LENGTH, ERR_WRITE_LENGTH, ERR_ATOMIC_MISALIGNED ->
-                    s = uc ? dropMessage() : fatal(packet, AethFlyweight.NAK_INVALID_REQUEST, AsyncEventType.QP_REQ_ERR,
+                    s = uc ? dropMessage() : fatal(packet, s, AethFlyweight.NAK_INVALID_REQUEST, AsyncEventType.QP_REQ_ERR,
                         WcStatus.REM_INV_REQ_ERR);
                 case ERR_RECV_TOO_SMALL ->
                 {
                     // rxe reports it as an invalid request on both sides
                     qp.count(SoftCounter.DROP_RECV_TOO_SMALL);
-                    s = uc ? dropMessage() : fatal(packet, AethFlyweight.NAK_INVALID_REQUEST, AsyncEventType.QP_REQ_ERR,
+                    s = uc ? dropMessage() : fatal(packet, s, AethFlyweight.NAK_INVALID_REQUEST, AsyncEventType.QP_REQ_ERR,
                         WcStatus.REM_INV_REQ_ERR);
                 }
                 case ERR_WRITE_RKEY, ERR_READ_RKEY, ERR_ATOMIC_RKEY ->
-                    s = uc ? dropMessage() : fatal(packet, AethFlyweight.NAK_REMOTE_ACCESS_ERROR,
+                    s = uc ? dropMessage() : fatal(packet, s, AethFlyweight.NAK_REMOTE_ACCESS_ERROR,
                         AsyncEventType.QP_ACCESS_ERR, WcStatus.REM_ACCESS_ERR);
                 case ERR_RECV_SCATTER ->
-                    s = uc ? dropMessage() : fatal(packet, AethFlyweight.NAK_REMOTE_OPERATIONAL_ERROR,
+                    s = uc ? dropMessage() : fatal(packet, s, AethFlyweight.NAK_REMOTE_OPERATIONAL_ERROR,
                         AsyncEventType.QP_FATAL, WcStatus.LOC_PROT_ERR);
                 case DROP, DONE ->
                 {
@@ -658,9 +661,16 @@ final class Responder implements BatchEndWork
      * RC: NAK the packet, complete a receive WQE the message holds with {@code recvStatus}, raise the
      * async event and move the QP to ERR.
      */
-    private RespState fatal(final PacketInfo packet, final int syndrome, final AsyncEventType event,
-        final WcStatus recvStatus)
+    private RespState fatal(final PacketInfo packet, final RespState cause, final int syndrome,
+        final AsyncEventType event, final WcStatus recvStatus)
     {
+        // once per QP, which leaves RTS for good: the requester learns only the NAK's class (its completion's
+        // status), so what the request broke is said here, for whoever reads the responder's log
+        LOG.log(System.Logger.Level.WARNING, () -> String.format(Locale.ROOT,
+            "RC QP 0x%06x NAKs the request at PSN %d (%s, %d bytes of payload) and enters the error state: %s " +
+            "[%s]; expected PSN %d, %s", qp.qpNum(), packet.psn(), packet.opcode(), packet.payloadLength(),
+            describe(cause), cause, psn, (lastMask & OpcodeMask.END) != 0 ? "between messages" :
+            "inside a message, " + writeRemaining + " bytes of a WRITE left"));
         abandonResponses();
         qp.count(SoftCounter.SENT_NAKS);
         sendAck(syndrome, packet.psn());
@@ -673,6 +683,25 @@ final class Responder implements BatchEndWork
         qp.device().postAsyncEvent(new AsyncEvent(event, qp, null, null, 0));
         qp.enterError();
         return RespState.DONE;
+    }
+
+    private static String describe(final RespState cause)
+    {
+        return switch (cause)
+        {
+            case ERR_OPCODE_SEQUENCE -> "an opcode out of sequence";
+            case ERR_OPCODE_UNSUPPORTED -> "an opcode this device does not serve";
+            case ERR_OPERATION_NOT_ALLOWED -> "an operation the QP's access flags do not allow";
+            case ERR_NO_RD_ATOMIC_RESOURCES -> "a READ or atomic to a QP with max_dest_rd_atomic 0";
+            case ERR_PACKET_LENGTH -> "a payload length the path MTU and the packet's place in its message forbid";
+            case ERR_RECV_TOO_SMALL -> "a SEND longer than the receive WQE's buffers";
+            case ERR_WRITE_LENGTH -> "a WRITE's payload that does not add up to its RETH's DMA length";
+            case ERR_WRITE_RKEY, ERR_READ_RKEY, ERR_ATOMIC_RKEY ->
+                "an rkey, range or access right that does not check out";
+            case ERR_ATOMIC_MISALIGNED -> "an atomic address not 8-byte aligned";
+            case ERR_RECV_SCATTER -> "a SEND's payload the receive WQE's buffers could not take (an lkey gone)";
+            default -> cause.name();
+        };
     }
 
     private void queueAck(final int ackedPsn)
