@@ -41,7 +41,7 @@ public abstract class TransportQp implements QueuePair
     private final boolean sqSigAll;
     private final SendQueue sendQueue;
     private final RecvQueue recvQueue;
-    private final Counters counters = new Counters();
+    private final Counters counters = Counters.compact();
     private final ReentrantLock sendLock = new ReentrantLock();
     /** Holds the send queue's inline buffers: closed by the verbs object when the QP is destroyed. */
     protected final Arena arena = Arena.ofShared();
