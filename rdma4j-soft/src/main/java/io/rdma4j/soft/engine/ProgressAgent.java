@@ -370,13 +370,10 @@ final class ProgressAgent implements Agent
     private int receiveBatch(final int max)
     {
         int received = 0;
-        // a copy into the loop's buffer (receive), not the read in place (receiveInPlace): with the read in place the
-        // rxe lab's native-soft/perftest-write-bw-host-serves failed 2 runs of 5 (a request NAKed invalid), 0 of 4
-        // with the copy (2026-11-27, docs/decisions.md); in place waits until that is understood
-        while (received < max && link.receive(rxBuffer, rxInfo))
+        while (received < max && link.receiveInPlace(rxBuffer, rxSegment, rxInfo))
         {
             received++;
-            receivePath.onDatagram(rxSegment, 0, rxBuffer.limit(), rxInfo, rxParser, rxPacket);
+            receivePath.onDatagram(rxInfo.data, rxInfo.dataOffset, rxInfo.dataLength, rxInfo, rxParser, rxPacket);
             if (link.caughtUp())
             {
                 break;
