@@ -33,12 +33,9 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -281,7 +278,7 @@ class ResponderErrorTableTest
     @MethodSource("cases")
     void shouldAnswerEachCauseAsPinned(final Case c)
     {
-        try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY); ResponderLog log = new ResponderLog())
+        try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY); CapturedLog log = new CapturedLog("io.rdma4j.soft.transport.Responder"))
         {
             final Harness h = new Harness(fabric, c);
             if (c.recvs)
@@ -345,44 +342,6 @@ class ResponderErrorTableTest
             {
                 assertEquals(1L, h.qpCounter(c.counter), c.counter.counterName());
             }
-        }
-    }
-
-    /** The responder's warnings, through java.util.logging (System.Logger's default backend). */
-    private static final class ResponderLog extends Handler implements AutoCloseable
-    {
-        private final Logger logger = Logger.getLogger("io.rdma4j.soft.transport.Responder");
-        private final List<LogRecord> records = new CopyOnWriteArrayList<>();
-
-        ResponderLog()
-        {
-            logger.addHandler(this);
-            // captured, not printed: the test's output stays the failures'
-            logger.setUseParentHandlers(false);
-        }
-
-        /** @return what was logged, each record's message formatted (the logger's supplier run). */
-        List<LogRecord> records()
-        {
-            return List.copyOf(records);
-        }
-
-        @Override
-        public void publish(final LogRecord record)
-        {
-            records.add(record);
-        }
-
-        @Override
-        public void flush()
-        {
-        }
-
-        @Override
-        public void close()
-        {
-            logger.setUseParentHandlers(true);
-            logger.removeHandler(this);
         }
     }
 

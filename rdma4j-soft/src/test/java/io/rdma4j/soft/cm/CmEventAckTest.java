@@ -4,20 +4,16 @@ import io.rdma4j.cm.CmEvent;
 import io.rdma4j.cm.CmEventType;
 import io.rdma4j.cm.CmId;
 import io.rdma4j.cm.EventChannel;
+import io.rdma4j.soft.CapturedLog;
 import io.rdma4j.verbs.Errno;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.net.InetSocketAddress;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import static io.rdma4j.soft.cm.CmTestSupport.boundId;
 import static io.rdma4j.soft.cm.CmTestSupport.expect;
@@ -72,7 +68,7 @@ class CmEventAckTest
     void shouldWarnNamingTheEventAndTheIdWhileCloseWaitsForAnAck() throws Exception
     {
         try (CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY); EventChannel channel = SoftEventChannel.create(cm);
-            CapturedLog log = new CapturedLog())
+            CapturedLog log = new CapturedLog(SoftEventChannel.class))
         {
             fabric.device(1);
             final CmId id = channel.createId(null, io.rdma4j.cm.PortSpace.TCP);
@@ -96,7 +92,7 @@ class CmEventAckTest
     void shouldWarnWhileLeaveWaitsForTheJoinEventsAck() throws Exception
     {
         try (CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY); EventChannel channel = SoftEventChannel.create(cm);
-            CapturedLog log = new CapturedLog())
+            CapturedLog log = new CapturedLog(SoftEventChannel.class))
         {
             fabric.device(1);
             final CmId id = boundId(channel, fabric, 1, null);
@@ -113,43 +109,6 @@ class CmEventAckTest
             forgotten.close();
             leaver.join();
             id.close();
-        }
-    }
-
-    /** The warnings the event channel logs, through java.util.logging (System.Logger's default backend). */
-    private static final class CapturedLog extends Handler implements AutoCloseable
-    {
-        private final Logger logger = Logger.getLogger(SoftEventChannel.class.getName());
-        private final List<LogRecord> records = new CopyOnWriteArrayList<>();
-        private final CountDownLatch first = new CountDownLatch(1);
-
-        CapturedLog()
-        {
-            logger.addHandler(this);
-        }
-
-        LogRecord await() throws InterruptedException
-        {
-            assertTrue(first.await(20, TimeUnit.SECONDS), "no warning within 20 s");
-            return records.getFirst();
-        }
-
-        @Override
-        public void publish(final LogRecord record)
-        {
-            records.add(record);
-            first.countDown();
-        }
-
-        @Override
-        public void flush()
-        {
-        }
-
-        @Override
-        public void close()
-        {
-            logger.removeHandler(this);
         }
     }
 }
