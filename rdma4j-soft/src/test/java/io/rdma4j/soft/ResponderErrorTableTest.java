@@ -278,7 +278,8 @@ class ResponderErrorTableTest
     @MethodSource("cases")
     void shouldAnswerEachCauseAsPinned(final Case c)
     {
-        try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY); CapturedLog log = new CapturedLog("io.rdma4j.soft.transport.Responder"))
+        try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY);
+            CapturedLog log = new CapturedLog("io.rdma4j.soft.transport.Responder"))
         {
             final Harness h = new Harness(fabric, c);
             if (c.recvs)

@@ -237,14 +237,14 @@ final class Responder implements BatchEndWork
                 }
                 case ERR_OPCODE_SEQUENCE, ERR_OPCODE_UNSUPPORTED, ERR_OPERATION_NOT_ALLOWED, ERR_NO_RD_ATOMIC_RESOURCES,
                     ERR_PACKET_LENGTH, ERR_WRITE_LENGTH, ERR_ATOMIC_MISALIGNED ->
-                    s = uc ? dropMessage() : fatal(packet, s, AethFlyweight.NAK_INVALID_REQUEST, AsyncEventType.QP_REQ_ERR,
-                        WcStatus.REM_INV_REQ_ERR);
+                    s = uc ? dropMessage() : fatal(packet, s, AethFlyweight.NAK_INVALID_REQUEST,
+                        AsyncEventType.QP_REQ_ERR, WcStatus.REM_INV_REQ_ERR);
                 case ERR_RECV_TOO_SMALL ->
                 {
                     // rxe reports it as an invalid request on both sides
                     qp.count(SoftCounter.DROP_RECV_TOO_SMALL);
-                    s = uc ? dropMessage() : fatal(packet, s, AethFlyweight.NAK_INVALID_REQUEST, AsyncEventType.QP_REQ_ERR,
-                        WcStatus.REM_INV_REQ_ERR);
+                    s = uc ? dropMessage() : fatal(packet, s, AethFlyweight.NAK_INVALID_REQUEST,
+                        AsyncEventType.QP_REQ_ERR, WcStatus.REM_INV_REQ_ERR);
                 }
                 case ERR_WRITE_RKEY, ERR_READ_RKEY, ERR_ATOMIC_RKEY ->
                     s = uc ? dropMessage() : fatal(packet, s, AethFlyweight.NAK_REMOTE_ACCESS_ERROR,
