@@ -58,34 +58,37 @@ final class Responder implements BatchEndWork
     {
         CHECK_PSN, CHECK_OP_SEQ, CHECK_OP_VALID, CHECK_RESOURCE, CHECK_LENGTH, CHECK_RKEY, EXECUTE, COMPLETE,
         ACKNOWLEDGE, DUPLICATE, DONE, DROP,
-        /** RC: a PSN ahead of the expected one (UC resynchronises instead). */
-        ERR_PSN_SEQUENCE,
-        /** A message that takes a receive WQE found none. */
-        ERR_RNR,
-        /** An opcode out of sequence: a middle or last packet outside a message, or a new message inside one. */
-        ERR_OPCODE_SEQUENCE,
-        /** An opcode this device does not serve (FLUSH, ATOMIC WRITE). */
-        ERR_OPCODE_UNSUPPORTED,
-        /** A WRITE, READ or atomic the QP's access flags do not allow. */
-        ERR_OPERATION_NOT_ALLOWED,
-        /** A READ or atomic to a QP with max_dest_rd_atomic 0. */
-        ERR_NO_RD_ATOMIC_RESOURCES,
-        /** A payload the path MTU and the packet's place in its message forbid, or a DMA length above 2^31. */
-        ERR_PACKET_LENGTH,
-        /** A SEND longer than the receive WQE's buffers. */
-        ERR_RECV_TOO_SMALL,
-        /** WRITE payload beyond the RETH's DMA length, or a last packet that leaves part of it unwritten. */
-        ERR_WRITE_LENGTH,
-        /** A WRITE's rkey, range or access right does not check out. */
-        ERR_WRITE_RKEY,
-        /** A READ's rkey, range or access right does not check out. */
-        ERR_READ_RKEY,
-        /** An atomic whose address is not 8-byte aligned. */
-        ERR_ATOMIC_MISALIGNED,
-        /** An atomic's rkey, range or access right does not check out. */
-        ERR_ATOMIC_RKEY,
-        /** A SEND's payload could not be written to the receive WQE's buffers (an lkey gone since posting). */
-        ERR_RECV_SCATTER
+        ERR_PSN_SEQUENCE("RC: a PSN ahead of the expected one (UC resynchronises instead)"),
+        ERR_RNR("a message that takes a receive WQE found none"),
+        ERR_OPCODE_SEQUENCE(
+            "an opcode out of sequence: a middle or last packet outside a message, or a new message inside one"),
+        ERR_OPCODE_UNSUPPORTED("an opcode this device does not serve (FLUSH, ATOMIC WRITE)"),
+        ERR_OPERATION_NOT_ALLOWED("a WRITE, READ or atomic the QP's access flags do not allow"),
+        ERR_NO_RD_ATOMIC_RESOURCES("a READ or atomic to a QP with max_dest_rd_atomic 0"),
+        ERR_PACKET_LENGTH(
+            "a payload the path MTU and the packet's place in its message forbid, or a DMA length above 2^31"),
+        ERR_RECV_TOO_SMALL("a SEND longer than the receive WQE's buffers"),
+        ERR_WRITE_LENGTH(
+            "WRITE payload beyond the RETH's DMA length, or a last packet that leaves part of it unwritten"),
+        ERR_WRITE_RKEY("a WRITE's rkey, range or access right does not check out"),
+        ERR_READ_RKEY("a READ's rkey, range or access right does not check out"),
+        ERR_ATOMIC_MISALIGNED("an atomic whose address is not 8-byte aligned"),
+        ERR_ATOMIC_RKEY("an atomic's rkey, range or access right does not check out"),
+        ERR_RECV_SCATTER(
+            "a SEND's payload could not be written to the receive WQE's buffers (an lkey gone since posting)");
+
+        /** What an error state's request broke, for the log; empty for the checks and the end states. */
+        final String description;
+
+        RespState()
+        {
+            this("");
+        }
+
+        RespState(final String cause)
+        {
+            this.description = cause;
+        }
     }
 
     private static final System.Logger LOG = System.getLogger(Responder.class.getName());
@@ -669,8 +672,9 @@ final class Responder implements BatchEndWork
         LOG.log(System.Logger.Level.WARNING, () -> String.format(Locale.ROOT,
             "RC QP 0x%06x NAKs the request at PSN %d (%s, %d bytes of payload) and enters the error state: %s " +
             "[%s]; expected PSN %d, %s", qp.qpNum(), packet.psn(), packet.opcode(), packet.payloadLength(),
-            describe(cause), cause, psn, (lastMask & OpcodeMask.END) != 0 ? "between messages" :
-            "inside a message, " + writeRemaining + " bytes of a WRITE left"));
+            cause.description, cause, psn, (lastMask & OpcodeMask.END) != 0 ? "between messages" :
+            (lastMask & OpcodeMask.WRITE) != 0 ? "inside a WRITE, " + writeRemaining + " bytes of it left" :
+            "inside a SEND"));
         abandonResponses();
         qp.count(SoftCounter.SENT_NAKS);
         sendAck(syndrome, packet.psn());
@@ -683,25 +687,6 @@ final class Responder implements BatchEndWork
         qp.device().postAsyncEvent(new AsyncEvent(event, qp, null, null, 0));
         qp.enterError();
         return RespState.DONE;
-    }
-
-    private static String describe(final RespState cause)
-    {
-        return switch (cause)
-        {
-            case ERR_OPCODE_SEQUENCE -> "an opcode out of sequence";
-            case ERR_OPCODE_UNSUPPORTED -> "an opcode this device does not serve";
-            case ERR_OPERATION_NOT_ALLOWED -> "an operation the QP's access flags do not allow";
-            case ERR_NO_RD_ATOMIC_RESOURCES -> "a READ or atomic to a QP with max_dest_rd_atomic 0";
-            case ERR_PACKET_LENGTH -> "a payload length the path MTU and the packet's place in its message forbid";
-            case ERR_RECV_TOO_SMALL -> "a SEND longer than the receive WQE's buffers";
-            case ERR_WRITE_LENGTH -> "a WRITE's payload that does not add up to its RETH's DMA length";
-            case ERR_WRITE_RKEY, ERR_READ_RKEY, ERR_ATOMIC_RKEY ->
-                "an rkey, range or access right that does not check out";
-            case ERR_ATOMIC_MISALIGNED -> "an atomic address not 8-byte aligned";
-            case ERR_RECV_SCATTER -> "a SEND's payload the receive WQE's buffers could not take (an lkey gone)";
-            default -> cause.name();
-        };
     }
 
     private void queueAck(final int ackedPsn)
