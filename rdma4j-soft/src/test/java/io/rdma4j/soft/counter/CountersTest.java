@@ -46,7 +46,6 @@ class CountersTest
     {
         for (final Counters counters : new Counters[] {new Counters(), Counters.compact()})
         {
-            long expected = 0;
             for (final SoftCounter counter : SoftCounter.inIdOrder())
             {
                 // a distinct total for each: a counter that read or wrote a neighbour's slot shows
@@ -59,7 +58,7 @@ class CountersTest
             assertEquals(SoftCounter.inIdOrder().size(), snapshot.size());
             for (final SoftCounter counter : SoftCounter.inIdOrder())
             {
-                expected = counter.id() * 3L + 4;
+                final long expected = counter.id() * 3L + 4;
                 assertEquals(expected, counters.get(counter), counter.counterName());
                 assertEquals(expected, snapshot.get(counter.counterName()), counter.counterName());
             }
