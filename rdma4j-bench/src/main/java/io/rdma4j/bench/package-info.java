@@ -2,7 +2,8 @@
  * JMH benchmarks of the data paths, each beside a baseline measured the same way: a UD round trip and message
  * rate between two software devices of one JVM ({@link io.rdma4j.bench.UdRoundTripBenchmark},
  * {@link io.rdma4j.bench.UdStreamBenchmark}) against bare {@code DatagramChannel}s
- * ({@link io.rdma4j.bench.UdpBaselineBenchmark}), the native provider's post and poll through FFM
+ * ({@link io.rdma4j.bench.UdpBaselineBenchmark}), a UD and an RC ping-pong on one thread, which prices RC's
+ * ACKs apart from two processes' scheduling ({@link io.rdma4j.bench.PingPongBenchmark}), the native provider's post and poll through FFM
  * ({@link io.rdma4j.bench.NativePostPollBenchmark}) against what {@code -prof gc} reports for no allocation at
  * all ({@link io.rdma4j.bench.GcNoiseFloorBenchmark}), and what each progress mode costs in latency and CPU
  * ({@link io.rdma4j.bench.ProgressModeCost}, a plain program).
