@@ -1,11 +1,13 @@
 package io.rdma4j.bench;
 
+import io.rdma4j.soft.SoftDevice;
 import io.rdma4j.soft.config.SoftSettings;
 import io.rdma4j.soft.link.IpLink;
 import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.link.SameHostLink;
 import io.rdma4j.soft.link.socket.UdpLinks;
 import io.rdma4j.verbs.CompletionQueue;
+import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.ProtectionDomain;
 import io.rdma4j.verbs.QpAttr;
 import io.rdma4j.verbs.QpCap;
@@ -15,6 +17,7 @@ import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.QueuePair;
 
 import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.Locale;
 
 /**
@@ -42,6 +45,22 @@ final class UdBenchSetup
             Link.ROCE_V2_PORT);
         return sameHost ? SameHostLink.over(udp, SoftSettings.fromSystem().shmDirectory(),
             System.getLogger(UdBenchSetup.class.getName())) : udp;
+    }
+
+    /**
+     * @param name        the device's name.
+     * @param address     its IPv4 loopback address, as text.
+     * @param pollsInline true for polling mode, false for thread progress.
+     * @param socket      "nio" or "linux": the socket under its link.
+     * @param sameHost    true to put the same-host path over the socket.
+     * @return the device, open.
+     * @throws UnknownHostException never for a literal address.
+     */
+    static Context device(final String name, final String address, final boolean pollsInline, final String socket,
+        final boolean sameHost) throws UnknownHostException
+    {
+        return SoftDevice.builder(name, InetAddress.getByName(address)).pollsInline(pollsInline)
+            .link(a -> link(socket, sameHost, a)).build().open();
     }
 
     /**

@@ -1,6 +1,5 @@
 package io.rdma4j.bench;
 
-import io.rdma4j.soft.SoftDevice;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.AhAttr;
@@ -29,7 +28,6 @@ import org.openjdk.jmh.annotations.Warmup;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.net.InetAddress;
 import java.util.EnumSet;
 import java.util.concurrent.TimeUnit;
 
@@ -77,10 +75,8 @@ public class UdRoundTripBenchmark
     @Setup
     public void setUp() throws Exception
     {
-        senderContext = SoftDevice.builder("bench0", InetAddress.getByName("127.0.9.1")).pollsInline(pollsInline)
-            .link(a -> UdBenchSetup.link(socket, sameHost, a)).build().open();
-        receiverContext = SoftDevice.builder("bench1", InetAddress.getByName("127.0.9.2")).pollsInline(pollsInline)
-            .link(a -> UdBenchSetup.link(socket, sameHost, a)).build().open();
+        senderContext = UdBenchSetup.device("bench0", "127.0.9.1", pollsInline, socket, sameHost);
+        receiverContext = UdBenchSetup.device("bench1", "127.0.9.2", pollsInline, socket, sameHost);
         final ProtectionDomain spd = senderContext.allocPd();
         final ProtectionDomain rpd = receiverContext.allocPd();
         senderCq = senderContext.createCq(64, null, 0);

@@ -1,6 +1,5 @@
 package io.rdma4j.bench;
 
-import io.rdma4j.soft.SoftDevice;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.AhAttr;
@@ -30,7 +29,6 @@ import org.openjdk.jmh.annotations.Warmup;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.net.InetAddress;
 import java.util.EnumSet;
 import java.util.concurrent.TimeUnit;
 
@@ -74,10 +72,8 @@ public class UdStreamBenchmark
     @Setup
     public void setUp() throws Exception
     {
-        final Context senderContext = SoftDevice.builder("stream0", InetAddress.getByName("127.0.9.3"))
-            .pollsInline(true).link(a -> UdBenchSetup.link(socket, sameHost, a)).build().open();
-        final Context receiverContext = SoftDevice.builder("stream1", InetAddress.getByName("127.0.9.4"))
-            .pollsInline(true).link(a -> UdBenchSetup.link(socket, sameHost, a)).build().open();
+        final Context senderContext = UdBenchSetup.device("stream0", "127.0.9.3", true, socket, sameHost);
+        final Context receiverContext = UdBenchSetup.device("stream1", "127.0.9.4", true, socket, sameHost);
         final ProtectionDomain spd = senderContext.allocPd();
         final ProtectionDomain rpd = receiverContext.allocPd();
         senderCq = senderContext.createCq(4 * BURST, null, 0);
