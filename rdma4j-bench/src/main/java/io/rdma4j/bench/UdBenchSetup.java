@@ -21,8 +21,8 @@ import java.net.UnknownHostException;
 import java.util.Locale;
 
 /**
- * What the UD benchmarks between two soft devices of one JVM set up alike: the link under each device and
- * a UD QP in RTS.
+ * What the benchmarks between two soft devices of one JVM set up alike: each device, the link under it, and a
+ * UD QP in RTS.
  */
 final class UdBenchSetup
 {
