@@ -18,12 +18,11 @@ class DeadlineTest
     {
         // each deadline between the clock's readings before and after its call: no bound on how long the call
         // (the first loads Libc) takes on a loaded machine
-        long before = System.nanoTime();
         long deadline = Libc.deadline(-1, TimeUnit.SECONDS);
         long after = System.nanoTime();
         assertTrue(deadline - after > TimeUnit.DAYS.toNanos(365 * 50L));
 
-        before = System.nanoTime();
+        long before = System.nanoTime();
         deadline = Libc.deadline(0, TimeUnit.SECONDS);
         after = System.nanoTime();
         assertTrue(deadline - before >= 0 && deadline - after <= 0, "the deadline is the call's now");

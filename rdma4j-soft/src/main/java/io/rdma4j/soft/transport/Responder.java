@@ -85,9 +85,9 @@ final class Responder implements BatchEndWork
             this("");
         }
 
-        RespState(final String cause)
+        RespState(final String description)
         {
-            this.description = cause;
+            this.description = description;
         }
     }
 
