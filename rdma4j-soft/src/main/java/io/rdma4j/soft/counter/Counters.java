@@ -9,6 +9,14 @@ import java.util.Map;
  * A set of {@link SoftCounter}s, bumped where the decision is taken and readable from any
  * thread while the device runs. Each counter's slot follows from its {@linkplain SoftCounter#id() id}, so nothing
  * here depends on the order the counters are declared in; each has a cache line to itself.
+ * <p>
+ * Each counter has two slots, summed when read: the shared one, which any thread bumps ({@link #add}, atomic;
+ * {@link #addOwned} where one thread at a time is its only writer), and the receive side's
+ * ({@link #addOnReceiveSide}), which one receiving thread at a time writes (the holder of the device's receive
+ * claim; for a link's own counters, the holder of its receive lock), with no atomic instruction. A packet counter
+ * that the receive side bumps for nearly every packet and other threads bump now and then (rcvd_pkts: a multicast
+ * packet looped back to this device's members counts on the sending thread) so costs the receive side a plain
+ * store, where one slot for both needed a lock-prefixed add a packet.
  */
 public final class Counters
 {
@@ -29,11 +37,13 @@ public final class Counters
 
     private final long[] values;
     private final int stride;
+    /** From a counter's shared slot to its receive-side slot, in the second table. */
+    private final int receiveSide;
     /** The first counter's index: a stride in when padded, so that no counter shares a line with the header. */
     private final int first;
 
     /**
-     * A device's counters (or a link's): zero, each on a cache line of its own, 11 KiB in all.
+     * A device's counters (or a link's): zero, each slot on a cache line pair of its own, 22 KiB in all.
      */
     public Counters()
     {
@@ -44,12 +54,16 @@ public final class Counters
     {
         this.stride = stride;
         this.first = stride > 1 ? stride : 0;
-        this.values = new long[first + SoftCounter.ID_LIMIT * stride];
+        // the receive side's slots: a second table of the same shape after the first, each padded slot again on a
+        // 128-byte pair of its own
+        this.receiveSide = SoftCounter.ID_LIMIT * stride;
+        this.values = new long[first + 2 * receiveSide];
     }
 
     /**
-     * @return a QP's counters: zero, side by side (712 bytes, where a padded set is 16 times that: a device may
-     *         hold many thousands of QPs, and a QP's own state crosses cores with its packets anyway).
+     * @return a QP's counters: zero, side by side (two tables of 712 bytes, the shared slots and the receive
+     *         side's, where a padded set is 16 times that: a device may hold many thousands of QPs, and a QP's
+     *         own state crosses cores with its packets anyway).
      */
     public static Counters compact()
     {
@@ -100,18 +114,50 @@ public final class Counters
     }
 
     /**
+     * Add on the receive side: for any one counter, only one thread at a time calls this (the holder of the
+     * device's receive claim, the progress thread's cycle or a poller receiving inline; for a link's counters, the
+     * holder of its receive lock), so a plain read and a release store do, whatever other threads add to the
+     * counter's shared slot meanwhile. The lock orders one holder's stores before the next holder's reads.
+     *
      * @param counter which one.
-     * @return its value now.
+     * @param delta   how much.
+     */
+    public void addOnReceiveSide(final SoftCounter counter, final long delta)
+    {
+        final int index = receiveSideIndex(counter);
+        VALUE.setRelease(values, index, (long)VALUE.get(values, index) + delta);
+    }
+
+    /**
+     * {@link #addOnReceiveSide} by one.
+     *
+     * @param counter which one.
+     */
+    public void incrementOnReceiveSide(final SoftCounter counter)
+    {
+        addOnReceiveSide(counter, 1);
+    }
+
+    /**
+     * @param counter which one.
+     * @return its value now: its shared slot and its receive side's.
      */
     public long get(final SoftCounter counter)
     {
-        return (long)VALUE.getVolatile(values, index(counter));
+        final int index = index(counter);
+        return (long)VALUE.getVolatile(values, index) + (long)VALUE.getVolatile(values, index + receiveSide);
     }
 
-    /** @return the counter's index in {@link #values}. */
+    /** @return the counter's index in {@link #values}: its shared slot. */
     int index(final SoftCounter counter)
     {
         return first + counter.id() * stride;
+    }
+
+    /** @return the index of the counter's receive-side slot in {@link #values}. */
+    int receiveSideIndex(final SoftCounter counter)
+    {
+        return index(counter) + receiveSide;
     }
 
     /**

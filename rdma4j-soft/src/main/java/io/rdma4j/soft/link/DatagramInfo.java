@@ -63,6 +63,12 @@ public final class DatagramInfo
      * the same-host link sets it, for such a record; {@link #receivedAt} clears it.
      */
     public boolean icrcOmitted;
+    /**
+     * True for a multicast packet this device sent, handed to its own members on the sending thread rather than
+     * by the receive side (the receive path's loopback; no link sets it): its counts go to the counters' shared
+     * slots, as that thread does not hold the receive claim.
+     */
+    public boolean loopedBack;
 
     /**
      * Record where a datagram a UDP socket received was sent to: the socket's address (as its four forms) and

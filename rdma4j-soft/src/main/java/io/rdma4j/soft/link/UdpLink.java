@@ -369,7 +369,7 @@ public final class UdpLink implements IpLink
                 nextEndpointIndex = index + 1;
                 if (buffer.limit() > 0)
                 {
-                    counters.increment(SoftCounter.UDP_RCVD_PKTS);
+                    counters.incrementOnReceiveSide(SoftCounter.UDP_RCVD_PKTS);
                 }
                 return true;
             }

@@ -114,7 +114,7 @@ public final class ReceivePath
         final MemorySegment segment, final long offset, final int length, final DatagramInfo info,
         final PacketParser parser, final PacketInfo packet)
     {
-        receive(segment, offset, length, info, parser, packet, false);
+        receive(segment, offset, length, info, parser, packet);
     }
 
     /**
@@ -145,12 +145,13 @@ public final class ReceivePath
         info.icrcOmitted = false;
         info.ttl = group.hopLimit();
         info.ipIdentification = ipIdentification;
-        receive(segment, 0, length, info, scratch.parser, scratch.packet, true);
+        info.loopedBack = true;
+        receive(segment, 0, length, info, scratch.parser, scratch.packet);
     }
 
     private void receive(
         final MemorySegment segment, final long offset, final int length, final DatagramInfo info,
-        final PacketParser parser, final PacketInfo packet, final boolean looped)
+        final PacketParser parser, final PacketInfo packet)
     {
         // no clear(): the addressing below and an accepted parse set every field (PacketParserTest), and a
         // refused packet is only counted. Clearing all forty fields was a twentieth of a small receive.
@@ -184,11 +185,11 @@ public final class ReceivePath
         final int destQp = packet.destQp();
         if (destQp == BthFlyweight.MULTICAST_QPN)
         {
-            onMulticast(parser, packet, info, toGroup, looped);
+            onMulticast(parser, packet, info, toGroup);
         }
         else if (destQp == MadPort.GSI_QPN)
         {
-            onGsi(parser, packet);
+            onGsi(parser, packet, info);
         }
         else
         {
@@ -245,13 +246,13 @@ public final class ReceivePath
         {
             return;
         }
-        counters.increment(SoftCounter.RCVD_PKTS);
+        countReceived(SoftCounter.RCVD_PKTS, info);
         // the transport reads the clock if the packet moves a timer: a UD packet or a request does not, and a
         // read is a tenth of a same-host datagram's cost
         qp.transport().onPacket(packet, info);
     }
 
-    private void onGsi(final PacketParser parser, final PacketInfo packet)
+    private void onGsi(final PacketParser parser, final PacketInfo packet, final DatagramInfo info)
     {
         if (!qp1.hasHandler())
         {
@@ -277,14 +278,14 @@ public final class ReceivePath
         {
             return;
         }
-        counters.increment(SoftCounter.RCVD_PKTS);
+        countReceived(SoftCounter.RCVD_PKTS, info);
         qp1.onMad(packet);
     }
 
     private void onMulticast(
-        final PacketParser parser, final PacketInfo packet, final DatagramInfo info, final boolean toGroup,
-        final boolean looped)
+        final PacketParser parser, final PacketInfo packet, final DatagramInfo info, final boolean toGroup)
     {
+        final boolean looped = info.loopedBack;
         if (!looped && (ipv6 ? packet.sourceHigh() == localHigh && packet.sourceLow() == localLow :
             packet.sourceAddress() == localIpv4))
         {
@@ -331,7 +332,7 @@ public final class ReceivePath
         {
             return;
         }
-        counters.increment(SoftCounter.RCVD_PKTS);
+        countReceived(SoftCounter.RCVD_PKTS, info);
         // each member judges its own copy, as rxe checks every QP of the group; a member that refuses
         // counts it on the QP only, the device having counted the datagram once already
         for (final Object member : members)
@@ -345,13 +346,29 @@ public final class ReceivePath
             }
             else if (cause == null)
             {
-                counters.increment(SoftCounter.MCAST_FANOUT);
+                countReceived(SoftCounter.MCAST_FANOUT, info);
                 qp.transport().onPacket(packet, info);
             }
             else
             {
                 qp.qpCounters().increment(cause);
             }
+        }
+    }
+
+    /**
+     * Count a packet taken: on the receive side's slot without an atomic, or, for a multicast packet looped back
+     * on a sending thread (which holds no receive claim), on the shared slot.
+     */
+    private void countReceived(final SoftCounter counter, final DatagramInfo info)
+    {
+        if (info.loopedBack)
+        {
+            counters.increment(counter);
+        }
+        else
+        {
+            counters.incrementOnReceiveSide(counter);
         }
     }
 

@@ -47,11 +47,19 @@ final class PacketOut
     private int pad;
     /** That ICRC, for a link whose path needs one: made once, not per packet. */
     private final DeferredIcrc partsIcrc = this::icrcOfParts;
+    /** The responder's: used only on the receive side, which counts its packets without an atomic. */
+    private final boolean receiveSide;
 
-    PacketOut(final TransportQp qp)
+    /**
+     * @param qp          the QP.
+     * @param receiveSide true for the responder's, which only the holder of the device's receive claim uses
+     *                    (its packets count on the counters' receive-side slots); false for the requester's.
+     */
+    PacketOut(final TransportQp qp, final boolean receiveSide)
     {
         this.qp = qp;
         this.device = qp.device();
+        this.receiveSide = receiveSide;
     }
 
     /**
@@ -131,7 +139,14 @@ final class PacketOut
         }
         if (queued)
         {
-            qp.qpCounters().increment(SoftCounter.SENT_PKTS);
+            if (receiveSide)
+            {
+                qp.qpCounters().incrementOnReceiveSide(SoftCounter.SENT_PKTS);
+            }
+            else
+            {
+                qp.qpCounters().increment(SoftCounter.SENT_PKTS);
+            }
             return SENT;
         }
         qp.count(SoftCounter.SEND_ERR);

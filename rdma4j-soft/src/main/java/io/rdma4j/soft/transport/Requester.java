@@ -49,7 +49,7 @@ final class Requester
     {
         this.qp = qp;
         this.uc = uc;
-        this.out = new PacketOut(qp);
+        this.out = new PacketOut(qp, false);
     }
 
     void completer(final Completer completer)

@@ -126,7 +126,7 @@ final class Responder implements BatchEndWork
     {
         this.qp = qp;
         this.uc = uc;
-        this.out = new PacketOut(qp);
+        this.out = new PacketOut(qp, true);
         this.recv = new RecvWqe(Math.max(Math.max(1, qp.cap().maxRecvSge()),
             qp.srqPool() != null ? qp.srqPool().queue().maxSge() : 0));
         final int ring = Math.max(1, qp.device().maxQpRdAtom());

@@ -110,7 +110,8 @@ public final class UdTransport implements QpTransport
         if (multicast ? device.queue(txBuffer, ah.destination(), ah.hopLimit()) :
             device.queue(txBuffer, ah.destination(), ah.hopLimit(), builder.lastIcrc()))
         {
-            qp.qpCounters().increment(SoftCounter.SENT_PKTS);
+            // only this QP's sends, under its send lock, count a UD QP's sent_pkts: no atomic a packet
+            qp.qpCounters().incrementOwned(SoftCounter.SENT_PKTS);
         }
         else
         {
@@ -177,7 +178,15 @@ public final class UdTransport implements QpTransport
             flags |= WcFlags.WITH_IMM;
             imm = packet.immediate();
         }
-        qp.qpCounters().increment(SoftCounter.RCVD_PKTS);
+        if (datagram.loopedBack)
+        {
+            qp.qpCounters().increment(SoftCounter.RCVD_PKTS);
+        }
+        else
+        {
+            // the receive side's own slot: no atomic a packet
+            qp.qpCounters().incrementOnReceiveSide(SoftCounter.RCVD_PKTS);
+        }
         scratch.completion.begin(wqe.wrId, WcOpcode.RECV).byteLen(GRH_LENGTH + payload).immData(imm)
             .qpNum(qp.qpNum()).srcQp(packet.srcQp()).wcFlags(flags).solicited(packet.se()).writeTo(qp.recvCompletions());
     }

@@ -356,7 +356,7 @@ final class ReceiveBatch
         if (copied > 0)
         {
             // an empty datagram is a same-host wake-up, no RoCEv2 packet
-            counters.increment(SoftCounter.UDP_RCVD_PKTS);
+            counters.incrementOnReceiveSide(SoftCounter.UDP_RCVD_PKTS);
         }
     }
 

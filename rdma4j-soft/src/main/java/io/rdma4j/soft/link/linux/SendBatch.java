@@ -448,7 +448,7 @@ final class SendBatch
     {
         for (int m = fromMessage; m < toMessage; m++)
         {
-            counters.add(SoftCounter.UDP_SENT_PKTS, runLength[m]);
+            counters.addOwned(SoftCounter.UDP_SENT_PKTS, runLength[m]);
             if (runLength[m] > 1)
             {
                 counters.incrementOwned(SoftCounter.UDP_GSO_MSGS);
@@ -631,7 +631,7 @@ final class SendBatch
         if (length > 0)
         {
             // an empty datagram is a same-host wake-up, no RoCEv2 packet
-            counters.increment(SoftCounter.UDP_SENT_PKTS);
+            counters.incrementOwned(SoftCounter.UDP_SENT_PKTS);
         }
         return true;
     }
