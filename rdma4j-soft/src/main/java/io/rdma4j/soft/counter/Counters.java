@@ -139,6 +139,25 @@ public final class Counters
     }
 
     /**
+     * Bump a counter that the receive side and other threads both bump: on the receive side's slot where the
+     * caller holds the receive claim ({@link #incrementOnReceiveSide}), else atomically on the shared one.
+     *
+     * @param counter       which one.
+     * @param onReceiveSide true if the caller is the receive side.
+     */
+    public void increment(final SoftCounter counter, final boolean onReceiveSide)
+    {
+        if (onReceiveSide)
+        {
+            incrementOnReceiveSide(counter);
+        }
+        else
+        {
+            increment(counter);
+        }
+    }
+
+    /**
      * @param counter which one.
      * @return its value now: its shared slot and its receive side's.
      */

@@ -246,7 +246,7 @@ public final class ReceivePath
         {
             return;
         }
-        countReceived(SoftCounter.RCVD_PKTS, info);
+        counters.increment(SoftCounter.RCVD_PKTS, !info.loopedBack);
         // the transport reads the clock if the packet moves a timer: a UD packet or a request does not, and a
         // read is a tenth of a same-host datagram's cost
         qp.transport().onPacket(packet, info);
@@ -278,7 +278,7 @@ public final class ReceivePath
         {
             return;
         }
-        countReceived(SoftCounter.RCVD_PKTS, info);
+        counters.increment(SoftCounter.RCVD_PKTS, !info.loopedBack);
         qp1.onMad(packet);
     }
 
@@ -332,7 +332,7 @@ public final class ReceivePath
         {
             return;
         }
-        countReceived(SoftCounter.RCVD_PKTS, info);
+        counters.increment(SoftCounter.RCVD_PKTS, !looped);
         // each member judges its own copy, as rxe checks every QP of the group; a member that refuses
         // counts it on the QP only, the device having counted the datagram once already
         for (final Object member : members)
@@ -346,29 +346,13 @@ public final class ReceivePath
             }
             else if (cause == null)
             {
-                countReceived(SoftCounter.MCAST_FANOUT, info);
+                counters.increment(SoftCounter.MCAST_FANOUT, !looped);
                 qp.transport().onPacket(packet, info);
             }
             else
             {
                 qp.qpCounters().increment(cause);
             }
-        }
-    }
-
-    /**
-     * Count a packet taken: on the receive side's slot without an atomic, or, for a multicast packet looped back
-     * on a sending thread (which holds no receive claim), on the shared slot.
-     */
-    private void countReceived(final SoftCounter counter, final DatagramInfo info)
-    {
-        if (info.loopedBack)
-        {
-            counters.increment(counter);
-        }
-        else
-        {
-            counters.incrementOnReceiveSide(counter);
         }
     }
 

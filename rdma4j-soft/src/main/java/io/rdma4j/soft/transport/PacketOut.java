@@ -139,14 +139,7 @@ final class PacketOut
         }
         if (queued)
         {
-            if (receiveSide)
-            {
-                qp.qpCounters().incrementOnReceiveSide(SoftCounter.SENT_PKTS);
-            }
-            else
-            {
-                qp.qpCounters().increment(SoftCounter.SENT_PKTS);
-            }
+            qp.qpCounters().increment(SoftCounter.SENT_PKTS, receiveSide);
             return SENT;
         }
         qp.count(SoftCounter.SEND_ERR);

@@ -178,15 +178,8 @@ public final class UdTransport implements QpTransport
             flags |= WcFlags.WITH_IMM;
             imm = packet.immediate();
         }
-        if (datagram.loopedBack)
-        {
-            qp.qpCounters().increment(SoftCounter.RCVD_PKTS);
-        }
-        else
-        {
-            // the receive side's own slot: no atomic a packet
-            qp.qpCounters().incrementOnReceiveSide(SoftCounter.RCVD_PKTS);
-        }
+        // a multicast packet looped back comes on the sending thread, which holds no receive claim
+        qp.qpCounters().increment(SoftCounter.RCVD_PKTS, !datagram.loopedBack);
         scratch.completion.begin(wqe.wrId, WcOpcode.RECV).byteLen(GRH_LENGTH + payload).immData(imm)
             .qpNum(qp.qpNum()).srcQp(packet.srcQp()).wcFlags(flags).solicited(packet.se()).writeTo(qp.recvCompletions());
     }

@@ -61,12 +61,14 @@ class CountersTest
                 counters.incrementOwned(counter);
                 counters.addOnReceiveSide(counter, 5);
                 counters.incrementOnReceiveSide(counter);
+                counters.increment(counter, true);
+                counters.increment(counter, false);
             }
             final Map<String, Long> snapshot = counters.snapshot();
             assertEquals(SoftCounter.inIdOrder().size(), snapshot.size());
             for (final SoftCounter counter : SoftCounter.inIdOrder())
             {
-                final long expected = counter.id() * 3L + 10;
+                final long expected = counter.id() * 3L + 12;
                 assertEquals(expected, counters.get(counter), counter.counterName());
                 assertEquals(expected, snapshot.get(counter.counterName()), counter.counterName());
             }
