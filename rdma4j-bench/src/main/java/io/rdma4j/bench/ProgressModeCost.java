@@ -9,11 +9,6 @@ import io.rdma4j.verbs.CompletionQueue;
 import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.MemoryRegion;
 import io.rdma4j.verbs.ProtectionDomain;
-import io.rdma4j.verbs.QpAttr;
-import io.rdma4j.verbs.QpCap;
-import io.rdma4j.verbs.QpInitAttr;
-import io.rdma4j.verbs.QpState;
-import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.QueuePair;
 import io.rdma4j.verbs.RecvWr;
 import io.rdma4j.verbs.SendWr;
@@ -161,10 +156,7 @@ public final class ProgressModeCost
             pd = context.allocPd();
             final CompletionChannel channel = events ? context.createCompChannel() : null;
             cq = context.createCq(256, channel, 0);
-            qp = pd.createQp(QpInitAttr.of(QpType.UD, cq, QpCap.of(64, 64)));
-            qp.modify(new QpAttr().state(QpState.INIT).pkeyIndex(0).portNum(1).qkey(0x1111));
-            qp.modify(new QpAttr().state(QpState.RTR));
-            qp.modify(new QpAttr().state(QpState.RTS).sqPsn(0));
+            qp = UdBenchSetup.udQp(pd, cq, 64);
             final MemorySegment buffer = Arena.global().allocate(8192);
             mr = pd.regMr(buffer, EnumSet.of(AccessFlag.LOCAL_WRITE));
             recv.wrId(2).sge(mr, 4096, 4096);
@@ -177,7 +169,8 @@ public final class ProgressModeCost
         void connect(final Side peer)
         {
             final AddressHandle ah = pd.createAh(AhAttr.global(peer.context.queryGid(1, 0), 64));
-            send.wrId(1).opcode(WrOpcode.SEND).sendFlags(0).sge(mr, 0, SIZE).ud(ah, peer.qp.qpNum(), 0x1111);
+            send.wrId(1).opcode(WrOpcode.SEND).sendFlags(0).sge(mr, 0, SIZE)
+                .ud(ah, peer.qp.qpNum(), UdBenchSetup.QKEY);
         }
 
         void send()
