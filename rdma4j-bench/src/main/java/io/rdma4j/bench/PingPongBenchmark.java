@@ -36,12 +36,13 @@ import java.util.EnumSet;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A ping-pong between two software devices of one JVM over UDP on loopback, both sides on the benchmark
- * thread in polling mode, shaped as {@code rdma4j perf send_lat} is: the client posts a signaled SEND and
- * waits for the reply and its own send's completion, the server answers each SEND with one. UD and RC in the
- * same run: an RC exchange adds an ACK each way (sent in the reply's system call, the reply's GSO run) and
- * the requester's and completer's work, and this is where what that costs shows apart from the pair's
- * scheduling. One operation is a round trip: two sends and two receives.
+ * A ping-pong between two software devices of one JVM over UDP on loopback (or through their same-host
+ * inboxes), both sides on the benchmark thread in polling mode, shaped as {@code rdma4j perf send_lat} is: the
+ * client posts a signaled SEND and waits for the reply and its own send's completion, the server answers each
+ * SEND with one. UD and RC in the same run: an RC exchange adds an ACK each way (on UDP sent in the reply's
+ * system call, the reply's GSO run; through an inbox a record of its own) and the requester's and completer's
+ * work, and this is where what that costs shows apart from the pair's scheduling. One operation is a round
+ * trip: two sends and two receives.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -64,6 +65,13 @@ public class PingPongBenchmark
     @Param({"linux"})
     String socket;
 
+    /**
+     * true: the devices exchange packets through each other's shared-memory inbox, the path of two processes
+     * of one host, here without a cache line crossing between cores; false: UDP on loopback.
+     */
+    @Param({"false", "true"})
+    boolean sameHost;
+
     private QueuePair client;
     private QueuePair server;
     private CompletionQueue clientCq;
@@ -77,8 +85,8 @@ public class PingPongBenchmark
     @Setup
     public void setUp() throws Exception
     {
-        final Context clientContext = UdBenchSetup.device("pp0", "127.0.9.5", true, socket, false);
-        final Context serverContext = UdBenchSetup.device("pp1", "127.0.9.6", true, socket, false);
+        final Context clientContext = UdBenchSetup.device("pp0", "127.0.9.5", true, socket, sameHost);
+        final Context serverContext = UdBenchSetup.device("pp1", "127.0.9.6", true, socket, sameHost);
         final ProtectionDomain cpd = clientContext.allocPd();
         final ProtectionDomain spd = serverContext.allocPd();
         clientCq = clientContext.createCq(DEPTH, null, 0);

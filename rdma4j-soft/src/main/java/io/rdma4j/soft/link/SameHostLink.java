@@ -35,8 +35,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *     {@code drop_link_send}): RC retransmits, as after a loss on a wire.</li>
  *     <li><b>A waiting receiver.</b> A device whose progress thread waits in its socket's selector sets the
  *     parked flag of its inbox first; the first sender to publish after that clears the flag and sends it
- *     one empty UDP datagram, which wakes the selector: one wake-up per wait, not per datagram. In polling
- *     mode, while an application thread polls, the progress thread waits without the flag.</li>
+ *     one empty UDP datagram, which wakes the selector: one wake-up per wait, not per datagram. A sender
+ *     publishes with a release store and reads the flag after its claim of space (a full fence), so the
+ *     receiver, flag set, waits only if no record is published or claimed. In polling mode, while an
+ *     application thread polls, the progress thread waits without the flag.</li>
  *     <li><b>Order.</b> The inbox is read before the socket, and the socket on every sixteenth empty read of
  *     the inbox (at once after the selector woke): a QP's datagrams take one path in steady state, and a
  *     change of path (a peer found or gone) can reorder only the datagrams in flight at that moment.</li>
@@ -495,7 +497,9 @@ public final class SameHostLink extends ForwardingLink
         {
             own.beat(System.currentTimeMillis());
             own.parked(true);
-            if (own.ring().hasRecord())
+            // a record claimed but not yet published counts: its writer may have read the flag before this
+            // thread set it (the publishing store does not wait for that read), and would then send no wake-up
+            if (own.ring().hasRecord() || own.ring().claimedBeyondHead())
             {
                 own.parked(false);
                 return;

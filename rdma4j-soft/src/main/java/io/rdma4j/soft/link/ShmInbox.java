@@ -32,7 +32,7 @@ import java.util.Set;
  * <p>
  * Layout (native byte order, which is the same for every process of a host):
  * <pre>
- *   0  magic "r4jshm02"        8  owner pid (long)       16 owner start, ms since the epoch (long)
+ *   0  magic "r4jshm03"        8  owner pid (long)       16 owner start, ms since the epoch (long)
  *  24  ring capacity (int)    28  UDP port (int)         32 IPv4 address (int)    36 state (int)
  *  40  IPv6 address (two big-endian longs; 0 in an IPv4 inbox, whose layout is that of the first version)
  *  64  heartbeat, ms since the epoch (long), a cache line of its own
@@ -69,7 +69,7 @@ final class ShmInbox
      * The format's name and version. Version 02's rings carry records without an ICRC ({@link ShmRing}), which a
      * reader of version 01 would take for damage: the two refuse each other's inboxes and speak by UDP.
      */
-    private static final byte[] MAGIC = "r4jshm02".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] MAGIC = "r4jshm03".getBytes(StandardCharsets.US_ASCII);
     /** The magic's bytes that every version shares, by which a file a dead owner left is known for an inbox. */
     private static final int MAGIC_FAMILY_LENGTH = 7;
     private static final int PID_AT = 8;

@@ -295,9 +295,12 @@ final class ShmRing
         }
         // the type last but for the length, which publishes it: known once the payload's copy is
         data.set(ValueLayout.JAVA_INT, index + TYPE_AT, icrcOmitted && !payloadGone ? dataTypeNoIcrc : dataType);
-        // volatile, not only release: the sender reads the receiver's parked flag next, and that read must
-        // not pass this store (the receiver sets the flag, then looks at the ring: one of the two sees the other)
-        INT.setVolatile(data, (long)index + LENGTH_AT, recordLength);
+        // release, not volatile: a full fence here waited for the lines the receiver reads to come back to this
+        // core, on the path of every same-host send (an RC responder's ACK goes before its completion). The
+        // sender reads the receiver's parked flag next, and that read may pass this store: the claim's CAS on
+        // the tail, a full fence, keeps it after the claim, and a receiver about to wait looks at the tail
+        // after setting its flag (SameHostLink.awaitReadable), so one of the two sees the other
+        INT.setRelease(data, (long)index + LENGTH_AT, recordLength);
         return payloadGone ? PAYLOAD_GONE : OK;
     }
 
@@ -366,7 +369,10 @@ final class ShmRing
 
     /**
      * @return true if a producer has claimed space the consumer has not read: with {@link #poll} giving
-     *         {@link #EMPTY}, a record still being written (or one whose writer died while writing it).
+     *         {@link #EMPTY}, a record still being written (or one whose writer died while writing it). A
+     *         consumer about to wait asks this after setting its parked flag: a producer whose claim it does
+     *         not see reads the flag after the claim, and one whose record it sees claimed may publish without
+     *         reading the flag in time (records are published by a release store).
      */
     boolean claimedBeyondHead()
     {
