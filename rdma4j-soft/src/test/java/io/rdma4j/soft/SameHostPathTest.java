@@ -327,6 +327,46 @@ class SameHostPathTest
         }
     }
 
+    /**
+     * An inbox of the format before this one (r4jshm02), whose reader waits without looking for a record still
+     * being written, so that a sender of this format, whose publishing store does not order its look at the
+     * parked flag, could leave it asleep: refused, and the datagram goes by UDP.
+     */
+    @Test
+    void anInboxOfTheFormatBeforeIsRefused() throws IOException
+    {
+        try (Fabric fabric = new Fabric(Fabric.Kind.SHM))
+        {
+            final UdEndpoint a = new UdEndpoint(fabric.open());
+            final InetAddress older = fabric.address(206);
+            final Path olderPath = ShmDirectory.open(TestLinks.shmDirectory())
+                .inbox(older.getHostAddress(), Link.ROCE_V2_PORT);
+            final Path template = ((SameHostLink)SoftEngine.of(a.context).link()).inboxPath();
+            try
+            {
+                // a live process's inbox for its address in every other respect
+                Files.copy(template, olderPath);
+                Files.setPosixFilePermissions(olderPath, PosixFilePermissions.fromString("rw-------"));
+                forgeInbox(olderPath, older, ProcessHandle.current().pid());
+                try (FileChannel channel = FileChannel.open(olderPath, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE))
+                {
+                    channel.write(ByteBuffer.wrap("r4jshm02".getBytes(java.nio.charset.StandardCharsets.US_ASCII)), 0);
+                }
+
+                a.send(a.ahTo(io.rdma4j.verbs.Gid.fromInet(older)), 0x123, UdEndpoint.QKEY, "hello", 1);
+                assertEquals(1, a.poll(1, 5000).size());
+                assertEquals(1, a.counter(SoftCounter.SHM_REFUSED_FORMAT));
+                assertEquals(0, a.counter(SoftCounter.SHM_SENT_PKTS));
+                assertEquals(1, a.counter(SoftCounter.UDP_SENT_PKTS));
+            }
+            finally
+            {
+                Files.deleteIfExists(olderPath);
+            }
+        }
+    }
+
     @Test
     void aDamagedInboxIsReplacedAndTheSendersFindTheNewOne() throws IOException
     {

@@ -67,7 +67,9 @@ final class ShmInbox
 
     /**
      * The format's name and version. Version 02's rings carry records without an ICRC ({@link ShmRing}), which a
-     * reader of version 01 would take for damage: the two refuse each other's inboxes and speak by UDP.
+     * reader of version 01 would take for damage; version 03's writers publish a record with a release store, and
+     * its readers look for a claimed record before they wait, which a reader of version 02 does not (it could
+     * sleep through such a record). Versions refuse each other's inboxes and speak by UDP.
      */
     private static final byte[] MAGIC = "r4jshm03".getBytes(StandardCharsets.US_ASCII);
     /** The magic's bytes that every version shares, by which a file a dead owner left is known for an inbox. */
