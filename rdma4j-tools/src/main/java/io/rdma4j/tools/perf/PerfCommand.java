@@ -47,6 +47,8 @@ public final class PerfCommand implements Callable<Integer>
 {
     /** perftest's default port. */
     static final int DEFAULT_PORT = 18515;
+    /** perftest's default ACK timeout exponent (-u): 4.096 us x 2^14, about 67 ms. */
+    static final int DEFAULT_QP_TIMEOUT = 14;
 
     @Spec
     private CommandSpec spec;
@@ -162,6 +164,11 @@ public final class PerfCommand implements Callable<Integer>
             + "picks RoCEv2 over IPv4)")
     private int gidIndex;
 
+    @Option(names = {"-u", "--qp-timeout"}, paramLabel = "<timeout>",
+        description = "the RC QPs' ACK timeout, 4.096 us x 2^<timeout>, 0 for none (default 14, about 67 ms, as "
+            + "perftest's): a requester that hears no ACK for so long sends its unacknowledged packets again")
+    private Integer qpTimeout;
+
     @Option(names = {"-F", "--CPU-freq"}, description = "accepted for perftest's command lines and ignored: rdma4j "
         + "times with System.nanoTime, not the CPU's cycle counter, so a varying clock does not concern it")
     private boolean cpuFreq;
@@ -235,6 +242,14 @@ public final class PerfCommand implements Callable<Integer>
         {
             throw bad("-M: -n plus --warmup must stay below 2^24 (the credits count in 24 bits)");
         }
+        if (qpTimeout != null && (qpTimeout < 0 || qpTimeout > 31))
+        {
+            throw bad("-u " + qpTimeout + ": the ACK timeout is a 5-bit exponent, 0..31");
+        }
+        if (qpTimeout != null && rdmaCm)
+        {
+            throw bad("-u with -R: rdma_cm connects those QPs and sets their ACK timeout itself");
+        }
         positive("-n", iterations == null ? 1 : iterations);
         positive("-t", txDepth);
         positive("-l", postList);
@@ -287,7 +302,7 @@ public final class PerfCommand implements Callable<Integer>
         final int n = iterations != null ? iterations : defaultIterations(test, perftest);
         return new PerfConfig(test, type, sizes, n, perftest ? 0 : warmups(test), txDepth, rxDepth, inline, events,
             numQp, port, serverName, histogram, receivers, group, postList, baselineDatagram, perftest, device,
-            gidIndex, rdmaCm, mcg, userMgid);
+            gidIndex, rdmaCm, mcg, userMgid, qpTimeout == null ? DEFAULT_QP_TIMEOUT : qpTimeout);
     }
 
     /** rdma4j's -M: the count of receivers; with perftest's exchange -M is perftest's MGID, and there are none. */

@@ -34,6 +34,7 @@ import java.util.List;
  *                   rdma_cm, on {@code tcpPort}.
  * @param mcg        -g, perftest's multicast SEND test (perftest's exchange).
  * @param mgid       perftest's -M/--MGID, the group of -g as perftest writes it, or null for perftest's default.
+ * @param qpTimeout  -u, the RC QPs' ACK timeout exponent (4.096 us x 2^n; 0 waits for ever).
  */
 public record PerfConfig(
     PerfTest test,
@@ -58,7 +59,8 @@ public record PerfConfig(
     int gidIndex,
     boolean rdmaCm,
     boolean mcg,
-    String mgid)
+    String mgid,
+    int qpTimeout)
 {
     /**
      * Copies the size list so the record stays immutable.

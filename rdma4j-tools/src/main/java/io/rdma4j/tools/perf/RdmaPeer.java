@@ -52,8 +52,6 @@ final class RdmaPeer implements AutoCloseable
     static final long RECV_WRID = 1;
     /** wr_id of sends, reads, writes and atomics. */
     static final long SEND_WRID = 2;
-    /** RC ACK timeout exponent: 4.096 µs × 2^14, about 67 ms, as the pingpong tools use. */
-    private static final int ACK_TIMEOUT = 14;
     /** Outstanding RDMA READs and atomics each side allows; the bandwidth test keeps this many in flight. */
     static final int MAX_RD_ATOMIC = 16;
     /** How long a wait may see no completion at all before the run is declared stuck. */
@@ -335,11 +333,10 @@ final class RdmaPeer implements AutoCloseable
             {
                 final QpAttr rtr = new QpAttr().state(QpState.RTR).pathMtu(mtu).destQpNum(peer.qpns()[i])
                     .rqPsn(peer.psns()[i]).ahAttr(route(peer.gid(), 1, gidIndex));
-                final QpAttr rts = new QpAttr().state(QpState.RTS).sqPsn(psns[i]);
+                final QpAttr rts = rts(cfg, psns[i]);
                 if (cfg.transport() == QpType.RC)
                 {
                     rtr.maxDestRdAtomic(MAX_RD_ATOMIC).minRnrTimer(1);
-                    rts.timeout(ACK_TIMEOUT).retryCnt(7).rnrRetry(7).maxRdAtomic(MAX_RD_ATOMIC);
                 }
                 qps[i].modify(rtr);
                 qps[i].modify(rts);
@@ -353,6 +350,22 @@ final class RdmaPeer implements AutoCloseable
         {
             throw new PerfException("couldn't connect the QPs: " + ex.getMessage(), ex);
         }
+    }
+
+    /**
+     * @param config the run.
+     * @param sqPsn  the QP's first PSN.
+     * @return the move of one of the run's RC or UC QPs to RTS; an RC QP's ACK timeout is -u's (perftest's
+     *         default 14: 4.096 us x 2^14, about 67 ms), its retry counts perftest's.
+     */
+    static QpAttr rts(final PerfConfig config, final int sqPsn)
+    {
+        final QpAttr rts = new QpAttr().state(QpState.RTS).sqPsn(sqPsn);
+        if (config.transport() == QpType.RC)
+        {
+            rts.timeout(config.qpTimeout()).retryCnt(7).rnrRetry(7).maxRdAtomic(MAX_RD_ATOMIC);
+        }
+        return rts;
     }
 
     /**

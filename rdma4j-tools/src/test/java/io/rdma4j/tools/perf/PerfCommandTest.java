@@ -1,6 +1,7 @@
 package io.rdma4j.tools.perf;
 
 import io.rdma4j.tools.Main;
+import io.rdma4j.verbs.QpAttr;
 import io.rdma4j.verbs.QpType;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -179,5 +180,21 @@ class PerfCommandTest
             .contains("byte 16 (256) is not a number from 0 to 255"));
         assertTrue(refusal("perf", "ib_send_bw", "-g", "-M", "0:0:0:0:0:0:0:0:0:0:255:255:10:1:1:1")
             .contains("is not a multicast GID"));
+    }
+
+    @Test
+    void shouldGiveTheRcQpsPerftestsAckTimeoutOrMinus_u()
+    {
+        final PerfConfig defaults = parse("perf", "ib_send_bw");
+        assertEquals(14, defaults.qpTimeout(), "perftest's default, about 67 ms");
+        assertEquals(14, RdmaPeer.rts(defaults, 7).timeout());
+        final PerfConfig slow = parse("perf", "ib_send_bw", "-u", "18");
+        final QpAttr rts = RdmaPeer.rts(slow, 7);
+        assertEquals(18, rts.timeout(), "the RC QP's move to RTS carries -u");
+        assertEquals(7, rts.sqPsn());
+        assertEquals(0, parse("perf", "send_bw", "--qp-timeout", "0").qpTimeout(), "0: no timeout");
+        assertTrue(refusal("perf", "send_bw", "-u", "32").contains("5-bit exponent"));
+        assertTrue(refusal("perf", "send_bw", "-u", "-1").contains("5-bit exponent"));
+        assertTrue(refusal("perf", "ib_send_bw", "-R", "-u", "18").contains("rdma_cm connects those QPs"));
     }
 }
