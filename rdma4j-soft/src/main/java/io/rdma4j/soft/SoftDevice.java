@@ -37,6 +37,7 @@ public final class SoftDevice implements Device
     private final DeviceLimits limits;
     private final TransportFactory transportFactory;
     private final boolean pollsInline;
+    private final boolean waitsInline;
     private final IdleStrategy idleStrategy;
     private final LongSupplier clock;
     private final System.Logger logger;
@@ -66,6 +67,7 @@ public final class SoftDevice implements Device
         this.limits = builder.limits != null ? builder.limits : DeviceLimits.RXE.withEthernetMtu(mtuOf(address));
         this.transportFactory = builder.transportFactory;
         this.pollsInline = builder.pollsInline;
+        this.waitsInline = builder.waitsInline != null ? builder.waitsInline : builder.pollsInline;
         this.idleStrategy = builder.idleStrategy;
         this.clock = builder.clock;
         this.logger = builder.logger;
@@ -164,7 +166,8 @@ public final class SoftDevice implements Device
             statFile = SoftDevices.statPublisher().openFile(settings, name, address.getHostAddress(), logger);
             try
             {
-                engine = new SoftEngine(name, link, limits, transportFactory, pollsInline, clock, logger,
+                engine = new SoftEngine(name, link, limits, transportFactory, pollsInline, waitsInline, clock,
+                    logger,
                     progressThread, idleStrategy);
             }
             catch (final RuntimeException | Error ex)
@@ -274,6 +277,7 @@ public final class SoftDevice implements Device
         private DeviceLimits limits;
         private TransportFactory transportFactory;
         private boolean pollsInline;
+        private Boolean waitsInline;
         private IdleStrategy idleStrategy;
         private LongSupplier clock = System::nanoTime;
         private System.Logger logger = System.getLogger(SoftEngine.class.getName());
@@ -349,6 +353,20 @@ public final class SoftDevice implements Device
         public Builder pollsInline(final boolean inline)
         {
             pollsInline = inline;
+            return this;
+        }
+
+        /**
+         * @param inline true for a thread that waits for a CQ event or a completion (a completion channel's
+         *               {@code getCqEvent}, a CQ's poll with a timeout) to receive from the network itself
+         *               while no other thread does, so that a datagram wakes it once, as a blocking socket's
+         *               read does, instead of waking the progress thread which then wakes it. By default as
+         *               {@link #pollsInline} is.
+         * @return this.
+         */
+        public Builder waitsInline(final boolean inline)
+        {
+            waitsInline = inline;
             return this;
         }
 

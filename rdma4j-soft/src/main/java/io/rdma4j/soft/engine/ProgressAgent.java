@@ -5,6 +5,8 @@ import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.receive.ReceivePath;
 import io.rdma4j.soft.transport.BatchEndWork;
 import io.rdma4j.soft.transport.TransportQp;
+import io.rdma4j.soft.verbs.DeviceWait;
+import io.rdma4j.soft.verbs.VerbsDevice;
 import io.rdma4j.soft.wire.PacketInfo;
 import io.rdma4j.soft.wire.PacketParser;
 import io.rdma4j.verbs.QpType;
@@ -24,8 +26,9 @@ import java.util.function.LongSupplier;
  * through the {@link ReceivePath}, does the work the batch left owed ({@link BatchEndList}: coalesced ACKs,
  * responses still owed), runs the QPs' timers when one is due, and sends what all that queued in one flush;
  * and an idle strategy that waits on the link when a cycle found nothing. It runs on the device's progress
- * thread, or, in polling mode, on a thread polling a CQ ({@link #progressInline}); the receive lock lets one
- * of them in at a time, so transports see one thread.
+ * thread, or, in polling mode, on a thread polling a CQ ({@link #progressInline}), or, in polling and waiting
+ * modes, on a thread waiting for a CQ event or a completion ({@link #awaitReceiving}), which then waits on the link
+ * itself; the receive lock (the receive role) lets one of them in at a time, so transports see one thread.
  */
 final class ProgressAgent implements Agent
 {
@@ -46,6 +49,13 @@ final class ProgressAgent implements Agent
      * then a few polls old, a microsecond or so against the millisecond it is judged by.
      */
     private static final int CLOCK_EVERY_POLLS = 8;
+    /**
+     * After a waiting thread gave the receive role up (it returned with its event), the progress thread stands back
+     * this long, expecting it back: an event loop's thread handles its event and waits again within microseconds,
+     * and a progress thread that took the link over in between would cost a wake-up of its own per message. A
+     * waiter that does not come back leaves datagrams to wait at most this long.
+     */
+    private static final long WAITER_GRACE_NS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final Link link;
     private final ReceivePath receivePath;
@@ -53,7 +63,10 @@ final class ProgressAgent implements Agent
     private final LongSupplier clock;
     private final ProgressErrorLog errorLog;
     private final boolean pollsInline;
+    private final boolean waitsInline;
     private final Thread progressThread;
+    /** Waits whose threads sleep without the role, to be offered it when it is given up. */
+    private final RoleSeekers seekers = new RoleSeekers();
     /** Transports that owe work at the end of the batch being received; touched under the receive lock only. */
     private final BatchEndList batchEnd = new BatchEndList();
     /**
@@ -80,6 +93,14 @@ final class ProgressAgent implements Agent
      */
     private volatile boolean flushOwed;
     /**
+     * Waiting modes: a waiter returned with its event and left what its batch queued (the ACKs) unsent, for the
+     * application's reply to take along (one system call, and one wake-up of the peer for both, which otherwise
+     * wakes for the ACK and again for the reply). Sent by the next post, the next wait's first look, or the progress
+     * thread within {@link #WAITER_GRACE_NS}; unlike {@link #flushOwed}, not by a poll, since an event consumer
+     * polls its CQ before it replies.
+     */
+    private volatile boolean replyFlushOwed;
+    /**
      * The latest the progress thread's current wait ends, in {@link #nanoTime()}'s clock: Long.MAX_VALUE
      * while it may wait long (or with no progress thread, or another idle strategy), so that a poll
      * leaves a flush owed only when that thread's next cycle is near.
@@ -89,16 +110,29 @@ final class ProgressAgent implements Agent
     private volatile boolean parkedForPoller;
     /** Set by {@link #wakeup}: the next duty cycle runs the timers whether one is due or not. */
     private volatile boolean timersRequested;
+    /** Set while a waiting thread has the receive role ({@link #awaitReceiving}): it receives and runs the timers. */
+    private volatile boolean waiterReceives;
+    /** When a waiting thread last gave the role up, or was offered it, in {@link #nanoTime()}'s clock. */
+    private volatile long waiterReleasedNs = Long.MIN_VALUE / 2;
+    /** Set while the progress thread parks with no time limit for a waiter that has the role: its release unparks. */
+    private volatile boolean parkedForWaiter;
+    /** Set while the progress thread waits on the link: a waiter that takes the role wakes it out of there. */
+    private volatile boolean progressInLinkWait;
+    /** Set when the device closes: waiters stop receiving, so that the link's close need not wait out their waits. */
+    private volatile boolean stopping;
     private final AgentRunner runner;
 
     /**
+     * @param pollsInline  true if a thread polling an empty CQ receives (polling mode).
+     * @param waitsInline  true if a thread waiting for an event or a completion receives (polling and waiting
+     *                     modes): see {@link #awaitReceiving}.
      * @param idleStrategy what the progress thread does after an empty cycle; null for the default, which
      *                     waits on the link ({@link LinkWait}).
      */
     ProgressAgent(
         final Link link, final ReceivePath receivePath, final QpTable qpTable, final LongSupplier clock,
-        final ProgressErrorLog errorLog, final boolean pollsInline, final String threadName,
-        final IdleStrategy idleStrategy)
+        final ProgressErrorLog errorLog, final boolean pollsInline, final boolean waitsInline,
+        final String threadName, final IdleStrategy idleStrategy)
     {
         this.link = link;
         this.receivePath = receivePath;
@@ -106,6 +140,7 @@ final class ProgressAgent implements Agent
         this.clock = clock;
         this.errorLog = errorLog;
         this.pollsInline = pollsInline;
+        this.waitsInline = waitsInline;
         this.runner = new AgentRunner(idleStrategy != null ? idleStrategy : new LinkWait(), errorLog::onError, null, this);
         // the thread exists before it starts (and without starting, for a device driven by hand): memory handed
         // to the device is checked for access from it
@@ -136,6 +171,7 @@ final class ProgressAgent implements Agent
     void flushSends()
     {
         flushOwed = false;
+        replyFlushOwed = false;
         link.flush();
     }
 
@@ -228,7 +264,15 @@ final class ProgressAgent implements Agent
         // deadline: a thread that will wake before the deadline anyway costs no system call here
         if (timerDeadline.lower(deadlineNs) && deadlineNs < progressWaitEndNs)
         {
-            wakeProgressThread();
+            if (waiterReceives)
+            {
+                // the waiter runs the timers: only its link wait needs shortening
+                link.wakeup();
+            }
+            else
+            {
+                wakeProgressThread();
+            }
         }
     }
 
@@ -261,9 +305,11 @@ final class ProgressAgent implements Agent
     {
         try
         {
-            // while a thread polls (polling mode) it receives, runs the timers that fall due and sends
-            // what they queue: this thread keeps out of its way, and takes over when the polls stop
-            return pollerActive(nanoTime()) ? 0 : dutyCycle();
+            // while a thread polls (polling mode) or waits (polling and waiting modes) it receives, runs the timers
+            // that fall due and sends what they queue: this thread keeps out of its way, and takes over when the
+            // polls or waits stop
+            final long now = nanoTime();
+            return pollerActive(now) || waiterActive(now) ? 0 : dutyCycle();
         }
         catch (final Throwable ex)
         {
@@ -321,6 +367,7 @@ final class ProgressAgent implements Agent
             // go, with anything a poll left owed
             flushSends();
             receiveLock.unlock();
+            offerRoleToSeeker();
         }
     }
 
@@ -340,7 +387,11 @@ final class ProgressAgent implements Agent
         final long next = timerDeadline.get();
         final long now = nanoTime();
         final long wait = next == Long.MAX_VALUE ? IDLE_WAIT_NS : Math.min(TIMER_WAIT_NS, Math.max(0, next - now));
-        if (pollerActive(now))
+        if (waiterActive(now))
+        {
+            parkForWaiter(now);
+        }
+        else if (pollerActive(now))
         {
             // nothing to do until the poller may have stopped, POLLER_ACTIVE_NS after its last poll
             final long brief = POLLER_ACTIVE_NS - (now - lastInlinePollNs);
@@ -356,10 +407,225 @@ final class ProgressAgent implements Agent
         }
         else
         {
-            progressWaitEndNs = now + wait;
-            link.awaitReadable(wait);
+            progressInLinkWait = true;
+            // a waiter that took the role after the look above either sees the flag and wakes the link, or wrote
+            // its own flag before this second look
+            if (!waiterActive(now))
+            {
+                progressWaitEndNs = now + wait;
+                link.awaitReadable(wait);
+            }
+            progressInLinkWait = false;
         }
         progressWaitEndNs = Long.MAX_VALUE;
+    }
+
+    /**
+     * Waiting modes: a waiting thread has the role, or gave it up less than {@link #WAITER_GRACE_NS} ago. While it
+     * has had it that long, park until it gives it up (it receives and runs the timers meanwhile: no wake-up here,
+     * however long the application sleeps); within the grace after a release, park out the rest of it, so a thread
+     * that waits again and again costs this one at most a wake-up per grace, none per message.
+     */
+    private void parkForWaiter(final long now)
+    {
+        final long sinceRelease = now - waiterReleasedNs;
+        if (sinceRelease < WAITER_GRACE_NS)
+        {
+            LockSupport.parkNanos(WAITER_GRACE_NS - sinceRelease);
+            return;
+        }
+        parkedForWaiter = true;
+        // a waiter giving the role up after the look above either sees the flag and unparks this thread, or
+        // cleared its own before this second look
+        if (waiterReceives)
+        {
+            LockSupport.park();
+        }
+        parkedForWaiter = false;
+    }
+
+    /**
+     * @return true in the waiting modes while a waiting thread has the receive role or gave it up less than
+     *     {@link #WAITER_GRACE_NS} ago.
+     */
+    private boolean waiterActive(final long now)
+    {
+        return waitsInline && (waiterReceives || now - waiterReleasedNs < WAITER_GRACE_NS);
+    }
+
+    /**
+     * The role was given up: a waiting thread that found it taken gets it next, and the progress thread stands
+     * back for it as for a waiter that has just released it.
+     */
+    private void offerRoleToSeeker()
+    {
+        if (seekers.any())
+        {
+            waiterReleasedNs = nanoTime();
+            seekers.offerOne();
+        }
+    }
+
+    /**
+     * See {@link VerbsDevice#awaitReceiving}: in the waiting modes, the calling thread takes the receive role if
+     * it is free and, until {@code wait} is satisfied, does the progress thread's work itself: receive a batch, run
+     * the batch-end work and the timers that fall due, send what they queued, and wait on the link (at most until
+     * the next timer, and {@link #IDLE_WAIT_NS} at a time, as the progress thread does) when the link is drained.
+     * The progress thread meanwhile parks ({@link #parkForWaiter}).
+     *
+     * @param wait      what the thread waits for.
+     * @param timeoutNs the longest wait; negative waits until satisfied.
+     * @return {@link VerbsDevice#WAIT_SATISFIED}, {@link VerbsDevice#WAIT_TIMED_OUT} or
+     *     {@link VerbsDevice#WAIT_ROLE_BUSY}.
+     */
+    int awaitReceiving(final DeviceWait wait, final long timeoutNs)
+    {
+        if (!waitsInline || stopping)
+        {
+            return VerbsDevice.WAIT_ROLE_BUSY;
+        }
+        if (!receiveLock.tryLock())
+        {
+            seekers.add(wait);
+            // the holder may have given the role up between the try and the add, and offered it to nobody
+            if (!receiveLock.tryLock())
+            {
+                return VerbsDevice.WAIT_ROLE_BUSY;
+            }
+            seekers.remove(wait);
+        }
+        waiterReceives = true;
+        try
+        {
+            // read after the flag is written: the progress thread writes its own before it looks at this one
+            if (progressInLinkWait)
+            {
+                link.wakeup();
+            }
+            return receiveUntil(wait, timeoutNs);
+        }
+        finally
+        {
+            progressWaitEndNs = Long.MAX_VALUE;
+            waiterReleasedNs = nanoTime();
+            waiterReceives = false;
+            receiveLock.unlock();
+            // a waiter that found the role taken gets it next; and the progress thread, if it sleeps with no time
+            // limit, is woken to take the link over should nobody come back within the grace (an offered waiter
+            // may find its wait over and not take the role)
+            seekers.offerOne();
+            if (parkedForWaiter)
+            {
+                LockSupport.unpark(progressThread);
+            }
+        }
+    }
+
+    /**
+     * Lock held, as the waiting thread: the progress thread's cycle and idle wait, until {@code wait} is satisfied.
+     */
+    private int receiveUntil(final DeviceWait wait, final long timeoutNs)
+    {
+        final long start = nanoTime();
+        final long deadline = timeoutNs < 0 || timeoutNs > Long.MAX_VALUE / 4 ? Long.MAX_VALUE : start + timeoutNs;
+        while (true)
+        {
+            int received = 0;
+            try
+            {
+                received = receiveBatch(RECEIVE_BATCH);
+                batchEnd.run();
+                final long now = nanoTime();
+                if (timerDeadline.get() <= now || timersRequested)
+                {
+                    timersRequested = false;
+                    runTimers(now);
+                }
+            }
+            catch (final Throwable ex)
+            {
+                // as on the progress thread: the device keeps its waiter, which then waits rather than spins
+                errorLog.onError(ex);
+                received = 0;
+            }
+            final boolean satisfied = wait.satisfied();
+            // read after the role's flag was written: a progress thread still in the link's wait would not send
+            // what is left owed within the grace, so it leaves now
+            if (satisfied && received > 0 && !progressInLinkWait)
+            {
+                replyFlushOwed = true;
+            }
+            else
+            {
+                flushSends();
+            }
+            if (satisfied)
+            {
+                return VerbsDevice.WAIT_SATISFIED;
+            }
+            if (stopping || Thread.currentThread().isInterrupted())
+            {
+                // the caller's own wait sees the interrupt; a closing device's link must not wait for this one
+                return VerbsDevice.WAIT_ROLE_BUSY;
+            }
+            if (received > 0 && !link.caughtUp())
+            {
+                continue;
+            }
+            final long now = nanoTime();
+            if (now >= deadline)
+            {
+                return VerbsDevice.WAIT_TIMED_OUT;
+            }
+            final long next = timerDeadline.get();
+            final long untilTimer = next == Long.MAX_VALUE ? IDLE_WAIT_NS :
+                Math.min(TIMER_WAIT_NS, Math.max(0, next - now));
+            final long waitNs = deadline == Long.MAX_VALUE ? untilTimer : Math.min(untilTimer, deadline - now);
+            awaitProgressThreadOffLink();
+            progressWaitEndNs = now + waitNs;
+            link.awaitReadable(waitNs);
+            progressWaitEndNs = Long.MAX_VALUE;
+        }
+    }
+
+    /**
+     * Role held, as a waiting thread: the progress thread may still be in the link's wait it was in when the role
+     * was taken (woken, but not yet out). Two threads in one wait would share the wake-ups, and the progress
+     * thread, which only parks once out, could take one meant for this thread: a lost wake-up. So this thread
+     * waits on the link only once the other is off it, yielding to it meanwhile (it needs the core to leave),
+     * and waking it again now and then in case a wake-up went astray. This happens when the role passes from the
+     * progress thread to a waiter, not on every message.
+     */
+    private void awaitProgressThreadOffLink()
+    {
+        int spins = 0;
+        while (progressInLinkWait && !stopping)
+        {
+            if ((++spins & 0xFF) == 1)
+            {
+                link.wakeup();
+            }
+            Thread.yield();
+        }
+    }
+
+    /**
+     * See {@link VerbsDevice#stopSeeking}.
+     */
+    void stopSeeking(final DeviceWait wait)
+    {
+        seekers.remove(wait);
+    }
+
+    /**
+     * See {@link VerbsDevice#wakeReceiver}.
+     */
+    void wakeReceiver(final Thread receiver)
+    {
+        if (receiver != Thread.currentThread() && waiterReceives)
+        {
+            link.wakeup();
+        }
     }
 
     /**
@@ -398,6 +664,14 @@ final class ProgressAgent implements Agent
     boolean pollsInline()
     {
         return pollsInline;
+    }
+
+    /**
+     * @return true if a thread waiting for an event or a completion receives itself ({@link #awaitReceiving}).
+     */
+    boolean waitsInline()
+    {
+        return waitsInline;
     }
 
     /**
@@ -452,6 +726,7 @@ final class ProgressAgent implements Agent
                 flushSends();
             }
             receiveLock.unlock();
+            offerRoleToSeeker();
         }
     }
 
@@ -521,6 +796,8 @@ final class ProgressAgent implements Agent
      */
     void stop()
     {
+        // waiters leave the role at their next look, and the link's wait ends for whichever thread is in it
+        stopping = true;
         // out of its wait first: the runner then sees it stopped at the end of this cycle, not the next wait's
         wakeProgressThread();
         runner.close();

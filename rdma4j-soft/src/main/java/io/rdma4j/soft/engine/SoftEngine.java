@@ -15,6 +15,7 @@ import io.rdma4j.soft.transport.TransportFactory;
 import io.rdma4j.soft.transport.TransportQp;
 import io.rdma4j.soft.transport.Transports;
 import io.rdma4j.soft.verbs.DeviceLimits;
+import io.rdma4j.soft.verbs.DeviceWait;
 import io.rdma4j.soft.verbs.SoftContext;
 import io.rdma4j.soft.verbs.VerbsDevice;
 import io.rdma4j.soft.wire.DeferredIcrc;
@@ -75,14 +76,16 @@ public final class SoftEngine implements VerbsDevice, AutoCloseable
      * @param limits       the device's limits.
      * @param factory      makes each QP's transport; null for the real ones.
      * @param pollsInline  true if a thread polling an empty CQ receives itself (polling mode).
+     * @param waitsInline  true if a thread waiting for a CQ event or a completion receives itself (polling and
+     *                     waiting modes): see {@link #awaitReceiving}.
      * @param clock        the clock of timers and the transports.
      * @param logger       where progress errors are said.
      * @param startsThread false for a device driven by calling {@link #doWork()}.
      * @param idleStrategy what the progress thread does when a duty cycle found nothing.
      */
     public SoftEngine(final String name, final Link link, final DeviceLimits limits, final TransportFactory factory,
-        final boolean pollsInline, final LongSupplier clock, final System.Logger logger, final boolean startsThread,
-        final IdleStrategy idleStrategy)
+        final boolean pollsInline, final boolean waitsInline, final LongSupplier clock, final System.Logger logger,
+        final boolean startsThread, final IdleStrategy idleStrategy)
     {
         this.name = name;
         this.clock = clock;
@@ -102,7 +105,7 @@ public final class SoftEngine implements VerbsDevice, AutoCloseable
             limits.maxTotalMcastQpAttach());
         this.transportFactory = factory != null ? factory : Transports::create;
         this.receivePath = new ReceivePath(this, link, this::qp, mcast, gsi);
-        this.agent = new ProgressAgent(link, receivePath, qpTable, clock, errorLog, pollsInline,
+        this.agent = new ProgressAgent(link, receivePath, qpTable, clock, errorLog, pollsInline, waitsInline,
             "rdma4j-" + name, idleStrategy);
         if (startsThread)
         {
@@ -542,6 +545,33 @@ public final class SoftEngine implements VerbsDevice, AutoCloseable
     public int progressInline()
     {
         return agent.progressInline();
+    }
+
+    /**
+     * @return true if a thread waiting for an event or a completion receives itself (polling and waiting modes).
+     */
+    @Override
+    public boolean waitsInline()
+    {
+        return agent.waitsInline();
+    }
+
+    @Override
+    public int awaitReceiving(final DeviceWait wait, final long timeoutNs)
+    {
+        return agent.awaitReceiving(wait, timeoutNs);
+    }
+
+    @Override
+    public void stopSeeking(final DeviceWait wait)
+    {
+        agent.stopSeeking(wait);
+    }
+
+    @Override
+    public void wakeReceiver(final Thread receiver)
+    {
+        agent.wakeReceiver(receiver);
     }
 
     /**

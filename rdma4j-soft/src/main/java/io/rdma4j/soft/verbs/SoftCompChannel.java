@@ -16,21 +16,37 @@ import java.util.concurrent.locks.ReentrantLock;
  * A completion channel: a queue of CQ events and a condition to sleep on. An armed CQ puts at
  * most one event here before it must be armed again, so the queue never grows past the number
  * of CQs and offering allocates nothing once it has grown.
+ * <p>
+ * A thread that waits in {@link #getCqEvent} receives for the device itself while no other thread does
+ * ({@link VerbsDevice#awaitReceiving}, in polling and waiting modes): it sleeps in the link's wait, and the
+ * datagram that completes its CQ wakes it, once, with no progress thread between. One thread of a channel does so
+ * at a time; others sleep on the condition, as every waiter does where the role is taken or waiters never take it.
  */
-public final class SoftCompChannel implements CompletionChannel
+public final class SoftCompChannel implements CompletionChannel, DeviceWait
 {
     private final SoftContext context;
+    private final VerbsDevice device;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition notEmpty = lock.newCondition();
     private final ArrayDeque<SoftCq> events = new ArrayDeque<>(16);
     private int cqs;
-    private boolean closed;
-    /** A {@link #wakeup()} not yet consumed by a {@link #getCqEvent}; guarded by {@code lock}. */
-    private boolean woken;
+    /** Written under {@code lock}; read without it by {@link #satisfied}, the receiving waiter's look. */
+    private volatile boolean closed;
+    /** A {@link #wakeup()} not yet consumed by a {@link #getCqEvent}; written under {@code lock}. */
+    private volatile boolean woken;
+    /** {@code !events.isEmpty()}, written under {@code lock}, for {@link #satisfied}. */
+    private volatile boolean hasEvents;
+    /** The thread of this channel in {@link VerbsDevice#awaitReceiving}, or null; guarded by {@code lock}. */
+    private Thread receiver;
+    /** The device offered the role to a waiter of this channel that found it taken; guarded by {@code lock}. */
+    private boolean roleOffered;
+    /** Threads in {@link #getCqEvent} asleep on the condition; guarded by {@code lock}. */
+    private int sleepers;
 
     SoftCompChannel(final SoftContext context)
     {
         this.context = context;
+        this.device = context.engine();
     }
 
     @Override
@@ -41,11 +57,40 @@ public final class SoftCompChannel implements CompletionChannel
 
     void notify(final SoftCq cq)
     {
+        final Thread waiting;
         lock.lock();
         try
         {
             events.addLast(cq);
+            hasEvents = true;
             notEmpty.signal();
+            waiting = receiver;
+        }
+        finally
+        {
+            lock.unlock();
+        }
+        if (waiting != null)
+        {
+            // usually the receiving waiter itself, whose receive made the completion: then nothing to wake
+            device.wakeReceiver(waiting);
+        }
+    }
+
+    @Override
+    public boolean satisfied()
+    {
+        return hasEvents || woken || closed;
+    }
+
+    @Override
+    public void roleOffered()
+    {
+        lock.lock();
+        try
+        {
+            roleOffered = true;
+            notEmpty.signalAll();
         }
         finally
         {
@@ -57,7 +102,8 @@ public final class SoftCompChannel implements CompletionChannel
     public CompletionQueue getCqEvent(final long timeout, final TimeUnit unit) throws InterruptedException
     {
         final boolean forever = timeout < 0;
-        long nanos = unit.toNanos(timeout);
+        final long deadline = forever ? 0 : System.nanoTime() + unit.toNanos(timeout);
+        boolean seeking = false;
         lock.lockInterruptibly();
         try
         {
@@ -72,39 +118,100 @@ public final class SoftCompChannel implements CompletionChannel
                     woken = false;
                     return null;
                 }
-                if (forever)
-                {
-                    notEmpty.await();
-                    continue;
-                }
-                if (nanos <= 0)
+                final long nanos = forever ? -1 : deadline - System.nanoTime();
+                if (!forever && nanos <= 0)
                 {
                     return null;
                 }
-                nanos = notEmpty.awaitNanos(nanos);
+                if (receiver == null)
+                {
+                    if (receiveWhileWaiting(nanos))
+                    {
+                        // satisfied or timed out, or offered the role as it returned: the loop's looks say which
+                        continue;
+                    }
+                    seeking = true;
+                }
+                sleepers++;
+                try
+                {
+                    if (forever)
+                    {
+                        notEmpty.await();
+                    }
+                    else
+                    {
+                        notEmpty.awaitNanos(nanos);
+                    }
+                }
+                finally
+                {
+                    sleepers--;
+                }
             }
             final SoftCq cq = events.pollFirst();
+            hasEvents = !events.isEmpty();
             cq.eventDelivered();
             return cq;
         }
         finally
         {
+            if (seeking)
+            {
+                device.stopSeeking(this);
+            }
+            if (sleepers > 0 && receiver == null)
+            {
+                // another thread of this channel sleeps on the condition with nobody receiving for it: it may
+                // take the role now
+                notEmpty.signal();
+            }
             lock.unlock();
         }
+    }
+
+    /**
+     * Lock held: receive for the device until this channel's wait is satisfied, the time runs out, or the role
+     * turns out to be taken. The lock is released meanwhile.
+     *
+     * @return false if the role was taken and not offered back meanwhile: sleep on the condition.
+     */
+    private boolean receiveWhileWaiting(final long nanos)
+    {
+        receiver = Thread.currentThread();
+        roleOffered = false;
+        lock.unlock();
+        final int outcome;
+        try
+        {
+            outcome = device.awaitReceiving(this, nanos);
+        }
+        finally
+        {
+            lock.lock();
+            receiver = null;
+        }
+        return outcome != VerbsDevice.WAIT_ROLE_BUSY || roleOffered;
     }
 
     @Override
     public void wakeup()
     {
+        final Thread waiting;
         lock.lock();
         try
         {
             woken = true;
             notEmpty.signal();
+            waiting = receiver;
         }
         finally
         {
             lock.unlock();
+        }
+        if (waiting != null)
+        {
+            device.wakeReceiver(waiting);
         }
     }
 
@@ -124,6 +231,7 @@ public final class SoftCompChannel implements CompletionChannel
         try
         {
             events.removeIf(e -> e == cq);
+            hasEvents = !events.isEmpty();
         }
         finally
         {
@@ -146,14 +254,20 @@ public final class SoftCompChannel implements CompletionChannel
             }
             closed = true;
         }
+        final Thread waiting;
         lock.lock();
         try
         {
             notEmpty.signalAll();
+            waiting = receiver;
         }
         finally
         {
             lock.unlock();
+        }
+        if (waiting != null)
+        {
+            device.wakeReceiver(waiting);
         }
         context.release(this);
     }

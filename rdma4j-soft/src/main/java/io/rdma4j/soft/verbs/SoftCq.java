@@ -14,12 +14,16 @@ import io.rdma4j.verbs.WcOpcode;
 import io.rdma4j.verbs.WcStatus;
 import io.rdma4j.verbs.WorkCompletion;
 
+import java.util.concurrent.TimeUnit;
+
 /**
  * A completion queue: a ring of preallocated completions guarded by the CQ's monitor. Producers
  * are the device's progress thread and posting threads; consumers poll by copying into the
- * caller's array, so neither side allocates.
+ * caller's array, so neither side allocates. A CQ without a channel is waited for by {@link #poll(WorkCompletion[],
+ * long, TimeUnit)}: the waiting thread receives for the device itself while no other thread does, or sleeps on the
+ * CQ's monitor until a completion comes; it never parks on a timer.
  */
-public final class SoftCq implements CompletionQueue, CompletionSink
+public final class SoftCq implements CompletionQueue, CompletionSink, DeviceWait
 {
     private final SoftContext context;
     private final VerbsDevice engine;
@@ -37,6 +41,12 @@ public final class SoftCq implements CompletionQueue, CompletionSink
     private long eventsAcked;
     private int users;
     private boolean closed;
+    /** The thread waiting in {@link #poll(WorkCompletion[], long, TimeUnit)} as the device's receiver, or null. */
+    private volatile Thread receiver;
+    /** Threads asleep on the monitor in that wait; guarded by the monitor. */
+    private int sleepers;
+    /** The device offered the role to a sleeping waiter; guarded by the monitor. */
+    private boolean roleOffered;
 
     SoftCq(final SoftContext context, final int cqe, final SoftCompChannel channel)
     {
@@ -93,12 +103,143 @@ public final class SoftCq implements CompletionQueue, CompletionSink
             {
                 armed = false;
             }
+            if (sleepers > 0)
+            {
+                notifyAll();
+            }
         }
         if (notify && channel != null)
         {
             channel.notify(this);
         }
+        final Thread waiting = receiver;
+        if (waiting != null)
+        {
+            engine.wakeReceiver(waiting);
+        }
         return true;
+    }
+
+    /**
+     * Without a channel, wait as a channel's waiter does: receive for the device while no other thread does
+     * ({@link VerbsDevice#awaitReceiving}), else sleep on this CQ's monitor until a completion comes or the role is
+     * offered. With a channel, the interface's arm, poll and {@code getCqEvent} sequence, whose wait is the same.
+     * <p>
+     * {@inheritDoc}
+     */
+    @Override
+    public int poll(final WorkCompletion[] wcs, final long timeout, final TimeUnit unit) throws InterruptedException
+    {
+        if (channel != null)
+        {
+            return CompletionQueue.super.poll(wcs, timeout, unit);
+        }
+        int n = poll(wcs);
+        if (n > 0 || timeout == 0)
+        {
+            return n;
+        }
+        final boolean forever = timeout < 0;
+        final long deadline = forever ? 0 : System.nanoTime() + unit.toNanos(timeout);
+        try
+        {
+            while (true)
+            {
+                if (Thread.interrupted())
+                {
+                    throw new InterruptedException("interrupted while waiting for a completion");
+                }
+                final long left = forever ? -1 : deadline - System.nanoTime();
+                if (!forever && left <= 0)
+                {
+                    return 0;
+                }
+                if (!receiveWhileWaiting(left))
+                {
+                    sleepUntilCompletion(forever, left);
+                }
+                n = poll(wcs);
+                if (n > 0)
+                {
+                    return n;
+                }
+            }
+        }
+        finally
+        {
+            engine.stopSeeking(this);
+        }
+    }
+
+    private boolean receiveWhileWaiting(final long nanos)
+    {
+        synchronized (this)
+        {
+            if (closed)
+            {
+                throw new RdmaException(Errno.EINVAL, "the completion queue was destroyed while a poll waited on it");
+            }
+            if (receiver != null)
+            {
+                // another thread waits on this CQ as the receiver: sleep, it wakes the monitor
+                return false;
+            }
+            receiver = Thread.currentThread();
+            roleOffered = false;
+        }
+        final int outcome;
+        try
+        {
+            outcome = engine.awaitReceiving(this, nanos);
+        }
+        finally
+        {
+            receiver = null;
+        }
+        synchronized (this)
+        {
+            return outcome != VerbsDevice.WAIT_ROLE_BUSY || roleOffered;
+        }
+    }
+
+    private synchronized void sleepUntilCompletion(final boolean forever, final long nanos) throws InterruptedException
+    {
+        if (tail != head || roleOffered || closed)
+        {
+            return;
+        }
+        sleepers++;
+        try
+        {
+            if (forever)
+            {
+                wait();
+            }
+            else
+            {
+                TimeUnit.NANOSECONDS.timedWait(this, nanos);
+            }
+        }
+        finally
+        {
+            sleepers--;
+        }
+    }
+
+    @Override
+    public boolean satisfied()
+    {
+        return tail != head;
+    }
+
+    @Override
+    public synchronized void roleOffered()
+    {
+        roleOffered = true;
+        if (sleepers > 0)
+        {
+            notifyAll();
+        }
     }
 
     @Override
