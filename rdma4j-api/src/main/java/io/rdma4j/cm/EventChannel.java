@@ -9,7 +9,7 @@ import java.util.concurrent.TimeUnit;
  * A connection-manager event channel ({@code struct rdma_event_channel}): where the events of
  * its ids arrive, in order.
  */
-public interface EventChannel extends AutoCloseable
+public interface EventChannel extends AutoCloseable, io.rdma4j.verbs.Waitable
 {
     /**
      * Create an id ({@code rdma_create_id}).

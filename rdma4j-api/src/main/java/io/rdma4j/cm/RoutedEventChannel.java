@@ -33,6 +33,8 @@ final class RoutedEventChannel implements EventChannel
     private final Set<RoutedCmId> ids = ConcurrentHashMap.newKeySet();
     private volatile List<EventChannel> channels = List.of();
     private volatile boolean closed;
+    /** The WaitSet's watcher, handed to each engine's channel as it is made; guarded by the lock. */
+    private Runnable watcher;
 
     RoutedEventChannel(final CmRouting routing)
     {
@@ -79,6 +81,10 @@ final class RoutedEventChannel implements EventChannel
             if (channel == null)
             {
                 channel = provider.createEventChannel();
+                if (watcher != null)
+                {
+                    channel.watch(watcher);
+                }
                 engines.put(provider, channel);
                 channels = List.copyOf(engines.values());
                 engineAdded.signalAll();
@@ -100,6 +106,49 @@ final class RoutedEventChannel implements EventChannel
         else
         {
             byEngineId.remove(id);
+        }
+    }
+
+    /**
+     * Ready when an engine's channel is.
+     * <p>
+     * {@inheritDoc}
+     */
+    @Override
+    public boolean isReady()
+    {
+        for (final EventChannel channel : channels)
+        {
+            if (channel.isReady())
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Watches every engine's channel, those made later too.
+     * <p>
+     * {@inheritDoc}
+     */
+    @Override
+    public void watch(final Runnable setWatcher)
+    {
+        lock.lock();
+        try
+        {
+            RdmaException.check(setWatcher == null || watcher == null || watcher == setWatcher, Errno.EBUSY,
+                "the event channel is in another WaitSet");
+            for (final EventChannel channel : engines.values())
+            {
+                channel.watch(setWatcher);
+            }
+            watcher = setWatcher;
+        }
+        finally
+        {
+            lock.unlock();
         }
     }
 

@@ -6,7 +6,7 @@ import java.util.concurrent.TimeUnit;
  * A completion channel ({@code struct ibv_comp_channel}): where armed CQs announce new
  * completions, so a thread can sleep until there is work.
  */
-public interface CompletionChannel extends AutoCloseable
+public interface CompletionChannel extends AutoCloseable, Waitable
 {
     /**
      * @return the context it belongs to.

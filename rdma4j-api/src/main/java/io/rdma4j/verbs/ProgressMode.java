@@ -12,10 +12,16 @@ public enum ProgressMode
      */
     DEVICE,
     /**
-     * A software device that receives on the thread that polls an empty CQ (its progress thread parks meanwhile):
-     * a busy poller runs the device itself, with no thread hand-off at all.
+     * A software device that receives on the thread that polls an empty CQ, and on a thread that waits for a CQ
+     * event or a completion (its progress thread parks meanwhile): a busy poller runs the device itself, with no
+     * thread hand-off at all, and a sleeping waiter wakes once per datagram, as a blocking socket's reader does.
      */
     POLLING,
+    /**
+     * A software device that receives on a thread that waits for a CQ event or a completion, as {@link #POLLING}
+     * does, while a poll only reads what is there: a busy poller competes with the receiving thread for a core.
+     */
+    WAITING,
     /**
      * A software device whose own progress thread receives and completes everything: a busy poller only reads
      * what that thread made, and competes with it for a core.

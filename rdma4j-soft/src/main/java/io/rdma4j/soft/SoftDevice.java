@@ -31,6 +31,9 @@ import java.util.function.LongSupplier;
  */
 public final class SoftDevice implements Device
 {
+    /** How long a waiting thread that just found work polls before it blocks, by default: see the builder. */
+    public static final long DEFAULT_WAIT_SPIN_NS = 0;
+
     private final String name;
     private final InetAddress address;
     private final Function<InetAddress, Link> linkFactory;
@@ -38,6 +41,7 @@ public final class SoftDevice implements Device
     private final TransportFactory transportFactory;
     private final boolean pollsInline;
     private final boolean waitsInline;
+    private final long waitSpinNs;
     private final IdleStrategy idleStrategy;
     private final LongSupplier clock;
     private final System.Logger logger;
@@ -68,6 +72,7 @@ public final class SoftDevice implements Device
         this.transportFactory = builder.transportFactory;
         this.pollsInline = builder.pollsInline;
         this.waitsInline = builder.waitsInline != null ? builder.waitsInline : builder.pollsInline;
+        this.waitSpinNs = builder.waitSpinNs;
         this.idleStrategy = builder.idleStrategy;
         this.clock = builder.clock;
         this.logger = builder.logger;
@@ -166,7 +171,8 @@ public final class SoftDevice implements Device
             statFile = SoftDevices.statPublisher().openFile(settings, name, address.getHostAddress(), logger);
             try
             {
-                engine = new SoftEngine(name, link, limits, transportFactory, pollsInline, waitsInline, clock,
+                engine = new SoftEngine(name, link, limits, transportFactory, pollsInline, waitsInline,
+                    waitSpinNs, clock,
                     logger,
                     progressThread, idleStrategy);
             }
@@ -278,6 +284,7 @@ public final class SoftDevice implements Device
         private TransportFactory transportFactory;
         private boolean pollsInline;
         private Boolean waitsInline;
+        private long waitSpinNs = DEFAULT_WAIT_SPIN_NS;
         private IdleStrategy idleStrategy;
         private LongSupplier clock = System::nanoTime;
         private System.Logger logger = System.getLogger(SoftEngine.class.getName());
@@ -367,6 +374,24 @@ public final class SoftDevice implements Device
         public Builder waitsInline(final boolean inline)
         {
             waitsInline = inline;
+            return this;
+        }
+
+        /**
+         * @param spinNanos how long a waiting thread that receives ({@link #waitsInline}), when its last wait found
+         *                  work, polls the link before it blocks on it: a reply within that time costs no wake-up.
+         *                  After a wait that found nothing it blocks at once, so nothing spins while idle. 0 never
+         *                  spins. {@value #DEFAULT_WAIT_SPIN_NS} ns by default.
+         * @return this.
+         * @throws IllegalArgumentException if negative.
+         */
+        public Builder waitSpin(final long spinNanos)
+        {
+            if (spinNanos < 0)
+            {
+                throw new IllegalArgumentException("the wait's spin must be 0 ns or more, not " + spinNanos);
+            }
+            waitSpinNs = spinNanos;
             return this;
         }
 

@@ -200,7 +200,7 @@ public final class SoftDevices
         final int index = DEVICES.size();
         final String name = "soft" + index;
         final SoftDevice.Builder builder = SoftDevice.builder(name, address).settings(given)
-            .pollsInline(given.polling());
+            .pollsInline(given.polling()).waitsInline(given.waiting()).waitSpin(given.waitSpinNs());
         if (given.loss().isPresent())
         {
             final double probability = given.loss().getAsDouble();

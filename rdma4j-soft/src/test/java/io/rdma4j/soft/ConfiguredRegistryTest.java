@@ -46,7 +46,7 @@ class ConfiguredRegistryTest
         try (Context context = devices.getFirst().open())
         {
             final DevicePath path = DevicePath.of(context).orElseThrow();
-            assertEquals(new DevicePath(path.socket(), false, false), path, "thread mode, UDP only");
+            assertEquals(new DevicePath(path.socket(), false, "thread"), path, "thread mode, UDP only");
         }
     }
 

@@ -48,7 +48,7 @@ class RegistrySettingsTest
         final List<SoftDevice> configured = SoftDevices.all();
         final SoftSettings read = SoftDevices.settings();
         assertEquals(List.of(address(1)), configured.stream().map(SoftDevice::address).toList());
-        assertEquals(new DevicePath(pathOf(configured.getFirst()).socket(), false, false),
+        assertEquals(new DevicePath(pathOf(configured.getFirst()).socket(), false, "thread"),
             pathOf(configured.getFirst()), "thread mode, UDP only");
 
         // each would be EINVAL had a device read it now
@@ -59,7 +59,7 @@ class RegistrySettingsTest
 
         final SoftDevice later = SoftDevices.deviceFor(address(2));
         final DevicePath path = pathOf(later);
-        assertFalse(path.polling() || path.sameHost(), path.toString());
+        assertFalse(!path.progress().equals("thread") || path.sameHost(), path.toString());
         assertSame(read, SoftDevices.settings());
         assertSame(read, later.settings());
         assertSame(read, SoftDevice.builder("built", address(3)).build().settings(), "a built device's default");

@@ -1,8 +1,5 @@
 package io.rdma4j.soft;
 
-import io.rdma4j.soft.link.DatagramInfo;
-import io.rdma4j.soft.link.ForwardingLink;
-import io.rdma4j.soft.link.Link;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.CompletionChannel;
@@ -24,11 +21,9 @@ import org.junit.jupiter.api.Timeout;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteBuffer;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -47,51 +42,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(60)
 class WaiterReceivesTest
 {
-    /** Records who received; waits until a datagram, a wake-up or the close; tells when a waiter is in the wait. */
-    private static final class RecordingLink extends ForwardingLink
-    {
-        final Set<String> receivers = ConcurrentHashMap.newKeySet();
-        /** Counted down when a thread other than the progress thread waits on the link. */
-        volatile CountDownLatch waiterInWait = new CountDownLatch(1);
-
-        RecordingLink(final Link inner)
-        {
-            super(inner);
-        }
-
-        @Override
-        public boolean receive(final ByteBuffer buffer, final DatagramInfo info)
-        {
-            final boolean got = inner.receive(buffer, info);
-            if (got)
-            {
-                receivers.add(Thread.currentThread().getName());
-            }
-            return got;
-        }
-
-        @Override
-        public void awaitReadable(final long timeoutNanos)
-        {
-            if (timeoutNanos <= 0)
-            {
-                return;
-            }
-            if (!isProgressThread())
-            {
-                waiterInWait.countDown();
-            }
-            inner.awaitReadable(TimeUnit.DAYS.toNanos(1));
-        }
-    }
-
-    private static boolean isProgressThread()
-    {
-        return Thread.currentThread().getName().startsWith("rdma4j-");
-    }
-
     /** A UD QP whose CQ reports to a channel, with receives posted. */
-    private static final class Receiver
+    static final class Receiver
     {
         final CompletionChannel channel;
         final CompletionQueue cq;
@@ -129,7 +81,7 @@ class WaiterReceivesTest
     }
 
     /** Sends sequence-numbered datagrams from a UD QP of its own device. */
-    private static final class Sender
+    static final class Sender
     {
         final UdEndpoint endpoint;
         final AddressHandle ah;
@@ -153,11 +105,11 @@ class WaiterReceivesTest
         }
     }
 
-    private static Fabric memoryFabric(final AtomicReference<RecordingLink> recording)
+    private static Fabric memoryFabric(final AtomicReference<WaitRecordingLink> recording)
     {
         return new Fabric(Fabric.Kind.MEMORY).pollsInline(true).linkWrapper(link ->
         {
-            final RecordingLink wrapped = new RecordingLink(link);
+            final WaitRecordingLink wrapped = new WaitRecordingLink(link);
             recording.compareAndSet(null, wrapped);
             return wrapped;
         });
@@ -166,14 +118,14 @@ class WaiterReceivesTest
     @Test
     void shouldReceiveOnTheThreadWaitingForTheEvent() throws Exception
     {
-        final AtomicReference<RecordingLink> recording = new AtomicReference<>();
+        final AtomicReference<WaitRecordingLink> recording = new AtomicReference<>();
         try (Fabric fabric = memoryFabric(recording))
         {
             final Context receiving = fabric.open();
             fabric.linkWrapper(link -> link);
             final Sender sender = new Sender(fabric.open(), receiving);
             final Receiver receiver = new Receiver(receiving, true);
-            final RecordingLink link = recording.get();
+            final WaitRecordingLink link = recording.get();
             receiver.cq.requestNotify(false);
             final Thread send = Thread.ofPlatform().start(() ->
             {
@@ -194,7 +146,7 @@ class WaiterReceivesTest
     @Test
     void shouldWakeTheReceivingWaiterForACompletionMadeOnAnotherThread() throws Exception
     {
-        final AtomicReference<RecordingLink> recording = new AtomicReference<>();
+        final AtomicReference<WaitRecordingLink> recording = new AtomicReference<>();
         try (Fabric fabric = memoryFabric(recording))
         {
             final Context receiving = fabric.open();
@@ -207,7 +159,7 @@ class WaiterReceivesTest
             final UdEndpoint local = new UdEndpoint(receiving, receiving.allocPd(), UdEndpoint.QKEY);
             final QueuePair qp = UdEndpoint.udQp(local.pd, cq, new QpCap(8, 8, 1, 1, 64), UdEndpoint.QKEY);
             final AddressHandle ah = local.ahTo(other.queryGid(1, 0));
-            final RecordingLink link = recording.get();
+            final WaitRecordingLink link = recording.get();
             cq.requestNotify(false);
             final Thread post = Thread.ofPlatform().start(() ->
             {
@@ -229,11 +181,11 @@ class WaiterReceivesTest
     @Test
     void shouldEndAReceivingWaitOnWakeup() throws Exception
     {
-        final AtomicReference<RecordingLink> recording = new AtomicReference<>();
+        final AtomicReference<WaitRecordingLink> recording = new AtomicReference<>();
         try (Fabric fabric = memoryFabric(recording))
         {
             final Receiver receiver = new Receiver(fabric.open(), true);
-            final RecordingLink link = recording.get();
+            final WaitRecordingLink link = recording.get();
             receiver.cq.requestNotify(false);
             final Thread waker = Thread.ofPlatform().start(() ->
             {
@@ -249,14 +201,14 @@ class WaiterReceivesTest
     @Test
     void shouldPollWithATimeoutAsTheReceiverWithoutAChannel() throws Exception
     {
-        final AtomicReference<RecordingLink> recording = new AtomicReference<>();
+        final AtomicReference<WaitRecordingLink> recording = new AtomicReference<>();
         try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY))
         {
             // waiting mode: a poll alone does not receive, so only the wait can have
             final Context receiving = waitingOnly(fabric, recording, 91);
             final Sender sender = new Sender(fabric.open(), receiving);
             final Receiver receiver = new Receiver(receiving, false);
-            final RecordingLink link = recording.get();
+            final WaitRecordingLink link = recording.get();
             final Thread send = Thread.ofPlatform().start(() ->
             {
                 awaitQuietly(link.waiterInWait);
@@ -274,7 +226,7 @@ class WaiterReceivesTest
     @Test
     void shouldCloseTheDeviceWhileAThreadReceivesInItsWait() throws Exception
     {
-        final AtomicReference<RecordingLink> recording = new AtomicReference<>();
+        final AtomicReference<WaitRecordingLink> recording = new AtomicReference<>();
         final Fabric fabric = memoryFabric(recording);
         final Context context = fabric.open();
         final Receiver receiver = new Receiver(context, true);
@@ -309,13 +261,13 @@ class WaiterReceivesTest
     @Test
     void shouldLeaveTheLinkToTheProgressThreadWhenTheWaiterStops() throws Exception
     {
-        final AtomicReference<RecordingLink> recording = new AtomicReference<>();
+        final AtomicReference<WaitRecordingLink> recording = new AtomicReference<>();
         try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY))
         {
             final Context receiving = waitingOnly(fabric, recording, 90);
             final Sender sender = new Sender(fabric.open(), receiving);
             final Receiver receiver = new Receiver(receiving, true);
-            final RecordingLink link = recording.get();
+            final WaitRecordingLink link = recording.get();
             receiver.cq.requestNotify(false);
             final Thread send = Thread.ofPlatform().start(() ->
             {
@@ -342,13 +294,13 @@ class WaiterReceivesTest
      * @return a device in waiting mode, whose polls only read the CQ: what receives is the waiting thread or the
      *     progress thread, never a poll.
      */
-    private static Context waitingOnly(final Fabric fabric, final AtomicReference<RecordingLink> recording,
+    private static Context waitingOnly(final Fabric fabric, final AtomicReference<WaitRecordingLink> recording,
         final int host)
     {
         final Context context = SoftDevice.builder("waiting" + host, fabric.address(host))
             .link(a ->
             {
-                final RecordingLink wrapped = new RecordingLink(fabric.network().attach(a));
+                final WaitRecordingLink wrapped = new WaitRecordingLink(fabric.network().attach(a));
                 recording.set(wrapped);
                 return wrapped;
             })

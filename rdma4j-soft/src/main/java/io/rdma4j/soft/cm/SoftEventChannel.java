@@ -46,6 +46,10 @@ public final class SoftEventChannel implements EventChannel
     private final Condition eventQueued = lock.newCondition();
     private final Condition eventAcked = lock.newCondition();
     private final ArrayDeque<SoftCmEvent> queue = new ArrayDeque<>();
+    /** {@code !queue.isEmpty()}, written with the lock held, for {@link #isReady}. */
+    private volatile boolean hasEvents;
+    /** A WaitSet's watcher, or null; told when an event is queued or the channel closes. */
+    private volatile Runnable watcher;
     private final Set<SoftCmId> ids = new HashSet<>();
     /** Events retrieved and not acknowledged yet, oldest first: what a waiting destroy names. */
     private final List<SoftCmEvent> unacked = new ArrayList<>();
@@ -126,6 +130,7 @@ public final class SoftEventChannel implements EventChannel
                 }
             }
             final SoftCmEvent event = queue.poll();
+            hasEvents = !queue.isEmpty();
             retrieve(event);
             return event;
         }
@@ -154,6 +159,11 @@ public final class SoftEventChannel implements EventChannel
             closed = true;
             // a thread blocked in getEvent learns that nothing more will come
             eventQueued.signalAll();
+            final Runnable told = watcher;
+            if (told != null)
+            {
+                told.run();
+            }
         }
         finally
         {
@@ -190,13 +200,35 @@ public final class SoftEventChannel implements EventChannel
     void post(final SoftCmEvent event)
     {
         queue.add(event);
+        hasEvents = true;
         eventQueued.signal();
+        final Runnable told = watcher;
+        if (told != null)
+        {
+            // quick and lock-free (an unpark, or a device's wake-up): fine with this channel's lock held
+            told.run();
+        }
+    }
+
+    @Override
+    public boolean isReady()
+    {
+        return hasEvents;
+    }
+
+    @Override
+    public void watch(final Runnable setWatcher)
+    {
+        RdmaException.check(setWatcher == null || watcher == null || watcher == setWatcher, Errno.EBUSY,
+            "the event channel is in another WaitSet");
+        watcher = setWatcher;
     }
 
     /** Drop queued (not yet retrieved) events, as the kernel drops them on leave and destroy. */
     void removeQueued(final Predicate<SoftCmEvent> which)
     {
         queue.removeIf(which);
+        hasEvents = !queue.isEmpty();
     }
 
     /**
@@ -228,6 +260,7 @@ public final class SoftEventChannel implements EventChannel
                 it.remove();
             }
         }
+        hasEvents = !queue.isEmpty();
         return taken;
     }
 

@@ -78,14 +78,30 @@ final class SettingsReader
         final String progress = value(SoftSettings.PROGRESS);
         if (progress != null)
         {
-            settings.polling(switch (progress.toLowerCase(Locale.ROOT))
+            switch (progress.toLowerCase(Locale.ROOT))
             {
-                case "polling" -> true;
-                case "thread" -> false;
+                case "polling" -> settings.polling(true);
+                case "waiting" -> settings.waitingMode();
+                case "thread" -> settings.polling(false);
                 default -> throw new RdmaException(Errno.EINVAL, SoftSettings.PROGRESS.property() + " '" +
-                    progress + "' is neither 'polling' (polling a CQ receives, the default) nor 'thread' (only the " +
-                    "progress thread receives)");
-            });
+                    progress + "' is none of 'polling' (polling or waiting for a CQ receives, the default), " +
+                    "'waiting' (waiting for a CQ receives) and 'thread' (only the progress thread receives)");
+            }
+        }
+        final String spin = value(SoftSettings.WAIT_SPIN);
+        if (spin != null)
+        {
+            final long micros;
+            try
+            {
+                micros = Long.parseLong(spin.trim());
+            }
+            catch (final NumberFormatException ex)
+            {
+                throw new RdmaException(Errno.EINVAL, SoftSettings.WAIT_SPIN.property() + " '" + spin +
+                    "' is not a whole number of microseconds");
+            }
+            settings.waitSpinMicros(micros);
         }
         final String socket = value(SoftSettings.SOCKET);
         if (socket != null)

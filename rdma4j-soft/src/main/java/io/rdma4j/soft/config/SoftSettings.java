@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.OptionalDouble;
 import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The software device's settings, as Aeron's {@code MediaDriver.Context} holds its driver's: every setting
@@ -37,13 +38,22 @@ public final class SoftSettings
         "Seeds the loss's draws (plus the device's index among the provider's), so that a run drops the same " +
         "datagrams again.");
 
-    /** Who receives: a polling application thread, or the progress thread alone. */
+    /** Who receives: a polling or waiting application thread, or the progress thread alone. */
     public static final Setting PROGRESS = new Setting("rdma4j.soft.progress", "RDMA4J_SOFT_PROGRESS",
-        "`polling`", "`polling`, `thread`",
-        "`polling`: a thread polling an empty CQ receives itself and the progress thread parks meanwhile, so a " +
-        "busy poller pays no hand-off and no second spinning core. `thread`: only the progress thread receives, " +
-        "a core of its own beside the application's polling and a wake-up per burst. Both idle at no CPU. For the " +
-        "provider's devices; `SoftDevice.builder` takes `pollsInline`.");
+        "`polling`", "`polling`, `waiting`, `thread`",
+        "`polling`: a thread polling an empty CQ, or waiting for a CQ event or a completion, receives itself and " +
+        "the progress thread parks meanwhile, so a busy poller pays no hand-off and a sleeping one wakes once per " +
+        "datagram, as on a blocking socket. `waiting`: only waiting threads receive (a poll reads the CQ). " +
+        "`thread`: only the progress thread receives, a core of its own beside the application's polling and a " +
+        "wake-up per burst. All idle at no CPU. For the provider's devices; `SoftDevice.builder` takes " +
+        "`pollsInline` and `waitsInline`.");
+
+    /** How long a waiting thread that found work polls before it blocks. */
+    public static final Setting WAIT_SPIN = new Setting("rdma4j.soft.wait.spin", "RDMA4J_SOFT_WAIT_SPIN", "`0`",
+        "microseconds, 0 or more",
+        "In `polling` and `waiting` modes a thread that waits for an event and receives itself polls the socket " +
+        "this long before it blocks, when its last wait found work: a reply within that time costs no wake-up. " +
+        "After a wait that found nothing it blocks at once, so nothing spins while idle. 0 never spins.");
 
     /** The socket under the device. */
     public static final Setting SOCKET = new Setting("rdma4j.soft.socket", "RDMA4J_SOFT_SOCKET", "`auto`",
@@ -77,12 +87,14 @@ public final class SoftSettings
 
     /** Every setting of the software device, in the order the README's table lists them. */
     public static final List<Setting> DECLARED =
-        List.of(ADDRESS, LOSS, LOSS_SEED, PROGRESS, SOCKET, SHM, SHM_DIR, STAT, STAT_DIR);
+        List.of(ADDRESS, LOSS, LOSS_SEED, PROGRESS, WAIT_SPIN, SOCKET, SHM, SHM_DIR, STAT, STAT_DIR);
 
     private final List<InetAddress> addresses;
     private final OptionalDouble loss;
     private final OptionalLong lossSeed;
     private final boolean polling;
+    private final boolean waiting;
+    private final long waitSpinNs;
     private final SocketChoice socket;
     private final boolean sameHost;
     private final Path shmDirectory;
@@ -95,6 +107,8 @@ public final class SoftSettings
         this.loss = builder.loss;
         this.lossSeed = builder.lossSeed;
         this.polling = builder.polling;
+        this.waiting = builder.waiting;
+        this.waitSpinNs = builder.waitSpinNs;
         this.socket = builder.socket;
         this.sameHost = builder.sameHost;
         this.shmDirectory = builder.shmDirectory;
@@ -204,7 +218,8 @@ public final class SoftSettings
     public boolean equals(final Object other)
     {
         return other instanceof SoftSettings that && addresses.equals(that.addresses) && loss.equals(that.loss) &&
-            lossSeed.equals(that.lossSeed) && polling == that.polling && socket == that.socket &&
+            lossSeed.equals(that.lossSeed) && polling == that.polling && waiting == that.waiting &&
+            waitSpinNs == that.waitSpinNs && socket == that.socket &&
             sameHost == that.sameHost && shmDirectory.equals(that.shmDirectory) && stat == that.stat &&
             statDirectory.equals(that.statDirectory);
     }
@@ -212,7 +227,8 @@ public final class SoftSettings
     @Override
     public int hashCode()
     {
-        return Objects.hash(addresses, loss, lossSeed, polling, socket, sameHost, shmDirectory, stat, statDirectory);
+        return Objects.hash(addresses, loss, lossSeed, polling, waiting, waitSpinNs, socket, sameHost, shmDirectory,
+            stat, statDirectory);
     }
 
     @Override
@@ -221,10 +237,36 @@ public final class SoftSettings
         return ADDRESS.property() + "=" + addresses.stream().map(InetAddress::getHostAddress).toList() + ", " +
             LOSS.property() + "=" + (loss.isPresent() ? loss.getAsDouble() : "none") + ", " +
             LOSS_SEED.property() + "=" + (lossSeed.isPresent() ? lossSeed.getAsLong() : "clock") + ", " +
-            PROGRESS.property() + "=" + (polling ? "polling" : "thread") + ", " +
+            PROGRESS.property() + "=" + progressName() + ", " +
+            WAIT_SPIN.property() + "=" + TimeUnit.NANOSECONDS.toMicros(waitSpinNs) + ", " +
             SOCKET.property() + "=" + socket.name().toLowerCase(java.util.Locale.ROOT) + ", " +
             SHM.property() + "=" + (sameHost ? "auto" : "off") + ", " + SHM_DIR.property() + "=" + shmDirectory + ", " +
             STAT.property() + "=" + stat + ", " + STAT_DIR.property() + "=" + statDirectory;
+    }
+
+    /**
+     * @return the progress mode's name, as {@link #PROGRESS} takes it.
+     */
+    public String progressName()
+    {
+        return polling ? "polling" : waiting ? "waiting" : "thread";
+    }
+
+    /**
+     * @return true where a thread waiting for an event or a completion receives itself: polling and waiting modes
+     *     ({@link #PROGRESS}).
+     */
+    public boolean waiting()
+    {
+        return waiting;
+    }
+
+    /**
+     * @return how long such a thread polls before it blocks, when its last wait found work ({@link #WAIT_SPIN}).
+     */
+    public long waitSpinNs()
+    {
+        return waitSpinNs;
     }
 
     /**
@@ -236,6 +278,8 @@ public final class SoftSettings
         private OptionalDouble loss;
         private OptionalLong lossSeed;
         private boolean polling;
+        private boolean waiting;
+        private long waitSpinNs;
         private SocketChoice socket;
         private boolean sameHost;
         private Path shmDirectory;
@@ -248,6 +292,8 @@ public final class SoftSettings
             loss = from.loss;
             lossSeed = from.lossSeed;
             polling = from.polling;
+            waiting = from.waiting;
+            waitSpinNs = from.waitSpinNs;
             socket = from.socket;
             sameHost = from.sameHost;
             shmDirectory = from.shmDirectory;
@@ -261,6 +307,8 @@ public final class SoftSettings
             this.loss = OptionalDouble.empty();
             this.lossSeed = OptionalLong.empty();
             this.polling = true;
+            this.waiting = true;
+            this.waitSpinNs = 0;
             this.socket = SocketChoice.AUTO;
             this.sameHost = true;
             this.shmDirectory = shmDirectory;
@@ -315,6 +363,33 @@ public final class SoftSettings
         public Builder polling(final boolean pollingMode)
         {
             polling = pollingMode;
+            waiting = pollingMode;
+            return this;
+        }
+
+        /**
+         * Waiting mode: only a thread waiting for an event or a completion receives, besides the progress thread.
+         *
+         * @return this.
+         */
+        public Builder waitingMode()
+        {
+            polling = false;
+            waiting = true;
+            return this;
+        }
+
+        /**
+         * @param micros how long a waiting thread that found work polls before it blocks ({@link #WAIT_SPIN}).
+         * @return this.
+         * @throws io.rdma4j.verbs.RdmaException EINVAL if negative.
+         */
+        public Builder waitSpinMicros(final long micros)
+        {
+            io.rdma4j.verbs.RdmaException.check(micros >= 0 && micros <= TimeUnit.SECONDS.toMicros(1),
+                io.rdma4j.verbs.Errno.EINVAL, WAIT_SPIN.property() + " " + micros +
+                " is not a spin of 0 to 1 000 000 microseconds");
+            waitSpinNs = TimeUnit.MICROSECONDS.toNanos(micros);
             return this;
         }
 

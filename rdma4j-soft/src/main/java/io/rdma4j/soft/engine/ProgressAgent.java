@@ -5,7 +5,7 @@ import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.receive.ReceivePath;
 import io.rdma4j.soft.transport.BatchEndWork;
 import io.rdma4j.soft.transport.TransportQp;
-import io.rdma4j.soft.verbs.DeviceWait;
+import io.rdma4j.verbs.WaitDriver;
 import io.rdma4j.soft.verbs.VerbsDevice;
 import io.rdma4j.soft.wire.PacketInfo;
 import io.rdma4j.soft.wire.PacketParser;
@@ -64,6 +64,8 @@ final class ProgressAgent implements Agent
     private final ProgressErrorLog errorLog;
     private final boolean pollsInline;
     private final boolean waitsInline;
+    /** How long a waiter whose last wait found work polls the link before it blocks: see {@link #receiveUntil}. */
+    private final long waitSpinNs;
     private final Thread progressThread;
     /** Waits whose threads sleep without the role, to be offered it when it is given up. */
     private final RoleSeekers seekers = new RoleSeekers();
@@ -120,18 +122,21 @@ final class ProgressAgent implements Agent
     private volatile boolean progressInLinkWait;
     /** Set when the device closes: waiters stop receiving, so that the link's close need not wait out their waits. */
     private volatile boolean stopping;
+    /** The last wait of a waiter ended with work found: the next one spins first. Role holders only. */
+    private boolean lastWaitFoundWork;
     private final AgentRunner runner;
 
     /**
      * @param pollsInline  true if a thread polling an empty CQ receives (polling mode).
      * @param waitsInline  true if a thread waiting for an event or a completion receives (polling and waiting
      *                     modes): see {@link #awaitReceiving}.
+     * @param waitSpinNs   how long a waiter whose last wait found work polls the link before it blocks; 0 never.
      * @param idleStrategy what the progress thread does after an empty cycle; null for the default, which
      *                     waits on the link ({@link LinkWait}).
      */
     ProgressAgent(
         final Link link, final ReceivePath receivePath, final QpTable qpTable, final LongSupplier clock,
-        final ProgressErrorLog errorLog, final boolean pollsInline, final boolean waitsInline,
+        final ProgressErrorLog errorLog, final boolean pollsInline, final boolean waitsInline, final long waitSpinNs,
         final String threadName, final IdleStrategy idleStrategy)
     {
         this.link = link;
@@ -141,6 +146,7 @@ final class ProgressAgent implements Agent
         this.errorLog = errorLog;
         this.pollsInline = pollsInline;
         this.waitsInline = waitsInline;
+        this.waitSpinNs = waitSpinNs;
         this.runner = new AgentRunner(idleStrategy != null ? idleStrategy : new LinkWait(), errorLog::onError, null, this);
         // the thread exists before it starts (and without starting, for a device driven by hand): memory handed
         // to the device is checked for access from it
@@ -467,7 +473,7 @@ final class ProgressAgent implements Agent
     }
 
     /**
-     * See {@link VerbsDevice#awaitReceiving}: in the waiting modes, the calling thread takes the receive role if
+     * See {@link WaitDriver#await}: in the waiting modes, the calling thread takes the receive role if
      * it is free and, until {@code wait} is satisfied, does the progress thread's work itself: receive a batch, run
      * the batch-end work and the timers that fall due, send what they queued, and wait on the link (at most until
      * the next timer, and {@link #IDLE_WAIT_NS} at a time, as the progress thread does) when the link is drained.
@@ -478,11 +484,11 @@ final class ProgressAgent implements Agent
      * @return {@link VerbsDevice#WAIT_SATISFIED}, {@link VerbsDevice#WAIT_TIMED_OUT} or
      *     {@link VerbsDevice#WAIT_ROLE_BUSY}.
      */
-    int awaitReceiving(final DeviceWait wait, final long timeoutNs)
+    int awaitReceiving(final WaitDriver.Wait wait, final long timeoutNs)
     {
         if (!waitsInline || stopping)
         {
-            return VerbsDevice.WAIT_ROLE_BUSY;
+            return WaitDriver.ROLE_BUSY;
         }
         if (!receiveLock.tryLock())
         {
@@ -490,7 +496,7 @@ final class ProgressAgent implements Agent
             // the holder may have given the role up between the try and the add, and offered it to nobody
             if (!receiveLock.tryLock())
             {
-                return VerbsDevice.WAIT_ROLE_BUSY;
+                return WaitDriver.ROLE_BUSY;
             }
             seekers.remove(wait);
         }
@@ -523,11 +529,22 @@ final class ProgressAgent implements Agent
 
     /**
      * Lock held, as the waiting thread: the progress thread's cycle and idle wait, until {@code wait} is satisfied.
+     * Spin, then block: where the last wait found work, the link is polled for {@link #waitSpinNs} before the thread
+     * blocks on it (a reply that comes within the budget costs no wake-up at all), as hadroNIO's dynamic mode does;
+     * after a wait that found nothing (idle), it blocks at once, so an idle device spins nowhere.
      */
-    private int receiveUntil(final DeviceWait wait, final long timeoutNs)
+    private int receiveUntil(final WaitDriver.Wait wait, final long timeoutNs)
+    {
+        final int outcome = receiveUntil(wait, timeoutNs, lastWaitFoundWork ? waitSpinNs : 0);
+        lastWaitFoundWork = outcome == WaitDriver.SATISFIED;
+        return outcome;
+    }
+
+    private int receiveUntil(final WaitDriver.Wait wait, final long timeoutNs, final long spinNs)
     {
         final long start = nanoTime();
         final long deadline = timeoutNs < 0 || timeoutNs > Long.MAX_VALUE / 4 ? Long.MAX_VALUE : start + timeoutNs;
+        final long spinEnd = start + Math.min(spinNs, deadline - start);
         while (true)
         {
             int received = 0;
@@ -561,12 +578,12 @@ final class ProgressAgent implements Agent
             }
             if (satisfied)
             {
-                return VerbsDevice.WAIT_SATISFIED;
+                return WaitDriver.SATISFIED;
             }
             if (stopping || Thread.currentThread().isInterrupted())
             {
                 // the caller's own wait sees the interrupt; a closing device's link must not wait for this one
-                return VerbsDevice.WAIT_ROLE_BUSY;
+                return WaitDriver.ROLE_BUSY;
             }
             if (received > 0 && !link.caughtUp())
             {
@@ -575,7 +592,12 @@ final class ProgressAgent implements Agent
             final long now = nanoTime();
             if (now >= deadline)
             {
-                return VerbsDevice.WAIT_TIMED_OUT;
+                return WaitDriver.TIMED_OUT;
+            }
+            if (now - spinEnd < 0)
+            {
+                Thread.onSpinWait();
+                continue;
             }
             final long next = timerDeadline.get();
             final long untilTimer = next == Long.MAX_VALUE ? IDLE_WAIT_NS :
@@ -610,15 +632,15 @@ final class ProgressAgent implements Agent
     }
 
     /**
-     * See {@link VerbsDevice#stopSeeking}.
+     * See {@link WaitDriver#stopSeeking}.
      */
-    void stopSeeking(final DeviceWait wait)
+    void stopSeeking(final WaitDriver.Wait wait)
     {
         seekers.remove(wait);
     }
 
     /**
-     * See {@link VerbsDevice#wakeReceiver}.
+     * See {@link WaitDriver#wakeReceiver}.
      */
     void wakeReceiver(final Thread receiver)
     {

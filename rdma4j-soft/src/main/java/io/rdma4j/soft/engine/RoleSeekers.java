@@ -1,26 +1,26 @@
 package io.rdma4j.soft.engine;
 
-import io.rdma4j.soft.verbs.DeviceWait;
+import io.rdma4j.verbs.WaitDriver;
 
 import java.util.Arrays;
 
 /**
  * The waits whose threads sleep without the device's receive role because another thread had it when they came
- * ({@link io.rdma4j.soft.verbs.VerbsDevice#awaitReceiving}): whoever gives the role up offers it to one of them, so
+ * ({@link io.rdma4j.soft.verbs.WaitDriver#await}): whoever gives the role up offers it to one of them, so
  * that a waiting thread, not the progress thread, receives next. Few at a time (a device's waiting threads); the
  * array grows once and is reused, so seeking allocates nothing after the first waits.
  */
 final class RoleSeekers
 {
     private final Object lock = new Object();
-    private DeviceWait[] waits = new DeviceWait[4];
+    private WaitDriver.Wait[] waits = new WaitDriver.Wait[4];
     /** Seekers held; written under the lock, read without it so that the usual case (none) costs no lock. */
     private volatile int size;
 
     /**
      * @param wait a wait that found the role taken; kept once, however often it is added.
      */
-    void add(final DeviceWait wait)
+    void add(final WaitDriver.Wait wait)
     {
         synchronized (lock)
         {
@@ -43,7 +43,7 @@ final class RoleSeekers
     /**
      * @param wait a wait that no longer seeks the role (it took it, or it is over).
      */
-    void remove(final DeviceWait wait)
+    void remove(final WaitDriver.Wait wait)
     {
         if (size == 0)
         {
@@ -85,7 +85,7 @@ final class RoleSeekers
         {
             return false;
         }
-        final DeviceWait chosen;
+        final WaitDriver.Wait chosen;
         synchronized (lock)
         {
             if (size == 0)

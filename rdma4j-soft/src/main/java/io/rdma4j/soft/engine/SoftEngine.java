@@ -15,7 +15,7 @@ import io.rdma4j.soft.transport.TransportFactory;
 import io.rdma4j.soft.transport.TransportQp;
 import io.rdma4j.soft.transport.Transports;
 import io.rdma4j.soft.verbs.DeviceLimits;
-import io.rdma4j.soft.verbs.DeviceWait;
+import io.rdma4j.verbs.WaitDriver;
 import io.rdma4j.soft.verbs.SoftContext;
 import io.rdma4j.soft.verbs.VerbsDevice;
 import io.rdma4j.soft.wire.DeferredIcrc;
@@ -77,14 +77,16 @@ public final class SoftEngine implements VerbsDevice, AutoCloseable
      * @param factory      makes each QP's transport; null for the real ones.
      * @param pollsInline  true if a thread polling an empty CQ receives itself (polling mode).
      * @param waitsInline  true if a thread waiting for a CQ event or a completion receives itself (polling and
-     *                     waiting modes): see {@link #awaitReceiving}.
+     *                     waiting modes): see {@link #await}.
+     * @param waitSpinNs   how long such a waiter, when its last wait found work, polls the link before it blocks.
      * @param clock        the clock of timers and the transports.
      * @param logger       where progress errors are said.
      * @param startsThread false for a device driven by calling {@link #doWork()}.
      * @param idleStrategy what the progress thread does when a duty cycle found nothing.
      */
     public SoftEngine(final String name, final Link link, final DeviceLimits limits, final TransportFactory factory,
-        final boolean pollsInline, final boolean waitsInline, final LongSupplier clock, final System.Logger logger,
+        final boolean pollsInline, final boolean waitsInline, final long waitSpinNs, final LongSupplier clock,
+        final System.Logger logger,
         final boolean startsThread, final IdleStrategy idleStrategy)
     {
         this.name = name;
@@ -106,7 +108,7 @@ public final class SoftEngine implements VerbsDevice, AutoCloseable
         this.transportFactory = factory != null ? factory : Transports::create;
         this.receivePath = new ReceivePath(this, link, this::qp, mcast, gsi);
         this.agent = new ProgressAgent(link, receivePath, qpTable, clock, errorLog, pollsInline, waitsInline,
-            "rdma4j-" + name, idleStrategy);
+            waitSpinNs, "rdma4j-" + name, idleStrategy);
         if (startsThread)
         {
             agent.start();
@@ -557,13 +559,13 @@ public final class SoftEngine implements VerbsDevice, AutoCloseable
     }
 
     @Override
-    public int awaitReceiving(final DeviceWait wait, final long timeoutNs)
+    public int await(final WaitDriver.Wait wait, final long timeoutNs)
     {
         return agent.awaitReceiving(wait, timeoutNs);
     }
 
     @Override
-    public void stopSeeking(final DeviceWait wait)
+    public void stopSeeking(final WaitDriver.Wait wait)
     {
         agent.stopSeeking(wait);
     }

@@ -14,9 +14,9 @@ import java.util.Optional;
  *
  * @param socket   the socket under the device ({@link Link#socket()}: {@code linux}, {@code nio}, ...).
  * @param sameHost true if datagrams to other processes' devices on this host go through shared memory.
- * @param polling  true in polling mode (a thread polling an empty CQ receives), false in thread mode.
+ * @param progress the progress mode, as rdma4j.soft.progress names it: polling, waiting or thread.
  */
-public record DevicePath(String socket, boolean sameHost, boolean polling)
+public record DevicePath(String socket, boolean sameHost, String progress)
 {
     /**
      * @param context an open context of any provider.
@@ -30,7 +30,8 @@ public record DevicePath(String socket, boolean sameHost, boolean polling)
         }
         final SoftEngine engine = SoftEngine.of(soft);
         final Link link = engine.link();
-        return Optional.of(new DevicePath(link.socket(), link.sameHost(), engine.pollsInline()));
+        return Optional.of(new DevicePath(link.socket(), link.sameHost(),
+            engine.pollsInline() ? "polling" : engine.waitsInline() ? "waiting" : "thread"));
     }
 
     /**
@@ -39,7 +40,6 @@ public record DevicePath(String socket, boolean sameHost, boolean polling)
     @Override
     public String toString()
     {
-        return "socket " + socket + ", shm " + (sameHost ? "on" : "off") + ", progress " +
-            (polling ? "polling" : "thread");
+        return "socket " + socket + ", shm " + (sameHost ? "on" : "off") + ", progress " + progress;
     }
 }

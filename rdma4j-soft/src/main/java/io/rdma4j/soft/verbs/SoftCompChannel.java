@@ -1,6 +1,7 @@
 package io.rdma4j.soft.verbs;
 
 import io.rdma4j.spi.Counted;
+import io.rdma4j.verbs.WaitDriver;
 import io.rdma4j.verbs.CompletionChannel;
 import io.rdma4j.verbs.CompletionQueue;
 import io.rdma4j.verbs.Context;
@@ -18,11 +19,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * of CQs and offering allocates nothing once it has grown.
  * <p>
  * A thread that waits in {@link #getCqEvent} receives for the device itself while no other thread does
- * ({@link VerbsDevice#awaitReceiving}, in polling and waiting modes): it sleeps in the link's wait, and the
+ * ({@link WaitDriver#await}, in polling and waiting modes): it sleeps in the link's wait, and the
  * datagram that completes its CQ wakes it, once, with no progress thread between. One thread of a channel does so
  * at a time; others sleep on the condition, as every waiter does where the role is taken or waiters never take it.
  */
-public final class SoftCompChannel implements CompletionChannel, DeviceWait
+public final class SoftCompChannel implements CompletionChannel, WaitDriver.Wait
 {
     private final SoftContext context;
     private final VerbsDevice device;
@@ -36,12 +37,14 @@ public final class SoftCompChannel implements CompletionChannel, DeviceWait
     private volatile boolean woken;
     /** {@code !events.isEmpty()}, written under {@code lock}, for {@link #satisfied}. */
     private volatile boolean hasEvents;
-    /** The thread of this channel in {@link VerbsDevice#awaitReceiving}, or null; guarded by {@code lock}. */
+    /** The thread of this channel in {@link WaitDriver#await}, or null; guarded by {@code lock}. */
     private Thread receiver;
     /** The device offered the role to a waiter of this channel that found it taken; guarded by {@code lock}. */
     private boolean roleOffered;
     /** Threads in {@link #getCqEvent} asleep on the condition; guarded by {@code lock}. */
     private int sleepers;
+    /** A WaitSet's watcher, or null: told after an event is queued, a wake-up or the close. */
+    private volatile Runnable watcher;
 
     SoftCompChannel(final SoftContext context)
     {
@@ -75,6 +78,41 @@ public final class SoftCompChannel implements CompletionChannel, DeviceWait
             // usually the receiving waiter itself, whose receive made the completion: then nothing to wake
             device.wakeReceiver(waiting);
         }
+        tellWatcher();
+    }
+
+    private void tellWatcher()
+    {
+        final Runnable told = watcher;
+        if (told != null)
+        {
+            told.run();
+        }
+    }
+
+    @Override
+    public boolean isReady()
+    {
+        return hasEvents;
+    }
+
+    @Override
+    public void watch(final Runnable setWatcher)
+    {
+        RdmaException.check(setWatcher == null || watcher == null || watcher == setWatcher, Errno.EBUSY,
+            "the completion channel is in another WaitSet");
+        watcher = setWatcher;
+    }
+
+    /**
+     * The device: a WaitSet's thread receives for it while it waits, as {@link #getCqEvent}'s does.
+     * <p>
+     * {@inheritDoc}
+     */
+    @Override
+    public WaitDriver waitDriver()
+    {
+        return device;
     }
 
     @Override
@@ -184,14 +222,14 @@ public final class SoftCompChannel implements CompletionChannel, DeviceWait
         final int outcome;
         try
         {
-            outcome = device.awaitReceiving(this, nanos);
+            outcome = device.await(this, nanos);
         }
         finally
         {
             lock.lock();
             receiver = null;
         }
-        return outcome != VerbsDevice.WAIT_ROLE_BUSY || roleOffered;
+        return outcome != WaitDriver.ROLE_BUSY || roleOffered;
     }
 
     @Override
@@ -213,6 +251,7 @@ public final class SoftCompChannel implements CompletionChannel, DeviceWait
         {
             device.wakeReceiver(waiting);
         }
+        tellWatcher();
     }
 
     synchronized void addCq()
@@ -269,6 +308,7 @@ public final class SoftCompChannel implements CompletionChannel, DeviceWait
         {
             device.wakeReceiver(waiting);
         }
+        tellWatcher();
         context.release(this);
     }
 }

@@ -66,7 +66,8 @@ public final class SoftContext implements Context
     @Override
     public ProgressMode progressMode()
     {
-        return engine.pollsInline() ? ProgressMode.POLLING : ProgressMode.THREAD;
+        return engine.pollsInline() ? ProgressMode.POLLING :
+            engine.waitsInline() ? ProgressMode.WAITING : ProgressMode.THREAD;
     }
 
     /**

@@ -3,6 +3,7 @@ package io.rdma4j.soft.verbs;
 import io.rdma4j.soft.transport.CompletionSink;
 import io.rdma4j.soft.transport.CompletionWriter;
 import io.rdma4j.spi.Counted;
+import io.rdma4j.verbs.WaitDriver;
 import io.rdma4j.verbs.AsyncEvent;
 import io.rdma4j.verbs.AsyncEventType;
 import io.rdma4j.verbs.CompletionChannel;
@@ -23,7 +24,7 @@ import java.util.concurrent.TimeUnit;
  * long, TimeUnit)}: the waiting thread receives for the device itself while no other thread does, or sleeps on the
  * CQ's monitor until a completion comes; it never parks on a timer.
  */
-public final class SoftCq implements CompletionQueue, CompletionSink, DeviceWait
+public final class SoftCq implements CompletionQueue, CompletionSink, WaitDriver.Wait
 {
     private final SoftContext context;
     private final VerbsDevice engine;
@@ -122,7 +123,7 @@ public final class SoftCq implements CompletionQueue, CompletionSink, DeviceWait
 
     /**
      * Without a channel, wait as a channel's waiter does: receive for the device while no other thread does
-     * ({@link VerbsDevice#awaitReceiving}), else sleep on this CQ's monitor until a completion comes or the role is
+     * ({@link WaitDriver#await}), else sleep on this CQ's monitor until a completion comes or the role is
      * offered. With a channel, the interface's arm, poll and {@code getCqEvent} sequence, whose wait is the same.
      * <p>
      * {@inheritDoc}
@@ -190,7 +191,7 @@ public final class SoftCq implements CompletionQueue, CompletionSink, DeviceWait
         final int outcome;
         try
         {
-            outcome = engine.awaitReceiving(this, nanos);
+            outcome = engine.await(this, nanos);
         }
         finally
         {
@@ -198,7 +199,7 @@ public final class SoftCq implements CompletionQueue, CompletionSink, DeviceWait
         }
         synchronized (this)
         {
-            return outcome != VerbsDevice.WAIT_ROLE_BUSY || roleOffered;
+            return outcome != WaitDriver.ROLE_BUSY || roleOffered;
         }
     }
 

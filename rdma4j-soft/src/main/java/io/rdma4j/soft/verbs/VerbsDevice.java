@@ -15,7 +15,7 @@ import java.util.function.IntFunction;
  * queue, and the progress hand-off a poller and a poster take part in. The engine above implements it; the
  * verbs objects never hold the engine itself, so they sit below the device agent that drives them.
  */
-public interface VerbsDevice extends TransportDevice
+public interface VerbsDevice extends TransportDevice, io.rdma4j.verbs.WaitDriver
 {
     /**
      * @return the device's limits.
@@ -84,7 +84,7 @@ public interface VerbsDevice extends TransportDevice
 
     /**
      * @return true if a thread waiting for a CQ event or a completion receives itself (polling and waiting modes):
-     *     see {@link #awaitReceiving}.
+     *     see {@link io.rdma4j.verbs.WaitDriver#await}.
      */
     boolean waitsInline();
 
@@ -99,42 +99,4 @@ public interface VerbsDevice extends TransportDevice
      * @return the thread that receives packets and runs timers: memory a QP uses must be accessible by it.
      */
     Thread progressThread();
-
-    /** {@link #awaitReceiving}: the wait is satisfied. */
-    int WAIT_SATISFIED = 1;
-    /** {@link #awaitReceiving}: the time ran out first. */
-    int WAIT_TIMED_OUT = 0;
-    /**
-     * {@link #awaitReceiving}: another thread has the receive role (or this device's waiters never take it): sleep
-     * until the wait is satisfied or {@link DeviceWait#roleOffered} says the role is free.
-     */
-    int WAIT_ROLE_BUSY = -1;
-
-    /**
-     * A thread is about to sleep until {@code wait} is satisfied. Where this device's waiters receive (polling and
-     * waiting modes) and no other thread has the receive role, the calling thread takes it: it waits on the link
-     * (the socket and the same-host inbox) itself, runs the receive path, the batch-end work and the timers that
-     * fall due, and returns once {@code wait} is satisfied, so a datagram costs it one wake-up, as a blocking
-     * socket's read does. Otherwise it returns {@link #WAIT_ROLE_BUSY} at once, and {@code wait} is told when the
-     * role is free ({@link DeviceWait#roleOffered}) until {@link #stopSeeking} or a later call that takes the role.
-     * Whoever satisfies the wait from another thread calls {@link #wakeReceiver}.
-     *
-     * @param wait      what the thread waits for.
-     * @param timeoutNs the longest wait; negative waits until satisfied.
-     * @return {@link #WAIT_SATISFIED}, {@link #WAIT_TIMED_OUT} or {@link #WAIT_ROLE_BUSY}.
-     */
-    int awaitReceiving(DeviceWait wait, long timeoutNs);
-
-    /**
-     * @param wait a wait that {@link #awaitReceiving} left seeking the role, now over: no longer offered it.
-     */
-    void stopSeeking(DeviceWait wait);
-
-    /**
-     * A wait whose thread may be receiving in the link's wait ({@link #awaitReceiving}) was satisfied by the
-     * calling thread: end that link wait, unless the caller is that thread.
-     *
-     * @param receiver the thread that {@link #awaitReceiving} is running on.
-     */
-    void wakeReceiver(Thread receiver);
 }

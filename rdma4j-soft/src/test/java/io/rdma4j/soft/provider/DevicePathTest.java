@@ -26,21 +26,21 @@ class DevicePathTest
     @Test
     void reportsTheNioSocketWithAndWithoutTheSameHostPath() throws Exception
     {
-        assertEquals(new DevicePath("nio", true, false), pathOf(SocketChoice.NIO, true, false, 1));
-        assertEquals(new DevicePath("nio", false, false), pathOf(SocketChoice.NIO, false, false, 2));
+        assertEquals(new DevicePath("nio", true, "thread"), pathOf(SocketChoice.NIO, true, false, 1));
+        assertEquals(new DevicePath("nio", false, "thread"), pathOf(SocketChoice.NIO, false, false, 2));
     }
 
     @Test
     void autoIsReportedAsTheSocketItChose() throws Exception
     {
         final String chosen = UdpLinks.chosen(SocketChoice.AUTO).name().toLowerCase(Locale.ROOT);
-        assertEquals(new DevicePath(chosen, false, false), pathOf(SocketChoice.AUTO, false, false, 3));
+        assertEquals(new DevicePath(chosen, false, "thread"), pathOf(SocketChoice.AUTO, false, false, 3));
     }
 
     @Test
     void reportsPollingMode() throws Exception
     {
-        assertEquals(new DevicePath("nio", false, true), pathOf(SocketChoice.NIO, false, true, 4));
+        assertEquals(new DevicePath("nio", false, "polling"), pathOf(SocketChoice.NIO, false, true, 4));
     }
 
     @Test
@@ -54,8 +54,8 @@ class DevicePathTest
     @Test
     void readsAsTheHeaderOfRdma4jPerfShowsIt()
     {
-        assertEquals("socket linux, shm on, progress polling", new DevicePath("linux", true, true).toString());
-        assertEquals("socket nio, shm off, progress thread", new DevicePath("nio", false, false).toString());
+        assertEquals("socket linux, shm on, progress polling", new DevicePath("linux", true, "polling").toString());
+        assertEquals("socket nio, shm off, progress thread", new DevicePath("nio", false, "thread").toString());
     }
 
     private static DevicePath pathOf(final SocketChoice socket, final boolean sameHost, final boolean polling,

@@ -122,7 +122,7 @@ public final class PerfCommand implements Callable<Integer>
         + "(rdma4j.soft.address); a client of a local server without it takes the first free 127.0.0.x")
     private String address;
 
-    @Option(names = "--progress", paramLabel = "thread|polling",
+    @Option(names = "--progress", paramLabel = "thread|waiting|polling",
         description = "the soft device's progress mode (rdma4j.soft.progress; default: RDMA4J_SOFT_PROGRESS, "
             + "else thread)")
     private String progress;
@@ -267,9 +267,10 @@ public final class PerfCommand implements Callable<Integer>
         {
             throw bad("-p " + port + ": not a TCP port");
         }
-        if (progress != null && !progress.equals("thread") && !progress.equals("polling"))
+        if (progress != null && !progress.equals("thread") && !progress.equals("polling") &&
+            !progress.equals("waiting"))
         {
-            throw bad("--progress " + progress + ": expected thread or polling");
+            throw bad("--progress " + progress + ": expected thread, waiting or polling");
         }
         final int largest = PerfRun.largestSize(type);
         final List<Integer> sizes = new ArrayList<>();
