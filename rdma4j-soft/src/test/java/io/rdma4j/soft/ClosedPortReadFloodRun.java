@@ -63,7 +63,8 @@ public final class ClosedPortReadFloodRun
         System.out.printf("%-8s %10.3f %10.3f %12d %12d %10d %8d %8d %10d %10d%n", name, ping.waitNs() / 1e6,
             ping.roundTripNs() / 1e6, ping.readResponsesBefore(), ping.readResponsesAtReceipt(),
             ping.receiveSyscallsDuring(), flood.duplicatesTaken(),
-            flood.victimCounter(SoftCounter.ICMP_PORT_UNREACHABLE), flood.victimCounter(SoftCounter.UDP_RECV_SOCKET_ERRORS),
+            flood.victimCounter(SoftCounter.ICMP_PORT_UNREACHABLE),
+            flood.victimCounter(SoftCounter.UDP_RECV_SOCKET_ERRORS),
             flood.victimCounter(SoftCounter.UDP_RCVBUF_DROPS));
     }
 }

@@ -36,7 +36,8 @@ class ClosedPortReadTest
     @Test
     void shouldAnswerAnotherQpWhileReadsIntoAClosedPortAreBeingSent() throws IOException
     {
-        assertNull(LinuxUdpLink.unavailableReason(), "this test needs the Linux socket, whose receives meet the errors");
+        assertNull(LinuxUdpLink.unavailableReason(),
+            "this test needs the Linux socket, whose receives meet the errors");
         final InetAddress[] addresses = {TestNet.address(SUBNET, 1), TestNet.address(SUBNET, 2),
             TestNet.address(SUBNET, 3)};
         try (ClosedPortReadFlood flood = new ClosedPortReadFlood(addresses, READ_LENGTH))

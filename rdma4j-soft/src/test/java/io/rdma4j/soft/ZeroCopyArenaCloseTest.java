@@ -363,7 +363,8 @@ class ZeroCopyArenaCloseTest
                 .sge(markerMr, 0, LENGTH));
 
             final List<byte[]> payloads = receiveUntilMarker(wire);
-            assertEquals(queuedBeforeClose + 1, payloads.size(), "the datagrams queued before the close, and the marker");
+            assertEquals(queuedBeforeClose + 1, payloads.size(),
+                "the datagrams queued before the close, and the marker");
             for (int d = 0; d < queuedBeforeClose; d++)
             {
                 for (int i = 0; i < LENGTH; i++)
@@ -435,8 +436,8 @@ class ZeroCopyArenaCloseTest
             assertEquals(2, payloads.size());
             for (int i = 0; i < LENGTH; i++)
             {
-                assertEquals(REGISTERED, payloads.get(0)[i], "byte " + i + " of the buffer's datagram; the buffer was " +
-                    (collectedBeforeFlush[0] ? "" : "not ") + "collected before the flush");
+                assertEquals(REGISTERED, payloads.get(0)[i], "byte " + i + " of the buffer's datagram; the buffer " +
+                    "was " + (collectedBeforeFlush[0] ? "" : "not ") + "collected before the flush");
             }
             assertFalse(collectedBeforeFlush[0], "the buffer was collected while its datagram was queued");
             assertEquals(2, TestVerbs.pollFor(cq, 2, 10_000).size());
