@@ -21,7 +21,8 @@ public final class ClosedPortReadFloodRun
     }
 
     /**
-     * @param args runs (5), the READ's MiB (64), duplicates sent right after the request (200).
+     * @param args runs (5), the READ's MiB (64), duplicates of the first READ sent right after the requests (200),
+     *             READs (1, at most 16: max_dest_rd_atomic), pings behind them, one after the other (1).
      * @throws Exception if a device cannot open.
      */
     public static void main(final String[] args) throws Exception
@@ -29,6 +30,8 @@ public final class ClosedPortReadFloodRun
         final int runs = args.length > 0 ? Integer.parseInt(args[0]) : 5;
         final int mib = args.length > 1 ? Integer.parseInt(args[1]) : 64;
         final int duplicates = args.length > 2 ? Integer.parseInt(args[2]) : 200;
+        final int reads = args.length > 3 ? Integer.parseInt(args[3]) : 1;
+        final int pings = args.length > 4 ? Integer.parseInt(args[4]) : 1;
         System.out.printf("%-8s %10s %10s %12s %12s %10s %8s %8s %10s %10s%n", "run", "wait ms", "rtt ms",
             "resp before", "resp at rcv", "rcv calls", "dups", "icmp", "rcv errors", "rcvbuf dr");
         for (int run = 0; run < runs; run++)
@@ -40,14 +43,26 @@ public final class ClosedPortReadFloodRun
             {
                 final ClosedPortReadFlood.Ping idle = flood.ping(60_000);
                 print("idle", flood, idle);
-                flood.sendRead(0);
+                for (int i = 0; i < reads; i++)
+                {
+                    flood.sendRead(i);
+                }
                 for (int i = 0; i < duplicates; i++)
                 {
                     flood.sendRead(0);
                 }
                 TestVerbs.awaitAtLeast(flood::readResponsesSent, 1);
-                final ClosedPortReadFlood.Ping behind = flood.ping(60_000);
-                print("read " + run, flood, behind);
+                for (int i = 0; i < pings; i++)
+                {
+                    print("read " + run, flood, flood.ping(60_000));
+                }
+                if (pings == 0)
+                {
+                    // no ping: the rate at which the responses leave, over two seconds
+                    final long before = flood.readResponsesSent();
+                    Thread.sleep(2_000);
+                    System.out.printf("read %d: %d responses/s%n", run, (flood.readResponsesSent() - before) / 2);
+                }
             }
         }
         System.exit(0);

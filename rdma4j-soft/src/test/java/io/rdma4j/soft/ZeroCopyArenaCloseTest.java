@@ -422,7 +422,8 @@ class ZeroCopyArenaCloseTest
             hook.set(() ->
             {
                 doomed.getAndSet(null).close();
-                collectedBeforeFlush[0] = awaitCollected(collected);
+                // a few collections: without the link's hold the first one finds the buffer unreachable
+                collectedBeforeFlush[0] = awaitCollected(collected, 5);
                 // the freed block, handed out again (malloc reuses a block of the size just freed), other bytes in it
                 final ByteBuffer other = ByteBuffer.allocateDirect(4096);
                 MemorySegment.ofBuffer(other).fill(SECRET);
@@ -442,7 +443,7 @@ class ZeroCopyArenaCloseTest
             assertFalse(collectedBeforeFlush[0], "the buffer was collected while its datagram was queued");
             assertEquals(2, TestVerbs.pollFor(cq, 2, 10_000).size());
             // sent, the datagram no longer holds the buffer
-            assertTrue(awaitCollected(collected), "the link kept the buffer after the flush");
+            assertTrue(awaitCollected(collected, 20), "the link kept the buffer after the flush");
             markerMr.close();
         }
     }
@@ -466,15 +467,15 @@ class ZeroCopyArenaCloseTest
 
     /**
      * Collect garbage until the buffer behind the phantom reference is unreachable (its cleaner then frees the
-     * memory), at most 20 times.
+     * memory), at most {@code rounds} times.
      *
      * @return true if it was collected.
      */
-    private static boolean awaitCollected(final java.lang.ref.ReferenceQueue<ByteBuffer> collected)
+    private static boolean awaitCollected(final java.lang.ref.ReferenceQueue<ByteBuffer> collected, final int rounds)
     {
         try
         {
-            for (int round = 0; round < 20; round++)
+            for (int round = 0; round < rounds; round++)
             {
                 System.gc();
                 if (collected.remove(50) != null)
