@@ -118,6 +118,7 @@ class SoftCounterTest
             86 cm cm_refused
             87 cm cm_task_failed
             88 device drop_local_peer_by_udp
+            89 link udp_recv_socket_errors
             """;
 
     /** Ids of counters that were published and removed since: never to be used again. */

@@ -289,6 +289,225 @@ class ZeroCopyArenaCloseTest
         }
     }
 
+    /**
+     * Issue 41, finding 9, as filed: a shared arena closed by another thread while datagrams sent in place from
+     * it are queued (a chain of SENDs, the close halfway through their queueing, before the flush at the end of
+     * postSend). The arena's close action flushes them while the memory is still the region's; the SEND staged
+     * after the close finds the region gone (LOC_PROT_ERR). Holds since the close action (9cad896): without it,
+     * the queued datagrams went out at postSend's flush from the freed block.
+     */
+    @org.junit.jupiter.api.Test
+    void shouldSendTheQueuedInPlaceDatagramsBeforeAnotherThreadsCloseFreesTheirMemory() throws Exception
+    {
+        final int chain = 8;
+        final int queuedBeforeClose = 4;
+        final AtomicReference<Runnable> hook = new AtomicReference<>();
+        final java.util.concurrent.atomic.AtomicInteger before = new java.util.concurrent.atomic.AtomicInteger();
+        try (Fabric fabric = new Fabric(Fabric.Kind.UDP);
+            DatagramChannel wire = DatagramChannel.open();
+            Arena secrets = Arena.ofShared())
+        {
+            final Context context = withoutProgressThread(fabric, hook, before);
+            assumeTrue(SoftEngine.of(context).link().gathers(), "the link sends in place (the Linux socket)");
+            final InetAddress peer = fabric.address(200);
+            wire.bind(new InetSocketAddress(peer, Link.ROCE_V2_PORT));
+            final ProtectionDomain pd = context.allocPd();
+            final CompletionQueue cq = context.createCq(64, null, 0);
+            final QueuePair qp = ucQpTo(pd, cq, peer, 16);
+            final CompletionQueue markerCq = context.createCq(64, null, 0);
+            final QueuePair markerQp = ucQpTo(pd, markerCq, peer, 16);
+            final MemorySegment live = Arena.ofAuto().allocate(4096);
+            live.fill(MARKER);
+            final MemoryRegion markerMr = pd.regMr(live, EnumSet.noneOf(AccessFlag.class));
+
+            final Arena doomed = Arena.ofShared();
+            final MemorySegment registered = doomed.allocate((long)chain * LENGTH);
+            registered.fill(REGISTERED);
+            final MemoryRegion mr = pd.regMr(registered, EnumSet.noneOf(AccessFlag.class));
+            final AtomicReference<Throwable> closerFailed = new AtomicReference<>();
+            before.set(queuedBeforeClose - 1);
+            hook.set(() ->
+            {
+                // another thread closes the arena, as the finding has it, while this one is inside postSend
+                final Thread closer = Thread.ofPlatform().start(() ->
+                {
+                    try
+                    {
+                        doomed.close();
+                        secrets.allocate((long)chain * LENGTH).fill(SECRET);
+                    }
+                    catch (final Throwable ex)
+                    {
+                        closerFailed.set(ex);
+                    }
+                });
+                try
+                {
+                    closer.join();
+                }
+                catch (final InterruptedException ex)
+                {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            SendWr first = null;
+            for (int i = chain - 1; i >= 0; i--)
+            {
+                first = new SendWr().wrId(i).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
+                    .sge(mr, (long)i * LENGTH, LENGTH).next(first);
+            }
+            qp.postSend(first);
+            assertTrue(hook.get() == null, "the payloads were not sent in place");
+            assertEquals(null, closerFailed.get(), "the close");
+            markerQp.postSend(new SendWr().wrId(99).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
+                .sge(markerMr, 0, LENGTH));
+
+            final List<byte[]> payloads = receiveUntilMarker(wire);
+            assertEquals(queuedBeforeClose + 1, payloads.size(),
+                "the datagrams queued before the close, and the marker");
+            for (int d = 0; d < queuedBeforeClose; d++)
+            {
+                for (int i = 0; i < LENGTH; i++)
+                {
+                    assertEquals(REGISTERED, payloads.get(d)[i], "datagram " + d + ", byte " + i);
+                }
+            }
+            final List<WorkCompletion> completions = TestVerbs.pollFor(cq, chain, 10_000);
+            assertEquals(chain, completions.size());
+            for (int i = 0; i < queuedBeforeClose; i++)
+            {
+                assertEquals(WcStatus.SUCCESS, completions.get(i).status(), "SEND " + i);
+            }
+            assertEquals(WcStatus.LOC_PROT_ERR, completions.get(queuedBeforeClose).status(),
+                "the SEND staged after the close");
+            markerMr.close();
+        }
+    }
+
+    /**
+     * A region over a direct {@link ByteBuffer}'s memory, whose segment's scope takes no close action (the JDK's
+     * heap session: the buffer's cleaner frees the memory once the buffer is unreachable). Its datagram is queued
+     * in place, the region deregistered and the buffer dropped before the flush, a SEND from another region
+     * staged in between: the GC may free the memory under the queued raw address. The link holds the payload's
+     * segment, and with it the buffer, until the flush: the wire carries the region's bytes, and the buffer is
+     * collectable afterwards. Before, the buffer was collected and the flush sent the freed block.
+     */
+    @org.junit.jupiter.api.Test
+    void shouldKeepABuffersMemoryAliveUntilItsQueuedInPlaceDatagramLeaves() throws Exception
+    {
+        final AtomicReference<Runnable> hook = new AtomicReference<>();
+        final java.util.concurrent.atomic.AtomicInteger before = new java.util.concurrent.atomic.AtomicInteger();
+        try (Fabric fabric = new Fabric(Fabric.Kind.UDP);
+            DatagramChannel wire = DatagramChannel.open())
+        {
+            final Context context = withoutProgressThread(fabric, hook, before);
+            assumeTrue(SoftEngine.of(context).link().gathers(), "the link sends in place (the Linux socket)");
+            final InetAddress peer = fabric.address(200);
+            wire.bind(new InetSocketAddress(peer, Link.ROCE_V2_PORT));
+            final ProtectionDomain pd = context.allocPd();
+            final CompletionQueue cq = context.createCq(64, null, 0);
+            final QueuePair qp = ucQpTo(pd, cq, peer, 16);
+            final MemorySegment live = Arena.ofAuto().allocate(4096);
+            live.fill(MARKER);
+            final MemoryRegion markerMr = pd.regMr(live, EnumSet.noneOf(AccessFlag.class));
+
+            final AtomicReference<MemoryRegion> doomed = new AtomicReference<>();
+            final java.lang.ref.ReferenceQueue<ByteBuffer> collected = new java.lang.ref.ReferenceQueue<>();
+            final Object[] keep = new Object[2];
+            final SendWr fromBuffer = bufferRegion(pd, doomed, collected, keep);
+            final boolean[] collectedBeforeFlush = new boolean[1];
+            // the hook runs once the second SEND's datagram is queued: the requester staged it, so it no longer
+            // holds the first one's segment, which only the queue may still reach
+            before.set(1);
+            hook.set(() ->
+            {
+                doomed.getAndSet(null).close();
+                // a few collections: without the link's hold the first one finds the buffer unreachable
+                collectedBeforeFlush[0] = awaitCollected(collected, 5);
+                // the freed block, handed out again (malloc reuses a block of the size just freed), other bytes in it
+                final ByteBuffer other = ByteBuffer.allocateDirect(4096);
+                MemorySegment.ofBuffer(other).fill(SECRET);
+                keep[1] = other;
+            });
+            qp.postSend(fromBuffer.next(new SendWr().wrId(2).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
+                .sge(markerMr, 0, LENGTH)));
+            assertTrue(hook.get() == null, "the payloads were not sent in place");
+
+            final List<byte[]> payloads = receiveUntilMarker(wire);
+            assertEquals(2, payloads.size());
+            for (int i = 0; i < LENGTH; i++)
+            {
+                assertEquals(REGISTERED, payloads.get(0)[i], "byte " + i + " of the buffer's datagram; the buffer " +
+                    "was " + (collectedBeforeFlush[0] ? "" : "not ") + "collected before the flush");
+            }
+            assertFalse(collectedBeforeFlush[0], "the buffer was collected while its datagram was queued");
+            assertEquals(2, TestVerbs.pollFor(cq, 2, 10_000).size());
+            // sent, the datagram no longer holds the buffer
+            assertTrue(awaitCollected(collected, 20), "the link kept the buffer after the flush");
+            markerMr.close();
+        }
+    }
+
+    /**
+     * Register a direct buffer's memory: the region only in {@code region}, the buffer only behind a phantom
+     * reference on {@code collected}, the SEND naming the memory by address and key.
+     */
+    private static SendWr bufferRegion(final ProtectionDomain pd, final AtomicReference<MemoryRegion> region,
+        final java.lang.ref.ReferenceQueue<ByteBuffer> collected, final Object[] keep)
+    {
+        final ByteBuffer buffer = ByteBuffer.allocateDirect(4096);
+        final MemorySegment segment = MemorySegment.ofBuffer(buffer);
+        segment.fill(REGISTERED);
+        final MemoryRegion mr = pd.regMr(segment, EnumSet.noneOf(AccessFlag.class));
+        region.set(mr);
+        keep[0] = new java.lang.ref.PhantomReference<>(buffer, collected);
+        return new SendWr().wrId(1).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
+            .sge(segment.address(), LENGTH, mr.lkey());
+    }
+
+    /**
+     * Collect garbage until the buffer behind the phantom reference is unreachable (its cleaner then frees the
+     * memory), at most {@code rounds} times.
+     *
+     * @return true if it was collected.
+     */
+    private static boolean awaitCollected(final java.lang.ref.ReferenceQueue<ByteBuffer> collected, final int rounds)
+    {
+        try
+        {
+            for (int round = 0; round < rounds; round++)
+            {
+                System.gc();
+                if (collected.remove(50) != null)
+                {
+                    // the buffer's own cleaner runs on the reference handler's thread: a GC more gives it its turn
+                    System.gc();
+                    return true;
+                }
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        return false;
+    }
+
+    /**
+     * A device over the Linux socket (as the fabric's would be) whose link runs the hook, without a progress
+     * thread: the queue is flushed only where the test says, at the end of a postSend (or by an arena's close).
+     */
+    private static Context withoutProgressThread(final Fabric fabric, final AtomicReference<Runnable> hook,
+        final java.util.concurrent.atomic.AtomicInteger before)
+    {
+        final Context context = SoftDevice.builder("zero-copy", fabric.address(150)).sameHost(false)
+            .progressThread(false)
+            .link(a -> new ClosingLink(io.rdma4j.soft.link.TestLinks.open(a), hook, Close.BEFORE_FLUSH, before))
+            .build().open();
+        fabric.adopt(context);
+        return context;
+    }
+
     /** A UC QP at RTS aimed at a QP 0x99 on {@code peer}, which is only a socket: it shows the wire's bytes. */
     private static QueuePair ucQpTo(final ProtectionDomain pd, final CompletionQueue cq, final InetAddress peer,
         final int depth)
@@ -333,17 +552,26 @@ class ZeroCopyArenaCloseTest
         throw new AssertionError("the marker SEND never came; received " + payloads.size());
     }
 
-    /** Runs the hook once, at the given side of the first gathered datagram's queueing. */
+    /** Runs the hook once, at the given side of the first gathered datagram's queueing (or a later one's). */
     private static final class ClosingLink extends ForwardingLink
     {
         private final AtomicReference<Runnable> hook;
         private final Close when;
+        /** Gathered datagrams queued, since the hook was set, before the one the hook runs at. */
+        private final java.util.concurrent.atomic.AtomicInteger before;
 
         ClosingLink(final Link inner, final AtomicReference<Runnable> hook, final Close when)
+        {
+            this(inner, hook, when, new java.util.concurrent.atomic.AtomicInteger());
+        }
+
+        ClosingLink(final Link inner, final AtomicReference<Runnable> hook, final Close when,
+            final java.util.concurrent.atomic.AtomicInteger before)
         {
             super(inner);
             this.hook = hook;
             this.when = when;
+            this.before = before;
         }
 
         @Override
@@ -351,7 +579,7 @@ class ZeroCopyArenaCloseTest
             final ByteBuffer head, final MemorySegment payload, final long payloadOffset, final int payloadLength,
             final ByteBuffer tail, final InetAddress destination, final int hopLimit)
         {
-            final Runnable close = hook.getAndSet(null);
+            final Runnable close = hook.get() != null && before.getAndDecrement() <= 0 ? hook.getAndSet(null) : null;
             if (close != null && when == Close.BEFORE_QUEUEING)
             {
                 close.run();

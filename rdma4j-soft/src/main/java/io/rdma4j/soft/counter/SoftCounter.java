@@ -112,7 +112,7 @@ public enum SoftCounter
     UDP_RCVBUF_DROPS(66, LINK, "udp_rcvbuf_drops"),
     /** Datagrams a link could not hand to the kernel (the NIO and the Linux socket, wake-ups included). */
     UDP_SEND_FAILURES(67, LINK, "udp_send_failures"),
-    /** Receive calls that failed with an I/O error (the NIO socket; the Linux one cannot tell, see its link). */
+    /** Receive calls that failed with an I/O error (the NIO socket; the Linux one has none, see its link). */
     UDP_RECV_FAILURES(68, LINK, "udp_recv_failures"),
     /** {@code sendmmsg}/{@code sendmsg} calls (the Linux socket). */
     UDP_SEND_SYSCALLS(69, LINK, "udp_send_syscalls"),
@@ -126,6 +126,11 @@ public enum SoftCounter
     UDP_GATHERED_PKTS(73, LINK, "udp_gathered_pkts"),
     /** Datagrams dropped because they did not fit a receive slot (the Linux socket; not below 64 KiB). */
     UDP_TRUNCATED_DROPS(74, LINK, "udp_truncated_drops"),
+    /**
+     * Receives that failed on an error the socket reported, most often an ICMP error answering one of our datagrams
+     * (the Linux socket, with {@code IP_RECVERR}): the error is consumed and the receive tried again at once.
+     */
+    UDP_RECV_SOCKET_ERRORS(89, LINK, "udp_recv_socket_errors"),
     /** Datagrams a lossy link dropped on purpose ({@code rdma4j.soft.loss}), reported to the sender as sent. */
     DROP_INJECTED(75, LINK, "drop_injected"),
     /** MADs of this device the connection manager handled: a request offered or refused, a reply applied. */
@@ -157,7 +162,7 @@ public enum SoftCounter
      * One more than the largest id: the size of a table indexed by id. Ids are never reused, so a counter
      * removed leaves its slot unused rather than handing its id to another.
      */
-    public static final int ID_LIMIT = 89;
+    public static final int ID_LIMIT = 90;
 
     private static final SoftCounter[] BY_ID = indexById();
     /** Built once: the stat thread lists every QP's counters each second, and allocated a list a QP for it. */

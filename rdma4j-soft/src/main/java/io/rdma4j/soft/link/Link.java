@@ -102,11 +102,12 @@ public interface Link extends AutoCloseable
      * taken before this returns, the payload is read when the datagram is flushed, so it must stay valid
      * and unchanged until the next {@link #flush}, which the caller owes (as for {@link #queue}).
      * <p>
-     * Nothing holds the payload's arena open meanwhile, so whoever registered the memory makes its arena's
-     * close call {@link #flush} before the memory is freed (a close action); the link, for its part, refuses
-     * the datagram when the arena is already closing ({@code udp_send_failures}), reading the arena's state
-     * only after the datagram is visible to such a flush. Either the memory is sent while it is still there,
-     * or the datagram is not sent.
+     * The link keeps {@code payload} reachable until the flush, so memory the garbage collector frees (a
+     * {@code ByteBuffer}'s, an automatic arena's) waits for it. Nothing can hold a shared arena open meanwhile,
+     * so whoever registered the memory makes its arena's close call {@link #flush} before the memory is freed
+     * (a close action); the link, for its part, refuses the datagram when the arena is already closing
+     * ({@code udp_send_failures}), reading the arena's state only after the datagram is visible to such a
+     * flush. Either the memory is sent while it is still there, or the datagram is not sent.
      *
      * @param head          the headers, position to limit; the position is left unchanged.
      * @param payload       native memory holding the payload.

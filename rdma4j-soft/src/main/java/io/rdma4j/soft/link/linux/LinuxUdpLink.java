@@ -266,9 +266,10 @@ public final class LinuxUdpLink implements IpLink
     }
 
     /**
-     * Always 0: a non-blocking {@code recvmmsg} that returns nothing is not told apart from one that failed
-     * (its errno is not captured on the data path, see {@link LinuxLibc}); on a bound UDP socket whose
-     * descriptor the link keeps open, EAGAIN is the only failure seen in practice.
+     * Always 0: on a bound UDP socket whose descriptor the link keeps open, a receive fails only on an empty socket
+     * (EAGAIN) or on an error the socket reports, an ICMP error answering one of our datagrams, which is no I/O
+     * failure: it is counted in {@code udp_recv_socket_errors} ({@link #receiveSocketErrors}) and the receive tried
+     * again.
      */
     @Override
     public long receiveFailures()
@@ -333,6 +334,15 @@ public final class LinuxUdpLink implements IpLink
     public long receivedRuns()
     {
         return receives.runs();
+    }
+
+    /**
+     * @return receives that failed on an error the socket reported, and were tried again
+     *         ({@code udp_recv_socket_errors}).
+     */
+    public long receiveSocketErrors()
+    {
+        return receives.socketErrors();
     }
 
     /**
@@ -822,6 +832,14 @@ public final class LinuxUdpLink implements IpLink
     public String socket()
     {
         return "linux";
+    }
+
+    /**
+     * @return the unicast socket's descriptor, for tests that look at its state without receiving.
+     */
+    int unicastFd()
+    {
+        return unicastFd;
     }
 
     @Override

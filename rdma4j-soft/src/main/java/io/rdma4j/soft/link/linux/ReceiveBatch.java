@@ -44,6 +44,11 @@ final class ReceiveBatch
 {
     /** Room for a slot's control messages: the GRO segment size and the kernel's drop count, an int each. */
     private static final int CONTROL_SLOT = 2 * CMSG_SPACE_INT;
+    /**
+     * Receives a look makes on a socket whose receives fail with a reported error: each error fails one receive,
+     * and a new one can only come from a datagram sent meanwhile, so a few tries see a waiting datagram through.
+     */
+    private static final int MAX_TRIES = 4;
     /** Datagrams (or GRO runs) one {@code recvmmsg} may return. */
     static final int RX_SLOTS = 32;
     /** A slot holds the largest UDP payload, so that neither a datagram nor a GRO run is cut. */
@@ -188,6 +193,11 @@ final class ReceiveBatch
         return counters.get(SoftCounter.UDP_GRO_RUNS);
     }
 
+    long socketErrors()
+    {
+        return counters.get(SoftCounter.UDP_RECV_SOCKET_ERRORS);
+    }
+
     long truncated()
     {
         return counters.get(SoftCounter.UDP_TRUNCATED_DROPS);
@@ -215,8 +225,12 @@ final class ReceiveBatch
             final int index = start + i < count ? start + i : start + i - count;
             final Endpoint endpoint = current[index];
             final int asked = lastEmpty ? lastBurst : RX_SLOTS;
-            final int received = asked == 1 ? receiveOne(endpoint.fd)
-                : LinuxLibc.recvmmsg(endpoint.fd, rxMessages, asked, MSG_DONTWAIT);
+            int received = receive(endpoint.fd, asked);
+            for (int tries = 1; received < 0 && tries < MAX_TRIES && reportedError(); tries++)
+            {
+                // the failure reported an error and consumed it: what waits behind it comes now
+                received = receive(endpoint.fd, asked);
+            }
             if (received > 0)
             {
                 drainedAtRefill = received < asked || lastEmpty;
@@ -230,7 +244,6 @@ final class ReceiveBatch
                 countKernelDrops(endpoint, received);
                 return true;
             }
-            // -1 is EAGAIN (nothing waiting) all but always; errno is not captured on this path (see LinuxLibc)
         }
         if (burst > 0)
         {
@@ -240,6 +253,33 @@ final class ReceiveBatch
         lastEmpty = true;
         drainedAtRefill = true;
         return false;
+    }
+
+    /** A look for up to {@code asked} datagrams (or GRO runs): see {@link #refill}. */
+    private int receive(final int fd, final int asked)
+    {
+        return asked == 1 ? receiveOne(fd) : LinuxLibc.recvmmsg(fd, rxMessages, asked, MSG_DONTWAIT);
+    }
+
+    /**
+     * A receive failed: was it an error the socket reported, rather than an empty socket (EAGAIN)? With
+     * {@code IP_RECVERR} on (the link reads "port unreachable" from the error queue), an ICMP error answering any of
+     * our datagrams fails the socket's next receive once, whether datagrams wait or not, as it fails the next send
+     * ({@code SendBatch}). Taken for an empty socket, such a failure ended the batch: a device sending a long READ
+     * to a closed port drew an error for almost every look, and read a datagram in seconds. Counted, then tried
+     * again; a wrong errno (see {@link LinuxLibc#lastErrno}) costs a look or delays one datagram to the next batch.
+     *
+     * @return true if the receive should be tried again.
+     */
+    private boolean reportedError()
+    {
+        final int errno = LinuxLibc.lastErrno();
+        if (errno == LinuxLibc.EAGAIN)
+        {
+            return false;
+        }
+        counters.incrementOwned(SoftCounter.UDP_RECV_SOCKET_ERRORS);
+        return true;
     }
 
     /**

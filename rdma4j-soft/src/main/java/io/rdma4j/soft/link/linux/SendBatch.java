@@ -84,6 +84,14 @@ final class SendBatch
     /** A gathered datagram's payload: its native address and length; 0 for a copied one. */
     private final long[] txPayloadAddress = new long[TX_SLOTS];
     private final int[] txPayloadLength = new int[TX_SLOTS];
+    /**
+     * A gathered datagram's payload segment, held from its queueing to its flush; null for a copied one. The
+     * kernel reads the payload by its raw address, which keeps nothing alive: a segment whose memory the garbage
+     * collector frees (a direct or mapped {@code ByteBuffer}'s, whose scope takes no close action, or an automatic
+     * arena's) must stay reachable until then. A shared arena's close is not held off by this; its close action
+     * flushes instead ({@link #queueGathered}).
+     */
+    private final MemorySegment[] txPayloadSegment = new MemorySegment[TX_SLOTS];
     private final int[] txNameLengths = new int[TX_SLOTS];
     private final Object[] txDestinations = new Object[TX_SLOTS];
     private final boolean[] txMulticast = new boolean[TX_SLOTS];
@@ -220,6 +228,7 @@ final class SendBatch
         txTailBytes[slot] = 0;
         txPayloadAddress[slot] = 0;
         txPayloadLength[slot] = 0;
+        txPayloadSegment[slot] = null;
         txLengths[slot] = length;
         setIovecs(slot);
         count = slot + 1;
@@ -244,10 +253,12 @@ final class SendBatch
         txTailBytes[slot] = tailLength;
         txPayloadAddress[slot] = payload.address() + payloadOffset;
         txPayloadLength[slot] = payloadLength;
+        txPayloadSegment[slot] = payload;
         txLengths[slot] = headLength + payloadLength + tailLength;
         setIovecs(slot);
         count = slot + 1;
-        // only the kernel reads the address, so nothing holds the payload's arena open: the queued count is
+        // only the kernel reads the address, and holding the segment (above) keeps its memory from the garbage
+        // collector but cannot hold a shared arena open: the queued count is
         // published before the arena's state is read, and the arena's close, which sets its state before its
         // close actions run, has an action (the device's, at regMr) that looks at the count and then flushes
         // under the send lock before the memory is freed. One of the two sees the other: the memory is sent
@@ -256,6 +267,7 @@ final class SendBatch
         if (!payload.scope().isAlive())
         {
             count = slot;
+            txPayloadSegment[slot] = null;
             counters.increment(SoftCounter.UDP_SEND_FAILURES);
             return false;
         }
@@ -409,6 +421,11 @@ final class SendBatch
             return;
         }
         count = 0;
+        // the kernel has read every payload: the segments may go
+        for (int slot = 0; slot < queued; slot++)
+        {
+            txPayloadSegment[slot] = null;
+        }
     }
 
     /**
@@ -475,7 +492,12 @@ final class SendBatch
             txTailBytes[i] = txTailBytes[source];
             txPayloadAddress[i] = txPayloadAddress[source];
             txPayloadLength[i] = txPayloadLength[source];
+            txPayloadSegment[i] = txPayloadSegment[source];
             setIovecs(i);
+        }
+        for (int i = left; i < queued; i++)
+        {
+            txPayloadSegment[i] = null;
         }
         count = left;
     }
@@ -559,6 +581,9 @@ final class SendBatch
         final long payload = txPayloadAddress[a];
         txPayloadAddress[a] = txPayloadAddress[b];
         txPayloadAddress[b] = payload;
+        final MemorySegment payloadSegment = txPayloadSegment[a];
+        txPayloadSegment[a] = txPayloadSegment[b];
+        txPayloadSegment[b] = payloadSegment;
         final Object destination = txDestinations[a];
         txDestinations[a] = txDestinations[b];
         txDestinations[b] = destination;

@@ -257,6 +257,44 @@ class LinuxUdpLinkTest
     }
 
     @Test
+    void shouldReceiveTheDatagramWaitingBehindAnIcmpErrorTheReceiveReports()
+    {
+        final InetAddress nobody = TestNet.address(SUBNET, 9);
+        try (LinuxUdpLink a = new LinuxUdpLink(addressA, port, false);
+            LinuxUdpLink b = new LinuxUdpLink(addressB, port, false))
+        {
+            final io.rdma4j.soft.counter.Counters counters = new io.rdma4j.soft.counter.Counters();
+            a.bindCounters(counters);
+            // the first look reads the error queue, which would clear the error; the next one comes in 10 ms
+            assertFalse(a.receive(buffer, info), "nothing sent yet");
+            assertTrue(b.send(packet(1, PAYLOAD, b), addressA, 64));
+            // loopback answers a datagram to a port nobody has with ICMP port unreachable, which IP_RECVERR turns
+            // into an error that fails the socket's next receive once, whether a datagram waits or not
+            assertTrue(a.send(packet(2, PAYLOAD, a), nobody, 64));
+            awaitSocketError(a);
+            assertTrue(a.receive(buffer, info), "the datagram behind the error, in the same receive");
+            assertEquals(1, psn(buffer));
+            assertEquals(addressB, info.source);
+            assertEquals(1, a.receiveSocketErrors(), "the error the receive met, counted");
+            assertEquals(1, counters.get(io.rdma4j.soft.counter.SoftCounter.UDP_RECV_SOCKET_ERRORS));
+        }
+    }
+
+    /** Wait until the link's socket holds an error ({@code POLLERR}), without receiving or reading it. */
+    private static void awaitSocketError(final LinuxUdpLink link)
+    {
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined())
+        {
+            final MemorySegment pollFd = arena.allocate(LinuxLibc.POLLFD_BYTES, 8);
+            pollFd.set(ValueLayout.JAVA_INT, 0, link.unicastFd());
+            // no events asked: poll reports POLLERR, and POLLIN would not end the wait
+            pollFd.set(ValueLayout.JAVA_SHORT, 4, (short)0);
+            assertEquals(1, LinuxLibc.poll(pollFd, 1, (int)WAIT_MILLIS), "an ICMP error in time");
+            assertTrue((pollFd.get(ValueLayout.JAVA_SHORT, 6) & LinuxLibc.POLLERR) != 0);
+        }
+    }
+
+    @Test
     void shouldCountTheDatagramsTheKernelDroppedForWantOfRoom() throws IOException
     {
         try (LinuxUdpLink b = new LinuxUdpLink(addressB, port, false);
