@@ -118,6 +118,8 @@ class SoftCounterTest
             86 cm cm_refused
             87 cm cm_task_failed
             88 device drop_local_peer_by_udp
+            89 cm cm_drop_backlog_full
+            90 cm cm_mra_limit
             """;
 
     /** Ids of counters that were published and removed since: never to be used again. */
