@@ -97,6 +97,34 @@ final class HalfOpenForger implements AutoCloseable
         }
     }
 
+    /**
+     * Wait until the server has dropped {@code count} of the forger's half-open connections (each a DREQ, so a
+     * DISCONNECTED here), or {@code seconds} have passed.
+     *
+     * @return how many were dropped.
+     */
+    int awaitDropped(final int count, final long seconds) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        int dropped = 0;
+        while (dropped < count)
+        {
+            final long left = deadline - System.nanoTime();
+            if (left <= 0)
+            {
+                break;
+            }
+            final CmEvent event = channel.getEvent(left, TimeUnit.NANOSECONDS);
+            if (event == null)
+            {
+                break;
+            }
+            dropped += event.type() == CmEventType.DISCONNECTED ? 1 : 0;
+            event.ack();
+        }
+        return dropped;
+    }
+
     private CmId resolved(final PortSpace space, final String bind, final String server, final int port)
         throws InterruptedException
     {

@@ -134,6 +134,32 @@ class RpingEndToEndTest
         assertTrue(starting(server.lines(), "server ping data: ").isEmpty());
     }
 
+    /**
+     * Issue 41: a persistent server frees the QP and buffers of each request it accepted that is never established
+     * (no RTU) after --handshake-timeout, where they were held until the REP's retries ran out (and one forged
+     * REQ with an MRA of service timeout 31 held them 2.4 hours); it goes on serving.
+     */
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void shouldDropRequestsNeverEstablishedAndServeOnWhenPersistent() throws Exception
+    {
+        final ToolProcess server = listeningServer("-P", "-a", TestNet.host(159), "-p", "17175",
+            "--handshake-timeout", "3");
+        // as many as the server's backlog (3) takes at once
+        try (HalfOpenForger forger = HalfOpenForger.rcRequests(TestNet.host(160), TestNet.host(159), 17175, 3))
+        {
+            assertEquals(3, forger.awaitDropped(3, 30), "the server dropped the half-open connections: " +
+                server.lines());
+            assertEquals(3, server.lines().stream()
+                .filter("rping: dropping a connection not established within 3 s"::equals).count());
+            final ToolProcess client = start("client", List.of("rping", "-c", "-V", "-v", "-C", "5", "-S", "40",
+                "-a", TestNet.host(159), "-I", TestNet.host(161), "-p", "17175"));
+            assertEquals(0, client.await(120, TimeUnit.SECONDS), "client; its output: " + client.lines());
+            assertEquals(expectedPings(5, 40), starting(client.lines(), "ping data: "));
+            assertTrue(server.isAlive(), "a persistent server keeps running: " + server.lines());
+        }
+    }
+
     @Test
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void shouldServeClientAfterClientWhenPersistent() throws Exception
