@@ -37,6 +37,7 @@ final class HalfOpenForger implements AutoCloseable
     private final EventChannel channel = RdmaCm.createEventChannel();
     private final List<CmId> ids = new ArrayList<>();
     private final List<AutoCloseable> resources = new ArrayList<>();
+    private int answered;
 
     /**
      * Send {@code count} RC requests and wait until the server has answered each with its REP.
@@ -69,6 +70,51 @@ final class HalfOpenForger implements AutoCloseable
             forger.close();
             throw ex;
         }
+    }
+
+    /**
+     * Send {@code count} RC requests one after another, each once the one before was answered with a REP
+     * (CONNECT_RESPONSE here) or {@code patienceSeconds} went by unanswered, and count the REPs: how many
+     * half-open connections the server holds for requests that never complete.
+     *
+     * @return the forger; {@link #answered()} says how many were answered.
+     */
+    static HalfOpenForger rcRequestsCountingReplies(final String bind, final String server, final int port,
+        final int count, final long patienceSeconds) throws InterruptedException
+    {
+        final HalfOpenForger forger = new HalfOpenForger();
+        try
+        {
+            for (int i = 0; i < count; i++)
+            {
+                final CmId id = forger.resolved(PortSpace.TCP, bind, server, port);
+                final int before = forger.answered;
+                id.connect(new ConnParam(null, 1, 1, 0, 7, 7, false, CLAIMED_QPN + i));
+                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(patienceSeconds);
+                long left;
+                while (forger.answered == before && (left = deadline - System.nanoTime()) > 0)
+                {
+                    final CmEvent event = forger.channel.getEvent(left, TimeUnit.NANOSECONDS);
+                    if (event != null)
+                    {
+                        forger.answered += event.type() == CmEventType.CONNECT_RESPONSE ? 1 : 0;
+                        event.ack();
+                    }
+                }
+            }
+            return forger;
+        }
+        catch (final RuntimeException | InterruptedException | AssertionError ex)
+        {
+            forger.close();
+            throw ex;
+        }
+    }
+
+    /** @return the REPs {@link #rcRequestsCountingReplies} counted. */
+    int answered()
+    {
+        return answered;
     }
 
     /**

@@ -160,6 +160,28 @@ class RpingEndToEndTest
         }
     }
 
+    /**
+     * Issue 41: of 8 requests that are never completed, sent one after another as each is answered, a persistent
+     * server holds no more half-open connections (REPs sent, each with its QP and buffers) than its backlog, 3,
+     * while they last (here 30 s); the others are dropped unanswered. Before, the connection manager gave a
+     * request's backlog place back at accept, and the server held a REP for every one (300 forged requests
+     * held 266 REPs and 100 MB).
+     */
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void shouldHoldNoMoreHalfOpenConnectionsThanItsBacklogWhenPersistent() throws Exception
+    {
+        final ToolProcess server = listeningServer("-P", "-a", TestNet.host(162), "-p", "17176",
+            "--handshake-timeout", "30");
+        try (HalfOpenForger forger = HalfOpenForger.rcRequestsCountingReplies(TestNet.host(163), TestNet.host(162),
+            17176, 8, 2))
+        {
+            System.out.println("rping -P: 8 requests never completed, " + forger.answered() + " answered");
+            assertEquals(3, forger.answered(), "REPs the server sent: " + server.lines());
+            assertTrue(server.isAlive(), "a persistent server keeps running: " + server.lines());
+        }
+    }
+
     @Test
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void shouldServeClientAfterClientWhenPersistent() throws Exception
