@@ -11,7 +11,8 @@ import java.util.Arrays;
  * perftest's exchange over its TCP connection, one side of it. Every exchange is symmetric: both sides send a
  * message of the same size, the client writing first and the server reading first, so neither waits on the other
  * forever. The server parses the client's QP data before it sends its own, so a client that sent none (or
- * garbage) is never told this side's QPNs, PSNs, rkey and buffer address. perftest reads each message with one {@code read} of exactly its size, so each goes out in one write.
+ * garbage) is never told this side's QPNs, PSNs, rkey and buffer address. perftest reads each message with one
+ * {@code read} of exactly its size, so each goes out in one write.
  * <p>
  * The order of a run: versions, page and cache-line sizes, MTU, then the QPs' data as many times as the test
  * asks (the later exchanges of the same data are perftest's barriers), the bandwidth report where the test has
