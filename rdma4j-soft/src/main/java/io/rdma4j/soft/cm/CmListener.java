@@ -21,7 +21,8 @@ import java.util.List;
  * full is dropped unanswered (the peer sends it again), as a SYN is.
  * <p>
  * Made by listen on the application thread; {@link #listensFor} and {@link #offer} run on the
- * connection-manager thread, {@link #releaseBacklogPlace} on whichever thread answers a request.
+ * connection-manager thread, {@link #releaseBacklogPlace} on whichever thread ends a request's wait: the
+ * application's rejecting it or destroying its id, the CM thread's taking its RTU or giving its REP up.
  * All of it under the channel's lock.
  */
 final class CmListener
