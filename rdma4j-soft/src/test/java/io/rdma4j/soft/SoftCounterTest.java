@@ -119,6 +119,8 @@ class SoftCounterTest
             87 cm cm_task_failed
             88 device drop_local_peer_by_udp
             89 link udp_recv_socket_errors
+            90 cm cm_drop_backlog_full
+            91 cm cm_mra_limit
             """;
 
     /** Ids of counters that were published and removed since: never to be used again. */

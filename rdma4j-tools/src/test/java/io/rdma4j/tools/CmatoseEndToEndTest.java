@@ -90,6 +90,33 @@ class CmatoseEndToEndTest
         return List.of(server.lines(), client.lines());
     }
 
+    /**
+     * Issue 41: two requests that are accepted but never established (no RTU) hold both of a {@code -c 2}
+     * server's slots only for --handshake-timeout; the real client's two requests wait for them, unanswered, and
+     * get them (before, the real client was rejected and the server ended -12).
+     */
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void shouldGiveTheSlotsOfRequestsNeverEstablishedToTheClientBehindThem() throws Exception
+    {
+        final ToolProcess server = start("server", args("cmatose", "-b", TestNet.host(189), "-p", "7471", "-c", "2",
+            "--handshake-timeout", "3"));
+        assertTrue(server.ready().get(60, TimeUnit.SECONDS), "the server never listened: " + server.lines());
+        try (HalfOpenForger forger = HalfOpenForger.rcRequests(TestNet.host(190), TestNet.host(189), 7471, 2))
+        {
+            final ToolProcess client = start("client", args("cmatose", "-s", TestNet.host(189), "-b",
+                TestNet.host(191), "-c", "2"));
+            assertEquals(0, client.await(120, TimeUnit.SECONDS), "client exit status; its output: " + client.lines());
+            assertEquals(0, server.await(60, TimeUnit.SECONDS), "server exit status; its output: " + server.lines());
+            final List<String> dropped = server.lines().stream().filter(l -> l.startsWith("cmatose: dropping "))
+                .toList();
+            assertEquals(List.of("cmatose: dropping connection 0: not established within 3 s",
+                "cmatose: dropping connection 1: not established within 3 s"), dropped);
+            assertEquals(SERVER_LINES, report(server.lines()).stream().filter(l -> !dropped.contains(l)).toList());
+            assertEquals(expectedReceived(2, 10, 100), received(client.lines()));
+        }
+    }
+
     @Test
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
     void shouldExchangeTheDefaultTenMessagesEachWay() throws Exception

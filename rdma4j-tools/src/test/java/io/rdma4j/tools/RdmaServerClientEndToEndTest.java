@@ -55,6 +55,34 @@ class RdmaServerClientEndToEndTest
             "rdma_server: end 0"), server.lines());
     }
 
+    /**
+     * Issue 41: a request the server accepts but whose peer never sends the RTU is dropped after
+     * --handshake-timeout, and the server serves the client that came behind it (before, it waited on the
+     * half-open one until the REP's retries ran out, about 69 s, failed, and the real client with it).
+     */
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void shouldDropARequestThatIsNeverEstablishedAndServeTheClientBehindIt() throws Exception
+    {
+        final String port = String.valueOf(TestNet.tcpPort(3));
+        final ToolProcess server = start("server", "rdma_server", "--debug", "-s", TestNet.host(175), "-p", port,
+            "--handshake-timeout", "3");
+        assertTrue(server.ready().get(60, TimeUnit.SECONDS), "the server never listened: " + server.lines());
+        try (HalfOpenForger forger = HalfOpenForger.rcRequests(TestNet.host(176), TestNet.host(175),
+            Integer.parseInt(port), 1))
+        {
+            final long start = System.nanoTime();
+            final ToolProcess client = start("client", "rdma_client", "-s", TestNet.host(175), "-p", port, "-b",
+                TestNet.host(177));
+            assertEquals(0, client.await(120, TimeUnit.SECONDS), "client exit status; its output: " + client.lines());
+            final long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            System.out.println("rdma_client behind a half-open request: done in " + waited + " ms");
+            assertEquals(0, server.await(60, TimeUnit.SECONDS), "server exit status; its output: " + server.lines());
+            assertTrue(server.lines().stream().anyMatch(l -> l.startsWith("rdma_accept: ETIMEDOUT: the connection " +
+                "was not established within 3 s")), server.lines().toString());
+        }
+    }
+
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void shouldEndMinusOneWhenNobodyListens() throws Exception

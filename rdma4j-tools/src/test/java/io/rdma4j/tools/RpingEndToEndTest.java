@@ -134,6 +134,54 @@ class RpingEndToEndTest
         assertTrue(starting(server.lines(), "server ping data: ").isEmpty());
     }
 
+    /**
+     * Issue 41: a persistent server frees the QP and buffers of each request it accepted that is never established
+     * (no RTU) after --handshake-timeout, where they were held until the REP's retries ran out (and one forged
+     * REQ with an MRA of service timeout 31 held them 2.4 hours); it goes on serving.
+     */
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void shouldDropRequestsNeverEstablishedAndServeOnWhenPersistent() throws Exception
+    {
+        final ToolProcess server = listeningServer("-P", "-a", TestNet.host(159), "-p", "17175",
+            "--handshake-timeout", "3");
+        // as many as the server's backlog (3) takes at once
+        try (HalfOpenForger forger = HalfOpenForger.rcRequests(TestNet.host(160), TestNet.host(159), 17175, 3))
+        {
+            assertEquals(3, forger.awaitDropped(3, 30), "the server dropped the half-open connections: " +
+                server.lines());
+            assertEquals(3, server.lines().stream()
+                .filter("rping: dropping a connection not established within 3 s"::equals).count());
+            final ToolProcess client = start("client", List.of("rping", "-c", "-V", "-v", "-C", "5", "-S", "40",
+                "-a", TestNet.host(159), "-I", TestNet.host(161), "-p", "17175"));
+            assertEquals(0, client.await(120, TimeUnit.SECONDS), "client; its output: " + client.lines());
+            assertEquals(expectedPings(5, 40), starting(client.lines(), "ping data: "));
+            assertTrue(server.isAlive(), "a persistent server keeps running: " + server.lines());
+        }
+    }
+
+    /**
+     * Issue 41: of 8 requests that are never completed, sent one after another as each is answered, a persistent
+     * server holds no more half-open connections (REPs sent, each with its QP and buffers) than its backlog, 3,
+     * while they last (here 30 s); the others are dropped unanswered. Before, the connection manager gave a
+     * request's backlog place back at accept, and the server held a REP for every one (300 forged requests
+     * held 266 REPs and 100 MB).
+     */
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void shouldHoldNoMoreHalfOpenConnectionsThanItsBacklogWhenPersistent() throws Exception
+    {
+        final ToolProcess server = listeningServer("-P", "-a", TestNet.host(162), "-p", "17176",
+            "--handshake-timeout", "30");
+        try (HalfOpenForger forger = HalfOpenForger.rcRequestsCountingReplies(TestNet.host(163), TestNet.host(162),
+            17176, 8, 2))
+        {
+            System.out.println("rping -P: 8 requests never completed, " + forger.answered() + " answered");
+            assertEquals(3, forger.answered(), "REPs the server sent: " + server.lines());
+            assertTrue(server.isAlive(), "a persistent server keeps running: " + server.lines());
+        }
+    }
+
     @Test
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void shouldServeClientAfterClientWhenPersistent() throws Exception

@@ -1,6 +1,7 @@
 package io.rdma4j.tools;
 
 import io.rdma4j.testing.TestNet;
+import io.rdma4j.tools.udaddy.UdaddyCommand;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -87,6 +88,31 @@ class UdaddyEndToEndTest
     void shouldExchangeOnSeveralPathsAtOnce() throws Exception
     {
         exchange(TestNet.host(163), TestNet.host(164), "-c", "3", "-C", "50", "-S", "1000");
+    }
+
+    /**
+     * Issue 41: a SIDR request whose path never carries a message holds the server's only slot for
+     * --handshake-timeout, then the real client behind it gets it (before, the server waited for the forger's
+     * messages for ever and the real client's requests went unanswered).
+     */
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void shouldGiveTheSlotOfAPathThatNeverSendsToTheClientBehindIt() throws Exception
+    {
+        final ToolProcess server = start("server", udaddy("--debug", "-b", TestNet.host(167), "--handshake-timeout",
+            "3"));
+        assertTrue(server.ready().get(60, TimeUnit.SECONDS), "the server never listened: " + server.lines());
+        try (HalfOpenForger forger = HalfOpenForger.sidrRequest(TestNet.host(168), TestNet.host(167),
+            UdaddyCommand.PORT))
+        {
+            final ToolProcess client = start("client", udaddy("-s", TestNet.host(167), "-b", TestNet.host(169)));
+            assertEquals(0, client.await(120, TimeUnit.SECONDS), "client exit status; its output: " + client.lines());
+            assertEquals(0, server.await(60, TimeUnit.SECONDS), "server exit status; its output: " + server.lines());
+            assertEquals(CLIENT_LINES, report(client.lines()));
+            final String dropped = "udaddy: dropping connection 0: no message within 3 s of its request";
+            assertEquals(1, server.lines().stream().filter(dropped::equals).count(), server.lines().toString());
+            assertEquals(SERVER_LINES, report(server.lines()).stream().filter(l -> !l.equals(dropped)).toList());
+        }
     }
 
     @Test

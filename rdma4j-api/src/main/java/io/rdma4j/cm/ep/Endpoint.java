@@ -293,10 +293,41 @@ public final class Endpoint implements AutoCloseable
      */
     public void accept(final ConnParam param) throws InterruptedException
     {
+        accept(param, -1, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Accept the request this endpoint stands for and wait until the connection is established, or for so long:
+     * a server that must not be held by a peer which never completes the handshake (no RTU) gives up on it and
+     * destroys the endpoint.
+     *
+     * @param param   the connection parameters, or null for librdmacm's defaults.
+     * @param timeout how long to wait for ESTABLISHED; negative waits for ever.
+     * @param unit    its unit.
+     * @return true once established; false if it was not within the timeout (the endpoint is still accepting).
+     * @throws RdmaException        what the connection manager refused; a {@link CmEventException} if the
+     *                              connection failed instead.
+     * @throws InterruptedException if interrupted while waiting.
+     */
+    public boolean accept(final ConnParam param, final long timeout, final TimeUnit unit) throws InterruptedException
+    {
         checkOpen("accept");
         id.accept(param == null ? ConnParam.defaults() : param);
-        await(CmEventType.ESTABLISHED);
+        final CmEvent event = sync.next(id, timeout < 0 ? -1 : unit.toNanos(timeout));
+        if (event == null)
+        {
+            return false;
+        }
+        try
+        {
+            refuseUnless(event, CmEventType.ESTABLISHED);
+        }
+        finally
+        {
+            event.ack();
+        }
         connected = true;
+        return true;
     }
 
     /**

@@ -60,6 +60,20 @@ final class CmConnection
         }
     }
 
+    /**
+     * The longest wait an MRA obtains: service timeout 24 (4.096 us x 2^24, about 69 s), what the kernel's CM
+     * asks for in its own MRAs. The field goes to 31 (2.4 hours); the kernel bounds a CM MAD's whole life (70 s,
+     * plus what MRAs add, at most 5 minutes), and so do we: with this cap and the 15 retries that follow, a
+     * request or reply is given up at most about 2.3 minutes after it first went, whoever asks for more.
+     */
+    static final int MAX_MRA_SERVICE_TIMEOUT = CmWire.MRA_SERVICE_TIMEOUT;
+    /**
+     * MRAs one connection may receive, honoured or not: a peer that is slow to answer MRAs each copy of our
+     * request it receives, and we send at most 1 + 15. More than that is no peer asking for time but someone
+     * holding the connection open; the attempt fails then, counted as {@link CmCounter#MRA_LIMIT}.
+     */
+    static final int MAX_MRAS = 1 + ConnectionManager.MAX_CM_RETRIES;
+
     final ConnectionManager cm;
     final SoftCmId owner;
     final SoftEngine engine;
@@ -86,6 +100,8 @@ final class CmConnection
     CmListener listener;
     /** Set by a phase function that drops a message for a reason of its own. */
     private CmCounter verdict;
+    /** The MRAs this connection received, honoured or not. */
+    private int mrasReceived;
 
     CmConnection(final ConnectionManager cm, final SoftCmId owner, final SoftEngine engine, final int localCommId,
         final Gid peer, final boolean active, final Phase phase)
@@ -130,6 +146,7 @@ final class CmConnection
             return CmCounter.DROP_UNEXPECTED;
         }
         phase = next;
+        releaseBacklogUnlessPending();
         return verdict;
     }
 
@@ -308,12 +325,20 @@ final class CmConnection
     }
 
     /**
-     * The peer acknowledged our message and asked for time: wait its service time (plus the usual
-     * response timeout) before sending again, without spending a retry, once per message, as the
-     * kernel does; a repeated MRA is counted and changes nothing.
+     * The peer acknowledged our message and asked for time: wait its service time, at most
+     * {@link #MAX_MRA_SERVICE_TIMEOUT}'s (plus the usual response timeout), before sending again, without
+     * spending a retry, once per message, as the kernel does; a repeated MRA is counted and changes nothing,
+     * and one past {@link #MAX_MRAS} ends the attempt as its last retry's timeout would.
      */
     private Phase onMra(final CmMessage.Mra mra, final boolean alreadyHonoured, final Phase next)
     {
+        if (++mrasReceived > MAX_MRAS)
+        {
+            verdict = CmCounter.MRA_LIMIT;
+            cancelRetry();
+            giveUp(ConnectionManager.ETIMEDOUT);
+            return phase;
+        }
         if (alreadyHonoured)
         {
             verdict = CmCounter.DROP_REPEATED_MRA;
@@ -322,7 +347,8 @@ final class CmConnection
         if (pending != null)
         {
             cancelTimer();
-            scheduleRetry((4096L << Math.min(mra.serviceTimeout(), 31)) + ConnectionManager.RESPONSE_TIMEOUT_NANOS);
+            scheduleRetry((4096L << Math.min(mra.serviceTimeout(), MAX_MRA_SERVICE_TIMEOUT)) +
+                ConnectionManager.RESPONSE_TIMEOUT_NANOS);
         }
         return next;
     }
@@ -437,6 +463,7 @@ final class CmConnection
     void disconnect()
     {
         phase = Phase.DREQ_SENT;
+        releaseBacklog();
         sendWithRetries(CmWire.encode(new CmMessage.Dreq(cm.newTid(localCommId), localCommId, remoteCommId,
             remoteQpn)));
     }
@@ -507,7 +534,20 @@ final class CmConnection
         return true;
     }
 
-    /** Lock held: a passive connection was answered and no longer counts against the backlog. */
+    /**
+     * Lock held: a passive connection that was established or has ended (rejected, timed out, disconnected)
+     * no longer counts against its listener's backlog; one still waiting for its answer or its RTU does.
+     */
+    private void releaseBacklogUnlessPending()
+    {
+        if (phase != Phase.REQ_RCVD && phase != Phase.SIDR_REQ_RCVD && phase != Phase.REP_SENT &&
+            phase != Phase.MRA_REP_RCVD)
+        {
+            releaseBacklog();
+        }
+    }
+
+    /** Lock held: a passive connection no longer counts against the backlog. */
     void releaseBacklog()
     {
         final CmListener held = listener;
@@ -598,6 +638,7 @@ final class CmConnection
             return;
         }
         phase = Phase.CLOSED;
+        releaseBacklog();
         ConnectionManager.errorQp(owner.qpLocked());
         post(CmEventType.UNREACHABLE, status, null, null);
     }

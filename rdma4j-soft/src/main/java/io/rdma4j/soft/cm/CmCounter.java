@@ -30,8 +30,16 @@ public enum CmCounter
     DROP_REPEATED_MRA(SoftCounter.CM_DROP_REPEATED_MRA),
     /** Valid, but not expected in the connection's phase. */
     DROP_UNEXPECTED(SoftCounter.CM_DROP_UNEXPECTED),
-    /** A request nobody listens for, or a listener with a full backlog: refused. */
+    /** A request nobody listens for: refused with a REJ (or a SIDR_REP of status unsupported). */
     REFUSED(SoftCounter.CM_REFUSED),
+    /**
+     * A request whose listener has as many requests pending (not yet accepted or rejected) and connections
+     * half-open (accepted, not yet established) as its backlog: dropped unanswered, as a full SYN queue drops
+     * a SYN, so that the peer's next try may find a place.
+     */
+    DROP_BACKLOG_FULL(SoftCounter.CM_DROP_BACKLOG_FULL),
+    /** An MRA past {@link CmConnection#MAX_MRAS} for one connection: the attempt fails (UNREACHABLE). */
+    MRA_LIMIT(SoftCounter.CM_MRA_LIMIT),
     /**
      * A bug: a task of the CM threw. The CM thread goes on. A timer's or a completion's is counted in the
      * manager's counters only: it came from no device.

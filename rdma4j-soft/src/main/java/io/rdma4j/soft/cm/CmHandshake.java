@@ -136,8 +136,8 @@ final class CmHandshake
             c.localQpn, c.startingPsn, responderResources, initiatorDepth, p.flowControl() != 0,
             ConnectionManager.retry(p.rnrRetryCount()), p.srq() || qp != null && qp.srq() != null,
             id.binding.device().guid(), p.privateData()));
+        // the request keeps its place in the backlog until the RTU comes or the REP is given up on
         c.phase = CmConnection.Phase.REP_SENT;
-        c.releaseBacklog();
         c.sendWithRetries(mad);
     }
 

@@ -15,8 +15,14 @@ import java.util.List;
  * requests holding a place in it, the devices a wildcard listener opened, and the new id each
  * accepted request is reported on.
  * <p>
+ * A request holds its place from its arrival until its connection is established or has ended: while the
+ * application has not answered it, and, once accepted, while the REP waits for the RTU. So the backlog bounds
+ * half-open connections too, as a listening TCP socket's backlog bounds its SYN queue; a request that finds it
+ * full is dropped unanswered (the peer sends it again), as a SYN is.
+ * <p>
  * Made by listen on the application thread; {@link #listensFor} and {@link #offer} run on the
- * connection-manager thread, {@link #releaseBacklogPlace} on whichever thread answers a request.
+ * connection-manager thread, {@link #releaseBacklogPlace} on whichever thread ends a request's wait: the
+ * application's rejecting it or destroying its id, the CM thread's taking its RTU or giving its REP up.
  * All of it under the channel's lock.
  */
 final class CmListener
@@ -82,18 +88,23 @@ final class CmListener
     /**
      * Report a request to this listener on a new id, if the backlog has room.
      *
-     * @return false when it has none.
+     * @return HANDLED; DROP_BACKLOG_FULL when the backlog has no room; REFUSED when the listener stopped
+     * listening or the device closed.
      */
-    boolean offer(final SoftEngine engine, final CmMessage request, final Gid peer)
+    CmCounter offer(final SoftEngine engine, final CmMessage request, final Gid peer)
     {
         id.channel.lock.lock();
         try
         {
             // null when the device closed between the MAD's arrival and now: nobody to answer on
             final SoftDevice arrivedOn = id.cm.devices.deviceOf(engine);
-            if (!id.listeningLocked() || backlogUsed >= backlog || arrivedOn == null)
+            if (!id.listeningLocked() || arrivedOn == null)
             {
-                return false;
+                return CmCounter.REFUSED;
+            }
+            if (backlogUsed >= backlog)
+            {
+                return CmCounter.DROP_BACKLOG_FULL;
             }
             final SoftCmId requested = new SoftCmId(id.channel, id.context(), id.portSpace());
             final boolean datagram = request instanceof CmMessage.SidrReq;
@@ -134,7 +145,7 @@ final class CmListener
                 ConnectionManager.post(requested, CmEventType.CONNECT_REQUEST, 0, ConnectionManager.connParam(request),
                     null, id);
             }
-            return true;
+            return CmCounter.HANDLED;
         }
         finally
         {
@@ -154,7 +165,7 @@ final class CmListener
         return backlogUsed + "/" + backlog;
     }
 
-    /** A connection request this listener held was answered and no longer counts against the backlog. */
+    /** A connection request this listener held was established or ended and no longer counts against the backlog. */
     void releaseBacklogPlace()
     {
         id.channel.lock.lock();

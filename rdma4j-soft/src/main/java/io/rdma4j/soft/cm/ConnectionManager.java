@@ -393,7 +393,8 @@ public final class ConnectionManager
 
     /**
      * A REQ or SIDR_REQ: answered again if it duplicates one in progress, reported to a listener
-     * on a new id, or refused as the kernel refuses it when nobody listens.
+     * on a new id, dropped if the listener's backlog is full, or refused as the kernel refuses it when
+     * nobody listens.
      */
     private CmCounter onRequest(final SoftEngine engine, final CmMessage request, final long serviceId,
         final Gid dstIp, final Gid source, final int remoteCommId)
@@ -417,9 +418,11 @@ public final class ConnectionManager
                 break;
             }
         }
-        if (listener != null && listener.offer(engine, request, source))
+        final CmCounter offered = listener == null ? CmCounter.REFUSED : listener.offer(engine, request, source);
+        if (offered != CmCounter.REFUSED)
         {
-            return CmCounter.HANDLED;
+            // handled, or dropped unanswered for a full backlog: the peer's next try may find a place
+            return offered;
         }
         refuse(engine, request, source, listener == null ? RejectReason.INVALID_SERVICE_ID.code() :
             RejectReason.NO_RESOURCES.code());

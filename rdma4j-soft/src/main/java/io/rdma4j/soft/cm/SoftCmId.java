@@ -792,6 +792,12 @@ public final class SoftCmId implements CmId
         return withLock(() -> connection);
     }
 
+    /** @return the listener's backlog as {@code rdma4j stat} shows it (used/size), or null; for tests. */
+    String backlogForTest()
+    {
+        return withLock(() -> listener == null ? null : listener.backlogLocked());
+    }
+
     /** @return the phase of the id's connection, or null; for tests that wait for the protocol. */
     CmConnection.Phase connectionPhase()
     {

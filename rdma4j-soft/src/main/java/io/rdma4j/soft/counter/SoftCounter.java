@@ -153,16 +153,20 @@ public enum SoftCounter
     CM_DROP_REPEATED_MRA(84, CM, "cm_drop_repeated_mra"),
     /** Valid, but not expected in the connection's phase. */
     CM_DROP_UNEXPECTED(85, CM, "cm_drop_unexpected"),
-    /** A request nobody listens for, or that found its listener's backlog full: refused. */
+    /** A request nobody listens for: refused. */
     CM_REFUSED(86, CM, "cm_refused"),
     /** A MAD whose handling threw: a bug. The connection manager goes on. */
-    CM_TASK_FAILED(87, CM, "cm_task_failed");
+    CM_TASK_FAILED(87, CM, "cm_task_failed"),
+    /** A request whose listener's backlog was full: dropped unanswered, so that its sender tries again. */
+    CM_DROP_BACKLOG_FULL(90, CM, "cm_drop_backlog_full"),
+    /** An MRA past the number one connection may receive: the connection attempt failed. */
+    CM_MRA_LIMIT(91, CM, "cm_mra_limit");
 
     /**
      * One more than the largest id: the size of a table indexed by id. Ids are never reused, so a counter
      * removed leaves its slot unused rather than handing its id to another.
      */
-    public static final int ID_LIMIT = 90;
+    public static final int ID_LIMIT = 92;
 
     private static final SoftCounter[] BY_ID = indexById();
     /** Built once: the stat thread lists every QP's counters each second, and allocated a list a QP for it. */

@@ -5,6 +5,7 @@ import io.rdma4j.cm.PortSpace;
 import io.rdma4j.tools.common.CNumber;
 import io.rdma4j.tools.common.DeviceOption;
 import io.rdma4j.tools.common.SoftAddress;
+import io.rdma4j.tools.common.HandshakeDeadlines;
 import io.rdma4j.tools.common.WaitClock;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.RdmaException;
@@ -81,6 +82,13 @@ public final class CmatoseCommand implements Callable<Integer>
         description = "rdma4j: give up waiting for events or completions after this long (default 0: wait "
             + "for ever, as cmatose)")
     private int timeoutSeconds;
+
+    @Option(order = 16, names = "--handshake-timeout", paramLabel = "seconds",
+        defaultValue = HandshakeDeadlines.DEFAULT_SECONDS, converter = CNumber.class,
+        description = "rdma4j: server: a connection request accepted but not established within this long is "
+            + "dropped and its slot given to the next request (default ${DEFAULT-VALUE}; 0: keep it for ever, as "
+            + "cmatose)")
+    private int handshakeSeconds;
 
     @Option(order = 15, names = "--debug", description = "rdma4j: trace CM events, say when the server listens "
         + "and what each connection received")
@@ -212,6 +220,14 @@ public final class CmatoseCommand implements Callable<Integer>
     public boolean migrate()
     {
         return migrate;
+    }
+
+    /**
+     * @return --handshake-timeout in seconds; 0 keeps a slot for ever.
+     */
+    public int handshakeSeconds()
+    {
+        return handshakeSeconds;
     }
 
     /**

@@ -6,6 +6,7 @@ import io.rdma4j.cm.ConnParam;
 import io.rdma4j.cm.EventChannel;
 import io.rdma4j.tools.common.AddressLookup;
 import io.rdma4j.tools.common.CmListener;
+import io.rdma4j.tools.common.HandshakeDeadlines;
 import io.rdma4j.tools.common.RefusedIds;
 import io.rdma4j.tools.common.WaitClock;
 import io.rdma4j.verbs.CompletionQueue;
@@ -16,6 +17,7 @@ import io.rdma4j.verbs.WorkCompletion;
 import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -45,7 +47,10 @@ final class CmatoseRun
     private final WorkCompletion[] wcs = WorkCompletion.array(POLL_BATCH);
     /** Ids of refused connection requests, destroyed once their event is acknowledged. */
     private final RefusedIds refused = new RefusedIds("cmatose");
-    private int connIndex;
+    /** When each server node given to a request must be established; a node is taken for good only then. */
+    private final HandshakeDeadlines<CmatoseNode> handshakes;
+    /** Requests that came while every node was given to one not yet established: the next node freed is theirs. */
+    private final ArrayDeque<CmId> waitingRequests = new ArrayDeque<>();
     private int connectsLeft;
     private int disconnectsLeft;
 
@@ -61,6 +66,7 @@ final class CmatoseRun
         // cmatose: no message size means no messages
         this.count = size == 0 ? 0 : options.count();
         this.connectsLeft = options.connections();
+        this.handshakes = new HandshakeDeadlines<>(options.handshakeSeconds());
         for (int i = 0; i < options.connections(); i++)
         {
             nodes.add(new CmatoseNode(i));
@@ -224,6 +230,13 @@ final class CmatoseRun
         {
             node.close();
         }
+        // requests still waiting for a node when the test ended are refused as the listener goes
+        for (final CmId waiting : waitingRequests)
+        {
+            refused.add(waiting);
+        }
+        waitingRequests.clear();
+        refused.destroy(err);
     }
 
     /**
@@ -266,6 +279,12 @@ final class CmatoseRun
 
     private int nextEvent(final String waitingFor, final int left) throws InterruptedException
     {
+        for (final CmatoseNode late : handshakes.expired())
+        {
+            say(err, "cmatose: dropping connection %d: not established within %d s", late.index(),
+                handshakes.seconds());
+            free(late);
+        }
         final CmEvent event = channel.getEvent(clock.waitNanos(), TimeUnit.NANOSECONDS);
         if (event == null)
         {
@@ -301,12 +320,24 @@ final class CmatoseRun
             case CONNECT_REQUEST -> connectHandler(event.id());
             case ESTABLISHED ->
             {
-                ((CmatoseNode)event.id().context()).connected(true);
+                final CmatoseNode node = (CmatoseNode)event.id().context();
+                handshakes.done(node);
+                node.connected(true);
                 connectsLeft--;
                 disconnectsLeft++;
                 yield 0;
             }
-            case ADDR_ERROR, ROUTE_ERROR, CONNECT_ERROR, UNREACHABLE, REJECTED ->
+            case CONNECT_ERROR, UNREACHABLE, REJECTED ->
+            {
+                if (halfOpen(event))
+                {
+                    yield dropFailed(event);
+                }
+                say(out, "cmatose: event: %s, error: %d", event.type().description(), event.status());
+                connectsLeft--;
+                yield event.status();
+            }
+            case ADDR_ERROR, ROUTE_ERROR ->
             {
                 say(out, "cmatose: event: %s, error: %d", event.type().description(), event.status());
                 connectsLeft--;
@@ -373,17 +404,90 @@ final class CmatoseRun
         return ret;
     }
 
+    /** @return true if the event is of a server node given to a request not yet established. */
+    private boolean halfOpen(final CmEvent event)
+    {
+        return event.id().context() instanceof CmatoseNode node && handshakes.waiting(node);
+    }
+
+    /**
+     * A server's request that failed before it was established gives its node back, to the next request
+     * waiting for one.
+     */
+    private int dropFailed(final CmEvent event)
+    {
+        final CmatoseNode node = (CmatoseNode)event.id().context();
+        say(err, "cmatose: dropping connection %d: %s before it was established, status %d", node.index(),
+            event.type().description(), event.status());
+        handshakes.done(node);
+        refused.add(node.giveUp());
+        return takeWaitingRequest();
+    }
+
+    /**
+     * Drop the request a node waits on (its id destroyed: the peer gets a DREQ) and give the node to the next
+     * request waiting, if any.
+     */
+    private void free(final CmatoseNode node)
+    {
+        handshakes.done(node);
+        final CmId id = node.giveUp();
+        if (id != null)
+        {
+            try
+            {
+                id.close();
+            }
+            catch (final RdmaException ex)
+            {
+                say(err, "cmatose: destroying a dropped id: %s", ex.getMessage());
+            }
+        }
+        final int ret = takeWaitingRequest();
+        if (ret != 0)
+        {
+            say(err, "cmatose: a waiting connection request failed: %d", ret);
+        }
+    }
+
+    /** @return what connectHandler returns for the oldest request waiting for a node, or 0 when none waits. */
+    private int takeWaitingRequest()
+    {
+        final CmId waiting = waitingRequests.poll();
+        return waiting == null ? 0 : connectHandler(waiting);
+    }
+
+    /** @return a node no request holds, or null. */
+    private CmatoseNode freeNode()
+    {
+        for (final CmatoseNode node : nodes)
+        {
+            if (node.id() == null && !node.connected())
+            {
+                return node;
+            }
+        }
+        return null;
+    }
+
     private int connectHandler(final CmId id)
     {
         int ret;
-        if (connIndex == options.connections())
+        final CmatoseNode node = freeNode();
+        if (node == null && waitingRequests.size() < options.connections() &&
+            nodes.stream().anyMatch(handshakes::waiting))
+        {
+            // a node may yet be freed by a request that never completes: this one waits for it, unanswered
+            waitingRequests.add(id);
+            return 0;
+        }
+        if (node == null)
         {
             ret = -Errno.ENOMEM.code();
             refused.add(id);
         }
         else
         {
-            final CmatoseNode node = nodes.get(connIndex++);
             node.id(id);
             id.context(node);
             ret = initNode(node);
@@ -400,6 +504,7 @@ final class CmatoseRun
                 try
                 {
                     id.accept(null);
+                    handshakes.start(node);
                     return 0;
                 }
                 catch (final RdmaException ex)

@@ -26,6 +26,8 @@ final class EpRun implements AutoCloseable
     static final int MESSAGE_SIZE = 16;
     /** The port both tools use by default. */
     static final String PORT = "7471";
+    /** How long rdma_server waits for an accepted request to be established, by default, in seconds. */
+    static final String HANDSHAKE_TIMEOUT = "10";
 
     private final String tool;
     private final PrintWriter out;
@@ -251,11 +253,20 @@ final class EpRun implements AutoCloseable
     @Override
     public void close()
     {
+        deregister();
+        arena.close();
+    }
+
+    /**
+     * The regions alone (rdma_dereg_mr), before the endpoint they were registered on is destroyed and the buffers
+     * are registered on the next.
+     */
+    void deregister()
+    {
         Closing.closeReporting(sendMr, m -> say(err, "rdma_dereg_mr: %s", m));
         Closing.closeReporting(recvMr, m -> say(err, "rdma_dereg_mr: %s", m));
         sendMr = null;
         recvMr = null;
-        arena.close();
     }
 
     static void say(final PrintWriter to, final String format, final Object... args)

@@ -22,7 +22,9 @@ import static io.rdma4j.tools.ep.EpRun.say;
  * {@code rdma4j rdma_server}: librdmacm's rdma_server. A passive endpoint on {@code -s}:{@code -p} takes one
  * connection request, receives the client's 16-byte message and sends it back, then disconnects. Flags, output
  * ("rdma_server: start", "rdma_server: end N") and exit status (N as a process sees it) are rdma-core 44's;
- * a completion in error fails the run, where the C tool ends 0 without looking.
+ * a completion in error fails the run, where the C tool ends 0 without looking. A request accepted but not
+ * established within {@code --handshake-timeout} (10 s by default) is dropped and the next one taken, where
+ * rdma_server waits for ever on the one it took.
  */
 @Command(name = "rdma_server", mixinStandardHelpOptions = true, sortOptions = false, exitCodeOnInvalidInput = 1,
     description = "Take one RC connection and echo one 16-byte message, with librdmacm's synchronous endpoint "
@@ -45,7 +47,14 @@ public final class RdmaServerCommand implements Callable<Integer>
             + "for ever, as rdma_server)")
     private int timeoutSeconds;
 
-    @Option(order = 4, names = "--debug", description = "rdma4j: say when the server listens")
+    @Option(order = 4, names = "--handshake-timeout", paramLabel = "seconds",
+        defaultValue = EpRun.HANDSHAKE_TIMEOUT, converter = CNumber.class,
+        description = "rdma4j: a connection request accepted but not established within this long (a peer that "
+            + "never sends its RTU) is dropped, and the server takes the next request (default ${DEFAULT-VALUE}; "
+            + "0: wait for ever, as rdma_server)")
+    private int handshakeSeconds;
+
+    @Option(order = 5, names = "--debug", description = "rdma4j: say when the server listens")
     private boolean debug;
 
     private PrintWriter out;
@@ -101,20 +110,37 @@ public final class RdmaServerCommand implements Callable<Integer>
                 final InetSocketAddress local = listenEp.localAddress();
                 say(out, "rdma_server: listening on %s:%d", local.getAddress().getHostAddress(), local.getPort());
             }
-            try
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+            while (true)
             {
-                ep = listenEp.getRequest(timeoutSeconds > 0 ? timeoutSeconds : -1, TimeUnit.SECONDS);
-                if (ep == null)
+                final long left = timeoutSeconds > 0 ? Math.max(0, deadline - System.nanoTime()) : -1;
+                try
                 {
-                    say(err, "rdma_get_request: ETIMEDOUT: no connection request within %d s", timeoutSeconds);
-                    return -1;
+                    ep = listenEp.getRequest(left, TimeUnit.NANOSECONDS);
+                    if (ep == null)
+                    {
+                        say(err, "rdma_get_request: ETIMEDOUT: no connection request within %d s", timeoutSeconds);
+                        return -1;
+                    }
                 }
+                catch (final RdmaException ex)
+                {
+                    return run.failed("rdma_get_request", ex);
+                }
+                final int prepared = run.prepare(ep);
+                if (prepared != 0)
+                {
+                    return prepared;
+                }
+                // a request that is never established (no RTU) must not hold the one client this server takes
+                if (accepted(run, ep))
+                {
+                    return serve(run, ep);
+                }
+                run.deregister();
+                run.destroy(ep);
+                ep = null;
             }
-            catch (final RdmaException ex)
-            {
-                return run.failed("rdma_get_request", ex);
-            }
-            return serve(run, ep);
         }
         finally
         {
@@ -124,21 +150,32 @@ public final class RdmaServerCommand implements Callable<Integer>
         }
     }
 
-    private int serve(final EpRun run, final Endpoint ep) throws InterruptedException
+    /**
+     * rdma_accept, waiting at most --handshake-timeout for the connection to be established.
+     *
+     * @return true once established; false if it was not in time or failed (said on stderr): the server drops
+     *     it and takes the next request.
+     */
+    private boolean accepted(final EpRun run, final Endpoint ep) throws InterruptedException
     {
-        final int prepared = run.prepare(ep);
-        if (prepared != 0)
-        {
-            return prepared;
-        }
         try
         {
-            ep.accept(null);
+            if (ep.accept(null, handshakeSeconds > 0 ? handshakeSeconds : -1, TimeUnit.SECONDS))
+            {
+                return true;
+            }
+            say(err, "rdma_accept: ETIMEDOUT: the connection was not established within %d s; dropping it and "
+                + "taking the next request", handshakeSeconds);
         }
         catch (final RdmaException ex)
         {
-            return run.failed("rdma_accept", ex);
+            run.failed("rdma_accept", ex);
         }
+        return false;
+    }
+
+    private int serve(final EpRun run, final Endpoint ep) throws InterruptedException
+    {
         int ret = run.completion(ep, false);
         if (ret == 0)
         {

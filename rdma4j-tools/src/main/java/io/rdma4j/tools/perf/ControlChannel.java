@@ -1,6 +1,8 @@
 package io.rdma4j.tools.perf;
 
 import java.io.BufferedInputStream;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -114,6 +116,33 @@ public final class ControlChannel implements AutoCloseable
     public void flush() throws IOException
     {
         out.flush();
+    }
+
+    /**
+     * Read the peer's signature ({@code writeUTF}'s form) without waiting for more bytes than this side's own
+     * takes: a peer whose first two bytes announce another length cannot be running the same test, and a
+     * perftest client (whose version message has no such length) is answered at once, not after the timeout.
+     *
+     * @param ours this side's signature.
+     * @return the peer's signature, or null when its length differs from ours.
+     * @throws IOException if the connection broke.
+     */
+    public String readSignature(final String ours) throws IOException
+    {
+        final ByteArrayOutputStream encoded = new ByteArrayOutputStream();
+        new DataOutputStream(encoded).writeUTF(ours);
+        final int length = in.readUnsignedShort();
+        if (length != encoded.size() - 2)
+        {
+            return null;
+        }
+        final byte[] theirs = new byte[length];
+        in.readFully(theirs);
+        final ByteArrayOutputStream framed = new ByteArrayOutputStream();
+        final DataOutputStream frame = new DataOutputStream(framed);
+        frame.writeShort(length);
+        frame.write(theirs);
+        return new DataInputStream(new ByteArrayInputStream(framed.toByteArray())).readUTF();
     }
 
     /**

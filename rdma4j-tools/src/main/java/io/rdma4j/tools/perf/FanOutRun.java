@@ -200,15 +200,18 @@ final class FanOutRun
                 {
                     final ControlChannel control = ControlChannel.accept(listener);
                     controls.add(control);
+                    // the receiver's signature first: one that is no perf receiver of this test learns nothing
+                    final String theirs = control.readSignature(signature());
                     control.out().writeUTF(signature());
-                    control.out().writeInt(i);
-                    peer.endpoint(((InetSocketAddress)udp.getLocalAddress()).getPort()).write(control.out());
-                    final String theirs = control.in().readUTF();
-                    if (!theirs.equals(signature()))
+                    if (theirs == null || !theirs.equals(signature()))
                     {
-                        throw new PerfException("a receiver runs '" + theirs + "' and the sender '" + signature() +
+                        control.flush();
+                        throw new PerfException("a receiver runs '" + (theirs == null ? "another test" : theirs) +
+                            "' and the sender '" + signature() +
                             "': give all the same test and flags");
                     }
+                    control.out().writeInt(i);
+                    peer.endpoint(((InetSocketAddress)udp.getLocalAddress()).getPort()).write(control.out());
                 }
             }
             // The receivers' answers and credits land here.
@@ -552,16 +555,16 @@ final class FanOutRun
              DatagramChannel groupSocket = DatagramChannel.open(StandardProtocolFamily.INET);
              DatagramChannel replies = DatagramChannel.open(StandardProtocolFamily.INET))
         {
-            final String theirs = control.in().readUTF();
-            final int index = control.in().readInt();
-            final PerfEndpoint sender = PerfEndpoint.read(control.in());
             control.out().writeUTF(signature());
             control.flush();
+            final String theirs = control.in().readUTF();
             if (!theirs.equals(signature()))
             {
                 throw new PerfException("the sender runs '" + theirs + "' and this receiver '" + signature() +
                     "': give all the same test and flags");
             }
+            final int index = control.in().readInt();
+            final PerfEndpoint sender = PerfEndpoint.read(control.in());
             peer.connect(sender);
             peer.postRecvs(0, cfg.rxDepth(), cfg.maxSize());
             groupSocket.setOption(StandardSocketOptions.SO_REUSEADDR, true);

@@ -75,16 +75,7 @@ final class PerfRun
                  cfg.baselineDatagram());
              ControlChannel control = open())
         {
-            control.out().writeUTF(signature());
-            control.flush();
-            final String theirs = control.in().readUTF();
-            if (!theirs.equals(signature()))
-            {
-                throw new PerfException("the peer runs '" + theirs + "' and this side '" + signature() +
-                    "': give both the same test and flags");
-            }
-            peer.endpoint(udp.port()).write(control.out());
-            final PerfEndpoint remote = PerfEndpoint.read(control.in());
+            final PerfEndpoint remote = exchange(control, peer.endpoint(udp.port()));
             peer.connect(remote);
             udp.peer(remote.gid().toInet(), remote.udpPort());
             if (cfg.test().usesReceives())
@@ -112,6 +103,50 @@ final class PerfRun
                 }
             }
             control.barrier(9);
+        }
+    }
+
+    /**
+     * Swap signatures and endpoints. The client writes first, as perftest's does; the server reads and checks what
+     * the client sent before it sends anything of its own, so a client that is no perf tool (or another test)
+     * learns neither this side's QPs nor its rkey and buffer address.
+     */
+    private PerfEndpoint exchange(final ControlChannel control, final PerfEndpoint mine)
+        throws PerfException, IOException
+    {
+        if (cfg.isClient())
+        {
+            control.out().writeUTF(signature());
+            mine.write(control.out());
+            checkSignature(control.in().readUTF());
+            return PerfEndpoint.read(control.in());
+        }
+        final String theirs = control.readSignature(signature());
+        if (theirs == null || !theirs.equals(signature()))
+        {
+            // the client is told which test this side runs, and nothing more
+            control.out().writeUTF(signature());
+            control.flush();
+            if (theirs == null)
+            {
+                throw new PerfException("the client's first message is not this test's signature ('" + signature() +
+                    "'): not rdma4j perf with the same test and flags (perftest, or an ib_* run, speaks " +
+                    "--exchange perftest); nothing of this side's QPs was sent");
+            }
+            checkSignature(theirs);
+        }
+        final PerfEndpoint remote = PerfEndpoint.read(control.in());
+        control.out().writeUTF(signature());
+        mine.write(control.out());
+        return remote;
+    }
+
+    private void checkSignature(final String theirs) throws PerfException
+    {
+        if (!theirs.equals(signature()))
+        {
+            throw new PerfException("the peer runs '" + theirs + "' and this side '" + signature() +
+                "': give both the same test and flags");
         }
     }
 

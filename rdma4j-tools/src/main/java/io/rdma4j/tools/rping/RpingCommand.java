@@ -2,6 +2,7 @@ package io.rdma4j.tools.rping;
 
 import io.rdma4j.cm.EventChannel;
 import io.rdma4j.tools.common.CNumber;
+import io.rdma4j.tools.common.HandshakeDeadlines;
 import io.rdma4j.tools.common.DeviceOption;
 import io.rdma4j.tools.common.SoftAddress;
 import io.rdma4j.verbs.Errno;
@@ -86,6 +87,12 @@ public final class RpingCommand implements Callable<Integer>
     @Option(order = 11, names = "-P", description = "persistent server: serve one client after another (and at once) "
         + "until killed")
     private boolean persistent;
+
+    @Option(order = 16, names = "--handshake-timeout", paramLabel = "seconds",
+        defaultValue = HandshakeDeadlines.DEFAULT_SECONDS, converter = CNumber.class,
+        description = "rdma4j: server: a connection request accepted but not established within this long is "
+            + "dropped, its QP and buffers freed (default ${DEFAULT-VALUE}; 0: wait for ever, as rping)")
+    private int handshakeSeconds;
 
     @Option(order = 12, names = "-q", description = "create the QP with ibv_create_qp and move it with "
         + "rdma_init_qp_attr (and rdma_establish on the client), instead of rdma_create_qp")
@@ -195,6 +202,14 @@ public final class RpingCommand implements Callable<Integer>
     }
 
     /**
+     * @return --handshake-timeout in seconds; 0 waits for ever.
+     */
+    public int handshakeSeconds()
+    {
+        return handshakeSeconds;
+    }
+
+    /**
      * @return -P.
      */
     public boolean persistent()
@@ -266,7 +281,7 @@ public final class RpingCommand implements Callable<Integer>
         }
         try
         {
-            return new RpingSession(cb, target, source, persistent, output).run(channel);
+            return new RpingSession(cb, target, source, persistent, handshakeSeconds, output).run(channel);
         }
         catch (final InterruptedException ex)
         {

@@ -617,9 +617,10 @@ final class RpingConnection
     }
 
     /**
+     * @param handshakeSeconds how long to wait for ESTABLISHED; 0 for ever.
      * @return what to print for a failure to accept; 0 once the connection is up.
      */
-    int accept(final CmId cmId) throws InterruptedException
+    int accept(final CmId cmId, final int handshakeSeconds) throws InterruptedException
     {
         output.debug("accepting client connection request");
         if (selfCreatedQp && (modifySelf(cmId, QpState.RTR) != 0 || modifySelf(cmId, QpState.RTS) != 0))
@@ -635,7 +636,16 @@ final class RpingConnection
             output.err("rdma_accept: %s", ex.getMessage());
             return -1;
         }
-        await();
+        if (handshakeSeconds <= 0)
+        {
+            await();
+        }
+        else if (!sem.tryAcquire(handshakeSeconds, TimeUnit.SECONDS))
+        {
+            // a peer that never sends its RTU holds a QP and buffers: let them go
+            output.err("rping: dropping a connection not established within %d s", handshakeSeconds);
+            return -1;
+        }
         if (state == RpingState.ERROR)
         {
             output.err("wait for CONNECTED state %d", state.code());

@@ -42,6 +42,8 @@ final class RpingSession
     private final InetSocketAddress address;
     private final InetSocketAddress source;
     private final boolean persistent;
+    /** --handshake-timeout: how long an accepted request may take to be established; 0 for ever. */
+    private final int handshakeSeconds;
     /** Connections up, for the shutdown hook to disconnect. */
     private final Set<CmId> connected = ConcurrentHashMap.newKeySet();
     /** Set once the "rping ... failed" line is printed. */
@@ -55,12 +57,13 @@ final class RpingSession
 
     RpingSession(
         final RpingConnection main, final InetSocketAddress address, final InetSocketAddress source,
-        final boolean persistent, final RpingOutput output)
+        final boolean persistent, final int handshakeSeconds, final RpingOutput output)
     {
         this.main = main;
         this.address = address;
         this.source = source;
         this.persistent = persistent;
+        this.handshakeSeconds = handshakeSeconds;
         this.output = output;
     }
 
@@ -325,7 +328,9 @@ final class RpingSession
             {
                 output.err("cma event %s, error %d", event.type().description(), event.status());
                 cb.wake(RpingState.ERROR);
-                return -1;
+                // one of a persistent server's connections failed (a request never established, say): that
+                // connection ends, the server goes on, where rping would exit
+                return persistent && cb != main ? 0 : -1;
             }
             case DISCONNECTED ->
             {
@@ -424,7 +429,7 @@ final class RpingSession
         if (ret == 0)
         {
             cb.startCqThread();
-            ret = cb.accept(child);
+            ret = cb.accept(child, handshakeSeconds);
             if (ret != 0)
             {
                 output.err("connect error %d", ret);

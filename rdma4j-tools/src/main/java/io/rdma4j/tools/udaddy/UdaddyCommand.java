@@ -11,6 +11,7 @@ import io.rdma4j.tools.common.CNumber;
 import io.rdma4j.tools.common.CmListener;
 import io.rdma4j.tools.common.RefusedIds;
 import io.rdma4j.tools.common.DeviceOption;
+import io.rdma4j.tools.common.HandshakeDeadlines;
 import io.rdma4j.tools.common.SoftAddress;
 import io.rdma4j.tools.common.WaitClock;
 import io.rdma4j.verbs.AhAttr;
@@ -93,13 +94,23 @@ public final class UdaddyCommand implements Callable<Integer>
             + "for ever, as udaddy)")
     private int timeoutSeconds;
 
+    @Option(order = 13, names = "--handshake-timeout", paramLabel = "seconds",
+        defaultValue = HandshakeDeadlines.DEFAULT_SECONDS, converter = CNumber.class,
+        description = "rdma4j: server: a path whose client sends no message within this long of its request is "
+            + "dropped and its slot given to the next request (default ${DEFAULT-VALUE}; 0: keep it for ever, as "
+            + "udaddy)")
+    private int handshakeSeconds;
+
     @Option(order = 11, names = "--debug", description = "rdma4j: trace CM events, and say when the server listens")
     private boolean debug;
 
     private PrintWriter out;
     private PrintWriter err;
     private int connectsLeft;
-    private int connIndex;
+    /** When each server path must have brought its first message; a slot is taken for good only then. */
+    private HandshakeDeadlines<UdaddyNode> handshakes;
+    /** Completions a server took on each path while waiting for its first message, by the path's index. */
+    private int[] taken;
     private final List<UdaddyNode> nodes = new ArrayList<>();
     private final WorkCompletion[] wcs = WorkCompletion.array(POLL_BATCH);
     private WaitClock clock;
@@ -241,6 +252,8 @@ public final class UdaddyCommand implements Callable<Integer>
         }
         connectsLeft = connections;
         clock = new WaitClock(timeoutSeconds);
+        handshakes = new HandshakeDeadlines<>(handshakeSeconds);
+        taken = new int[Math.max(0, connections)];
         final EventChannel channel;
         try
         {
@@ -330,17 +343,35 @@ public final class UdaddyCommand implements Callable<Integer>
         try
         {
             clock.start();
-            // udaddy goes on whatever became of the connection requests; only a timeout (ours) stops it
-            ret = connectEvents(channel);
-            if (ret == -Errno.ETIMEDOUT.code() && connectsLeft > 0)
+            while (true)
             {
-                return ret;
+                // udaddy goes on whatever became of the connection requests; only a timeout (ours) stops it
+                ret = connectEvents(channel);
+                if (ret == -Errno.ETIMEDOUT.code() && connectsLeft > 0)
+                {
+                    return ret;
+                }
+                ret = 0;
+                if (count == 0)
+                {
+                    break;
+                }
+                // a path whose client never sends gives its slot to the next request
+                final int dropped = awaitFirstMessages();
+                if (dropped < 0)
+                {
+                    return dropped;
+                }
+                if (dropped == 0)
+                {
+                    break;
+                }
+                connectsLeft += dropped;
             }
-            ret = 0;
             if (count > 0)
             {
                 say(out, "receiving data transfers");
-                ret = pollCqs();
+                ret = pollCqs(taken);
                 if (ret != 0)
                 {
                     return ret;
@@ -354,7 +385,7 @@ public final class UdaddyCommand implements Callable<Integer>
                         return ret;
                     }
                 }
-                ret = pollCqs();
+                ret = pollCqs(null);
                 if (ret != 0)
                 {
                     return ret;
@@ -423,7 +454,7 @@ public final class UdaddyCommand implements Callable<Integer>
                 }
             }
             say(out, "receiving data transfers");
-            ret = pollCqs();
+            ret = pollCqs(null);
             if (ret != 0)
             {
                 return ret;
@@ -534,17 +565,30 @@ public final class UdaddyCommand implements Callable<Integer>
         return ret;
     }
 
+    /** @return a path no request holds, or null. */
+    private UdaddyNode freeNode()
+    {
+        for (final UdaddyNode node : nodes)
+        {
+            if (node.id() == null)
+            {
+                return node;
+            }
+        }
+        return null;
+    }
+
     private int connectHandler(final CmId id)
     {
         int ret;
-        if (connIndex == connections)
+        final UdaddyNode node = freeNode();
+        if (node == null)
         {
             ret = -Errno.ENOMEM.code();
             refused.add(id);
         }
         else
         {
-            final UdaddyNode node = nodes.get(connIndex++);
             node.id(id);
             id.context(node);
             ret = verifyTestParams(node);
@@ -562,6 +606,8 @@ public final class UdaddyCommand implements Callable<Integer>
                 {
                     id.accept(new ConnParam(null, 0, 0, 0, 0, 0, false, node.qp().qpNum()));
                     node.connected(true);
+                    handshakes.start(node);
+                    taken[node.index()] = 0;
                     connectsLeft--;
                     return 0;
                 }
@@ -712,11 +758,105 @@ public final class UdaddyCommand implements Callable<Integer>
     }
 
     /**
+     * The server's wait for each new path's first message, at most --handshake-timeout from its request: a path
+     * that brings none is dropped (its QP and id destroyed) and its slot freed for the next request.
+     *
+     * @return how many paths were dropped, or a negative errno when a completion failed or --timeout ran out.
+     */
+    private int awaitFirstMessages() throws InterruptedException
+    {
+        int dropped = 0;
+        while (true)
+        {
+            boolean waiting = false;
+            for (final UdaddyNode node : nodes)
+            {
+                if (!node.connected() || !handshakes.waiting(node))
+                {
+                    continue;
+                }
+                node.arm();
+                int n = node.poll(wcs);
+                if (n == 0 && node.await(clock.waitNanos()))
+                {
+                    n = node.poll(wcs);
+                }
+                if (n == 0)
+                {
+                    waiting = true;
+                    continue;
+                }
+                final int rc = taken(node, n);
+                if (rc != 0)
+                {
+                    return rc;
+                }
+                taken[node.index()] += n;
+                handshakes.done(node);
+            }
+            for (final UdaddyNode late : handshakes.expired())
+            {
+                say(err, "udaddy: dropping connection %d: no message within %d s of its request", late.index(),
+                    handshakes.seconds());
+                final CmId id = late.giveUp();
+                try
+                {
+                    id.close();
+                }
+                catch (final RdmaException ex)
+                {
+                    say(err, "udaddy: destroying a dropped id: %s", ex.getMessage());
+                }
+                dropped++;
+            }
+            if (!waiting)
+            {
+                return dropped;
+            }
+            if (clock.timedOut())
+            {
+                say(out, "udaddy: timed out after %d s waiting for the clients' first messages", timeoutSeconds);
+                return -Errno.ETIMEDOUT.code();
+            }
+        }
+    }
+
+    /**
+     * Check {@code n} completions just polled on a path; the first a server sees gives it the address to answer.
+     *
+     * @return 0, or the errno that fails the test.
+     */
+    private int taken(final UdaddyNode node, final int n)
+    {
+        for (int i = 0; i < n; i++)
+        {
+            if (!wcs[i].isSuccess())
+            {
+                say(out, "udaddy: completion error on connection %d: %s", node.index(),
+                    wcs[i].status().description());
+                return -Errno.EIO.code();
+            }
+        }
+        if (!node.hasAh())
+        {
+            final int rc = createReplyAh(node, wcs[0]);
+            if (rc != 0)
+            {
+                say(out, "udaddy: failed to create reply AH");
+                return rc;
+            }
+        }
+        return 0;
+    }
+
+    /**
      * udaddy's poll_cqs: take {@code count} completions on every path that is up; the first a
      * server sees gives it the address to answer to. Unlike udaddy, a completion in error fails
      * the test rather than counting as done.
+     *
+     * @param already completions taken on each path before, by the path's index, or null for none.
      */
-    private int pollCqs() throws InterruptedException
+    private int pollCqs(final int[] already) throws InterruptedException
     {
         for (final UdaddyNode node : nodes)
         {
@@ -725,7 +865,7 @@ public final class UdaddyCommand implements Callable<Integer>
                 continue;
             }
             node.arm();
-            int done = 0;
+            int done = already == null ? 0 : already[node.index()];
             while (done < count)
             {
                 final int n = node.poll(wcs);
@@ -739,23 +879,10 @@ public final class UdaddyCommand implements Callable<Integer>
                     }
                     continue;
                 }
-                for (int i = 0; i < n; i++)
+                final int rc = taken(node, n);
+                if (rc != 0)
                 {
-                    if (!wcs[i].isSuccess())
-                    {
-                        say(out, "udaddy: completion error on connection %d: %s", node.index(),
-                            wcs[i].status().description());
-                        return -Errno.EIO.code();
-                    }
-                }
-                if (!node.hasAh())
-                {
-                    final int rc = createReplyAh(node, wcs[0]);
-                    if (rc != 0)
-                    {
-                        say(out, "udaddy: failed to create reply AH");
-                        return rc;
-                    }
+                    return rc;
                 }
                 done += n;
             }

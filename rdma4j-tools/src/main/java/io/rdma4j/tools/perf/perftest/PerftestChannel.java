@@ -10,7 +10,9 @@ import java.util.Arrays;
 /**
  * perftest's exchange over its TCP connection, one side of it. Every exchange is symmetric: both sides send a
  * message of the same size, the client writing first and the server reading first, so neither waits on the other
- * forever. perftest reads each message with one {@code read} of exactly its size, so each goes out in one write.
+ * forever. The server parses the client's QP data before it sends its own, so a client that sent none (or
+ * garbage) is never told this side's QPNs, PSNs, rkey and buffer address. perftest reads each message with one
+ * {@code read} of exactly its size, so each goes out in one write.
  * <p>
  * The order of a run: versions, page and cache-line sizes, MTU, then the QPs' data as many times as the test
  * asks (the later exchanges of the same data are perftest's barriers), the bandwidth report where the test has
@@ -83,6 +85,13 @@ public final class PerftestChannel
         return structGidIndex >= -1;
     }
 
+    /** How a message the peer sent is read; throws if it is not what the exchange expects. */
+    @FunctionalInterface
+    interface Reader<T>
+    {
+        T read(byte[] message) throws IOException;
+    }
+
     /**
      * One exchange: this side's message for the peer's of the same size.
      *
@@ -92,12 +101,26 @@ public final class PerftestChannel
      */
     byte[] exchange(final byte[] mine) throws IOException
     {
+        return exchange(mine, theirs -> theirs);
+    }
+
+    /**
+     * One exchange whose answer is read before this side sends: the server reads the client's message and, if it
+     * does not parse, sends nothing (the QPs' data goes to no client that sent none of its own).
+     *
+     * @param mine   this side's message.
+     * @param reader how the peer's is read.
+     * @return the peer's, read.
+     * @throws IOException if the connection broke, or what the reader throws.
+     */
+    <T> T exchange(final byte[] mine, final Reader<T> reader) throws IOException
+    {
         if (client)
         {
             link.send(mine);
-            return link.receive(mine.length);
+            return reader.read(link.receive(mine.length));
         }
-        final byte[] theirs = link.receive(mine.length);
+        final T theirs = reader.read(link.receive(mine.length));
         link.send(mine);
         return theirs;
     }
@@ -172,9 +195,9 @@ public final class PerftestChannel
     {
         if (structs())
         {
-            return PerftestDest.decodeStruct(exchange(mine.encodeStruct(structGidIndex)));
+            return exchange(mine.encodeStruct(structGidIndex), PerftestDest::decodeStruct);
         }
-        return PerftestDest.decode(exchange(mine.encode(true)));
+        return exchange(mine.encode(true), PerftestDest::decode);
     }
 
     /**
