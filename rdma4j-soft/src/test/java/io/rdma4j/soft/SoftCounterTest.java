@@ -118,6 +118,8 @@ class SoftCounterTest
             86 cm cm_refused
             87 cm cm_task_failed
             88 device drop_local_peer_by_udp
+            89 link shm_dir_refused
+            90 link shm_unprotected_peer
             """;
 
     /** Ids of counters that were published and removed since: never to be used again. */

@@ -59,10 +59,13 @@ public final class SoftSettings
 
     /** Where the same-host inboxes are. */
     public static final Setting SHM_DIR = new Setting("rdma4j.soft.shm.dir", "RDMA4J_SOFT_SHM_DIR",
-        "`/dev/shm/rdma4j-USER`, or `<java.io.tmpdir>/rdma4j-shm-USER` without `/dev/shm`",
-        "a directory, this user's alone (`rwx------`)",
-        "Where the same-host inboxes are; a directory that is not this user's alone is refused, and the devices " +
-        "use UDP only.");
+        "`/dev/shm/rdma4j-USER:~/.rdma4j/shm-BOOT_ID` (`<java.io.tmpdir>/rdma4j-shm-USER` first without `/dev/shm`)",
+        "directories separated by `:`, each this user's alone (`rwx------`)",
+        "Where the same-host inboxes are, in order: a device puts its inbox in the first directory that is this " +
+        "user's alone (made if missing) and looks for its peers' in each of them. One that is not (made first by " +
+        "another user, open to others, a link) is refused with a warning naming it and its owner " +
+        "(`shm_dir_refused`); with every one refused the devices use UDP only. The second default, in the home " +
+        "directory, is one no other user can make first.");
 
     /** Whether devices publish their counters. */
     public static final Setting STAT = new Setting("rdma4j.stat", "RDMA4J_STAT", "`true`", "`true`, `false`",
@@ -85,7 +88,7 @@ public final class SoftSettings
     private final boolean polling;
     private final SocketChoice socket;
     private final boolean sameHost;
-    private final Path shmDirectory;
+    private final List<Path> shmDirectories;
     private final boolean stat;
     private final Path statDirectory;
 
@@ -97,7 +100,7 @@ public final class SoftSettings
         this.polling = builder.polling;
         this.socket = builder.socket;
         this.sameHost = builder.sameHost;
-        this.shmDirectory = builder.shmDirectory;
+        this.shmDirectories = builder.shmDirectories;
         this.stat = builder.stat;
         this.statDirectory = builder.statDirectory;
     }
@@ -177,11 +180,20 @@ public final class SoftSettings
     }
 
     /**
-     * @return where the same-host inboxes are ({@link #SHM_DIR}).
+     * @return the first place of the same-host inboxes ({@link #SHM_DIR}): where a device puts its inbox when it
+     *     is this user's alone.
      */
     public Path shmDirectory()
     {
-        return shmDirectory;
+        return shmDirectories.getFirst();
+    }
+
+    /**
+     * @return every place of the same-host inboxes, in order ({@link #SHM_DIR}): never empty.
+     */
+    public List<Path> shmDirectories()
+    {
+        return shmDirectories;
     }
 
     /**
@@ -205,14 +217,14 @@ public final class SoftSettings
     {
         return other instanceof SoftSettings that && addresses.equals(that.addresses) && loss.equals(that.loss) &&
             lossSeed.equals(that.lossSeed) && polling == that.polling && socket == that.socket &&
-            sameHost == that.sameHost && shmDirectory.equals(that.shmDirectory) && stat == that.stat &&
+            sameHost == that.sameHost && shmDirectories.equals(that.shmDirectories) && stat == that.stat &&
             statDirectory.equals(that.statDirectory);
     }
 
     @Override
     public int hashCode()
     {
-        return Objects.hash(addresses, loss, lossSeed, polling, socket, sameHost, shmDirectory, stat, statDirectory);
+        return Objects.hash(addresses, loss, lossSeed, polling, socket, sameHost, shmDirectories, stat, statDirectory);
     }
 
     @Override
@@ -223,7 +235,8 @@ public final class SoftSettings
             LOSS_SEED.property() + "=" + (lossSeed.isPresent() ? lossSeed.getAsLong() : "clock") + ", " +
             PROGRESS.property() + "=" + (polling ? "polling" : "thread") + ", " +
             SOCKET.property() + "=" + socket.name().toLowerCase(java.util.Locale.ROOT) + ", " +
-            SHM.property() + "=" + (sameHost ? "auto" : "off") + ", " + SHM_DIR.property() + "=" + shmDirectory + ", " +
+            SHM.property() + "=" + (sameHost ? "auto" : "off") + ", " + SHM_DIR.property() + "=" +
+            shmDirectories.stream().map(Path::toString).collect(java.util.stream.Collectors.joining(":")) + ", " +
             STAT.property() + "=" + stat + ", " + STAT_DIR.property() + "=" + statDirectory;
     }
 
@@ -238,7 +251,7 @@ public final class SoftSettings
         private boolean polling;
         private SocketChoice socket;
         private boolean sameHost;
-        private Path shmDirectory;
+        private List<Path> shmDirectories;
         private boolean stat;
         private Path statDirectory;
 
@@ -250,12 +263,12 @@ public final class SoftSettings
             polling = from.polling;
             socket = from.socket;
             sameHost = from.sameHost;
-            shmDirectory = from.shmDirectory;
+            shmDirectories = from.shmDirectories;
             stat = from.stat;
             statDirectory = from.statDirectory;
         }
 
-        Builder(final List<InetAddress> addresses, final Path shmDirectory, final Path statDirectory)
+        Builder(final List<InetAddress> addresses, final List<Path> shmDirectories, final Path statDirectory)
         {
             this.addresses = addresses;
             this.loss = OptionalDouble.empty();
@@ -263,7 +276,7 @@ public final class SoftSettings
             this.polling = true;
             this.socket = SocketChoice.AUTO;
             this.sameHost = true;
-            this.shmDirectory = shmDirectory;
+            this.shmDirectories = List.copyOf(shmDirectories);
             this.stat = true;
             this.statDirectory = statDirectory;
         }
@@ -339,12 +352,23 @@ public final class SoftSettings
         }
 
         /**
-         * @param directory where the same-host inboxes are.
+         * @param directory the one place of the same-host inboxes: none other is tried when it is refused.
          * @return this.
          */
         public Builder shmDirectory(final Path directory)
         {
-            shmDirectory = Objects.requireNonNull(directory, "shmDirectory");
+            shmDirectories = List.of(Objects.requireNonNull(directory, "shmDirectory"));
+            return this;
+        }
+
+        /**
+         * @param directories the places of the same-host inboxes, in order ({@link #SHM_DIR}).
+         * @return this.
+         * @throws io.rdma4j.verbs.RdmaException EINVAL if there is none.
+         */
+        public Builder shmDirectories(final List<Path> directories)
+        {
+            shmDirectories = SettingsReader.checkedPlaces(List.copyOf(directories));
             return this;
         }
 
