@@ -128,7 +128,7 @@ class SameHostSquatTest
     {
         final Path first = squatted(shared(tmp), Squat.OPEN_TO_OTHERS);
         final Path second = tmp.resolve("home").resolve("shm");
-        try
+        try (CapturedLog quiet = new CapturedLog(SameHostSquatTest.class))
         {
             final SoftSettings settings = places(first, second);
             final RcEndpoint a = new RcEndpoint(open(settings), QpType.RC, 1 << 16, 16);

@@ -221,10 +221,16 @@ final class SettingsReader
      */
     static List<Path> checkedPlaces(final List<Path> places)
     {
+        return checkedPlaces(places, places.toString());
+    }
+
+    private static List<Path> checkedPlaces(final List<Path> places, final String given)
+    {
         if (places.isEmpty())
         {
-            throw new RdmaException(Errno.EINVAL, SoftSettings.SHM_DIR.property() + " names no directory: give " +
-                "one at least, or turn the same-host path off with " + SoftSettings.SHM.property() + "=off");
+            throw new RdmaException(Errno.EINVAL, SoftSettings.SHM_DIR.property() + " '" + given + "' names no " +
+                "directory: give one at least, or turn the same-host path off with " + SoftSettings.SHM.property() +
+                "=off");
         }
         return places;
     }
@@ -239,7 +245,7 @@ final class SettingsReader
                 places.add(path(SoftSettings.SHM_DIR, part.strip()));
             }
         }
-        return checkedPlaces(places);
+        return checkedPlaces(places, spec);
     }
 
     /** This boot of this host: the same for every process until the next reboot, and another host's is another. */
