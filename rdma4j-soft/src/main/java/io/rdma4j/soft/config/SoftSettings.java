@@ -60,11 +60,12 @@ public final class SoftSettings
     /** Where the same-host inboxes are. */
     public static final Setting SHM_DIR = new Setting("rdma4j.soft.shm.dir", "RDMA4J_SOFT_SHM_DIR",
         "`/dev/shm/rdma4j-USER:~/.rdma4j/shm-BOOT_ID` (`<java.io.tmpdir>/rdma4j-shm-USER` first without `/dev/shm`)",
-        "directories separated by `:`, each this user's alone (`rwx------`)",
-        "Where the same-host inboxes are, in order: a device puts its inbox in the first directory that is this " +
-        "user's alone (made if missing) and looks for its peers' in each of them. One that is not (made first by " +
-        "another user, open to others, a link) is refused with a warning naming it and its owner " +
-        "(`shm_dir_refused`); with every one refused the devices use UDP only. The second default, in the home " +
+        "directories separated by `:`, each to be this user's alone (`rwx------`)",
+        "Where the same-host inboxes are: a device puts its inbox in the first of these directories that is this " +
+        "user's alone (made if missing, in a parent nobody else may rename it in) and looks for its peers' in " +
+        "each. One that is not (made first by another user, open to others, a link) is refused with a warning " +
+        "naming it and its owner (`shm_dir_refused`); with all refused the device speaks UDP only and says so of " +
+        "each connection to a peer on this host (`shm_unprotected_peer`). The second default, in the home " +
         "directory, is one no other user can make first.");
 
     /** Whether devices publish their counters. */
