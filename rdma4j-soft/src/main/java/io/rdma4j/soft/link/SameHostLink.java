@@ -807,8 +807,9 @@ public final class SameHostLink extends ForwardingLink
             {
                 logger.log(System.Logger.Level.WARNING, "rdma4j: " + peer.getHostAddress() + " is an address of " +
                     "this host, but " + udp.localAddress().getHostAddress() + " reaches it by UDP, not through an " +
-                    "inbox of this user (" + (noInbox != null ? noInbox : "none at that address in " +
-                    places.paths()) + "): any local user can send datagrams from that address into its " +
+                    "inbox of this user (" + (noInbox != null ? noInbox : inbox == null ? "this device gave its " +
+                    "inbox up" : "none at that address in " + places.paths()) + "): any local user can send " +
+                    "datagrams from that address into its " +
                     "connections (shm_unprotected_peer counts each)");
             }
         }
@@ -827,8 +828,9 @@ public final class SameHostLink extends ForwardingLink
         {
             known.nextLookupMs = nowMs;
         }
-        // a full look, the heartbeat's too
+        // a full look, the heartbeat's too, and in every place
         known.sendsBeforeLivenessCheck = 0;
+        places.recheck();
         try
         {
             return usableInbox(known) != null;
@@ -928,7 +930,7 @@ public final class SameHostLink extends ForwardingLink
             final ShmInbox.Refusal[] refusal = new ShmInbox.Refusal[1];
             for (int i = 0; i < peer.paths.length; i++)
             {
-                final ShmDirectory place = places.checked(i);
+                final ShmDirectory place = places.checked(i, nowMs);
                 if (place == null)
                 {
                     continue;

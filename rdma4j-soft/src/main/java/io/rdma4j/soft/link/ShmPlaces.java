@@ -27,10 +27,18 @@ import java.util.List;
  */
 final class ShmPlaces
 {
+    private static final long RECHECK_MS = 1000;
+
     private final List<Path> paths;
     private final String namespace;
     /** Per place, the checked directory, or null until a check finds it this user's alone. */
     private final ShmDirectory[] checked;
+    /**
+     * Per place not yet found usable, when it may be checked again (ms since the epoch): at most once a second
+     * over all peers, since a sender looks remote peers up once a second each, and a failed check of a missing
+     * place costs an exception. Racy between sending threads, which at worst checks twice.
+     */
+    private final long[] nextCheckMs;
     /** The place of this device's inbox, or null if none is usable. */
     private final ShmDirectory own;
     /** Per place refused at the device's open, what refused it, naming the directory and its owner. */
@@ -42,6 +50,7 @@ final class ShmPlaces
         this.paths = paths;
         this.namespace = ShmDirectory.namespace();
         this.checked = checked;
+        this.nextCheckMs = new long[checked.length];
         this.own = own;
         this.refusals = refusals;
     }
@@ -119,14 +128,16 @@ final class ShmPlaces
 
     /**
      * @param index a place.
-     * @return it, checked: this user's alone now or earlier; null if it is not (or missing). Allocates while
-     *         unchecked; a sender asks on a lookup, at most once a second a peer.
+     * @param nowMs the time, ms since the epoch.
+     * @return it, checked: this user's alone now or earlier; null if it is not (or missing), or was not a second
+     *         ago. Allocates while unchecked; a sender asks on a lookup.
      */
-    ShmDirectory checked(final int index)
+    ShmDirectory checked(final int index, final long nowMs)
     {
         ShmDirectory place = checked[index];
-        if (place == null)
+        if (place == null && nowMs >= nextCheckMs[index])
         {
+            nextCheckMs[index] = nowMs + RECHECK_MS;
             try
             {
                 place = ShmDirectory.existing(paths.get(index));
@@ -138,6 +149,15 @@ final class ShmPlaces
             }
         }
         return place;
+    }
+
+    /**
+     * Let the next lookup check every place not yet found usable, whenever it was last checked: for a full look at
+     * a peer (a connected QP's address set), which must not miss a place made within the last second.
+     */
+    void recheck()
+    {
+        java.util.Arrays.fill(nextCheckMs, 0);
     }
 
     /**
