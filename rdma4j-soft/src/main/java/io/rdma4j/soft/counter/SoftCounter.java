@@ -114,7 +114,7 @@ public enum SoftCounter
     SHM_DIR_REFUSED(89, LINK, "shm_dir_refused"),
     /**
      * A connected QP's peer is an address of this host that no inbox of this user's serves (the peer is another
-     * user's, link-local, has the path off, or this device has no inbox): any local user can send datagrams from
+     * user's, has the path off, or this device has no inbox): any local user can send datagrams from
      * that address into the connection, which the receive checks cannot tell from the peer's (issue 41).
      */
     SHM_UNPROTECTED_PEER(90, LINK, "shm_unprotected_peer"),

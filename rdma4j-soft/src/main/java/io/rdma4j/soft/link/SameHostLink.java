@@ -106,6 +106,8 @@ public final class SameHostLink extends ForwardingLink
 
     private final IpLink udp;
     private final ShmPlaces places;
+    /** The device's interface, which scopes the inbox names of IPv6 link-local addresses ({@link #inboxName}). */
+    private final int interfaceIndex;
     /** Why the device has no inbox from its open, for the warning about an unprotected peer; null if it has one. */
     private final String noInbox;
     /** The unprotected-peer warning is said once a device: every connected QP to such a peer is counted. */
@@ -147,9 +149,10 @@ public final class SameHostLink extends ForwardingLink
     private long stalledSinceMs;
 
     private SameHostLink(final IpLink udp, final ShmPlaces places, final ShmInbox inbox, final String noInbox,
-        final System.Logger logger)
+        final int interfaceIndex, final System.Logger logger)
     {
         super(udp);
+        this.interfaceIndex = interfaceIndex;
         this.udp = udp;
         this.places = places;
         this.noInbox = noInbox;
@@ -180,9 +183,9 @@ public final class SameHostLink extends ForwardingLink
     /**
      * Add the same-host path to a UDP link: its inbox in the first of the places that is this user's alone, its
      * peers' looked for in each ({@link ShmPlaces}). Each place refused on the way is said, naming it and its
-     * owner, and counted ({@code shm_dir_refused}). Without an inbox (every place refused, or an IPv6 link-local
-     * address, which means something only with its interface, which an inbox record does not carry) the link is
-     * UDP only, says so, and says each connected peer of this host that any local user could then speak for.
+     * owner, and counted ({@code shm_dir_refused}). Without an inbox (every place refused) the link is UDP only,
+     * says so, and says each connected peer of this host that any local user could then speak for. An IPv6
+     * link-local address has its inbox too, named with its interface ({@link #inboxName}).
      *
      * @param udp    the device's UDP link, bound.
      * @param places the inbox directories, in order (the device's settings' {@code rdma4j.soft.shm.dir}).
@@ -192,10 +195,7 @@ public final class SameHostLink extends ForwardingLink
     public static Link over(final IpLink udp, final List<Path> places, final System.Logger logger)
     {
         final String address = udp.localAddress().getHostAddress();
-        if (!hasSameHostPath(udp.localAddress()))
-        {
-            return new SameHostLink(udp, ShmPlaces.none(), null, "an IPv6 link-local address has no inbox", logger);
-        }
+        final int interfaceIndex = udp.networkInterface().getIndex();
         final ShmPlaces opened = ShmPlaces.open(places);
         final ShmDirectory own = opened.own();
         for (final String refusal : opened.refusals())
@@ -214,8 +214,8 @@ public final class SameHostLink extends ForwardingLink
             opened.removeDeadInboxes();
             try
             {
-                inbox = ShmInbox.create(own.inbox(address, udp.localPort()), udp.localAddress(), udp.localPort(),
-                    RING_BYTES);
+                inbox = ShmInbox.create(own.inbox(inboxName(udp.localAddress(), interfaceIndex), udp.localPort()),
+                    udp.localAddress(), udp.localPort(), RING_BYTES);
             }
             catch (final IOException | RuntimeException ex)
             {
@@ -227,7 +227,29 @@ public final class SameHostLink extends ForwardingLink
             logger.log(System.Logger.Level.WARNING, "rdma4j: no same-host path for " + address + ", UDP only (" +
                 noInbox + "): a datagram from a local peer cannot be told from another local user's forgery");
         }
-        return new SameHostLink(udp, opened, inbox, noInbox, logger);
+        return new SameHostLink(udp, opened, inbox, noInbox, interfaceIndex, logger);
+    }
+
+    /**
+     * An inbox's name for an address: its text, but for an IPv6 link-local address, which means something only
+     * with its link, the index of this device's interface instead of whatever scope the address object carries
+     * (a GID carries none). Two link-local devices reach each other only on one link, so a sender on that
+     * interface finds the receiver's inbox under the name the receiver gave it, and fe80::1 on another link is
+     * another name.
+     *
+     * @param address        a device's address.
+     * @param interfaceIndex the index of this device's interface.
+     * @return the name.
+     */
+    static String inboxName(final InetAddress address, final int interfaceIndex)
+    {
+        final String text = address.getHostAddress();
+        if (!(address instanceof Inet6Address) || !address.isLinkLocalAddress())
+        {
+            return text;
+        }
+        final int scope = text.indexOf('%');
+        return (scope < 0 ? text : text.substring(0, scope)) + "%" + interfaceIndex;
     }
 
     /**
@@ -982,11 +1004,6 @@ public final class SameHostLink extends ForwardingLink
         }
     }
 
-    private static boolean hasSameHostPath(final InetAddress address)
-    {
-        return address instanceof Inet4Address || address instanceof Inet6Address && !address.isLinkLocalAddress();
-    }
-
     /** A socket of one family sends to that family only; an inbox's records carry its family's addresses. */
     private boolean sameFamily(final InetAddress destination)
     {
@@ -1010,7 +1027,7 @@ public final class SameHostLink extends ForwardingLink
         private Peer(final InetAddress address)
         {
             this.address = address;
-            this.paths = places.inboxes(address.getHostAddress(), port);
+            this.paths = places.inboxes(inboxName(address, interfaceIndex), port);
         }
     }
 }

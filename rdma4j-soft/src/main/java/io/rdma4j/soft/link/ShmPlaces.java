@@ -87,14 +87,6 @@ final class ShmPlaces
     }
 
     /**
-     * @return no place: for an address that has no inbox (IPv6 link-local).
-     */
-    static ShmPlaces none()
-    {
-        return new ShmPlaces(List.of(), new ShmDirectory[0], null, List.of());
-    }
-
-    /**
      * @return the place of this device's inbox, or null if none is this user's alone.
      */
     ShmDirectory own()
