@@ -831,8 +831,7 @@ public final class SameHostLink extends ForwardingLink
                     "this host, but " + udp.localAddress().getHostAddress() + " reaches it by UDP, not through an " +
                     "inbox of this user (" + (noInbox != null ? noInbox : inbox == null ? "this device gave its " +
                     "inbox up" : "none at that address in " + places.paths()) + "): any local user can send " +
-                    "datagrams from that address into its " +
-                    "connections (shm_unprotected_peer counts each)");
+                    "datagrams from that address into its connections (shm_unprotected_peer counts each)");
             }
         }
         return false;
