@@ -21,8 +21,8 @@ import java.util.List;
  * every device with the same settings, but which one is usable may change between two devices' starts (the
  * squatter removes its directory after the first device chose the second place, and the next device makes the
  * first). Each would miss the other in its own place and both would speak UDP; looking in each, both find each
- * other. A place refused or missing when the device opened is checked again (never made) at each look, until it
- * is found this user's alone; from then it stays trusted, since only this user (or root) can change its owner or
+ * other. A place refused or missing when the device opened is checked again (never made) at a lookup, at most
+ * once a second, until it is found this user's alone; from then it stays trusted, since only this user (or root) can change its owner or
  * mode.
  */
 final class ShmPlaces
@@ -56,10 +56,11 @@ final class ShmPlaces
     }
 
     /**
-     * Make the first usable place (checking each before it, making none of them) and check the others.
+     * Make (if missing) and check each place in turn until one is this user's alone, the place of the device's
+     * inbox; then check the others without making them.
      *
      * @param places the places, in order.
-     * @return them, with the refusals of those before the first usable one (or of all) said.
+     * @return them, with what refused each place that was refused (a later one missing is not).
      */
     static ShmPlaces open(final List<Path> places)
     {
