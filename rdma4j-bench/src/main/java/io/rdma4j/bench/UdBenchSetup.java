@@ -43,7 +43,7 @@ final class UdBenchSetup
     {
         final IpLink udp = UdpLinks.open(UdpLinks.Socket.valueOf(socket.toUpperCase(Locale.ROOT)), address,
             Link.ROCE_V2_PORT);
-        return sameHost ? SameHostLink.over(udp, SoftSettings.fromSystem().shmDirectory(),
+        return sameHost ? SameHostLink.over(udp, SoftSettings.fromSystem().shmDirectories(),
             System.getLogger(UdBenchSetup.class.getName())) : udp;
     }
 

@@ -104,7 +104,7 @@ public final class SoftDevice implements Device
         final System.Logger logger)
     {
         final IpLink udp = UdpLinks.open(address, settings.socket(), logger);
-        return sameHost ? SameHostLink.over(udp, settings.shmDirectory(), logger) : udp;
+        return sameHost ? SameHostLink.over(udp, settings.shmDirectories(), logger) : udp;
     }
 
     @Override

@@ -50,8 +50,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(60)
 class LocalPeerForgeryTest
 {
-    private static final int VICTIM_PSN = 0x123456;
-    private static final int PEER_PSN = 0x654321;
+    static final int VICTIM_PSN = 0x123456;
+    static final int PEER_PSN = 0x654321;
     private static final int LENGTH = 64;
 
     /** Where the two QPs are. */
@@ -181,7 +181,7 @@ class LocalPeerForgeryTest
     }
 
     /** A request as the peer would send it, from the peer's address but the impostor's socket on another port. */
-    private static PacketInfo forged(final DatagramChannel impostor, final Opcode opcode, final RcEndpoint victim,
+    static PacketInfo forged(final DatagramChannel impostor, final Opcode opcode, final RcEndpoint victim,
         final RcEndpoint peer) throws IOException
     {
         final InetAddress peerAddress = peer.engine().address();
@@ -210,7 +210,7 @@ class LocalPeerForgeryTest
             .ackReq(opcode.has(OpcodeMask.RC));
     }
 
-    private static void send(final DatagramChannel impostor, final PacketInfo spec, final int payloadLength,
+    static void send(final DatagramChannel impostor, final PacketInfo spec, final int payloadLength,
         final RcEndpoint victim) throws IOException
     {
         final byte[] payload = new byte[payloadLength];
@@ -222,7 +222,7 @@ class LocalPeerForgeryTest
             new InetSocketAddress(victim.engine().address(), victim.engine().link().localPort()));
     }
 
-    private static void awaitLocalPeerDrop(final RcEndpoint victim, final long count)
+    static void awaitLocalPeerDrop(final RcEndpoint victim, final long count)
     {
         final long deadline = System.nanoTime() + 10_000_000_000L;
         while (victim.counter(SoftCounter.DROP_LOCAL_PEER_BY_UDP) < count && System.nanoTime() < deadline)

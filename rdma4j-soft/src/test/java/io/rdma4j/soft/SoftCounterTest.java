@@ -121,6 +121,8 @@ class SoftCounterTest
             89 link udp_recv_socket_errors
             90 cm cm_drop_backlog_full
             91 cm cm_mra_limit
+            92 link shm_dir_refused
+            93 link shm_unprotected_peer
             """;
 
     /** Ids of counters that were published and removed since: never to be used again. */

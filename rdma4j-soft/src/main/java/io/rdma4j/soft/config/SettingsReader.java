@@ -51,9 +51,19 @@ final class SettingsReader
     {
         final String user = user(properties);
         final Path shm = Path.of("/dev/shm");
-        final Path shmDirectory = Files.isDirectory(shm) && Files.isWritable(shm) ? shm.resolve("rdma4j-" + user) :
-            tmp(properties).resolve("rdma4j-shm-" + user);
-        return new SoftSettings.Builder(List.of(InetAddress.ofLiteral(DEFAULT_ADDRESS)), shmDirectory,
+        final List<Path> places = new ArrayList<>();
+        places.add(Files.isDirectory(shm) && Files.isWritable(shm) ? shm.resolve("rdma4j-" + user) :
+            tmp(properties).resolve("rdma4j-shm-" + user));
+        // the first is in a directory every user may write, so another can make it first (after a reboot, before
+        // this user's first device): the home directory is one nobody else can write in. Named by the boot, so
+        // that two hosts sharing a home (NFS) never meet in one directory, nor take each other's live inboxes for
+        // a dead process's
+        final String home = properties.apply("user.home");
+        if (home != null && !home.isEmpty() && Path.of(home).isAbsolute())
+        {
+            places.add(Path.of(home, ".rdma4j", "shm-" + bootId()));
+        }
+        return new SoftSettings.Builder(List.of(InetAddress.ofLiteral(DEFAULT_ADDRESS)), places,
             tmp(properties).resolve("rdma4j-stat-" + user));
     }
 
@@ -130,7 +140,7 @@ final class SettingsReader
         final String shmDirectory = value(SoftSettings.SHM_DIR);
         if (shmDirectory != null)
         {
-            settings.shmDirectory(path(SoftSettings.SHM_DIR, shmDirectory));
+            settings.shmDirectories(places(shmDirectory));
         }
         final String stat = value(SoftSettings.STAT);
         if (stat != null)
@@ -217,6 +227,55 @@ final class SettingsReader
         {
             throw new RdmaException(Errno.EINVAL, SoftSettings.LOSS_SEED.property() + " '" + text +
                 "' is not a long integer", ex);
+        }
+    }
+
+    /**
+     * @param places the same-host inboxes' places.
+     * @return them, if there is one at least.
+     * @throws RdmaException EINVAL if there is none.
+     */
+    static List<Path> checkedPlaces(final List<Path> places)
+    {
+        return checkedPlaces(places, places.toString());
+    }
+
+    private static List<Path> checkedPlaces(final List<Path> places, final String given)
+    {
+        if (places.isEmpty())
+        {
+            throw new RdmaException(Errno.EINVAL, SoftSettings.SHM_DIR.property() + " '" + given + "' names no " +
+                "directory: give one at least, or turn the same-host path off with " + SoftSettings.SHM.property() +
+                "=off");
+        }
+        return places;
+    }
+
+    private static List<Path> places(final String spec)
+    {
+        final List<Path> places = new ArrayList<>();
+        for (final String part : spec.split(java.io.File.pathSeparator))
+        {
+            if (!part.isBlank())
+            {
+                places.add(path(SoftSettings.SHM_DIR, part.strip()));
+            }
+        }
+        return checkedPlaces(places, spec);
+    }
+
+    /** This boot of this host: the same for every process until the next reboot, and another host's is another. */
+    private static String bootId()
+    {
+        try
+        {
+            final String id = Files.readString(Path.of("/proc/sys/kernel/random/boot_id")).strip()
+                .replaceAll("[^0-9a-f-]", "");
+            return id.isEmpty() ? "host" : id;
+        }
+        catch (final java.io.IOException | RuntimeException ex)
+        {
+            return "host";
         }
     }
 

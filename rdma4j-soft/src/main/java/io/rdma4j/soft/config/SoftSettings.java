@@ -69,10 +69,14 @@ public final class SoftSettings
 
     /** Where the same-host inboxes are. */
     public static final Setting SHM_DIR = new Setting("rdma4j.soft.shm.dir", "RDMA4J_SOFT_SHM_DIR",
-        "`/dev/shm/rdma4j-USER`, or `<java.io.tmpdir>/rdma4j-shm-USER` without `/dev/shm`",
-        "a directory, this user's alone (`rwx------`)",
-        "Where the same-host inboxes are; a directory that is not this user's alone is refused, and the devices " +
-        "use UDP only.");
+        "`/dev/shm/rdma4j-USER:~/.rdma4j/shm-BOOT_ID` (`<java.io.tmpdir>/rdma4j-shm-USER` first without `/dev/shm`)",
+        "directories separated by `:`, each to be this user's alone (`rwx------`)",
+        "Where the same-host inboxes are: a device puts its inbox in the first of these directories that is this " +
+        "user's alone (made if missing, in a parent nobody else may rename it in) and looks for its peers' in " +
+        "each. One that is not (made first by another user, open to others, a link) is refused with a warning " +
+        "naming it and its owner (`shm_dir_refused`); with all refused the device speaks UDP only and says so of " +
+        "each connection to a peer on this host (`shm_unprotected_peer`). The second default, in the home " +
+        "directory, is one no other user can make first.");
 
     /** Whether devices publish their counters. */
     public static final Setting STAT = new Setting("rdma4j.stat", "RDMA4J_STAT", "`true`", "`true`, `false`",
@@ -97,7 +101,7 @@ public final class SoftSettings
     private final long waitSpinNs;
     private final SocketChoice socket;
     private final boolean sameHost;
-    private final Path shmDirectory;
+    private final List<Path> shmDirectories;
     private final boolean stat;
     private final Path statDirectory;
 
@@ -111,7 +115,7 @@ public final class SoftSettings
         this.waitSpinNs = builder.waitSpinNs;
         this.socket = builder.socket;
         this.sameHost = builder.sameHost;
-        this.shmDirectory = builder.shmDirectory;
+        this.shmDirectories = builder.shmDirectories;
         this.stat = builder.stat;
         this.statDirectory = builder.statDirectory;
     }
@@ -191,11 +195,20 @@ public final class SoftSettings
     }
 
     /**
-     * @return where the same-host inboxes are ({@link #SHM_DIR}).
+     * @return the first place of the same-host inboxes ({@link #SHM_DIR}): where a device puts its inbox when it
+     *     is this user's alone.
      */
     public Path shmDirectory()
     {
-        return shmDirectory;
+        return shmDirectories.getFirst();
+    }
+
+    /**
+     * @return every place of the same-host inboxes, in order ({@link #SHM_DIR}): never empty.
+     */
+    public List<Path> shmDirectories()
+    {
+        return shmDirectories;
     }
 
     /**
@@ -220,15 +233,15 @@ public final class SoftSettings
         return other instanceof SoftSettings that && addresses.equals(that.addresses) && loss.equals(that.loss) &&
             lossSeed.equals(that.lossSeed) && polling == that.polling && waiting == that.waiting &&
             waitSpinNs == that.waitSpinNs && socket == that.socket &&
-            sameHost == that.sameHost && shmDirectory.equals(that.shmDirectory) && stat == that.stat &&
+            sameHost == that.sameHost && shmDirectories.equals(that.shmDirectories) && stat == that.stat &&
             statDirectory.equals(that.statDirectory);
     }
 
     @Override
     public int hashCode()
     {
-        return Objects.hash(addresses, loss, lossSeed, polling, waiting, waitSpinNs, socket, sameHost, shmDirectory,
-            stat, statDirectory);
+        return Objects.hash(addresses, loss, lossSeed, polling, waiting, waitSpinNs, socket, sameHost,
+            shmDirectories, stat, statDirectory);
     }
 
     @Override
@@ -240,7 +253,8 @@ public final class SoftSettings
             PROGRESS.property() + "=" + progressName() + ", " +
             WAIT_SPIN.property() + "=" + TimeUnit.NANOSECONDS.toMicros(waitSpinNs) + ", " +
             SOCKET.property() + "=" + socket.name().toLowerCase(java.util.Locale.ROOT) + ", " +
-            SHM.property() + "=" + (sameHost ? "auto" : "off") + ", " + SHM_DIR.property() + "=" + shmDirectory + ", " +
+            SHM.property() + "=" + (sameHost ? "auto" : "off") + ", " + SHM_DIR.property() + "=" +
+            shmDirectories.stream().map(Path::toString).collect(java.util.stream.Collectors.joining(":")) + ", " +
             STAT.property() + "=" + stat + ", " + STAT_DIR.property() + "=" + statDirectory;
     }
 
@@ -282,7 +296,7 @@ public final class SoftSettings
         private long waitSpinNs;
         private SocketChoice socket;
         private boolean sameHost;
-        private Path shmDirectory;
+        private List<Path> shmDirectories;
         private boolean stat;
         private Path statDirectory;
 
@@ -296,12 +310,12 @@ public final class SoftSettings
             waitSpinNs = from.waitSpinNs;
             socket = from.socket;
             sameHost = from.sameHost;
-            shmDirectory = from.shmDirectory;
+            shmDirectories = from.shmDirectories;
             stat = from.stat;
             statDirectory = from.statDirectory;
         }
 
-        Builder(final List<InetAddress> addresses, final Path shmDirectory, final Path statDirectory)
+        Builder(final List<InetAddress> addresses, final List<Path> shmDirectories, final Path statDirectory)
         {
             this.addresses = addresses;
             this.loss = OptionalDouble.empty();
@@ -311,7 +325,7 @@ public final class SoftSettings
             this.waitSpinNs = 0;
             this.socket = SocketChoice.AUTO;
             this.sameHost = true;
-            this.shmDirectory = shmDirectory;
+            this.shmDirectories = List.copyOf(shmDirectories);
             this.stat = true;
             this.statDirectory = statDirectory;
         }
@@ -414,12 +428,23 @@ public final class SoftSettings
         }
 
         /**
-         * @param directory where the same-host inboxes are.
+         * @param directory the one place of the same-host inboxes: none other is tried when it is refused.
          * @return this.
          */
         public Builder shmDirectory(final Path directory)
         {
-            shmDirectory = Objects.requireNonNull(directory, "shmDirectory");
+            shmDirectories = List.of(Objects.requireNonNull(directory, "shmDirectory"));
+            return this;
+        }
+
+        /**
+         * @param directories the places of the same-host inboxes, in order ({@link #SHM_DIR}).
+         * @return this.
+         * @throws io.rdma4j.verbs.RdmaException EINVAL if there is none.
+         */
+        public Builder shmDirectories(final List<Path> directories)
+        {
+            shmDirectories = SettingsReader.checkedPlaces(List.copyOf(directories));
             return this;
         }
 

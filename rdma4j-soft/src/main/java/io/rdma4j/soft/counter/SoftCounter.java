@@ -106,6 +106,18 @@ public enum SoftCounter
      * the owner-only inbox: another local process claiming the peer's address (hardening issue, item 2).
      */
     DROP_LOCAL_PEER_BY_UDP(88, DEVICE, "drop_local_peer_by_udp"),
+    /**
+     * A place of the same-host inboxes refused when the device opened: made first by another user, open to others,
+     * a link, or in a parent others may rename it in (issue 41). The device's inbox is in a later place, or with
+     * every place refused it has none and speaks UDP only.
+     */
+    SHM_DIR_REFUSED(92, LINK, "shm_dir_refused"),
+    /**
+     * A connected QP's peer is an address of this host that no inbox of this user's serves (the peer is another
+     * user's, has the path off, or this device has no inbox): any local user can send datagrams from
+     * that address into the connection, which the receive checks cannot tell from the peer's (issue 41).
+     */
+    SHM_UNPROTECTED_PEER(93, LINK, "shm_unprotected_peer"),
     /** ICMP port unreachable answers to our datagrams: no RoCEv2 device listens at that address. */
     ICMP_PORT_UNREACHABLE(65, LINK, "icmp_port_unreachable"),
     /** Datagrams the kernel dropped because the socket's receive buffer was full (SO_RXQ_OVFL, Linux socket). */
@@ -166,7 +178,7 @@ public enum SoftCounter
      * One more than the largest id: the size of a table indexed by id. Ids are never reused, so a counter
      * removed leaves its slot unused rather than handing its id to another.
      */
-    public static final int ID_LIMIT = 92;
+    public static final int ID_LIMIT = 94;
 
     private static final SoftCounter[] BY_ID = indexById();
     /** Built once: the stat thread lists every QP's counters each second, and allocated a list a QP for it. */

@@ -27,6 +27,11 @@ public final class OwnerOnlyDirectory
     public static final Set<PosixFilePermission> FILE_MODE = Set.of(PosixFilePermission.OWNER_READ,
         PosixFilePermission.OWNER_WRITE);
 
+    /** Group and other write bits of {@code st_mode}. */
+    private static final int OTHERS_WRITE = 0022;
+    /** {@code S_ISVTX}: in such a directory only an entry's owner may rename or remove it. */
+    private static final int STICKY = 01000;
+
     private OwnerOnlyDirectory()
     {
     }
@@ -37,17 +42,18 @@ public final class OwnerOnlyDirectory
      * @param path the directory.
      * @param role what it is for, named in the message of a refusal (e.g. "stat files").
      * @return this user's id, the owner of the directory.
-     * @throws IOException if it cannot be made, or is a link, or another user's, or open to others: the
-     *                     message names which, and the directory.
+     * @throws IOException if it cannot be made, or is a link, or another user's, or open to others, or in a
+     *                     parent others may rename it in: the message names which, and the directory.
      */
     public static int open(final Path path, final String role) throws IOException
     {
         if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS))
         {
             final Path parent = path.toAbsolutePath().getParent();
-            if (parent != null)
+            if (parent != null && !Files.isDirectory(parent))
             {
-                Files.createDirectories(parent);
+                // owner-only too: the check below refuses a parent that others may write in
+                Files.createDirectories(parent, PosixFilePermissions.asFileAttribute(DIRECTORY_MODE));
             }
             try
             {
@@ -67,7 +73,8 @@ public final class OwnerOnlyDirectory
      * @param path the directory.
      * @param role what it is for, named in the message of a refusal.
      * @return this user's id, the owner of the directory.
-     * @throws IOException if it is missing, a link, another user's or open to others.
+     * @throws IOException if it is missing, a link, another user's or open to others, or in a parent that is
+     *                     another user's or that others may write in without its sticky bit.
      */
     public static int check(final Path path, final String role) throws IOException
     {
@@ -90,7 +97,56 @@ public final class OwnerOnlyDirectory
             throw new IOException(path + " is " + PosixFilePermissions.toString(attributes.permissions()) +
                 ", not rwx------: other users could change what is in it, so it is not used for " + role);
         }
+        checkParent(path, role, uid);
         return uid;
+    }
+
+    /**
+     * @param path a path.
+     * @return its owner and mode as a refusal names them ({@code "user 65534, rwxrwxrwx"}), not following a link;
+     *         {@code "missing"} if there is nothing there.
+     */
+    public static String describe(final Path path)
+    {
+        try
+        {
+            final PosixFileAttributes attributes =
+                Files.readAttributes(path, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            return "user " + ownerOf(path) + ", " + (attributes.isSymbolicLink() ? "a link" :
+                PosixFilePermissions.toString(attributes.permissions()));
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            return "missing";
+        }
+    }
+
+    /**
+     * Whoever may rename entries of the parent may move the checked directory away and put one of theirs under
+     * its name after the check: the parent must be this user's or root's, and writable by no one else unless
+     * sticky ({@code /tmp}, {@code /dev/shm}), where only an entry's owner may rename it.
+     */
+    private static void checkParent(final Path path, final String role, final int uid) throws IOException
+    {
+        final Path parent = path.toAbsolutePath().getParent();
+        if (parent == null)
+        {
+            return;
+        }
+        // followed: a link among the parents (/var/run) is the system's, and what counts is the directory itself
+        final int owner = (Integer)Files.getAttribute(parent, "unix:uid");
+        final int mode = (Integer)Files.getAttribute(parent, "unix:mode");
+        if (owner != uid && owner != 0)
+        {
+            throw new IOException(parent + ", the parent of " + path + ", belongs to user " + owner + ", who could " +
+                "replace " + path.getFileName() + " after it is checked: it is not used for " + role);
+        }
+        if ((mode & OTHERS_WRITE) != 0 && (mode & STICKY) == 0)
+        {
+            throw new IOException(parent + ", the parent of " + path + ", is writable by other users and not " +
+                "sticky, so they could replace " + path.getFileName() + " after it is checked: it is not used " +
+                "for " + role);
+        }
     }
 
     /**

@@ -9,8 +9,11 @@ import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -43,8 +46,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *     the inbox (at once after the selector woke): a QP's datagrams take one path in steady state, and a
  *     change of path (a peer found or gone) can reorder only the datagrams in flight at that moment.</li>
  * </ul>
- * The inbox directory is the user's, {@code rwx------}, and its files {@code rw-------}: only processes of
- * the same user can write an inbox, and those can already read and write each other's memory. Against
+ * The inbox directories ({@link ShmPlaces}: the device's inbox in the first usable one, its peers' looked for in
+ * each) are the user's, {@code rwx------}, and their files {@code rw-------}: only processes of
+ * the same user can write an inbox, and those can already read and write each other's memory. A place refused
+ * (another user made it first, or it is open to others) is said once the device opens, naming it and its owner,
+ * and counted ({@code shm_dir_refused}); a connected QP whose peer is an address of this host that no inbox of
+ * this user's serves, so that any local user can send its datagrams, is said once a device and counted
+ * ({@code shm_unprotected_peer}). Against
  * them nothing is private; what the reader guards against is a damaged or hostile file crashing or hanging
  * it: a record that no sender of ours writes, or a sender that claimed space and never finished, makes the
  * device replace its inbox ({@code shm_inbox_corrupt}), and a file in the directory that is not an inbox of
@@ -92,13 +100,18 @@ public final class SameHostLink extends ForwardingLink
      * this many datagrams later at most, which its full ring would have dropped.
      */
     private static final int LIVENESS_EVERY = 64;
-    private static final AtomicBoolean WARNED = new AtomicBoolean();
     private static final int OFFERED = 0;
     private static final int DROPPED = 1;
     private static final int VIA_UDP = 2;
 
     private final IpLink udp;
-    private final ShmDirectory directory;
+    private final ShmPlaces places;
+    /** The device's interface, which scopes the inbox names of IPv6 link-local addresses ({@link #inboxName}). */
+    private final int interfaceIndex;
+    /** Why the device has no inbox from its open, for the warning about an unprotected peer; null if it has one. */
+    private final String noInbox;
+    /** The unprotected-peer warning is said once a device: every connected QP to such a peer is counted. */
+    private final AtomicBoolean unprotectedSaid = new AtomicBoolean();
     private final int localIpv4;
     private final boolean ipv6;
     private final long localIpv6High;
@@ -135,12 +148,14 @@ public final class SameHostLink extends ForwardingLink
     private long lastSourceIpv6Low;
     private long stalledSinceMs;
 
-    private SameHostLink(final IpLink udp, final ShmDirectory directory, final System.Logger logger)
-        throws IOException
+    private SameHostLink(final IpLink udp, final ShmPlaces places, final ShmInbox inbox, final String noInbox,
+        final int interfaceIndex, final System.Logger logger)
     {
         super(udp);
+        this.interfaceIndex = interfaceIndex;
         this.udp = udp;
-        this.directory = directory;
+        this.places = places;
+        this.noInbox = noInbox;
         this.logger = logger;
         final InetAddress local = udp.localAddress();
         this.ipv6 = local instanceof Inet6Address;
@@ -149,41 +164,92 @@ public final class SameHostLink extends ForwardingLink
         this.localIpv6Low = Ipv6.low(local);
         this.port = udp.localPort();
         this.ipIdentification = udp.ipIdentification();
-        this.inbox = ShmInbox.create(ownPath(), local, port, RING_BYTES);
+        this.inbox = inbox;
     }
 
     /**
-     * Add the same-host path to a UDP link, if its address has one (IPv4, or IPv6 but not link-local: a
-     * link-local address means something only with its interface, which an inbox record does not carry) and
-     * the user's inbox directory can be used; otherwise log why (once per process) and keep the UDP link as
-     * it is.
+     * As {@link #over(IpLink, List, System.Logger)} with one place, which no other backs up.
      *
      * @param udp       the device's UDP link, bound.
-     * @param directory the inbox directory (the device's settings' {@code rdma4j.soft.shm.dir}).
+     * @param directory the inbox directory.
      * @param logger    where a refusal is said.
      * @return the link to use.
      */
     public static Link over(final IpLink udp, final Path directory, final System.Logger logger)
     {
-        if (!hasSameHostPath(udp.localAddress()))
+        return over(udp, List.of(directory), logger);
+    }
+
+    /**
+     * Add the same-host path to a UDP link: its inbox in the first of the places that is this user's alone, its
+     * peers' looked for in each ({@link ShmPlaces}). Each place refused on the way is said, naming it and its
+     * owner, and counted ({@code shm_dir_refused}). Without an inbox (every place refused) the link is UDP only,
+     * says so, and says each connected peer of this host that any local user could then speak for. An IPv6
+     * link-local address has its inbox too, named with its interface ({@link #inboxName}).
+     *
+     * @param udp    the device's UDP link, bound.
+     * @param places the inbox directories, in order (the device's settings' {@code rdma4j.soft.shm.dir}).
+     * @param logger where a refusal is said.
+     * @return the link to use.
+     */
+    public static Link over(final IpLink udp, final List<Path> places, final System.Logger logger)
+    {
+        final String address = udp.localAddress().getHostAddress();
+        final int interfaceIndex = udp.networkInterface().getIndex();
+        final ShmPlaces opened = ShmPlaces.open(places);
+        final ShmDirectory own = opened.own();
+        for (final String refusal : opened.refusals())
         {
-            return udp;
+            logger.log(System.Logger.Level.WARNING, "rdma4j: the same-host directory " + refusal + "; " +
+                (own == null ? "no other place is left" : "the inbox of " + address + " is in " + own.path()));
         }
-        try
+        String noInbox = null;
+        ShmInbox inbox = null;
+        if (own == null)
         {
-            final ShmDirectory dir = ShmDirectory.open(directory);
-            dir.removeDeadInboxes();
-            return new SameHostLink(udp, dir, logger);
+            noInbox = "no place of " + opened.paths() + " is this user's alone";
         }
-        catch (final IOException | RuntimeException ex)
+        else
         {
-            if (WARNED.compareAndSet(false, true))
+            opened.removeDeadInboxes();
+            try
             {
-                logger.log(System.Logger.Level.WARNING, "rdma4j: no same-host path for " +
-                    udp.localAddress().getHostAddress() + ", UDP only: " + ex.getMessage());
+                inbox = ShmInbox.create(own.inbox(inboxName(udp.localAddress(), interfaceIndex), udp.localPort()),
+                    udp.localAddress(), udp.localPort(), RING_BYTES);
             }
-            return udp;
+            catch (final IOException | RuntimeException ex)
+            {
+                noInbox = "its inbox cannot be made in " + own.path() + ": " + ex.getMessage();
+            }
         }
+        if (noInbox != null)
+        {
+            logger.log(System.Logger.Level.WARNING, "rdma4j: no same-host path for " + address + ", UDP only (" +
+                noInbox + "): a datagram from a local peer cannot be told from another local user's forgery");
+        }
+        return new SameHostLink(udp, opened, inbox, noInbox, interfaceIndex, logger);
+    }
+
+    /**
+     * An inbox's name for an address: its text, but for an IPv6 link-local address, which means something only
+     * with its link, the index of this device's interface instead of whatever scope the address object carries
+     * (a GID carries none). Two link-local devices reach each other only on one link, so a sender on that
+     * interface finds the receiver's inbox under the name the receiver gave it, and fe80::1 on another link is
+     * another name.
+     *
+     * @param address        a device's address.
+     * @param interfaceIndex the index of this device's interface.
+     * @return the name.
+     */
+    static String inboxName(final InetAddress address, final int interfaceIndex)
+    {
+        final String text = address.getHostAddress();
+        if (!(address instanceof Inet6Address) || !address.isLinkLocalAddress())
+        {
+            return text;
+        }
+        final int scope = text.indexOf('%');
+        return (scope < 0 ? text : text.substring(0, scope)) + "%" + interfaceIndex;
     }
 
     /**
@@ -218,6 +284,10 @@ public final class SameHostLink extends ForwardingLink
     {
         counters = deviceCounters;
         udp.bindCounters(deviceCounters);
+        for (int i = 0; i < places.refusals().size(); i++)
+        {
+            deviceCounters.increment(SoftCounter.SHM_DIR_REFUSED);
+        }
     }
 
     /**
@@ -560,7 +630,7 @@ public final class SameHostLink extends ForwardingLink
     @Override
     public boolean sameHost()
     {
-        return true;
+        return inbox != null;
     }
 
     @Override
@@ -744,10 +814,31 @@ public final class SameHostLink extends ForwardingLink
     @Override
     public boolean sameHostPathTo(final InetAddress peer)
     {
-        if (inbox == null || !sameFamily(peer) || peer.isMulticastAddress())
+        if (!sameFamily(peer) || peer.isMulticastAddress())
         {
             return false;
         }
+        if (inbox != null && inboxReaches(peer))
+        {
+            return true;
+        }
+        if (isThisHost(peer))
+        {
+            counters.increment(SoftCounter.SHM_UNPROTECTED_PEER);
+            if (unprotectedSaid.compareAndSet(false, true))
+            {
+                logger.log(System.Logger.Level.WARNING, "rdma4j: " + peer.getHostAddress() + " is an address of " +
+                    "this host, but " + udp.localAddress().getHostAddress() + " reaches it by UDP, not through an " +
+                    "inbox of this user (" + (noInbox != null ? noInbox : inbox == null ? "this device gave its " +
+                    "inbox up" : "none at that address in " + places.paths()) + "): any local user can send " +
+                    "datagrams from that address into its connections (shm_unprotected_peer counts each)");
+            }
+        }
+        return false;
+    }
+
+    private boolean inboxReaches(final InetAddress peer)
+    {
         final Peer known = peer(peer);
         if (known == null)
         {
@@ -758,8 +849,9 @@ public final class SameHostLink extends ForwardingLink
         {
             known.nextLookupMs = nowMs;
         }
-        // a full look, the heartbeat's too
+        // a full look, the heartbeat's too, and in every place
         known.sendsBeforeLivenessCheck = 0;
+        places.recheck();
         try
         {
             return usableInbox(known) != null;
@@ -857,33 +949,58 @@ public final class SameHostLink extends ForwardingLink
                 return peer.inbox;
             }
             final ShmInbox.Refusal[] refusal = new ShmInbox.Refusal[1];
-            final ShmInbox found = ShmInbox.open(peer.path, peer.address, port, directory.uid(), refusal);
-            if (found != null)
+            for (int i = 0; i < peer.paths.length; i++)
             {
-                peer.inbox = found;
-                peer.ownerDied = false;
-                peer.nextLivenessCheckMs = nowMs;
-                return found;
+                final ShmDirectory place = places.checked(i, nowMs);
+                if (place == null)
+                {
+                    continue;
+                }
+                final ShmInbox found = ShmInbox.open(peer.paths[i], peer.address, port, place.uid(), refusal);
+                if (found != null)
+                {
+                    peer.inbox = found;
+                    peer.ownerDied = false;
+                    peer.nextLivenessCheckMs = nowMs;
+                    return found;
+                }
+                count(refusal[0]);
             }
             peer.nextLookupMs = nowMs + LOOKUP_RETRY_MS;
-            switch (refusal[0])
-            {
-                case OWNER -> counters.increment(SoftCounter.SHM_REFUSED_OWNER);
-                case MODE -> counters.increment(SoftCounter.SHM_REFUSED_MODE);
-                case FORMAT -> counters.increment(SoftCounter.SHM_REFUSED_FORMAT);
-                case GONE -> counters.increment(SoftCounter.SHM_REFUSED_DEAD);
-                default ->
-                {
-                    // no file: the destination is not a same-host device
-                }
-            }
             return null;
         }
     }
 
-    private static boolean hasSameHostPath(final InetAddress address)
+    private void count(final ShmInbox.Refusal refusal)
     {
-        return address instanceof Inet4Address || address instanceof Inet6Address && !address.isLinkLocalAddress();
+        switch (refusal)
+        {
+            case OWNER -> counters.increment(SoftCounter.SHM_REFUSED_OWNER);
+            case MODE -> counters.increment(SoftCounter.SHM_REFUSED_MODE);
+            case FORMAT -> counters.increment(SoftCounter.SHM_REFUSED_FORMAT);
+            case GONE -> counters.increment(SoftCounter.SHM_REFUSED_DEAD);
+            default ->
+            {
+                // no file: the destination is not a same-host device
+            }
+        }
+    }
+
+    /**
+     * @return true if the address is one of this host's: loopback, or on one of its interfaces. Allocates; asked
+     *         when a connected QP's address is set.
+     */
+    private static boolean isThisHost(final InetAddress address)
+    {
+        try
+        {
+            return address.isLoopbackAddress() || address.isAnyLocalAddress() ||
+                NetworkInterface.getByInetAddress(address) != null;
+        }
+        catch (final SocketException | RuntimeException ex)
+        {
+            return false;
+        }
     }
 
     /** A socket of one family sends to that family only; an inbox's records carry its family's addresses. */
@@ -892,16 +1009,12 @@ public final class SameHostLink extends ForwardingLink
         return ipv6 ? destination instanceof Inet6Address : destination instanceof Inet4Address;
     }
 
-    private Path ownPath()
-    {
-        return directory.inbox(udp.localAddress().getHostAddress(), port);
-    }
-
     /** What a sender knows of one destination address. */
     private final class Peer
     {
         private final InetAddress address;
-        private final Path path;
+        /** The file its inbox would have in each place, in the places' order. */
+        private final Path[] paths;
         private volatile ShmInbox inbox;
         private volatile long nextLookupMs;
         private volatile long nextLivenessCheckMs;
@@ -913,7 +1026,7 @@ public final class SameHostLink extends ForwardingLink
         private Peer(final InetAddress address)
         {
             this.address = address;
-            this.path = directory.inbox(address.getHostAddress(), port);
+            this.paths = places.inboxes(inboxName(address, interfaceIndex), port);
         }
     }
 }

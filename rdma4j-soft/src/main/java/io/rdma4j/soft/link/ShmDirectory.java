@@ -7,10 +7,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * The per-user directory of same-host inboxes that the device's settings name ({@code rdma4j.soft.shm.dir}),
- * {@code /dev/shm/rdma4j-USER} by default (memory, never written back to a disk). The directory must be this
- * user's and {@code rwx------}, so only this user's processes can create, replace or write the inboxes in it;
- * one that is not is refused, and the devices use UDP only.
+ * A per-user directory of same-host inboxes, one of the places the device's settings name
+ * ({@code rdma4j.soft.shm.dir}, {@link ShmPlaces}): {@code /dev/shm/rdma4j-USER} first by default (memory, never
+ * written back to a disk). The directory must be this user's and {@code rwx------}, in a parent nobody else may
+ * rename it in, so only this user's processes can create, replace or write the inboxes in it; one that is not is
+ * refused.
  * <p>
  * An inbox is named by the device's address and port and by the network namespace of the process
  * ({@code /proc/self/ns/net}): two namespaces may each have a 127.0.0.1 with a device on it, and they must
@@ -18,6 +19,8 @@ import java.nio.file.Path;
  */
 public final class ShmDirectory
 {
+    private static final String ROLE = "same-host inboxes";
+
     private final Path path;
     private final int uid;
     private final String namespace;
@@ -36,7 +39,17 @@ public final class ShmDirectory
      */
     public static ShmDirectory open(final Path path) throws IOException
     {
-        return new ShmDirectory(path, OwnerOnlyDirectory.open(path, "same-host inboxes"), namespace());
+        return new ShmDirectory(path, OwnerOnlyDirectory.open(path, ROLE), namespace());
+    }
+
+    /**
+     * @param path the directory, never made here.
+     * @return it.
+     * @throws IOException if it is missing, or is not this user's alone (the message says which).
+     */
+    static ShmDirectory existing(final Path path) throws IOException
+    {
+        return new ShmDirectory(path, OwnerOnlyDirectory.check(path, ROLE), namespace());
     }
 
     /**
@@ -87,10 +100,22 @@ public final class ShmDirectory
      */
     public Path inbox(final String address, final int port)
     {
-        return path.resolve(address + "-" + port + "-" + namespace + ".inbox");
+        return inbox(path, namespace, address, port);
     }
 
-    private static String namespace()
+    /**
+     * @return the file of the inbox of that address and port in that network namespace, in a directory checked
+     *         or not.
+     */
+    static Path inbox(final Path directory, final String namespace, final String address, final int port)
+    {
+        return directory.resolve(address + "-" + port + "-" + namespace + ".inbox");
+    }
+
+    /**
+     * @return this process's network namespace, as inbox names carry it.
+     */
+    static String namespace()
     {
         try
         {

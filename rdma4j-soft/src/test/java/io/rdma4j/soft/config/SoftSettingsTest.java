@@ -26,7 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class SoftSettingsTest
 {
-    private static final Map<String, String> JVM = Map.of("user.name", "ann", "java.io.tmpdir", "/tmp/jvm");
+    private static final Map<String, String> JVM = Map.of("user.name", "ann", "java.io.tmpdir", "/tmp/jvm",
+        "user.home", "/home/ann");
 
     private static SoftSettings read(final Map<String, String> properties, final Map<String, String> environment)
     {
@@ -69,6 +70,11 @@ class SoftSettingsTest
         assertTrue(settings.sameHost());
         assertTrue(settings.shmDirectory().equals(Path.of("/dev/shm/rdma4j-ann")) ||
             settings.shmDirectory().equals(Path.of("/tmp/jvm/rdma4j-shm-ann")), settings.shmDirectory().toString());
+        // the second place is one no other user can make first: in the home directory, named by this boot
+        assertEquals(2, settings.shmDirectories().size(), settings.shmDirectories().toString());
+        final Path second = settings.shmDirectories().get(1);
+        assertEquals(Path.of("/home/ann/.rdma4j"), second.getParent());
+        assertTrue(second.getFileName().toString().matches("shm-([0-9a-f-]{36}|host)"), second.toString());
         assertTrue(settings.stat());
         assertEquals(Path.of("/tmp/jvm/rdma4j-stat-ann"), settings.statDirectory());
     }
@@ -143,7 +149,15 @@ class SoftSettingsTest
         assertTrue(variable(SoftSettings.SHM, "auto").sameHost());
         assertTrue(refused(SoftSettings.SHM, "on").contains("'on' is neither 'auto'"));
         assertEquals(Path.of("/var/inboxes"), variable(SoftSettings.SHM_DIR, "/var/inboxes").shmDirectory());
+        assertEquals(List.of(Path.of("/var/inboxes")),
+            variable(SoftSettings.SHM_DIR, "/var/inboxes").shmDirectories());
+        assertEquals(List.of(Path.of("/a"), Path.of("/b c")),
+            property(SoftSettings.SHM_DIR, "/a::/b c:").shmDirectories(), "in order, empty entries skipped");
         assertTrue(refused(SoftSettings.SHM_DIR, "a\0b").contains("is not a directory path"));
+        assertTrue(refused(SoftSettings.SHM_DIR, ":").contains("names no directory"));
+        final RdmaException none = assertThrows(RdmaException.class,
+            () -> read(Map.of(), Map.of()).toBuilder().shmDirectories(List.of()));
+        assertEquals(Errno.EINVAL, none.errno());
     }
 
     @Test
