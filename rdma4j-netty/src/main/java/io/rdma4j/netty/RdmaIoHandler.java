@@ -17,6 +17,8 @@ import io.rdma4j.verbs.CompletionQueue;
 import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.RdmaException;
+import io.rdma4j.verbs.WaitSet;
+import io.rdma4j.verbs.Waitable;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -30,19 +32,18 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * Netty's I/O for rdma4j channels on one event loop: the connection manager's events of the ids made on this
  * loop, and the completions of the connections' completion queues.
  * <p>
- * The loop thread itself sleeps in {@code getCqEvent} on the completion channel of the first device its
- * connections use, so a completion reaches the loop with no thread in between; Netty's {@link #wakeup()} and
- * work queued from elsewhere end that sleep through {@link CompletionChannel#wakeup()}. No call waits on several
- * channels at once (there is no file descriptor to hand to epoll), so what else must be waited on has a small
- * daemon thread of this handler that queues what it takes and wakes the loop: the event channel (a few events
- * per connection, none per message), and the completion channel of any further device. With no completion
- * channel yet, the loop parks and is unparked. Idle, nothing spins.
+ * The loop thread sleeps in one {@link WaitSet} holding the completion channel of every device its connections
+ * use and its connection manager's event channel, as an epoll loop sleeps on its descriptors: a completion or a
+ * connection-manager event reaches the loop with no thread in between (on the software device the loop thread
+ * receives for the first device itself while it waits), and Netty's {@link #wakeup()} and work queued from
+ * elsewhere end that sleep through {@link WaitSet#wakeup()}. Only a channel the set cannot hold (the native
+ * provider's, for now) gets a small daemon thread of this handler that queues what it takes and wakes the loop.
+ * Idle, nothing spins.
  */
 public final class RdmaIoHandler implements IoHandler
 {
@@ -62,6 +63,10 @@ public final class RdmaIoHandler implements IoHandler
     private final Map<Context, DeviceMemory> memories = new HashMap<>();
     /** The completion channel the loop thread waits on itself, or null; written on the loop thread only. */
     private volatile CqWaiter own;
+    /** Every channel the loop sleeps on: completion channels and the event channel. */
+    private final WaitSet waitSet = WaitSet.create();
+    /** Where {@link WaitSet#await} puts the ready channels; the loop thread's only. */
+    private final Waitable[] readyChannels = new Waitable[64];
     private final Map<CompletionQueue, CqConsumer> endpoints = new IdentityHashMap<>();
     /** The endpoints' snapshot that busy polls walk, rebuilt when one comes or goes (not per poll). */
     private CqConsumer[] polled = new CqConsumer[0];
@@ -117,7 +122,7 @@ public final class RdmaIoHandler implements IoHandler
         {
             loopThread = Thread.currentThread();
         }
-        int handled = handleReady() + takeCqEvents(0);
+        int handled = handleReady() + takeReady(0);
         if (handled == 0 && busyPolls())
         {
             handled = spin(context);
@@ -129,25 +134,15 @@ public final class RdmaIoHandler implements IoHandler
             parkNanos = Math.min(parkNanos, Math.max(0, lingerNanos));
             if (parkNanos > 0 && ready.isEmpty())
             {
-                if (own != null)
+                if (unarmed)
                 {
-                    if (unarmed)
-                    {
-                        // arm, then take what came before the arm: nothing is left unannounced while we sleep
-                        handled += armAll();
-                    }
-                    if (handled == 0)
-                    {
-                        // wakeLoop() ends this wait; a wake-up left from an earlier turn only makes it return at
-                        // once
-                        handled += takeCqEvents(parkNanos);
-                    }
+                    // arm, then take what came before the arm: nothing is left unannounced while we sleep
+                    handled += armAll();
                 }
-                else
+                if (handled == 0)
                 {
-                    // a waiting thread or Netty's wakeup() unparks us; a permit left by an earlier unpark only
-                    // makes this return at once, which costs one empty turn
-                    LockSupport.parkNanos(this, parkNanos);
+                    // wakeLoop() ends this wait; a wake-up left from an earlier turn only makes it return at once
+                    handled += takeReady(parkNanos);
                 }
             }
             handled += handleReady();
@@ -158,22 +153,87 @@ public final class RdmaIoHandler implements IoHandler
     }
 
     /**
-     * Take the CQ events of the channel the loop waits on itself and drive their endpoints.
+     * Wait in the set until a channel is ready, then take what the ready ones hold and drive their endpoints.
      *
-     * @param waitNanos how long to wait for the first event; 0 takes only those already there.
+     * @param waitNanos how long to wait; 0 takes only what is there already.
      * @return the events taken.
      */
-    private int takeCqEvents(final long waitNanos)
+    private int takeReady(final long waitNanos)
     {
         int handled = 0;
         try
         {
-            long timeout = waitNanos;
-            CqWaiter waiter;
+            final int ready = waitSet.await(readyChannels, waitNanos, TimeUnit.NANOSECONDS);
+            for (int i = 0; i < ready; i++)
+            {
+                final Waitable channel = readyChannels[i];
+                readyChannels[i] = null;
+                if (channel instanceof final CompletionChannel completions)
+                {
+                    handled += takeCqEvents(completions);
+                }
+                else if (channel instanceof final EventChannel events)
+                {
+                    handled += takeCmEvents(events);
+                }
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            // an interrupt of the loop thread is not ours to act on; Netty's own loops swallow it too
+            LOG.log(System.Logger.Level.DEBUG, "the event loop thread was interrupted while waiting");
+        }
+        return handled;
+    }
+
+    /**
+     * Take the connection-manager events the loop's channel holds, each acknowledged before it is dispatched.
+     */
+    private int takeCmEvents(final EventChannel events) throws InterruptedException
+    {
+        int handled = 0;
+        try
+        {
+            CmEvent event;
+            while (handled < MAX_EVENTS_PER_RUN && (event = events.getEvent(0, TimeUnit.SECONDS)) != null)
+            {
+                final CmNotice notice;
+                try
+                {
+                    notice = CmNotice.of(event);
+                }
+                finally
+                {
+                    event.ack();
+                }
+                dispatch(notice);
+                handled++;
+            }
+        }
+        catch (final RdmaException ex)
+        {
+            // EINVAL: the channel was closed under us, as the loop goes away
+            if (ex.errno() != Errno.EINVAL)
+            {
+                throw ex;
+            }
+        }
+        return handled;
+    }
+
+    /**
+     * Take the CQ events a completion channel holds and drive their endpoints.
+     *
+     * @return the events taken.
+     */
+    private int takeCqEvents(final CompletionChannel channel) throws InterruptedException
+    {
+        int handled = 0;
+        try
+        {
             CompletionQueue cq;
-            // read again after each endpoint ran: the last one on the device may have destroyed the channel
-            while (handled < MAX_EVENTS_PER_RUN && (waiter = own) != null &&
-                (cq = waiter.channel.getCqEvent(timeout, TimeUnit.NANOSECONDS)) != null)
+            // an endpoint that runs may destroy the channel (the last one on the device): then getCqEvent is EINVAL
+            while (handled < MAX_EVENTS_PER_RUN && (cq = channel.getCqEvent(0, TimeUnit.NANOSECONDS)) != null)
             {
                 // acknowledged before the endpoint runs, so that a CQ it retires can close at once
                 cq.ackEvents(1);
@@ -193,13 +253,14 @@ public final class RdmaIoHandler implements IoHandler
                     }
                 }
                 handled++;
-                timeout = 0;
             }
         }
-        catch (final InterruptedException ex)
+        catch (final RdmaException ex)
         {
-            // an interrupt of the loop thread is not ours to act on; Netty's own loops swallow it too
-            LOG.log(System.Logger.Level.DEBUG, "the event loop thread was interrupted while waiting for completions");
+            if (ex.errno() != Errno.EINVAL)
+            {
+                throw ex;
+            }
         }
         return handled;
     }
@@ -331,30 +392,11 @@ public final class RdmaIoHandler implements IoHandler
     }
 
     /**
-     * End the loop thread's wait, or its next one. Safe against {@link #own} changing: it changes on the loop
-     * thread only, which checks {@link #ready} after the change and before it waits again, so a waker that still
-     * sees the old value queued its item early enough to be seen.
+     * End the loop thread's wait in its set, or its next one.
      */
     private void wakeLoop()
     {
-        final CqWaiter waiter = own;
-        if (waiter != null)
-        {
-            try
-            {
-                waiter.channel.wakeup();
-                return;
-            }
-            catch (final RdmaException ex)
-            {
-                // destroyed under us by the loop, which has already looked at the queue: fall through
-            }
-        }
-        final Thread thread = loopThread;
-        if (thread != null)
-        {
-            LockSupport.unpark(thread);
-        }
+        waitSet.wakeup();
     }
 
     @Override
@@ -391,6 +433,7 @@ public final class RdmaIoHandler implements IoHandler
         {
             LOG.log(System.Logger.Level.WARNING, "a connection's completion queue could not be closed: " + endpoint);
         }
+        waitSet.close();
         for (final CqWaiter waiter : cqWaiters.values())
         {
             closeChannel(waiter);
@@ -444,8 +487,11 @@ public final class RdmaIoHandler implements IoHandler
         {
             eventChannel = RdmaCm.createEventChannel();
             final EventChannel channel = eventChannel;
-            cmWaiter = waiter("cm", "connection-manager events", () -> nextNotice(channel));
-            cmWaiter.start();
+            if (!joinWaitSet(channel))
+            {
+                cmWaiter = waiter("cm", "connection-manager events", () -> nextNotice(channel));
+                cmWaiter.start();
+            }
         }
         return eventChannel;
     }
@@ -543,15 +589,15 @@ public final class RdmaIoHandler implements IoHandler
         if (waiter == null)
         {
             final CompletionChannel channel = verbs.createCompChannel();
-            // the first device's channel the loop waits on itself; a further device's needs a thread
-            final Thread thread = own == null ? null : waiter("cq", "completions", () -> nextCq(channel));
+            // every device's channel in the loop's set; one the set cannot hold has a thread of its own
+            final Thread thread = joinWaitSet(channel) ? null : waiter("cq", "completions", () -> nextCq(channel));
             waiter = new CqWaiter(channel, thread);
             cqWaiters.put(verbs, waiter);
-            if (thread == null)
+            if (own == null && thread == null)
             {
                 own = waiter;
             }
-            else
+            if (thread != null)
             {
                 thread.start();
             }
@@ -574,6 +620,10 @@ public final class RdmaIoHandler implements IoHandler
             if (waiter.thread != null)
             {
                 stop(waiter.thread);
+            }
+            else
+            {
+                waitSet.remove(waiter.channel);
             }
             if (own == waiter)
             {
@@ -614,6 +664,27 @@ public final class RdmaIoHandler implements IoHandler
         if (memory != null && memory.release())
         {
             memories.remove(verbs);
+        }
+    }
+
+    /**
+     * @return true if the loop's set holds the channel now; false if its provider cannot be waited on in a set
+     *     (EOPNOTSUPP), when a thread must wait on it instead.
+     */
+    private boolean joinWaitSet(final Waitable channel)
+    {
+        try
+        {
+            waitSet.add(channel);
+            return true;
+        }
+        catch (final RdmaException ex)
+        {
+            if (ex.errno() != Errno.EOPNOTSUPP)
+            {
+                throw ex;
+            }
+            return false;
         }
     }
 

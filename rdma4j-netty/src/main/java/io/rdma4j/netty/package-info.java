@@ -12,11 +12,12 @@
  * An {@link io.rdma4j.netty.RdmaDatagramChannel} is Netty's {@code DatagramChannel} over a UD QP, for multicast:
  * {@code joinGroup} and {@code leaveGroup} are the connection manager's join and leave.
  * <p>
- * The handler's loop thread sleeps in {@code getCqEvent} on the completion channel of the first device its
- * channels use, so a completion reaches the loop with no thread in between; Netty's wake-ups end that sleep
- * through {@code CompletionChannel.wakeup()}. The event channel (a few events per connection, none per message)
- * and the completion channel of any further device are waited on by one small thread each, which wakes the loop
- * (rdma4j offers no call that waits on several channels). With {@code RdmaIoHandler.newFactory(spinPolls)} the
+ * The handler's loop thread sleeps in one {@code WaitSet} over the completion channels of every device its
+ * channels use and its event channel, as an epoll loop sleeps on its descriptors: a completion or a
+ * connection-manager event reaches the loop with no thread in between (on the software device the loop thread
+ * receives for the first device itself while it sleeps), and Netty's wake-ups end that sleep through
+ * {@code WaitSet.wakeup()}. Only a channel the set cannot hold (the native provider's, for now) is waited on by a
+ * small thread of its own, which wakes the loop. With {@code RdmaIoHandler.newFactory(spinPolls)} the
  * loop first polls its CQs busy, unarmed, which in the software device's polling mode receives on the loop
  * thread itself: no thread hand-off at all, for a spinning core.
  * <p>
