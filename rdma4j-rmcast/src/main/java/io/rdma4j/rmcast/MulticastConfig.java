@@ -18,7 +18,8 @@ public final class MulticastConfig
     private int windowSlots = 8192;
     private int mtu;
     private int maxMessageLength = DEFAULT_MAX_MESSAGE_LENGTH;
-    private int sendQueueDepth = 256;
+    /** 0 until concluded: then the default, 256 or half the window, whichever is less. */
+    private int sendQueueDepth;
     private int receiveSlots = 1024;
     private int maxMembers = 64;
     private int maxImages = 16;
@@ -49,6 +50,10 @@ public final class MulticastConfig
         }
         check(windowSlots >= 64 && Integer.bitCount(windowSlots) == 1, "windowSlots " + windowSlots +
             " must be a power of two, 64 or more");
+        if (sendQueueDepth == 0)
+        {
+            sendQueueDepth = Math.max(32, Math.min(256, windowSlots / 2));
+        }
         check(mtu == 0 || mtu >= 256, "mtu " + mtu + " must be 0 (the port's active MTU) or 256 or more");
         check(maxMessageLength >= 0, "maxMessageLength " + maxMessageLength + " must not be negative");
         check(sendQueueDepth >= 32 && sendQueueDepth < windowSlots, "sendQueueDepth " + sendQueueDepth +
@@ -121,7 +126,7 @@ public final class MulticastConfig
         return this;
     }
 
-    /** @return sends the publisher keeps posted before it reclaims completions. */
+    /** @return sends the publisher keeps posted before it reclaims completions (0 before conclude: the default). */
     public int sendQueueDepth()
     {
         return sendQueueDepth;
