@@ -34,6 +34,7 @@ public final class MulticastConfig
     private long publisherTimeoutNs = TimeUnit.SECONDS.toNanos(2);
     private int cmTimeoutMs = 2000;
     private int repairPort;
+    private int repairAckTimeout = 10;
     private boolean concluded;
 
     /**
@@ -69,6 +70,8 @@ public final class MulticastConfig
         check(memberTimeoutNs > statusIntervalNs, "memberTimeout must exceed statusInterval, or a live member " +
             "looks dead");
         check(publisherTimeoutNs > heartbeatIntervalNs, "publisherTimeout must exceed heartbeatInterval");
+        check(repairAckTimeout >= 1 && repairAckTimeout <= 31, "repairAckTimeout " + repairAckTimeout +
+            " must be within 1..31 (4.096 us x 2^value)");
         concluded = true;
         return this;
     }
@@ -303,6 +306,19 @@ public final class MulticastConfig
     {
         mutable();
         cmTimeoutMs = value;
+        return this;
+    }
+
+    /** @return the repair QP's local ACK timeout exponent (4.096 us x 2^value; 10 is 4.2 ms). */
+    public int repairAckTimeout()
+    {
+        return repairAckTimeout;
+    }
+
+    public MulticastConfig repairAckTimeout(final int value)
+    {
+        mutable();
+        repairAckTimeout = value;
         return this;
     }
 

@@ -121,7 +121,6 @@ final class SessionImage
         windowRkey = grant.windowRkey();
         RdmaException.check(Integer.bitCount(windowSlots) == 1, io.rdma4j.verbs.Errno.EPROTO,
             "the publisher's window of " + windowSlots + " slots is no power of two");
-        qp = rcId.qp();
         ring = arena.allocate((long)windowSlots * slotLength, 4096);
         ringMr = pd.regMr(ring, EnumSet.of(AccessFlag.LOCAL_WRITE));
         control = arena.allocate(CONTROL_LENGTH, 64);
@@ -141,6 +140,16 @@ final class SessionImage
         lastActivityNs = nowNs;
         counters.increment(RmcastCounter.IMAGES_AVAILABLE);
         listener.onImageAvailable(sessionId, expected);
+    }
+
+    void repairQp(final QueuePair value)
+    {
+        qp = value;
+    }
+
+    QueuePair repairQp()
+    {
+        return qp;
     }
 
     long position()
@@ -413,9 +422,9 @@ final class SessionImage
         {
             try
             {
-                if (rcId.qp() != null)
+                if (qp != null)
                 {
-                    rcId.destroyQp();
+                    qp.close();
                 }
             }
             finally

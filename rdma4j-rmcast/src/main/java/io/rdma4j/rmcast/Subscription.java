@@ -21,6 +21,7 @@ import io.rdma4j.verbs.MemoryRegion;
 import io.rdma4j.verbs.ProtectionDomain;
 import io.rdma4j.verbs.QpCap;
 import io.rdma4j.verbs.QpInitAttr;
+import io.rdma4j.verbs.QpState;
 import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.QueuePair;
 import io.rdma4j.verbs.RdmaException;
@@ -396,18 +397,7 @@ public final class Subscription implements AutoCloseable
             {
                 case ADDR_RESOLVED -> id.resolveRoute(config.cmTimeoutMs());
                 case ROUTE_RESOLVED -> connect(image, id);
-                case ESTABLISHED ->
-                {
-                    final RepairGrant grant = RepairGrant.decode(privateData);
-                    if (grant == null || grant.sessionId() != image.sessionId)
-                    {
-                        remove(image, false);
-                    }
-                    else
-                    {
-                        image.activate(grant, pd, now);
-                    }
-                }
+                case CONNECT_RESPONSE -> establish(image, id, privateData, now);
                 case ADDR_ERROR, ROUTE_ERROR, CONNECT_ERROR, UNREACHABLE, REJECTED, DISCONNECTED, DEVICE_REMOVAL ->
                     remove(image, true);
                 default ->
@@ -422,13 +412,35 @@ public final class Subscription implements AutoCloseable
         return 1;
     }
 
+    /**
+     * Connect with a QP of our own rather than the id's: the connection manager's ACK timeout suits a WAN (the
+     * soft one's is 2 s), and a repair READ whose response is lost must be retried in milliseconds, so the RTS
+     * step below sets {@link MulticastConfig#repairAckTimeout()}.
+     */
     private void connect(final SessionImage image, final CmId id)
     {
         RdmaException.check(id.verbs() == context, Errno.EINVAL, "the repair connection to " + image.repairAddress +
             " resolved to another device than the group's: bind both to one local address");
-        id.createQp(pd, QpInitAttr.of(QpType.RC, rcCq, QpCap.of(8, 1)));
-        id.connect(ConnParam.withPrivateData(
-            new RepairRequest(image.sessionId, config.joinPosition() == JoinPosition.REPLAY).encode()));
+        final QueuePair rc = pd.createQp(QpInitAttr.of(QpType.RC, rcCq, QpCap.of(8, 1)));
+        image.repairQp(rc);
+        rc.modify(id.initQpAttr(QpState.INIT));
+        id.connect(ConnParam.builder().qpNum(rc.qpNum()).privateData(
+            new RepairRequest(image.sessionId, config.joinPosition() == JoinPosition.REPLAY).encode()).build());
+    }
+
+    private void establish(final SessionImage image, final CmId id, final byte[] privateData, final long now)
+    {
+        final RepairGrant grant = RepairGrant.decode(privateData);
+        if (grant == null || grant.sessionId() != image.sessionId)
+        {
+            remove(image, false);
+            return;
+        }
+        final QueuePair rc = image.repairQp();
+        rc.modify(id.initQpAttr(QpState.RTR));
+        rc.modify(id.initQpAttr(QpState.RTS).timeout(config.repairAckTimeout()));
+        id.establish();
+        image.activate(grant, pd, now);
     }
 
     private void remove(final SessionImage image, final boolean reportUnavailable)
