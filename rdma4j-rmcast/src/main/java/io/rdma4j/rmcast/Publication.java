@@ -97,7 +97,6 @@ public final class Publication implements AutoCloseable
     private final MemorySegment status;
     private final MemoryRegion statusMr;
     private final MemorySegment heartbeats;
-    private final MemoryRegion heartbeatsMr;
     private final int heartbeatLength;
     private final InetSocketAddress listenAddress;
     private final Member[] members;
@@ -148,15 +147,16 @@ public final class Publication implements AutoCloseable
             qp = udId.createQp(pd, QpInitAttr.of(QpType.UD, sendCq, QpCap.of(config.sendQueueDepth() + 1, 1)));
 
             final Arena arena = resources.add(Arena.ofShared());
-            window = arena.allocate((long)windowSlots * slotLength, 4096);
+            // the two heartbeat frames live past the window's slots, in its region: every send has one lkey
+            final long windowBytes = (long)windowSlots * slotLength;
+            window = arena.allocate(windowBytes + 2L * SLOT_ALIGNMENT, 4096);
             windowMr = resources.add(pd.regMr(window, EnumSet.of(AccessFlag.REMOTE_READ)));
+            heartbeats = window.asSlice(windowBytes, 2L * SLOT_ALIGNMENT);
             control = arena.allocate(CONTROL_LENGTH, SLOT_ALIGNMENT);
             controlMr = resources.add(pd.regMr(control, EnumSet.of(AccessFlag.REMOTE_READ)));
             status = arena.allocate((long)config.maxMembers() * Member.STATUS_ENTRY_LENGTH, 4096);
             statusMr = resources.add(pd.regMr(status, EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE)));
             heartbeatLength = FrameHeader.LENGTH + HeartbeatBody.LENGTH;
-            heartbeats = arena.allocate(2L * SLOT_ALIGNMENT, SLOT_ALIGNMENT);
-            heartbeatsMr = resources.add(pd.regMr(heartbeats, EnumSet.noneOf(AccessFlag.class)));
             members = new Member[config.maxMembers()];
             sessionId = newSessionId();
 
@@ -284,9 +284,16 @@ public final class Publication implements AutoCloseable
      */
     public long offer(final MemorySegment source, final long offset, final int length)
     {
-        RdmaException.check(length >= 0 && length <= maxMessageLength, Errno.EINVAL, "offer: length " + length +
-            " is outside 0.." + maxMessageLength + " (maxMessageLength)");
-        RdmaException.check(!claimed, Errno.EINVAL, "offer: a claim is open; commit or abort it first");
+        // checks as plain ifs: a check(condition, message) call would build its message on every offer
+        if (length < 0 || length > maxMessageLength)
+        {
+            throw new RdmaException(Errno.EINVAL, "offer: length " + length + " is outside 0.." + maxMessageLength +
+                " (maxMessageLength)");
+        }
+        if (claimed)
+        {
+            throw new RdmaException(Errno.EINVAL, "offer: a claim is open; commit or abort it first");
+        }
         final int fragments = length <= maxPayload ? 1 : (length + maxPayload - 1) / maxPayload;
         final long admitted = admit(fragments);
         if (admitted < 0)
@@ -338,9 +345,15 @@ public final class Publication implements AutoCloseable
      */
     public long tryClaim(final int length, final BufferClaim claim)
     {
-        RdmaException.check(length >= 0 && length <= maxPayload, Errno.EINVAL, "tryClaim: length " + length +
-            " is outside 0.." + maxPayload + " (one fragment's payload; offer fragments longer messages)");
-        RdmaException.check(!claimed, Errno.EINVAL, "tryClaim: a claim is open; commit or abort it first");
+        if (length < 0 || length > maxPayload)
+        {
+            throw new RdmaException(Errno.EINVAL, "tryClaim: length " + length + " is outside 0.." + maxPayload +
+                " (one fragment's payload; offer fragments longer messages)");
+        }
+        if (claimed)
+        {
+            throw new RdmaException(Errno.EINVAL, "tryClaim: a claim is open; commit or abort it first");
+        }
         final long admitted = admit(1);
         if (admitted < 0)
         {
@@ -534,7 +547,7 @@ public final class Publication implements AutoCloseable
         postedSends++;
         final boolean signal = (postedSends % SIGNAL_EVERY) == 0;
         sendWr.wrId(postedSends).sendFlags(signal ? SendFlags.SIGNALED : 0)
-            .sge(heartbeats.address() + offset, heartbeatLength, heartbeatsMr.lkey());
+            .sge(heartbeats.address() + offset, heartbeatLength, windowMr.lkey());
         qp.postSend(sendWr);
         counters.increment(RmcastCounter.HEARTBEATS_SENT);
     }
