@@ -182,6 +182,20 @@ public final class Subscription implements AutoCloseable
             image.highestKnown() - image.position();
     }
 
+    /** @return the largest {@link #lag(int)} over the sessions being delivered, 0 if none. */
+    public long maxLag()
+    {
+        long lag = 0;
+        for (final SessionImage image : images)
+        {
+            if (image != null && image.state == SessionImage.State.ACTIVE)
+            {
+                lag = Math.max(lag, image.highestKnown() - image.position());
+            }
+        }
+        return lag;
+    }
+
     /** @return a snapshot of the subscription's counters by label. */
     public Map<String, Long> counters()
     {
