@@ -39,11 +39,21 @@ final class SessionImage
     static final int KIND_REPAIR_HEAD = 2;
     static final int KIND_STATUS = 3;
 
-    /** The local control region: the status entry that RDMA WRITE sends, then the head word READ fills. */
+    /**
+     * The local control region: the status entry that RDMA WRITE sends, then one head word per repair in flight
+     * for its READ to fill: a later repair's head, larger, would declare an earlier one's slots lost for nothing.
+     */
     private static final int STATUS_OFFSET = 0;
     private static final int STATUS_LENGTH = 16;
-    private static final int HEAD_OFFSET = 32;
+    private static final int HEAD_OFFSET = 16;
+    /** Repairs a session keeps in flight: RC completes them in order, so they are a FIFO. */
+    static final int MAX_REPAIRS_IN_FLIGHT = 4;
     private static final int CONTROL_LENGTH = 64;
+    /** What {@code present} holds for a slot whose fragment is known lost: below -1, the empty mark. */
+    private static long lostMark(final long sequence)
+    {
+        return -2 - sequence;
+    }
 
     final int sessionId;
     final int slotIndex;
@@ -78,9 +88,11 @@ final class SessionImage
     private long expected;
     private long highestKnown;
     private long gapSinceNs = -1;
-    private boolean repairInFlight;
-    private long repairFrom;
-    private long repairTo;
+    private final long[] repairFrom = new long[MAX_REPAIRS_IN_FLIGHT];
+    private final long[] repairTo = new long[MAX_REPAIRS_IN_FLIGHT];
+    private int repairOldest;
+    private int repairsInFlight;
+    private long lossRunStart = -1;
     private boolean statusInFlight;
     private long lastStatusNs;
     private long lastStatusPosition;
@@ -130,7 +142,7 @@ final class SessionImage
         Arrays.fill(present, -1);
         repairWr.opcode(WrOpcode.RDMA_READ).wrId(wrId(KIND_REPAIR_DATA)).sendFlags(0);
         headWr.opcode(WrOpcode.RDMA_READ).wrId(wrId(KIND_REPAIR_HEAD)).sendFlags(SendFlags.SIGNALED)
-            .sge(controlMr, HEAD_OFFSET, Long.BYTES).rdma(grant.headAddress(), grant.headRkey());
+            .rdma(grant.headAddress(), grant.headRkey());
         statusWr.opcode(WrOpcode.RDMA_WRITE).wrId(wrId(KIND_STATUS)).sendFlags(SendFlags.SIGNALED)
             .sge(controlMr, STATUS_OFFSET, STATUS_LENGTH).rdma(grant.statusAddress(), grant.statusRkey());
         expected = grant.startSequence();
@@ -216,7 +228,7 @@ final class SessionImage
             expected++;
             return 1;
         }
-        if (repairInFlight && sequence >= repairFrom && sequence < repairTo)
+        if (inRepair(sequence))
         {
             // the READ in flight writes this slot; a copy now would race it
             counters.increment(RmcastCounter.DUPLICATES);
@@ -255,14 +267,28 @@ final class SessionImage
         while (budget.remaining > 0)
         {
             final int index = (int)expected & slotMask;
-            if (present[index] != expected)
+            final long held = present[index];
+            if (held == expected)
+            {
+                flushLossRun();
+                deliver(ring, (long)index * slotLength, expected, handler, budget);
+            }
+            else if (held == lostMark(expected))
+            {
+                // adjacent lost fragments make one event, reported in order among the messages
+                if (lossRunStart < 0)
+                {
+                    lossRunStart = expected;
+                }
+            }
+            else
             {
                 break;
             }
-            deliver(ring, (long)index * slotLength, expected, handler, budget);
             expected++;
             work++;
         }
+        flushLossRun();
         if (expected >= highestKnown)
         {
             gapSinceNs = -1;
@@ -270,11 +296,9 @@ final class SessionImage
         else
         {
             noteGap(nowNs);
-            if (!repairInFlight && nowNs - gapSinceNs >= config.repairDelayNs() && present[(int)expected & slotMask]
-                != expected)
+            if (nowNs - gapSinceNs >= config.repairDelayNs())
             {
-                issueRepair();
-                work++;
+                work += issueRepairs();
             }
         }
         if (!statusInFlight && (nowNs - lastStatusNs >= config.statusIntervalNs() ||
@@ -286,51 +310,101 @@ final class SessionImage
         return work;
     }
 
-    private void issueRepair()
+    private void flushLossRun()
     {
-        final long from = expected;
-        final int index = (int)from & slotMask;
-        final long limit = Math.min(Math.min(highestKnown, from + config.maxRepairFragments()),
-            from - index + windowSlots);
-        long to = from + 1;
-        while (to < limit && present[(int)to & slotMask] != to)
+        if (lossRunStart >= 0)
         {
-            to++;
+            reportLoss(lossRunStart, expected);
+            lossRunStart = -1;
         }
-        final long offset = (long)index * slotLength;
-        repairWr.sge(ringMr, offset, Math.toIntExact((to - from) * slotLength)).rdma(remoteWindow + offset, windowRkey);
-        qp.postSend(repairWr);
-        qp.postSend(headWr);
-        repairInFlight = true;
-        repairFrom = from;
-        repairTo = to;
-        counters.increment(RmcastCounter.REPAIR_READS);
     }
 
-    /** Both READs of a repair completed: keep the slots the head shows whole, report the ones it shows lost. */
+    private boolean inRepair(final long sequence)
+    {
+        for (int i = 0, r = repairOldest; i < repairsInFlight; i++, r = (r + 1) % MAX_REPAIRS_IN_FLIGHT)
+        {
+            if (sequence >= repairFrom[r] && sequence < repairTo[r])
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private boolean missing(final long sequence)
+    {
+        final long held = present[(int)sequence & slotMask];
+        return held != sequence && held != lostMark(sequence);
+    }
+
+    /** READ the missing runs between the delivery position and the newest fragment known sent, a run a READ. */
+    private int issueRepairs()
+    {
+        int issued = 0;
+        long from = repairsInFlight == 0 ? expected :
+            Math.max(expected, repairTo[(repairOldest + repairsInFlight - 1) % MAX_REPAIRS_IN_FLIGHT]);
+        while (repairsInFlight < MAX_REPAIRS_IN_FLIGHT)
+        {
+            while (from < highestKnown && !missing(from))
+            {
+                from++;
+            }
+            if (from >= highestKnown)
+            {
+                break;
+            }
+            final int index = (int)from & slotMask;
+            final long limit = Math.min(Math.min(highestKnown, from + config.maxRepairFragments()),
+                from - index + windowSlots);
+            long to = from + 1;
+            while (to < limit && missing(to))
+            {
+                to++;
+            }
+            final int r = (repairOldest + repairsInFlight) % MAX_REPAIRS_IN_FLIGHT;
+            final long offset = (long)index * slotLength;
+            repairWr.sge(ringMr, offset, Math.toIntExact((to - from) * slotLength))
+                .rdma(remoteWindow + offset, windowRkey);
+            headWr.sge(controlMr, HEAD_OFFSET + (long)r * Long.BYTES, Long.BYTES);
+            qp.postSend(repairWr);
+            qp.postSend(headWr);
+            repairFrom[r] = from;
+            repairTo[r] = to;
+            repairsInFlight++;
+            issued++;
+            counters.increment(RmcastCounter.REPAIR_READS);
+            from = to;
+        }
+        return issued;
+    }
+
+    /**
+     * The oldest repair's two READs completed: keep the slots its head shows whole, mark the ones it shows
+     * overwritten as lost (delivery reports them in order).
+     */
     void onRepairCompleted(final long nowNs)
     {
-        repairInFlight = false;
-        final long head = control.get(ValueLayout.JAVA_LONG, HEAD_OFFSET);
-        long lostUntil = -1;
-        for (long s = Math.max(repairFrom, expected); s < repairTo; s++)
+        final int r = repairOldest;
+        repairOldest = (repairOldest + 1) % MAX_REPAIRS_IN_FLIGHT;
+        repairsInFlight--;
+        final long head = control.get(ValueLayout.JAVA_LONG, HEAD_OFFSET + (long)r * Long.BYTES);
+        for (long s = Math.max(repairFrom[r], expected); s < repairTo[r]; s++)
         {
             final int index = (int)s & slotMask;
+            if (present[index] == s)
+            {
+                continue;
+            }
             final long slot = (long)index * slotLength;
             if (head > s + windowSlots)
             {
-                lostUntil = s + 1;
+                present[index] = lostMark(s);
             }
             else if (FrameHeader.sequence(ring, slot) == s && FrameHeader.sessionId(ring, slot) == sessionId)
             {
                 present[index] = s;
                 counters.increment(RmcastCounter.FRAGMENTS_REPAIRED);
             }
-        }
-        if (lostUntil > expected)
-        {
-            reportLoss(expected, lostUntil);
-            expected = lostUntil;
         }
         // the rest of a long gap goes at once, not after another delay
         gapSinceNs = nowNs - config.repairDelayNs();

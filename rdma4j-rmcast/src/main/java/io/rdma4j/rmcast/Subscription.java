@@ -100,7 +100,8 @@ public final class Subscription implements AutoCloseable
             final int portMtu = context.queryPort(1).activeMtu().bytes();
             receiveSlotLength = Publication.align(ReplyAddress.GRH_BYTES + portMtu, Publication.SLOT_ALIGNMENT);
             recvCq = resources.add(context.createCq(config.receiveSlots(), null, 0));
-            rcCq = resources.add(context.createCq(8 * config.maxImages(), null, 0));
+            rcCq = resources.add(context.createCq((2 * SessionImage.MAX_REPAIRS_IN_FLIGHT + 2) * config.maxImages(), null,
+                0));
             qp = udId.createQp(pd, QpInitAttr.of(QpType.UD, recvCq, QpCap.of(1, config.receiveSlots())));
             final Arena arena = resources.add(Arena.ofShared());
             receive = arena.allocate((long)config.receiveSlots() * receiveSlotLength, 4096);
@@ -435,7 +436,8 @@ public final class Subscription implements AutoCloseable
     {
         RdmaException.check(id.verbs() == context, Errno.EINVAL, "the repair connection to " + image.repairAddress +
             " resolved to another device than the group's: bind both to one local address");
-        final QueuePair rc = pd.createQp(QpInitAttr.of(QpType.RC, rcCq, QpCap.of(8, 1)));
+        final QueuePair rc = pd.createQp(QpInitAttr.of(QpType.RC, rcCq,
+            QpCap.of(2 * SessionImage.MAX_REPAIRS_IN_FLIGHT + 2, 1)));
         image.repairQp(rc);
         rc.modify(id.initQpAttr(QpState.INIT));
         id.connect(ConnParam.builder().qpNum(rc.qpNum()).privateData(
