@@ -14,6 +14,11 @@ public final class BufferClaim
     private long offset;
     private int length;
 
+    /** An empty claim, filled by {@link Publication#tryClaim}. */
+    public BufferClaim()
+    {
+    }
+
     void wrap(final Publication owner, final MemorySegment window, final long payloadOffset, final int payloadLength)
     {
         publication = owner;

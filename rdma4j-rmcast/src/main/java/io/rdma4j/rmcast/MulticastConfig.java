@@ -37,6 +37,11 @@ public final class MulticastConfig
     private int repairAckTimeout = 10;
     private boolean concluded;
 
+    /** The defaults: a window of 8192 fragments, the port's MTU, 16 MiB messages, MIN flow control, LIVE join. */
+    public MulticastConfig()
+    {
+    }
+
     /**
      * Check every setting once; after this the object no longer changes.
      *

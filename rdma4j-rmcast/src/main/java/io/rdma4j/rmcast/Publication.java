@@ -208,10 +208,11 @@ public final class Publication implements AutoCloseable
     private static int newSessionId()
     {
         // a restarted publisher must never reuse a session: subscribers would take its window for the old one
+        final SecureRandom random = new SecureRandom();
         int id;
         do
         {
-            id = new SecureRandom().nextInt();
+            id = random.nextInt();
         }
         while (id == 0);
         return id;

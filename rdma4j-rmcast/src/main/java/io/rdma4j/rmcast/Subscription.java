@@ -76,6 +76,13 @@ public final class Subscription implements AutoCloseable
     private final WorkCompletion[] wcs = WorkCompletion.array(64);
     private final WorkCompletion[] rcWcs = WorkCompletion.array(32);
     private final SessionImage[] images;
+    /**
+     * Sessions whose image went lately, and until when their heartbeats are ignored: a refused or failed repair
+     * connection is retried after a pause, not on every heartbeat, and a session that ended stays ended.
+     */
+    private final int[] endedSessions;
+    private final long[] endedUntilNs;
+    private int nextEnded;
     private final Counters counters = new Counters();
     private final Budget budget = new Budget();
     private int generation;
@@ -111,6 +118,8 @@ public final class Subscription implements AutoCloseable
                 repost(i);
             }
             images = new SessionImage[config.maxImages()];
+            endedSessions = new int[config.maxImages()];
+            endedUntilNs = new long[config.maxImages()];
             udId.joinMulticast(group, JoinFlags.FULLMEMBER, null);
             channel.expect(CmEventType.MULTICAST_JOIN, config.cmTimeoutMs(), TimeUnit.MILLISECONDS).ack();
             opened = true;
@@ -307,6 +316,13 @@ public final class Subscription implements AutoCloseable
     /** A heartbeat of a session not seen before: connect to its repair listener (control path). */
     private void discover(final int sessionId, final InetSocketAddress repairAddress, final long head, final long now)
     {
+        for (int i = 0; i < endedSessions.length; i++)
+        {
+            if (endedSessions[i] == sessionId && now - endedUntilNs[i] < 0)
+            {
+                return;
+            }
+        }
         int index = -1;
         for (int i = 0; i < images.length && index < 0; i++)
         {
@@ -465,6 +481,9 @@ public final class Subscription implements AutoCloseable
         {
             images[image.slotIndex] = null;
         }
+        endedSessions[nextEnded] = image.sessionId;
+        endedUntilNs[nextEnded] = System.nanoTime() + config.publisherTimeoutNs();
+        nextEnded = (nextEnded + 1) % endedSessions.length;
         image.close(reportUnavailable);
     }
 
