@@ -26,21 +26,24 @@ import java.util.concurrent.atomic.AtomicLong;
  * it, the same run of raw UDP multicast (a DatagramChannel sending, N joined channels receiving), which loses
  * what its receivers cannot keep up with, so its figure is the slowest receiver's rate of what arrived.
  * <p>
- * Usage: {@code RmcastFanOutRate [SUBSCRIBERS [MESSAGES [SIZE]]]} (defaults 4, 1 000 000, 64); set
+ * Usage: {@code RmcastFanOutRate [SUBSCRIBERS [MESSAGES [SIZE [OFFERS_PER_FLUSH]]]]} (defaults 4, 1 000 000, 64, 1); set
  * {@code RDMA4J_SOFT_LOSS} for a lossy run. The figures depend on the cores: each receiver spins on one.
  */
 public final class RmcastFanOutRate
 {
     private static final String FIRST_HOST = "127.0.0.";
     private static final int FIRST_OCTET = 101;
+    private static int offersPerFlush;
 
     public static void main(final String[] args) throws Exception
     {
         final int subscribers = args.length > 0 ? Integer.parseInt(args[0]) : 4;
         final long messages = args.length > 1 ? Long.parseLong(args[1]) : 1_000_000;
         final int size = args.length > 2 ? Integer.parseInt(args[2]) : 64;
-        System.out.printf("1 -> %d, %d messages of %d B, %d cores, loss %s%n", subscribers, messages, size,
-            Runtime.getRuntime().availableProcessors(), System.getenv().getOrDefault("RDMA4J_SOFT_LOSS", "0"));
+        offersPerFlush = args.length > 3 ? Integer.parseInt(args[3]) : 1;
+        System.out.printf("1 -> %d, %d messages of %d B, %d offers per flush, %d cores, loss %s%n", subscribers,
+            messages, size, offersPerFlush, Runtime.getRuntime().availableProcessors(),
+            System.getenv().getOrDefault("RDMA4J_SOFT_LOSS", "0"));
         final double rmcast = rmcast(subscribers, messages, size);
         final double udp = udp(subscribers, messages, size);
         System.out.printf("rmcast: %,.0f msg/s to each of %d (every message, in order)%n", rmcast, subscribers);
@@ -56,7 +59,8 @@ public final class RmcastFanOutRate
     private static double rmcast(final int subscribers, final long messages, final int size) throws Exception
     {
         final InetSocketAddress group = new InetSocketAddress(InetAddress.getByName("239.255.101.1"), 0);
-        final MulticastConfig config = new MulticastConfig().minGroupSize(subscribers).maxMessageLength(64 * 1024);
+        final MulticastConfig config = new MulticastConfig().minGroupSize(subscribers).maxMessageLength(64 * 1024)
+            .offersPerFlush(offersPerFlush);
         try (Publication publication = Publication.open(config, host(0), group); Arena arena = Arena.ofShared())
         {
             final CountDownLatch joined = new CountDownLatch(subscribers);

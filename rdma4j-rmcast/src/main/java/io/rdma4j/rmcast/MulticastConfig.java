@@ -35,6 +35,7 @@ public final class MulticastConfig
     private int cmTimeoutMs = 2000;
     private int repairPort;
     private int repairAckTimeout = 10;
+    private int offersPerFlush = 1;
     private boolean concluded;
 
     /** The defaults: a window of 8192 fragments, the port's MTU, 16 MiB messages, MIN flow control, LIVE join. */
@@ -75,6 +76,7 @@ public final class MulticastConfig
         check(memberTimeoutNs > statusIntervalNs, "memberTimeout must exceed statusInterval, or a live member " +
             "looks dead");
         check(publisherTimeoutNs > heartbeatIntervalNs, "publisherTimeout must exceed heartbeatInterval");
+        check(offersPerFlush >= 1, "offersPerFlush " + offersPerFlush + " must be 1 or more");
         check(repairAckTimeout >= 1 && repairAckTimeout <= 31, "repairAckTimeout " + repairAckTimeout +
             " must be within 1..31 (4.096 us x 2^value)");
         concluded = true;
@@ -311,6 +313,23 @@ public final class MulticastConfig
     {
         mutable();
         cmTimeoutMs = value;
+        return this;
+    }
+
+    /**
+     * @return offers between two polls of the publication's send queue. An engine may hold posted sends until
+     *         the poster's next poll, to send a burst in one system call (the soft device in polling mode does,
+     *         for up to 1 ms): 1 sends each message at once (latency), more batches them (rate).
+     */
+    public int offersPerFlush()
+    {
+        return offersPerFlush;
+    }
+
+    public MulticastConfig offersPerFlush(final int value)
+    {
+        mutable();
+        offersPerFlush = value;
         return this;
     }
 

@@ -112,6 +112,7 @@ public final class Publication implements AutoCloseable
     private boolean claimed;
     private long claimSequence;
     private int offersSinceDuty;
+    private int offersSinceFlush;
     private long lastHeartbeatNs = Long.MIN_VALUE / 2;
     private int heartbeatToggle;
     private boolean closed;
@@ -321,6 +322,7 @@ public final class Publication implements AutoCloseable
         nextSequence = sequence;
         counters.add(RmcastCounter.FRAGMENTS_SENT, fragments);
         counters.increment(RmcastCounter.MESSAGES_SENT);
+        flushIfDue();
         return sequence;
     }
 
@@ -378,6 +380,17 @@ public final class Publication implements AutoCloseable
         nextSequence = claimSequence + 1;
         counters.increment(RmcastCounter.FRAGMENTS_SENT);
         counters.increment(RmcastCounter.MESSAGES_SENT);
+        flushIfDue();
+    }
+
+    /** A poll of the send queue: it reclaims completions and makes the engine send what it holds for the poll. */
+    private void flushIfDue()
+    {
+        if (++offersSinceFlush >= config.offersPerFlush())
+        {
+            offersSinceFlush = 0;
+            reclaim();
+        }
     }
 
     void abortClaim()

@@ -47,6 +47,10 @@ public final class RmcastPubCommand implements Callable<Integer>
         description = "retransmit window, fragments (power of two; default: ${DEFAULT-VALUE})")
     private int window;
 
+    @Option(names = "--offers-per-flush", paramLabel = "offers", defaultValue = "1",
+        description = "offers between polls of the send queue: 1 sends each at once, more batch (default: ${DEFAULT-VALUE})")
+    private int offersPerFlush;
+
     @Option(names = "--linger", paramLabel = "seconds", defaultValue = "5",
         description = "after the last message, serve repairs until the members leave or this long (default: ${DEFAULT-VALUE})")
     private int linger;
@@ -55,7 +59,7 @@ public final class RmcastPubCommand implements Callable<Integer>
     public Integer call() throws Exception
     {
         final MulticastConfig config = new MulticastConfig().windowSlots(window).minGroupSize(minGroup).flowControl(flow)
-            .maxMessageLength(Math.max(size, 64 * 1024));
+            .maxMessageLength(Math.max(size, 64 * 1024)).offersPerFlush(offersPerFlush);
         try (Publication publication = Publication.open(config, InetAddress.getByName(bindAddress),
             new InetSocketAddress(InetAddress.getByName(group), 0)); Arena arena = Arena.ofConfined())
         {
