@@ -44,8 +44,11 @@ public final class RmcastFanOutRate
         System.out.printf("1 -> %d, %d messages of %d B, %d offers per flush, %d cores, loss %s%n", subscribers,
             messages, size, offersPerFlush, Runtime.getRuntime().availableProcessors(),
             System.getenv().getOrDefault("RDMA4J_SOFT_LOSS", "0"));
+        final double oneThread = oneThread(subscribers, messages, size);
         final double rmcast = rmcast(subscribers, messages, size);
         final double udp = udp(subscribers, messages, size);
+        System.out.printf("rmcast, one thread for all: %,.0f msg/s to each of %d (every message, in order)%n",
+            oneThread, subscribers);
         System.out.printf("rmcast: %,.0f msg/s to each of %d (every message, in order)%n", rmcast, subscribers);
         System.out.printf("raw UDP multicast: %,.0f msg/s arrived at the slowest of %d%n", udp, subscribers);
         System.out.printf("ratio rmcast / raw UDP: %.2f%n", rmcast / udp);
@@ -54,6 +57,69 @@ public final class RmcastFanOutRate
     private static InetAddress host(final int n) throws Exception
     {
         return InetAddress.getByName(FIRST_HOST + (FIRST_OCTET + n));
+    }
+
+    /**
+     * The publisher and every subscription on the calling thread, in turn: the CPU the protocol costs per message
+     * and member, without the scheduler's share of five spinning threads on few cores.
+     */
+    private static double oneThread(final int subscribers, final long messages, final int size) throws Exception
+    {
+        final InetSocketAddress group = new InetSocketAddress(InetAddress.getByName("239.255.101.3"), 0);
+        final MulticastConfig config = new MulticastConfig().minGroupSize(subscribers).maxMessageLength(64 * 1024)
+            .offersPerFlush(offersPerFlush);
+        final List<Subscription> subs = new ArrayList<>();
+        final long[] count = new long[subscribers];
+        final MessageHandler[] handlers = new MessageHandler[subscribers];
+        try (Publication publication = Publication.open(config, host(10), group); Arena arena = Arena.ofShared())
+        {
+            for (int i = 0; i < subscribers; i++)
+            {
+                final int n = i;
+                handlers[i] = (buffer, offset, length, sessionId, position) -> count[n]++;
+                subs.add(Subscription.open(new MulticastConfig().maxMessageLength(64 * 1024), host(11 + i), group,
+                    null));
+            }
+            while (publication.memberCount() < subscribers || subs.stream().anyMatch(s -> s.imageCount() == 0))
+            {
+                publication.doWork();
+                for (int i = 0; i < subscribers; i++)
+                {
+                    subs.get(i).poll(handlers[i], 64);
+                }
+            }
+            final MemorySegment message = arena.allocate(size);
+            final long start = System.nanoTime();
+            long sent = 0;
+            long slowest = 0;
+            while (slowest < messages)
+            {
+                for (int k = 0; k < 16 && sent < messages; k++)
+                {
+                    if (publication.offer(message, 0, size) > 0)
+                    {
+                        sent++;
+                    }
+                }
+                slowest = Long.MAX_VALUE;
+                for (int i = 0; i < subscribers; i++)
+                {
+                    subs.get(i).poll(handlers[i], 64);
+                    slowest = Math.min(slowest, count[i]);
+                }
+            }
+            final double seconds = (System.nanoTime() - start) / 1e9;
+            System.out.printf("rmcast one thread: %s; first subscriber %s%n", publication.counters(),
+                subs.getFirst().counters());
+            return messages / seconds;
+        }
+        finally
+        {
+            for (final Subscription sub : subs)
+            {
+                sub.close();
+            }
+        }
     }
 
     private static double rmcast(final int subscribers, final long messages, final int size) throws Exception
