@@ -10,6 +10,7 @@
 module io.rdma4j.examples
 {
     requires io.rdma4j.api;
+    requires static io.rdma4j.rmcast;
     requires static io.rdma4j.netty;
     requires static io.grpc;
     requires static io.grpc.netty;

@@ -6,6 +6,7 @@
 module io.rdma4j.tools
 {
     requires io.rdma4j.api;
+    requires io.rdma4j.rmcast;
     // the stat file's reader, exported to this module alone
     requires io.rdma4j.soft;
     requires info.picocli;
@@ -22,6 +23,7 @@ module io.rdma4j.tools
     opens io.rdma4j.tools.common to info.picocli;
     opens io.rdma4j.tools.perf to info.picocli;
     opens io.rdma4j.tools.pingpong to info.picocli;
+    opens io.rdma4j.tools.rmcast to info.picocli;
     opens io.rdma4j.tools.rping to info.picocli;
     opens io.rdma4j.tools.soak to info.picocli;
     opens io.rdma4j.tools.udaddy to info.picocli;

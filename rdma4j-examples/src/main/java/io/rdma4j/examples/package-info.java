@@ -7,7 +7,9 @@
  * {@link io.rdma4j.examples.SrqClient}), UD requests resolved by SIDR ({@link io.rdma4j.examples.UdServer},
  * {@link io.rdma4j.examples.UdClient}) and multicast through the connection manager
  * ({@link io.rdma4j.examples.MulticastPublisher}, {@link io.rdma4j.examples.MulticastSubscriber}); and gRPC's
- * hello-world over rdma4j's Netty transport, server and client in two processes ({@link io.rdma4j.examples.GrpcHello}).
+ * hello-world over rdma4j's Netty transport, server and client in two processes ({@link io.rdma4j.examples.GrpcHello});
+ * reliable multicast, a publisher and three subscribers as four processes at 5 % loss
+ * ({@link io.rdma4j.examples.ReliableMulticast}, over {@code io.rdma4j.rmcast}).
  * <p>
  * <b>Arrows.</b> Imports the public API alone, {@code io.rdma4j.verbs} and {@code io.rdma4j.cm}, as an
  * application does: the engine ({@code io.rdma4j.soft}) is a run-time dependency found through the API's

@@ -8,6 +8,8 @@ import io.rdma4j.tools.pingpong.RcPingPongCommand;
 import io.rdma4j.tools.pingpong.SrqPingPongCommand;
 import io.rdma4j.tools.pingpong.UcPingPongCommand;
 import io.rdma4j.tools.pingpong.UdPingPongCommand;
+import io.rdma4j.tools.rmcast.RmcastPubCommand;
+import io.rdma4j.tools.rmcast.RmcastSubCommand;
 import io.rdma4j.tools.rping.RpingCommand;
 import io.rdma4j.tools.soak.SoakCommand;
 import io.rdma4j.tools.udaddy.UdaddyCommand;
@@ -25,7 +27,8 @@ import java.util.List;
  * {@code ibv_devinfo}, the {@code ibv_*_pingpong} tools, {@code mckey}, {@code rping}, {@code udaddy},
  * {@code rdma_server}, {@code rdma_client}, {@code cmatose})
  * on rdma4j's devices, a one-command multicast demo, perftest's tests ({@code perf}), the live counters of
- * every device on the machine ({@code stat}) and leak-hunting cycles ({@code soak}).
+ * every device on the machine ({@code stat}), leak-hunting cycles ({@code soak}) and a reliable multicast
+ * publisher and subscriber ({@code rmcast_pub}, {@code rmcast_sub}).
  */
 @Command(
     name = "rdma4j",
@@ -33,7 +36,8 @@ import java.util.List;
     versionProvider = Main.Version.class,
     description = "rdma-core's and librdmacm's tools on rdma4j's devices (devices, devinfo, the ping-pongs, mckey, " +
         "rping, udaddy, cmatose or ucmatose, rdma_server, rdma_client), a multicast demo, perftest's tests beside a " +
-        "raw-UDP baseline (perf), every running device's counters, live (stat), and leak-hunting cycles (soak).")
+        "raw-UDP baseline (perf), every running device's counters, live (stat), leak-hunting cycles (soak), and a " +
+        "reliable multicast publisher and subscriber (rmcast_pub, rmcast_sub).")
 public final class Main implements Runnable
 {
     /** The subcommands, in the order the help lists them. */
@@ -41,7 +45,8 @@ public final class Main implements Runnable
         DevicesCommand.class, DevinfoCommand.class, McKeyCommand.class, DemoCommand.class,
         RcPingPongCommand.class, UcPingPongCommand.class, UdPingPongCommand.class, SrqPingPongCommand.class,
         RpingCommand.class, UdaddyCommand.class, CmatoseCommand.class, RdmaServerCommand.class,
-        RdmaClientCommand.class, SoakCommand.class, StatCommand.class, PerfCommand.class,
+        RdmaClientCommand.class, SoakCommand.class, StatCommand.class, PerfCommand.class, RmcastPubCommand.class,
+        RmcastSubCommand.class,
         CommandLine.HelpCommand.class);
 
     @Spec

@@ -1,0 +1,48 @@
+package io.rdma4j.rmcast;
+
+/**
+ * The counters of publications and subscriptions, named as rxe names its own (snake_case, what was counted).
+ */
+public enum RmcastCounter
+{
+    FRAGMENTS_SENT("fragments_sent"),
+    MESSAGES_SENT("messages_sent"),
+    HEARTBEATS_SENT("heartbeats_sent"),
+    BACK_PRESSURED("back_pressured"),
+    NOT_CONNECTED("not_connected"),
+    MEMBERS_JOINED("members_joined"),
+    MEMBERS_LEFT("members_left"),
+    MEMBERS_TIMED_OUT("members_timed_out"),
+    REPAIR_REQUESTS_REFUSED("repair_requests_refused"),
+
+    FRAGMENTS_RECEIVED("fragments_received"),
+    MESSAGES_DELIVERED("messages_delivered"),
+    DUPLICATES("duplicates"),
+    GAPS("gaps"),
+    REPAIR_READS("repair_reads"),
+    FRAGMENTS_REPAIRED("fragments_repaired"),
+    LOSS_EVENTS("loss_events"),
+    FRAGMENTS_LOST("fragments_lost"),
+    BEYOND_WINDOW("beyond_window"),
+    FRAGMENTS_SKIPPED("fragments_skipped"),
+    FRAMES_WITHOUT_IMAGE("frames_without_image"),
+    MALFORMED_FRAMES("malformed_frames"),
+    STATUS_WRITES("status_writes"),
+    IMAGES_AVAILABLE("images_available"),
+    IMAGES_UNAVAILABLE("images_unavailable");
+
+    private final String label;
+
+    RmcastCounter(final String label)
+    {
+        this.label = label;
+    }
+
+    /**
+     * @return its name in {@code counters()} maps and tools.
+     */
+    public String label()
+    {
+        return label;
+    }
+}
