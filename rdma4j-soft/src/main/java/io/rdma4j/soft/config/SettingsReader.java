@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
 /**
@@ -110,6 +111,11 @@ final class SettingsReader
             {
                 throw new RdmaException(Errno.EINVAL, SoftSettings.WAIT_SPIN.property() + " '" + spin +
                     "' is not a whole number of microseconds");
+            }
+            if (micros < 0 || micros > TimeUnit.SECONDS.toMicros(1))
+            {
+                throw new RdmaException(Errno.EINVAL, SoftSettings.WAIT_SPIN.property() + " '" + spin +
+                    "' is not a spin of 0 to 1000000 microseconds");
             }
             settings.waitSpinMicros(micros);
         }

@@ -105,6 +105,10 @@ public final class SameHostLink extends ForwardingLink
     private static final int VIA_UDP = 2;
 
     private final IpLink udp;
+    /** Wake-ups owed by queued datagrams, sent at the flush: see {@link PendingWakeups}. */
+    private final PendingWakeups pendingWakeups = new PendingWakeups();
+    /** Sends one wake-up, counted; a method reference made once, so that sending one allocates nothing. */
+    private final java.util.function.Predicate<InetAddress> wakeupSender = this::sendWakeupNow;
     private final ShmPlaces places;
     /** The device's interface, which scopes the inbox names of IPv6 link-local addresses ({@link #inboxName}). */
     private final int interfaceIndex;
@@ -299,7 +303,7 @@ public final class SameHostLink extends ForwardingLink
     @Override
     public boolean send(final ByteBuffer datagram, final InetAddress destination, final int hopLimit)
     {
-        final int result = offerToInbox(datagram, null, 0, 0, null, destination, hopLimit, false);
+        final int result = offerToInbox(datagram, null, 0, 0, null, destination, hopLimit, false, false);
         return VIA_UDP == result ? udp.send(datagram, destination, hopLimit) : OFFERED == result;
     }
 
@@ -311,7 +315,7 @@ public final class SameHostLink extends ForwardingLink
     @Override
     public boolean queue(final ByteBuffer datagram, final InetAddress destination, final int hopLimit)
     {
-        final int result = offerToInbox(datagram, null, 0, 0, null, destination, hopLimit, false);
+        final int result = offerToInbox(datagram, null, 0, 0, null, destination, hopLimit, false, true);
         return VIA_UDP == result ? udp.queue(datagram, destination, hopLimit) : OFFERED == result;
     }
 
@@ -325,7 +329,7 @@ public final class SameHostLink extends ForwardingLink
     public boolean queue(
         final ByteBuffer datagram, final InetAddress destination, final int hopLimit, final DeferredIcrc icrc)
     {
-        final int result = offerToInbox(datagram, null, 0, 0, null, destination, hopLimit, true);
+        final int result = offerToInbox(datagram, null, 0, 0, null, destination, hopLimit, true, true);
         return VIA_UDP == result ? icrc.generate() && udp.queue(datagram, destination, hopLimit) : OFFERED == result;
     }
 
@@ -340,7 +344,7 @@ public final class SameHostLink extends ForwardingLink
         final ByteBuffer tail, final InetAddress destination, final int hopLimit)
     {
         final int result =
-            offerToInbox(head, payload, payloadOffset, payloadLength, tail, destination, hopLimit, false);
+            offerToInbox(head, payload, payloadOffset, payloadLength, tail, destination, hopLimit, false, true);
         return VIA_UDP == result ?
             udp.queueGathered(head, payload, payloadOffset, payloadLength, tail, destination, hopLimit) :
             OFFERED == result;
@@ -358,7 +362,7 @@ public final class SameHostLink extends ForwardingLink
         final ByteBuffer tail, final InetAddress destination, final int hopLimit, final DeferredIcrc icrc)
     {
         final int result =
-            offerToInbox(head, payload, payloadOffset, payloadLength, tail, destination, hopLimit, true);
+            offerToInbox(head, payload, payloadOffset, payloadLength, tail, destination, hopLimit, true, true);
         return VIA_UDP == result ? icrc.generate() &&
             udp.queueGathered(head, payload, payloadOffset, payloadLength, tail, destination, hopLimit) :
             OFFERED == result;
@@ -371,7 +375,8 @@ public final class SameHostLink extends ForwardingLink
      */
     private int offerToInbox(
         final ByteBuffer head, final MemorySegment payload, final long payloadOffset, final int payloadLength,
-        final ByteBuffer tail, final InetAddress destination, final int hopLimit, final boolean icrcOmitted)
+        final ByteBuffer tail, final InetAddress destination, final int hopLimit, final boolean icrcOmitted,
+        final boolean deferWakeup)
     {
         final int length = head.remaining() + (null == payload ? 0 : payloadLength) +
             (null == tail ? 0 : tail.remaining());
@@ -411,9 +416,16 @@ public final class SameHostLink extends ForwardingLink
             counters.increment(SoftCounter.SHM_SENT_PKTS);
             if (target.takeParked())
             {
-                // the receiver waits in its selector: this is the one wake-up its wait needs
-                counters.increment(SoftCounter.SHM_WAKEUPS_SENT);
-                udp.sendWakeup(destination);
+                // the receiver waits in its selector: this is the one wake-up its wait needs, sent at once for a
+                // datagram sent, at the flush for one queued (the rest of its burst then wakes nobody again)
+                if (deferWakeup)
+                {
+                    pendingWakeups.add(destination, wakeupSender);
+                }
+                else
+                {
+                    sendWakeupNow(destination);
+                }
             }
             return OFFERED;
         }
@@ -547,6 +559,25 @@ public final class SameHostLink extends ForwardingLink
         return !ringTurn && receiveRing(own, buffer, bufferSegment, info);
     }
 
+    private boolean sendWakeupNow(final InetAddress destination)
+    {
+        counters.increment(SoftCounter.SHM_WAKEUPS_SENT);
+        return udp.sendWakeup(destination);
+    }
+
+    /**
+     * The wake-ups the queued datagrams owe their sleeping receivers, after the socket's queue: see
+     * {@link PendingWakeups}.
+     * <p>
+     * {@inheritDoc}
+     */
+    @Override
+    public void flush()
+    {
+        pendingWakeups.sendAll(wakeupSender);
+        udp.flush();
+    }
+
     /**
      * Set the inbox's parked flag, look at the inbox once more (a sender that published before the flag was
      * set sent no wake-up), then wait in the socket's selector.
@@ -556,6 +587,8 @@ public final class SameHostLink extends ForwardingLink
     @Override
     public void awaitReadable(final long timeoutNanos)
     {
+        // what this thread queued leaves before it sleeps, as the socket's own wait flushes its queue
+        pendingWakeups.sendAll(wakeupSender);
         final ShmInbox own = inbox;
         if (own == null || timeoutNanos <= 0)
         {
@@ -594,6 +627,7 @@ public final class SameHostLink extends ForwardingLink
     @Override
     public void awaitReadableWhilePolled(final long timeoutNanos)
     {
+        pendingWakeups.sendAll(wakeupSender);
         final ShmInbox own = inbox;
         if (own != null)
         {

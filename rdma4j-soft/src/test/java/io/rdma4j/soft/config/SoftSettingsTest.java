@@ -172,6 +172,24 @@ class SoftSettingsTest
     }
 
     @Test
+    void progressModesAndTheWaitsSpinAreReadAndCheckedAsTheOthers()
+    {
+        final SoftSettings defaults = read(Map.of(), Map.of());
+        assertTrue(defaults.polling() && defaults.waiting(), "polling by default, whose waiters receive too");
+        assertEquals(0, defaults.waitSpinNs(), "no spin by default");
+        final SoftSettings waiting = property(SoftSettings.PROGRESS, "waiting");
+        assertFalse(waiting.polling());
+        assertTrue(waiting.waiting());
+        assertEquals("waiting", waiting.progressName());
+        final SoftSettings thread = variable(SoftSettings.PROGRESS, "thread");
+        assertFalse(thread.polling() || thread.waiting());
+        assertEquals(35_000, property(SoftSettings.WAIT_SPIN, "35").waitSpinNs());
+        refused(SoftSettings.WAIT_SPIN, "-1");
+        refused(SoftSettings.WAIT_SPIN, "soon");
+        refused(SoftSettings.PROGRESS, "spin");
+    }
+
+    @Test
     void everySettingIsDeclaredOnceWithItsOwnNames()
     {
         final Set<String> names = new HashSet<>();
@@ -181,7 +199,7 @@ class SoftSettingsTest
             assertTrue(setting.property().startsWith("rdma4j.") && setting.environment().startsWith("RDMA4J_"),
                 setting.toString());
         }
-        assertEquals(9, SoftSettings.DECLARED.size());
+        assertEquals(10, SoftSettings.DECLARED.size());
     }
 
     @Test
