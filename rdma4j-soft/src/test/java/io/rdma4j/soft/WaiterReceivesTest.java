@@ -127,11 +127,7 @@ class WaiterReceivesTest
             final Receiver receiver = new Receiver(receiving, true);
             final WaitRecordingLink link = recording.get();
             receiver.cq.requestNotify(false);
-            final Thread send = Thread.ofPlatform().start(() ->
-            {
-                awaitQuietly(link.waiterInWait);
-                sender.send(receiver.qp, 7);
-            });
+            final Thread send = sendOnceWaiting(link, sender, receiver.qp, 7);
 
             assertSame(receiver.cq, receiver.channel.getCqEvent(-1, TimeUnit.SECONDS));
             receiver.cq.ackEvents(1);
@@ -209,11 +205,7 @@ class WaiterReceivesTest
             final Sender sender = new Sender(fabric.open(), receiving);
             final Receiver receiver = new Receiver(receiving, false);
             final WaitRecordingLink link = recording.get();
-            final Thread send = Thread.ofPlatform().start(() ->
-            {
-                awaitQuietly(link.waiterInWait);
-                sender.send(receiver.qp, 11);
-            });
+            final Thread send = sendOnceWaiting(link, sender, receiver.qp, 11);
 
             assertEquals(1, receiver.cq.poll(receiver.wcs, -1, TimeUnit.SECONDS));
             assertEquals(11, receiver.seq(receiver.wcs[0]));
@@ -269,11 +261,7 @@ class WaiterReceivesTest
             final Receiver receiver = new Receiver(receiving, true);
             final WaitRecordingLink link = recording.get();
             receiver.cq.requestNotify(false);
-            final Thread send = Thread.ofPlatform().start(() ->
-            {
-                awaitQuietly(link.waiterInWait);
-                sender.send(receiver.qp, 1);
-            });
+            final Thread send = sendOnceWaiting(link, sender, receiver.qp, 1);
             assertSame(receiver.cq, receiver.channel.getCqEvent(-1, TimeUnit.SECONDS));
             receiver.cq.ackEvents(1);
             send.join();
@@ -307,6 +295,18 @@ class WaiterReceivesTest
             .pollsInline(false).waitsInline(true).build().open();
         fabric.adopt(context);
         return context;
+    }
+
+    /**
+     * @return a thread that sends one datagram once a thread other than the progress thread waits on the link.
+     */
+    static Thread sendOnceWaiting(final WaitRecordingLink link, final Sender sender, final QueuePair to, final int seq)
+    {
+        return Thread.ofPlatform().start(() ->
+        {
+            awaitQuietly(link.waiterInWait);
+            sender.send(to, seq);
+        });
     }
 
     private static void awaitQuietly(final CountDownLatch latch)

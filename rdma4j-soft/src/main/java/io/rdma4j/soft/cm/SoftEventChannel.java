@@ -1,10 +1,11 @@
 package io.rdma4j.soft.cm;
 
-import io.rdma4j.spi.Counted;
 import io.rdma4j.cm.CmEvent;
 import io.rdma4j.cm.CmId;
 import io.rdma4j.cm.EventChannel;
 import io.rdma4j.cm.PortSpace;
+import io.rdma4j.soft.verbs.WaitWatcher;
+import io.rdma4j.spi.Counted;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.RdmaException;
 
@@ -48,8 +49,8 @@ public final class SoftEventChannel implements EventChannel
     private final ArrayDeque<SoftCmEvent> queue = new ArrayDeque<>();
     /** {@code !queue.isEmpty()}, written with the lock held, for {@link #isReady}. */
     private volatile boolean hasEvents;
-    /** A WaitSet's watcher, or null; told when an event is queued or the channel closes. */
-    private volatile Runnable watcher;
+    /** A WaitSet's watcher: told when an event is queued or the channel closes. */
+    private final WaitWatcher watcher = new WaitWatcher("event channel");
     private final Set<SoftCmId> ids = new HashSet<>();
     /** Events retrieved and not acknowledged yet, oldest first: what a waiting destroy names. */
     private final List<SoftCmEvent> unacked = new ArrayList<>();
@@ -159,11 +160,7 @@ public final class SoftEventChannel implements EventChannel
             closed = true;
             // a thread blocked in getEvent learns that nothing more will come
             eventQueued.signalAll();
-            final Runnable told = watcher;
-            if (told != null)
-            {
-                told.run();
-            }
+            watcher.tell();
         }
         finally
         {
@@ -202,12 +199,7 @@ public final class SoftEventChannel implements EventChannel
         queue.add(event);
         hasEvents = true;
         eventQueued.signal();
-        final Runnable told = watcher;
-        if (told != null)
-        {
-            // quick and lock-free (an unpark, or a device's wake-up): fine with this channel's lock held
-            told.run();
-        }
+        watcher.tell();
     }
 
     @Override
@@ -219,9 +211,7 @@ public final class SoftEventChannel implements EventChannel
     @Override
     public void watch(final Runnable setWatcher)
     {
-        RdmaException.check(setWatcher == null || watcher == null || watcher == setWatcher, Errno.EBUSY,
-            "the event channel is in another WaitSet");
-        watcher = setWatcher;
+        watcher.set(setWatcher);
     }
 
     /** Drop queued (not yet retrieved) events, as the kernel drops them on leave and destroy. */

@@ -15,7 +15,6 @@ import io.rdma4j.soft.transport.TransportFactory;
 import io.rdma4j.soft.transport.TransportQp;
 import io.rdma4j.soft.transport.Transports;
 import io.rdma4j.soft.verbs.DeviceLimits;
-import io.rdma4j.verbs.WaitDriver;
 import io.rdma4j.soft.verbs.SoftContext;
 import io.rdma4j.soft.verbs.VerbsDevice;
 import io.rdma4j.soft.wire.DeferredIcrc;
@@ -25,6 +24,7 @@ import io.rdma4j.verbs.AsyncEvent;
 import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.Gid;
 import io.rdma4j.verbs.Mtu;
+import io.rdma4j.verbs.WaitDriver;
 import org.agrona.concurrent.IdleStrategy;
 
 import java.lang.foreign.MemorySegment;

@@ -1,12 +1,12 @@
 package io.rdma4j.soft.verbs;
 
 import io.rdma4j.spi.Counted;
-import io.rdma4j.verbs.WaitDriver;
 import io.rdma4j.verbs.CompletionChannel;
 import io.rdma4j.verbs.CompletionQueue;
 import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.RdmaException;
+import io.rdma4j.verbs.WaitDriver;
 
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
@@ -43,8 +43,8 @@ public final class SoftCompChannel implements CompletionChannel, WaitDriver.Wait
     private boolean roleOffered;
     /** Threads in {@link #getCqEvent} asleep on the condition; guarded by {@code lock}. */
     private int sleepers;
-    /** A WaitSet's watcher, or null: told after an event is queued, a wake-up or the close. */
-    private volatile Runnable watcher;
+    /** A WaitSet's watcher: told after an event is queued, a wake-up or the close. */
+    private final WaitWatcher watcher = new WaitWatcher("completion channel");
 
     SoftCompChannel(final SoftContext context)
     {
@@ -73,21 +73,21 @@ public final class SoftCompChannel implements CompletionChannel, WaitDriver.Wait
         {
             lock.unlock();
         }
-        if (waiting != null)
-        {
-            // usually the receiving waiter itself, whose receive made the completion: then nothing to wake
-            device.wakeReceiver(waiting);
-        }
-        tellWatcher();
+        wakeWaiters(waiting);
     }
 
-    private void tellWatcher()
+    /**
+     * After a change a waiter must see (an event, a wake-up, the close), made under the lock: end the link's wait
+     * of this channel's receiving thread, unless the caller is that thread (the usual case for an event: its own
+     * receive made the completion), and tell a WaitSet watching the channel.
+     */
+    private void wakeWaiters(final Thread waiting)
     {
-        final Runnable told = watcher;
-        if (told != null)
+        if (waiting != null)
         {
-            told.run();
+            device.wakeReceiver(waiting);
         }
+        watcher.tell();
     }
 
     @Override
@@ -99,9 +99,7 @@ public final class SoftCompChannel implements CompletionChannel, WaitDriver.Wait
     @Override
     public void watch(final Runnable setWatcher)
     {
-        RdmaException.check(setWatcher == null || watcher == null || watcher == setWatcher, Errno.EBUSY,
-            "the completion channel is in another WaitSet");
-        watcher = setWatcher;
+        watcher.set(setWatcher);
     }
 
     /**
@@ -247,11 +245,7 @@ public final class SoftCompChannel implements CompletionChannel, WaitDriver.Wait
         {
             lock.unlock();
         }
-        if (waiting != null)
-        {
-            device.wakeReceiver(waiting);
-        }
-        tellWatcher();
+        wakeWaiters(waiting);
     }
 
     synchronized void addCq()
@@ -304,11 +298,7 @@ public final class SoftCompChannel implements CompletionChannel, WaitDriver.Wait
         {
             lock.unlock();
         }
-        if (waiting != null)
-        {
-            device.wakeReceiver(waiting);
-        }
-        tellWatcher();
+        wakeWaiters(waiting);
         context.release(this);
     }
 }
