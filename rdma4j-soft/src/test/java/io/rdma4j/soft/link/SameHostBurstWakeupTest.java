@@ -43,12 +43,12 @@ final class SameHostBurstWakeupTest
             assertTrue(a.queue(datagram("ack"), b.localAddress(), 64));
             assertTrue(a.queue(datagram("reply"), b.localAddress(), 64));
             assertEquals(2, sent.get(SoftCounter.SHM_SENT_PKTS), "both in b's inbox at once");
+            // (b may also have seen the first record in its last look before it blocked, and not block at all)
             assertEquals(0, sent.get(SoftCounter.SHM_WAKEUPS_SENT), "no wake-up before the burst's flush");
-            assertTrue(sleeper.isAlive(), "b still sleeps");
 
             a.flush();
             sleeper.join();
-            assertEquals(1, sent.get(SoftCounter.SHM_WAKEUPS_SENT), "one wake-up for the burst");
+            assertTrue(sent.get(SoftCounter.SHM_WAKEUPS_SENT) <= 1, "at most one wake-up for the burst");
             final ByteBuffer buffer = ByteBuffer.allocateDirect(2048);
             final DatagramInfo info = new DatagramInfo();
             assertTrue(b.receive(buffer, info));
