@@ -160,7 +160,7 @@ final class StatPublisher
             {
                 try
                 {
-                    publish(published, describe ? describeWithSections(published) : null);
+                    publish(published, describe && published.moved() ? describeWithSections(published) : null);
                 }
                 catch (final RuntimeException ex)
                 {
@@ -171,7 +171,31 @@ final class StatPublisher
     }
 
     /** An open device, the engine running it and the file it is published in. */
-    private record Published(SoftDevice device, SoftEngine engine, StatFile file)
+    private record Published(SoftDevice device, SoftEngine engine, StatFile file, long[] lastDescribed)
     {
+        Published(final SoftDevice device, final SoftEngine engine, final StatFile file)
+        {
+            this(device, engine, file, new long[] {-1, -1});
+        }
+
+        /**
+         * @return true if packets moved or QPs came, went or changed state since the last describe: the QPs' and ids' lines are
+         *     written again only then. An idle server with a hundred connections otherwise wrote a line per QP and
+         *     per id each second for nothing. A connection manager's state changes only through MADs, which move
+         *     the packet counts.
+         */
+        boolean moved()
+        {
+            final long packets =
+                engine.counters().get(SoftCounter.SENT_PKTS) + engine.counters().get(SoftCounter.RCVD_PKTS);
+            final long qps = engine.qpStateKey();
+            if (packets == lastDescribed[0] && qps == lastDescribed[1])
+            {
+                return false;
+            }
+            lastDescribed[0] = packets;
+            lastDescribed[1] = qps;
+            return true;
+        }
     }
 }

@@ -28,6 +28,14 @@ public final class Child implements AutoCloseable
     }
 
     /**
+     * @return the child's process id, for a reading of its CPU time ({@code /proc/PID/stat}).
+     */
+    public long pid()
+    {
+        return process.pid();
+    }
+
+    /**
      * @param jvmOptions options before the main class.
      * @param mainClass  the class to run.
      * @param args       its arguments.

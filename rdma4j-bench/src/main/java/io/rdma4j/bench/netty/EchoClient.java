@@ -3,6 +3,7 @@ package io.rdma4j.bench.netty;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -71,6 +72,10 @@ public final class EchoClient implements Callable<Integer>
     @Option(names = "--timeout", defaultValue = "120", description = "seconds either phase may take")
     private int timeoutSeconds;
 
+    @Option(names = "--idle", defaultValue = "0", description = "instead of the echo: open this many connections, "
+        + "say 'idle connected', hold them unused until standard input ends, then close them")
+    private int idle;
+
     private EchoClient()
     {
     }
@@ -90,6 +95,18 @@ public final class EchoClient implements Callable<Integer>
         final InetSocketAddress remote = new InetSocketAddress(InetAddress.getByName(server), port);
         final InetSocketAddress from = new InetSocketAddress(InetAddress.getByName(local), 0);
         final EventLoopGroup group = new MultiThreadIoEventLoopGroup(threads, kind.ioHandlerFactory());
+        if (idle > 0)
+        {
+            try
+            {
+                holdIdle(kind, group, remote, from);
+                return 0;
+            }
+            finally
+            {
+                group.shutdownGracefully(0, 5, TimeUnit.SECONDS).sync();
+            }
+        }
         try
         {
             final Histogram histogram = pingPong(kind, group, remote, from);
@@ -147,6 +164,36 @@ public final class EchoClient implements Callable<Integer>
             CompletableFuture.allOf(handlers.stream().map(Pipelined::drained).toArray(CompletableFuture[]::new))
                 .get(timeoutSeconds, TimeUnit.SECONDS);
             return count * 1e9 / elapsed;
+        }
+        finally
+        {
+            for (final Channel channel : channels)
+            {
+                channel.close().sync();
+            }
+        }
+    }
+
+    /**
+     * Open {@link #idle} connections that send nothing, say so, and keep them until the parent ends our input: the
+     * parent reads the server's CPU time meanwhile.
+     */
+    private void holdIdle(final Transport kind, final EventLoopGroup group, final InetSocketAddress remote,
+        final InetSocketAddress from) throws Exception
+    {
+        final List<Channel> channels = new ArrayList<>();
+        try
+        {
+            for (int i = 0; i < idle; i++)
+            {
+                channels.add(connect(kind, group, remote, from, new ChannelInboundHandlerAdapter()));
+            }
+            System.out.println("idle connected " + channels.size());
+            System.out.flush();
+            while (System.in.read() >= 0)
+            {
+                // the parent ends our input when it has measured
+            }
         }
         finally
         {

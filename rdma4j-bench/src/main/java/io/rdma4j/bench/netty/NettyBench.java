@@ -81,6 +81,13 @@ public final class NettyBench implements Callable<Integer>
         + "transport takes two from there, its server's and its client's (default 140)")
     private int firstHost;
 
+    @Option(names = "--idle", defaultValue = "0", description = "instead of the echo: the server's CPU while this "
+        + "many connections to it stay idle for --idle-seconds (the issue's idle target: 100 for 10 s)")
+    private int idle;
+
+    @Option(names = "--idle-seconds", defaultValue = "10", description = "how long the idle connections are held")
+    private int idleSeconds;
+
     @Option(names = "--timeout", defaultValue = "120", description = "seconds a phase of one transport may take "
         + "(default 120)")
     private int timeoutSeconds;
@@ -117,6 +124,10 @@ public final class NettyBench implements Callable<Integer>
             "%d outstanding, %d ms after %d ms warm-up%n", exchanges, warmup, connections, window, rateMillis,
             rateWarmupMillis);
         out.flush();
+        if (idle > 0)
+        {
+            return idleCost(chosen);
+        }
         final List<Result> results = new ArrayList<>();
         for (int i = 0; i < chosen.size(); i++)
         {
@@ -145,6 +156,94 @@ public final class NettyBench implements Callable<Integer>
         out.println("# done, load " + MachineLine.current().load());
         out.flush();
         return results.stream().allMatch(r -> r.ok() || r.note().startsWith("skipped")) ? 0 : 1;
+    }
+
+    /**
+     * For each transport: a server, a client holding {@link #idle} idle connections to it, and the server's CPU
+     * time (user and system, all its threads) over {@link #idleSeconds}, as a share of one core.
+     */
+    private int idleCost(final List<Transport> chosen) throws InterruptedException
+    {
+        out.printf(Locale.ROOT, "# idle: %d connections held for %d s; server CPU in %% of one core%n", idle,
+            idleSeconds);
+        int failed = 0;
+        for (int i = 0; i < chosen.size(); i++)
+        {
+            final Transport transport = chosen.get(i);
+            if (transport.unavailableReason() != null)
+            {
+                out.printf(Locale.ROOT, "# %s: skipped, %s%n", transport.key(), transport.unavailableReason());
+                continue;
+            }
+            final String serverHost = host(2 * i);
+            try (Child server = Child.start(jvmOptions(transport, serverHost), EchoServer.class.getName(),
+                List.of(transport.key(), serverHost, String.valueOf(threads))))
+            {
+                if (!server.awaitLine(l -> LISTENING.matcher(l).matches(), timeoutSeconds, TimeUnit.SECONDS))
+                {
+                    out.printf(Locale.ROOT, "%-46s FAILED: the server did not listen%n", transport.label());
+                    failed++;
+                    continue;
+                }
+                final String port = server.lines().stream().map(LISTENING::matcher).filter(Matcher::matches)
+                    .findFirst().orElseThrow().group(1);
+                final List<String> args = new ArrayList<>(clientArgs(transport, serverHost, port, host(2 * i + 1)));
+                args.addAll(List.of("--idle", String.valueOf(idle)));
+                try (Child client = Child.start(jvmOptions(transport, host(2 * i + 1)), EchoClient.class.getName(),
+                    args))
+                {
+                    if (!client.awaitLine(l -> l.startsWith("idle connected"), timeoutSeconds, TimeUnit.SECONDS))
+                    {
+                        out.printf(Locale.ROOT, "%-46s FAILED: %s%n", transport.label(), client.lastLine());
+                        failed++;
+                        continue;
+                    }
+                    // the connections' set-up done: what follows is the idle cost alone
+                    TimeUnit.SECONDS.sleep(1);
+                    final long before = cpuTicks(server.pid());
+                    final long start = System.nanoTime();
+                    TimeUnit.SECONDS.sleep(idleSeconds);
+                    final long ticks = cpuTicks(server.pid()) - before;
+                    final double seconds = (System.nanoTime() - start) / 1e9;
+                    out.printf(Locale.ROOT, "%-46s %6.2f %% of a core (%d ticks in %.1f s, %d connections)%n",
+                        transport.label(), 100.0 * ticks / CLOCK_TICKS / seconds, ticks, seconds, idle);
+                    out.flush();
+                    client.endInput();
+                    client.await(timeoutSeconds, TimeUnit.SECONDS);
+                }
+                server.endInput();
+                server.await(timeoutSeconds, TimeUnit.SECONDS);
+            }
+            catch (final java.io.IOException ex)
+            {
+                out.printf(Locale.ROOT, "%-46s FAILED: %s%n", transport.label(), ex);
+                failed++;
+            }
+        }
+        out.println("# done, load " + MachineLine.current().load());
+        return failed == 0 ? 0 : 1;
+    }
+
+    /** Linux's USER_HZ, which /proc reports CPU times in: 100 on every architecture Linux runs on today. */
+    private static final int CLOCK_TICKS = 100;
+
+    /**
+     * @return a process's user and system time so far, in clock ticks, from {@code /proc/PID/stat}; -1 where the
+     *     file cannot be read (not Linux).
+     */
+    private static long cpuTicks(final long pid)
+    {
+        try
+        {
+            final String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc", pid + "", "stat"));
+            // fields after the command, which may hold spaces, end at the last ')'
+            final String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+        }
+        catch (final java.io.IOException | RuntimeException ex)
+        {
+            return -1;
+        }
     }
 
     private String host(final int offset)

@@ -69,6 +69,8 @@ public final class SameHostLink extends ForwardingLink
     static final long STALE_MS = 500;
     private static final long LIVENESS_RETRY_MS = 100;
     private static final long LOOKUP_RETRY_MS = 1000;
+    /** How long an answer of {@link #peerProcessGone} about a peer stands: less than the CM's one-second look. */
+    private static final long GONE_ANSWER_MS = 500;
     /** A record claimed but unpublished this long: its writer died while writing. */
     private static final long STALLED_MS = 1000;
     private static final int MAX_PEERS = 4096;
@@ -827,9 +829,23 @@ public final class SameHostLink extends ForwardingLink
             return false;
         }
         final ShmInbox known = peer.inbox;
+        if (known == null)
+        {
+            return peer.ownerDied;
+        }
+        // every connection to the peer asks once a second; the process table is read for the peer at most once in
+        // GONE_ANSWER_MS: a hundred idle connections to one process cost one look, not a hundred
+        final long now = System.currentTimeMillis();
+        if (now - peer.goneCheckedMs < GONE_ANSWER_MS)
+        {
+            return peer.goneAnswer;
+        }
         try
         {
-            return known != null ? !known.ownerAlive() : peer.ownerDied;
+            final boolean gone = !known.ownerAlive();
+            peer.goneAnswer = gone;
+            peer.goneCheckedMs = now;
+            return gone;
         }
         catch (final InternalError fault)
         {
@@ -1056,6 +1072,9 @@ public final class SameHostLink extends ForwardingLink
         private volatile boolean ownerDied;
         /** Sends left before the next look at the heartbeat; racy between sending threads, which is harmless. */
         private int sendsBeforeLivenessCheck;
+        /** When {@link #peerProcessGone} last asked the process table about this peer, and what it said. */
+        private volatile long goneCheckedMs = Long.MIN_VALUE / 2;
+        private volatile boolean goneAnswer;
 
         private Peer(final InetAddress address)
         {
