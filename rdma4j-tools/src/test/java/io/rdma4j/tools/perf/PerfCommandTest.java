@@ -134,7 +134,7 @@ class PerfCommandTest
         assertTrue(refusal("perf", "recv_lat").contains("unknown test 'recv_lat'"));
         assertTrue(refusal("perf", "send_bw", "-t", "0").contains("-t 0: must be 1 or more"));
         assertTrue(refusal("perf", "send_bw", "-l", "0").contains("-l 0: must be 1 or more"));
-        assertTrue(refusal("perf", "send_lat", "--progress", "fast").contains("expected thread or polling"));
+        assertTrue(refusal("perf", "send_lat", "--progress", "fast").contains("expected thread, waiting or polling"));
         assertTrue(refusal("perf", "send_lat", "-M", "2").contains("multicast is send_lat or send_bw on UD"));
         assertTrue(refusal("perf", "write_bw", "-c", "UD", "-M", "2").contains("RDMA WRITE needs RC or UC"));
         assertTrue(refusal("perf", "send_bw", "-c", "UD", "-M", "2", "-q", "2").contains("uses one QP"));
