@@ -1,5 +1,5 @@
 # Shared by bin/rdma4j and bin/example: build a module when its jar is missing or older than any
-# source, then run one of its classes with the module's run-time class path.
+# main source, then run one of its classes with the module's run-time class path.
 # shellcheck shell=bash
 
 # module_jar ROOT MODULE: the module's main jar, or nothing.
@@ -8,7 +8,9 @@ module_jar()
     ls "$1/$2"/target/"$2"-*.jar 2>/dev/null | grep -v -E -- '-(sources|javadoc|tests)\.jar$' | head -n1 || true
 }
 
-# A build is due when there is no jar, no copied dependencies, or a source/pom is newer than the jar.
+# needs_build ROOT MODULE: a build is due when there is no jar, no copied dependencies, or a main source,
+# main resource or pom is newer than the jar. Tests (src/test) and scripts' own Java (bin/lib) are not in
+# the jar: editing them must not make every launch build again.
 needs_build()
 {
     local root="$1" module="$2" jar newer
@@ -16,7 +18,7 @@ needs_build()
     [ -n "$jar" ] || return 0
     [ -d "$root/$module/target/lib" ] || return 0
     newer="$(find "$root" -path "$root/*/target" -prune -o \
-        \( -name '*.java' -o -name 'pom.xml' -o -path '*/src/main/resources/*' \) -type f \
+        \( -path '*/src/main/java/*.java' -o -name 'pom.xml' -o -path '*/src/main/resources/*' \) -type f \
         -newer "$jar" -print -quit 2>/dev/null)"
     [ -n "$newer" ]
 }

@@ -158,6 +158,7 @@ public final class SoftDevice implements Device
         if (engine == null)
         {
             final Link link;
+            ExitCleanup.get().watch(settings);
             try
             {
                 link = linkFactory.apply(address);

@@ -29,10 +29,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A synchronous connection-manager id with its QP ({@code rdma_create_ep}): librdmacm's convenience layer. It has
- * an event channel of its own, and each connection-manager call blocks until the event it leads to has come, so a
- * client is create, connect, post, wait for the completion, disconnect, close; and a server create, listen,
- * {@link #getRequest()}, accept, and so on. Given QP attributes, an endpoint makes its QP, and the send and
- * receive CQs the attributes leave out, each CQ with a completion channel of its own, which
+ * an event channel of its own, and each connection-manager call but {@link #disconnect()} blocks until the event it
+ * leads to has come, so a client is create, connect, post, wait for the completion, disconnect, close; and a server
+ * create, listen, {@link #getRequest()}, accept, and so on. Given QP attributes, an endpoint makes its QP, and the
+ * send and receive CQs the attributes leave out, each CQ with a completion channel of its own, which
  * {@link #getSendComp} and {@link #getRecvComp} sleep on; a listener makes them for each request it hands out.
  * <p>
  * Errors are {@link RdmaException}s: the connection manager's event, when one came instead of the one expected,
@@ -349,11 +349,16 @@ public final class Endpoint implements AutoCloseable
     }
 
     /**
-     * Disconnect ({@code rdma_disconnect}) and wait for DISCONNECTED; when the peer disconnected first, take
-     * its DISCONNECTED instead, as librdmacm does.
+     * Disconnect ({@code rdma_disconnect}): move the QP to ERR and send the DREQ, or answer the peer's, and return
+     * without waiting for the peer's DREP, which a peer whose host is gone never sends (the DREQ would go on being
+     * repeated for about a minute) and Linux does not send to a DREQ that crossed its own. The DISCONNECTED that
+     * ends the exchange is taken here if it has come already (the peer disconnected first, or at the same time),
+     * else {@link #close()} acknowledges it. librdmacm's synchronous {@code rdma_disconnect} waits for that event;
+     * this one does not, so that a disconnect never stalls the caller on a peer that is gone.
      *
-     * @throws RdmaException        EINVAL if the endpoint is not connected.
-     * @throws InterruptedException if interrupted while waiting.
+     * @throws RdmaException        EINVAL if the endpoint is not connected; a {@link CmEventException} if the
+     *                              event that had come was not DISCONNECTED.
+     * @throws InterruptedException if interrupted while taking an event that had come.
      */
     public void disconnect() throws InterruptedException
     {
@@ -365,25 +370,37 @@ public final class Endpoint implements AutoCloseable
         }
         catch (final RdmaException ex)
         {
-            // the peer's DREQ may have come first: then its DISCONNECTED is on the channel already
-            final CmEvent event = sync.next(id, 0);
-            if (event == null)
+            // the connection has ended already (the peer's DREQ came first): its DISCONNECTED is what is left
+            if (!takeDisconnected())
             {
                 throw ex;
             }
             connected = false;
-            try
-            {
-                refuseUnless(event, CmEventType.DISCONNECTED);
-            }
-            finally
-            {
-                event.ack();
-            }
             return;
         }
         connected = false;
-        await(CmEventType.DISCONNECTED);
+        takeDisconnected();
+    }
+
+    /**
+     * @return true if the id's DISCONNECTED had come, and was taken and acknowledged.
+     */
+    private boolean takeDisconnected() throws InterruptedException
+    {
+        final CmEvent event = sync.next(id, 0);
+        if (event == null)
+        {
+            return false;
+        }
+        try
+        {
+            refuseUnless(event, CmEventType.DISCONNECTED);
+        }
+        finally
+        {
+            event.ack();
+        }
+        return true;
     }
 
     /**

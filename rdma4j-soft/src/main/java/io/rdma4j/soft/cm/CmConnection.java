@@ -249,25 +249,27 @@ final class CmConnection
                 post(CmEventType.DISCONNECTED, 0, null, null);
                 yield enterTimewait(Phase.TIMEWAIT);
             }
-            case CmMessage.Dreq dreq ->
-            {
-                // both sides disconnect at once: answer, report nothing more, wait for our DREP
-                send(drep(dreq));
-                yield phase;
-            }
+            // both sides disconnect at once. As the kernel's CM does, the peer's DREQ ends the exchange: our DREQ
+            // goes no more and DISCONNECTED is reported now, for Linux never answers a DREQ that crossed its own
+            case CmMessage.Dreq dreq -> onDreq(dreq);
             default -> null;
         };
     }
 
     private Phase ended(final CmMessage message)
     {
-        if (message instanceof CmMessage.Dreq dreq)
+        return switch (message)
         {
-            // a repeat whose DREP was lost: answer again
-            send(drep(dreq));
-            return phase;
-        }
-        return null;
+            case CmMessage.Dreq dreq ->
+            {
+                // a repeat whose DREP was lost: answer again
+                send(drep(dreq));
+                yield phase;
+            }
+            // a peer that does answer a crossed DREQ: its DREP comes after the exchange ended
+            case CmMessage.Drep drep when phase.inTimewait() -> phase;
+            default -> null;
+        };
     }
 
     private Phase sidrReqSent(final CmMessage message)

@@ -94,6 +94,42 @@ public final class ShmDirectory
     }
 
     /**
+     * Delete this process's own inboxes from a directory of them, as the process exits: peers that mapped one
+     * keep their mapping, and no later one finds a file whose owner is gone. A directory that is missing, or not
+     * this user's alone, is left alone.
+     *
+     * @param path the directory.
+     * @return how many were deleted.
+     */
+    public static int removeOwnInboxes(final Path path)
+    {
+        int removed = 0;
+        try
+        {
+            OwnerOnlyDirectory.check(path, ROLE);
+        }
+        catch (final IOException ex)
+        {
+            return 0;
+        }
+        try (java.nio.file.DirectoryStream<Path> files = Files.newDirectoryStream(path, "*.inbox"))
+        {
+            for (final Path file : files)
+            {
+                if (ShmInbox.ownedByThisProcess(file))
+                {
+                    removed += Files.deleteIfExists(file) ? 1 : 0;
+                }
+            }
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            // a file that went while we looked: the next device's removeDeadInboxes takes what is left
+        }
+        return removed;
+    }
+
+    /**
      * @param address an IPv4 or IPv6 address, as text.
      * @param port    a UDP port.
      * @return the file of the inbox of the device on that address and port in this network namespace.

@@ -358,6 +358,26 @@ final class ShmInbox
      */
     static boolean leftByTheDead(final Path path)
     {
+        final long[] owner = owner(path);
+        return owner != null && ProcessHandle.of(owner[0]).filter(ProcessHandle::isAlive).map(ShmInbox::processStart)
+            .map(s -> s != owner[1]).orElse(true);
+    }
+
+    /**
+     * @param path a file of the inbox directory.
+     * @return true if it is an inbox this process made (its pid and start in the header), which it removes as it
+     *         exits. Allocates; for a process that ends.
+     */
+    static boolean ownedByThisProcess(final Path path)
+    {
+        final long[] owner = owner(path);
+        final ProcessHandle self = ProcessHandle.current();
+        return owner != null && owner[0] == self.pid() && owner[1] == processStart(self);
+    }
+
+    /** @return the pid and start the inbox's header names, or null for a file that is no inbox. */
+    private static long[] owner(final Path path)
+    {
         try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS))
         {
             final java.nio.ByteBuffer header = java.nio.ByteBuffer.allocate(START_AT + Long.BYTES)
@@ -369,16 +389,13 @@ final class ShmInbox
             if (header.hasRemaining() ||
                 !java.util.Arrays.equals(header.array(), 0, MAGIC_FAMILY_LENGTH, MAGIC, 0, MAGIC_FAMILY_LENGTH))
             {
-                return false;
+                return null;
             }
-            final long pid = header.getLong(PID_AT);
-            final long start = header.getLong(START_AT);
-            return ProcessHandle.of(pid).filter(ProcessHandle::isAlive).map(ShmInbox::processStart)
-                .map(s -> s != start).orElse(true);
+            return new long[] {header.getLong(PID_AT), header.getLong(START_AT)};
         }
         catch (final IOException | RuntimeException ex)
         {
-            return false;
+            return null;
         }
     }
 

@@ -10,6 +10,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -176,6 +177,41 @@ public final class StatFile implements AutoCloseable
             Files.deleteIfExists(path);
             throw ex;
         }
+    }
+
+    /**
+     * Delete this process's own stat files from a directory of them, as the process exits without having closed
+     * its devices: a reader that still has one mapped keeps its last figures, and no later reader lists a process
+     * that is gone. Only the names this process gives its files are touched ({@code <pid>-...}), and only in a
+     * directory that is this user's alone.
+     *
+     * @param dir the stat directory.
+     * @return how many were deleted.
+     */
+    public static int removeOwn(final Path dir)
+    {
+        int removed = 0;
+        try
+        {
+            OwnerOnlyDirectory.check(dir, ROLE);
+        }
+        catch (final IOException ex)
+        {
+            return 0;
+        }
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, ProcessHandle.current().pid() + "-*" +
+            SUFFIX))
+        {
+            for (final Path file : files)
+            {
+                removed += Files.deleteIfExists(file) ? 1 : 0;
+            }
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            // a file that went while we looked: a reader removes what names a dead pid
+        }
+        return removed;
     }
 
     static void putText(final MemorySegment file, final long offset, final int bytes, final String text)

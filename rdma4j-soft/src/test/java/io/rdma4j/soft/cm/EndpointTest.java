@@ -4,6 +4,7 @@ import io.rdma4j.cm.CmEventException;
 import io.rdma4j.cm.PortSpace;
 import io.rdma4j.cm.ep.AddrInfo;
 import io.rdma4j.cm.ep.Endpoint;
+import io.rdma4j.soft.link.FaultInjector;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.MemoryRegion;
 import io.rdma4j.verbs.QpCap;
@@ -12,6 +13,7 @@ import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.RdmaException;
 import io.rdma4j.verbs.SendFlags;
 import io.rdma4j.verbs.WcOpcode;
+import io.rdma4j.verbs.WcStatus;
 import io.rdma4j.verbs.WorkCompletion;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -21,6 +23,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -28,6 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -136,6 +140,57 @@ class EndpointTest
             assertEquals(7, atServer.wrId());
             assertEquals(MESSAGE.length, atServer.byteLen());
             assertArrayEquals(MESSAGE, bytes(serverBuffer));
+        }
+    }
+
+    @Test
+    void shouldDisconnectAtOnceFromAPeerWhoseAnswerNeverComes() throws Exception
+    {
+        try (Endpoint listener = listener())
+        {
+            // the server's DREP is lost, as from a peer whose host has gone: the DREQ would be repeated for a minute
+            fabric.network().faultInjector(new FaultInjector(1).dropProbability(1).filter((datagram, receiver) ->
+                CmTestSupport.madAttribute(datagram.bytes()) == 0x0016));
+            final CompletableFuture<Endpoint> accepted = CompletableFuture.supplyAsync(() ->
+            {
+                try
+                {
+                    final Endpoint ep = listener.getRequest(30, TimeUnit.SECONDS);
+                    ep.accept(null);
+                    return ep;
+                }
+                catch (final InterruptedException ex)
+                {
+                    throw new IllegalStateException(ex);
+                }
+            });
+            final Endpoint ep = client(listener.localAddress().getPort());
+            try
+            {
+                ep.connect(null);
+            }
+            catch (final RuntimeException ex)
+            {
+                ep.close();
+                throw ex;
+            }
+            try (Endpoint server = accepted.get(30, TimeUnit.SECONDS);
+                MemoryRegion mr = server.regMsgs(arena.allocate(MESSAGE.length)))
+            {
+                server.postRecv(5, mr.segment(), mr);
+                assertTimeoutPreemptively(Duration.ofSeconds(5), ep::disconnect, "disconnect waited for a DREP");
+                assertTimeoutPreemptively(Duration.ofSeconds(5), ep::close, "close waited for a DREP");
+
+                // the server got the DREQ: its QP is in ERR and its receive flushed
+                final WorkCompletion wc = new WorkCompletion();
+                assertTrue(server.getRecvComp(wc, 10, TimeUnit.SECONDS), "no flushed receive within 10 s");
+                assertEquals(5, wc.wrId());
+                assertEquals(WcStatus.WR_FLUSH_ERR, wc.status());
+            }
+            finally
+            {
+                ep.close();
+            }
         }
     }
 

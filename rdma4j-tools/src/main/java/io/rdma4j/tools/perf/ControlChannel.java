@@ -1,16 +1,20 @@
 package io.rdma4j.tools.perf;
 
+import io.rdma4j.tools.perf.perftest.PerftestVersion;
+
 import java.io.BufferedInputStream;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -23,6 +27,8 @@ public final class ControlChannel implements AutoCloseable
     /** How long either side waits for the other at a barrier before giving up. */
     private static final int TIMEOUT_MS = (int)TimeUnit.SECONDS.toMillis(120);
     private static final int CONNECT_TRIES = 50;
+    /** How long a server waits for the rest of what may be a perftest client's version field. */
+    private static final int SNIFF_MS = 1000;
 
     private final Socket socket;
     private final DataInputStream in;
@@ -143,6 +149,89 @@ public final class ControlChannel implements AutoCloseable
         frame.writeShort(length);
         frame.write(theirs);
         return new DataInputStream(new ByteArrayInputStream(framed.toByteArray())).readUTF();
+    }
+
+    /**
+     * Read the peer's first message on rdma4j's exchange, telling a perftest peer from it: perftest writes its
+     * version first, in a 16-byte field, where rdma4j writes its signature ({@code writeUTF}'s form, a 2-byte
+     * length first). A server reads no signature of another length than its own (see {@link #readSignature}),
+     * and waits at most {@value #SNIFF_MS} ms for the rest of a version field; a client reads its server's
+     * signature whatever its length.
+     *
+     * @param ours      this side's signature.
+     * @param anyLength true to read a signature of any length (the client), false for one of ours (the server).
+     * @return the signature or perftest's version, or neither when the message is something else.
+     * @throws IOException if the connection broke.
+     */
+    public FirstMessage readFirst(final String ours, final boolean anyLength) throws IOException
+    {
+        final int length = in.readUnsignedShort();
+        final int rest = PerftestVersion.BYTES - 2;
+        final ByteArrayOutputStream framed = new ByteArrayOutputStream();
+        final DataOutputStream frame = new DataOutputStream(framed);
+        frame.writeShort(length);
+        if (length == utfLength(ours) || anyLength && length < rest)
+        {
+            final byte[] theirs = new byte[length];
+            in.readFully(theirs);
+            frame.write(theirs);
+            return new FirstMessage(utf(framed.toByteArray()), null);
+        }
+        final byte[] field = new byte[rest];
+        if (!readWithin(field, anyLength ? TIMEOUT_MS : SNIFF_MS))
+        {
+            return new FirstMessage(null, null);
+        }
+        frame.write(field);
+        final String version = PerftestVersion.recognise(framed.toByteArray());
+        if (version != null || !anyLength)
+        {
+            return new FirstMessage(null, version);
+        }
+        final byte[] tail = new byte[length - rest];
+        in.readFully(tail);
+        frame.write(tail);
+        return new FirstMessage(utf(framed.toByteArray()), null);
+    }
+
+    /**
+     * The peer's first message: rdma4j's signature, perftest's version, or (both null) something else.
+     *
+     * @param signature       the signature of an rdma4j peer, or null.
+     * @param perftestVersion the version a perftest peer wrote, or null.
+     */
+    public record FirstMessage(String signature, String perftestVersion)
+    {
+    }
+
+    private boolean readWithin(final byte[] into, final int timeoutMs) throws IOException
+    {
+        socket.setSoTimeout(timeoutMs);
+        try
+        {
+            in.readFully(into);
+            return true;
+        }
+        catch (final SocketTimeoutException | EOFException ex)
+        {
+            return false;
+        }
+        finally
+        {
+            socket.setSoTimeout(TIMEOUT_MS);
+        }
+    }
+
+    private static int utfLength(final String text) throws IOException
+    {
+        final ByteArrayOutputStream encoded = new ByteArrayOutputStream();
+        new DataOutputStream(encoded).writeUTF(text);
+        return encoded.size() - 2;
+    }
+
+    private static String utf(final byte[] framed) throws IOException
+    {
+        return new DataInputStream(new ByteArrayInputStream(framed)).readUTF();
     }
 
     /**

@@ -37,11 +37,13 @@ import java.util.concurrent.Callable;
         "perftest's latency and bandwidth tests over rdma4j, each beside a raw JDK UDP baseline.",
         "Latency: p50/p99/p99.9/max (HdrHistogram); bandwidth: MB/s (2^20 B/s) and msgs/s. The baseline is a",
         "DatagramChannel running the same exchange in the same run; the ratio of the two closes each line.",
-        "Server: rdma4j perf send_lat -c RC --address 127.0.0.11",
-        "Client: rdma4j perf send_lat -c RC --address 127.0.0.12 127.0.0.11",
-        "Against perftest: rdma4j perf ib_send_lat (or --exchange perftest) speaks perftest's exchange; either side",
-        "may then be perftest's own ib_send_lat, with the same flags on both; -R meets it through rdma_cm as",
-        "perftest's -R does.",
+        "perftest's names (ib_send_lat...) speak perftest's exchange: either side may",
+        "be perftest's own tool, given the same flags (-R: through rdma_cm, as perftest).",
+        "Server: rdma4j perf ib_send_lat -c RC --address 127.0.0.11",
+        "Client: rdma4j perf ib_send_lat -c RC --address 127.0.0.12 127.0.0.11",
+        "The bare names (send_lat...) speak rdma4j's exchange, with the UDP baseline:",
+        "both sides are rdma4j perf. A perftest peer met there is told by its first",
+        "message, and the line to type instead is printed.",
         "The soft device's progress mode: --progress polling, or RDMA4J_SOFT_PROGRESS=polling."})
 public final class PerfCommand implements Callable<Integer>
 {
@@ -54,7 +56,9 @@ public final class PerfCommand implements Callable<Integer>
     private CommandSpec spec;
 
     @Parameters(index = "0", paramLabel = "<test>",
-        description = "send_lat, send_bw, write_lat, write_bw, read_lat, read_bw or atomic_lat")
+        description = "ib_send_lat, ib_send_bw, ib_write_lat, ib_write_bw, ib_read_lat, ib_read_bw or ib_atomic_lat "
+            + "(perftest's exchange: the peer may be perftest); the same without ib_ (send_lat...) for rdma4j's "
+            + "exchange and the UDP baseline")
     private String testName;
 
     @Parameters(index = "1", arity = "0..1", paramLabel = "<server>",
@@ -79,7 +83,8 @@ public final class PerfCommand implements Callable<Integer>
 
     @Option(names = "--warmup", paramLabel = "<n>",
         description = "unmeasured ones before them, so that the JIT has compiled the loop (default 20000 for "
-            + "latency, 1000 for bandwidth)")
+            + "latency, 1000 for bandwidth); with perftest's exchange (latency tests), the first <n> of the -n "
+            + "exchanges go unrecorded, so the peer runs the same -n (default 0)")
     private Integer warmup;
 
     @Option(names = {"-t", "--tx-depth"}, paramLabel = "<n>", defaultValue = "128",
@@ -201,7 +206,7 @@ public final class PerfCommand implements Callable<Integer>
         final String userMgid = perftest && mgid == null ? mcast : mgid;
         if (perftest)
         {
-            refusePerftest();
+            refusePerftest(test);
             refuseMcg(test, type, userMgid);
         }
         else if (mcg || mgid != null)
@@ -301,7 +306,13 @@ public final class PerfCommand implements Callable<Integer>
             sizes.add(chosen);
         }
         final int n = iterations != null ? iterations : defaultIterations(test, perftest);
-        return new PerfConfig(test, type, sizes, n, perftest ? 0 : warmups(test), txDepth, rxDepth, inline, events,
+        if (perftest && warmup != null && warmup >= n)
+        {
+            throw bad("--warmup " + warmup + " with perftest's exchange: fewer than -n " + n + ", the exchanges " +
+                "both sides run (the first --warmup of them go unrecorded)");
+        }
+        final int unrecorded = perftest ? (warmup == null ? 0 : warmup) : warmups(test);
+        return new PerfConfig(test, type, sizes, n, unrecorded, txDepth, rxDepth, inline, events,
             numQp, port, serverName, histogram, receivers, group, postList, baselineDatagram, perftest, device,
             gidIndex, rdmaCm, mcg, userMgid, qpTimeout == null ? DEFAULT_QP_TIMEOUT : qpTimeout);
     }
@@ -397,11 +408,12 @@ public final class PerfCommand implements Callable<Integer>
      * What perftest's exchange cannot carry: a perftest peer knows nothing of warm-up, a baseline, a histogram
      * log or a multicast fan-out, and each size of -a would need the tool's own per-size steps.
      */
-    private void refusePerftest()
+    private void refusePerftest(final PerfTest test)
     {
-        if (warmup != null && warmup != 0)
+        if (warmup != null && warmup != 0 && !test.isLatency())
         {
-            throw bad("--warmup: a perftest peer runs no warm-up (perftest's exchange has none)");
+            throw bad("--warmup with perftest's exchange: the latency tests only (a bandwidth figure is the whole " +
+                "stream's, as perftest's is)");
         }
         if (histogram != null || all)
         {
@@ -462,7 +474,7 @@ public final class PerfCommand implements Callable<Integer>
             }
             else
             {
-                new PerfRun(cfg, bind, out, progressMode()).run();
+                new PerfRun(cfg, bind, out, progressMode(), perftestCommand()).run();
             }
             return 0;
         }
@@ -483,6 +495,37 @@ public final class PerfCommand implements Callable<Integer>
             out.flush();
             err.flush();
         }
+    }
+
+    /**
+     * @return the command line the user typed, made to speak perftest's exchange: the test's ib_* name, without
+     *     --exchange and what only rdma4j's exchange has (-a, --histogram, --baseline-datagram).
+     */
+    String perftestCommand()
+    {
+        final List<String> all = spec.commandLine().getParseResult().originalArgs();
+        // the whole command line: this command's arguments follow its name
+        final List<String> args = all.subList(all.indexOf(spec.name()) + 1, all.size());
+        final StringBuilder line = new StringBuilder("rdma4j perf");
+        boolean named = false;
+        for (int i = 0; i < args.size(); i++)
+        {
+            final String arg = args.get(i);
+            if (arg.equals("--exchange") || arg.equals("--histogram") || arg.equals("--baseline-datagram"))
+            {
+                i++;
+                continue;
+            }
+            if (arg.startsWith("--exchange=") || arg.startsWith("--histogram=") ||
+                arg.startsWith("--baseline-datagram=") || arg.equals("-a") || arg.equals("--all"))
+            {
+                continue;
+            }
+            final boolean test = !named && arg.equals(testName);
+            named |= test;
+            line.append(' ').append(test && !arg.startsWith("ib_") ? "ib_" + arg : arg);
+        }
+        return line.toString();
     }
 
     /**

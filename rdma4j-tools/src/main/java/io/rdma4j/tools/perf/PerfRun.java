@@ -36,19 +36,24 @@ final class PerfRun
     private final InetAddress bindAddress;
     private final PrintWriter out;
     private final String progress;
+    private final String perftestCommand;
 
     /**
-     * @param config      the run.
-     * @param bindAddress where the server listens (null: every address).
-     * @param out         where the lines go.
-     * @param progress    the soft device's progress mode, for the header.
+     * @param config          the run.
+     * @param bindAddress     where the server listens (null: every address).
+     * @param out             where the lines go.
+     * @param progress        the soft device's progress mode, for the header.
+     * @param perftestCommand the command line that runs this side with perftest's exchange, told to a user whose
+     *                        peer is perftest.
      */
-    PerfRun(final PerfConfig config, final InetAddress bindAddress, final PrintWriter out, final String progress)
+    PerfRun(final PerfConfig config, final InetAddress bindAddress, final PrintWriter out, final String progress,
+        final String perftestCommand)
     {
         this.cfg = config;
         this.bindAddress = bindAddress;
         this.out = out;
         this.progress = progress;
+        this.perftestCommand = perftestCommand;
     }
 
     /**
@@ -109,7 +114,8 @@ final class PerfRun
     /**
      * Swap signatures and endpoints. The client writes first, as perftest's does; the server reads and checks what
      * the client sent before it sends anything of its own, so a client that is no perf tool (or another test)
-     * learns neither this side's QPs nor its rkey and buffer address.
+     * learns neither this side's QPs nor its rkey and buffer address. A peer that is perftest, known by the
+     * version it writes first, is told nothing either, and the user is told what to type instead.
      */
     private PerfEndpoint exchange(final ControlChannel control, final PerfEndpoint mine)
         throws PerfException, IOException
@@ -118,20 +124,28 @@ final class PerfRun
         {
             control.out().writeUTF(signature());
             mine.write(control.out());
-            checkSignature(control.in().readUTF());
+            control.flush();
+            final ControlChannel.FirstMessage first = control.readFirst(signature(), true);
+            refusePerftest(first);
+            if (first.signature() == null)
+            {
+                throw new PerfException("the server's first message is no signature: not rdma4j perf");
+            }
+            checkSignature(first.signature());
             return PerfEndpoint.read(control.in());
         }
-        final String theirs = control.readSignature(signature());
+        final ControlChannel.FirstMessage first = control.readFirst(signature(), false);
+        final String theirs = first.signature();
         if (theirs == null || !theirs.equals(signature()))
         {
             // the client is told which test this side runs, and nothing more
             control.out().writeUTF(signature());
             control.flush();
+            refusePerftest(first);
             if (theirs == null)
             {
                 throw new PerfException("the client's first message is not this test's signature ('" + signature() +
-                    "'): not rdma4j perf with the same test and flags (perftest, or an ib_* run, speaks " +
-                    "--exchange perftest); nothing of this side's QPs was sent");
+                    "'): not rdma4j perf with the same test and flags; nothing of this side's QPs was sent");
             }
             checkSignature(theirs);
         }
@@ -139,6 +153,16 @@ final class PerfRun
         control.out().writeUTF(signature());
         mine.write(control.out());
         return remote;
+    }
+
+    /** A perftest peer speaks only perftest's exchange: say, in one line, what runs this side with it. */
+    private void refusePerftest(final ControlChannel.FirstMessage first) throws PerfException
+    {
+        if (first.perftestVersion() != null)
+        {
+            throw new PerfException("the peer is perftest " + first.perftestVersion() + ", which speaks only " +
+                "perftest's exchange: type " + perftestCommand);
+        }
     }
 
     private void checkSignature(final String theirs) throws PerfException

@@ -183,9 +183,9 @@ final class PerftestRun
         out.println(MachineLine.current().text());
         out.println(peer.deviceLine());
         out.printf(Locale.ROOT, "# rdma4j perf %s with perftest's exchange%s (peer version %s): %s, %d QP(s), " +
-            "%d iterations, path MTU %d, GID index %d%s%n", test.label(), cfg.rdmaCm() ? " over rdma_cm (-R)" : "",
-            version, cfg.transport(), cfg.numQp(), cfg.iterations(), mtu.bytes(), peer.gidIndex(), groups(mine[0],
-            theirs[0]));
+            "%d iterations%s, path MTU %d, GID index %d%s%n", test.label(), cfg.rdmaCm() ? " over rdma_cm (-R)" : "",
+            version, cfg.transport(), cfg.numQp(), cfg.iterations(), cfg.warmup() == 0 ? "" : " (the first " +
+            cfg.warmup() + " unrecorded: --warmup)", mtu.bytes(), peer.gidIndex(), groups(mine[0], theirs[0]));
         out.println(PerftestReport.RULE);
         out.println(test.isLatency() ? PerftestReport.LATENCY_HEADER : PerftestReport.BANDWIDTH_HEADER);
         out.flush();
@@ -258,11 +258,11 @@ final class PerftestRun
         {
             // perftest's ib_send_lat client sends first, its ib_write_lat server writes first
             final boolean first = cfg.isClient() == (test == PerfTest.SEND_LAT);
-            loops.perftestPingPong(size, cfg.iterations(), first, h);
+            loops.perftestPingPong(size, cfg.iterations(), cfg.warmup(), first, h);
         }
         else if (cfg.isClient())
         {
-            loops.latencyClient(size, cfg.iterations(), 0, h);
+            loops.latencyClient(size, cfg.iterations(), cfg.warmup(), h);
         }
         else
         {
@@ -270,7 +270,7 @@ final class PerftestRun
             out.println(" (the client measures " + test.label() + ")");
             return;
         }
-        out.println(PerftestReport.latency(size, cfg.iterations(), h));
+        out.println(PerftestReport.latency(size, cfg.iterations() - cfg.warmup(), h));
     }
 
     private void bandwidth(final RdmaLoops loops, final PerftestChannel wire, final PerftestDest mine,

@@ -321,19 +321,22 @@ final class RdmaLoops
     }
 
     /**
-     * A SEND or WRITE ping-pong as perftest runs it against a perftest peer: no warm-up, and the side that goes
-     * first is perftest's (the client for SEND, the server for WRITE). The first side records each post-to-answer
-     * round trip, the other each interval between its own posts (one round trip too, as perftest times it); both
-     * record half of it.
+     * A SEND or WRITE ping-pong as perftest runs it against a perftest peer, and the side that goes first is
+     * perftest's (the client for SEND, the server for WRITE). The first side records each post-to-answer round
+     * trip, the other each interval between its own posts (one round trip too, as perftest times it); both record
+     * half of it. The peer runs {@code total} exchanges too and knows nothing of a warm-up: the first
+     * {@code warmup} are merely left out of the histogram.
      *
-     * @param size  the message size.
-     * @param total exchanges.
-     * @param first true on the side that sends first.
-     * @param into  the histogram (ns).
+     * @param size   the message size.
+     * @param total  exchanges.
+     * @param warmup how many of the first exchanges go unrecorded.
+     * @param first  true on the side that sends first.
+     * @param into   the histogram (ns).
      * @throws PerfException if a completion fails or the peer stops.
      * @throws InterruptedException if interrupted while sleeping on events.
      */
-    void perftestPingPong(final int size, final int total, final boolean first, final Histogram into)
+    void perftestPingPong(final int size, final int total, final int warmup, final boolean first,
+        final Histogram into)
         throws PerfException, InterruptedException
     {
         prepare(size, 0);
@@ -346,7 +349,8 @@ final class RdmaLoops
                 awaitArrival(write, size, i);
             }
             final long posted = System.nanoTime();
-            if (!first && i > 0)
+            // the interval that ends at post i is exchange i - 1's round trip
+            if (!first && i > warmup)
             {
                 into.recordValue((posted - previous) / 2);
             }
@@ -360,7 +364,11 @@ final class RdmaLoops
             if (first)
             {
                 awaitArrival(write, size, i);
-                into.recordValue((System.nanoTime() - posted) / 2);
+                final long rtt = System.nanoTime() - posted;
+                if (i >= warmup)
+                {
+                    into.recordValue(rtt / 2);
+                }
             }
         }
         drainSends();

@@ -80,7 +80,9 @@ class PerfCommandTest
         assertTrue(flagged.perftest());
         assertEquals("rxe0", flagged.device());
         assertEquals(1, flagged.gidIndex());
-        assertTrue(refusal("perf", "ib_send_lat", "--warmup", "5").contains("no warm-up"));
+        assertEquals(5, parse("perf", "ib_send_lat", "--warmup", "5").warmup(), "the first 5 of -n go unrecorded");
+        assertTrue(refusal("perf", "ib_send_lat", "--warmup", "1000").contains("fewer than -n 1000"));
+        assertTrue(refusal("perf", "ib_send_bw", "--warmup", "5").contains("the latency tests only"));
         assertTrue(refusal("perf", "ib_send_lat", "-c", "UD", "-M", "2").startsWith("-M"));
         assertTrue(refusal("perf", "ib_send_lat", "-a").startsWith("-a"));
         assertTrue(refusal("perf", "ib_send_bw", "--baseline-datagram", "8192").contains("no UDP baseline"));
@@ -196,5 +198,32 @@ class PerfCommandTest
         assertTrue(refusal("perf", "send_bw", "-u", "32").contains("5-bit exponent"));
         assertTrue(refusal("perf", "send_bw", "-u", "-1").contains("5-bit exponent"));
         assertTrue(refusal("perf", "ib_send_bw", "-R", "-u", "18").contains("rdma_cm connects those QPs"));
+    }
+
+    @Test
+    void shouldLeadTheUsageWithPerftestsNames()
+    {
+        final String usage = Main.commandLine().getSubcommands().get("perf").getUsageMessage(CommandLine.Help.Ansi.OFF);
+        final String test = usage.substring(usage.indexOf("      <test>")).strip();
+        assertTrue(test.replaceAll("\\s+", " ").startsWith("<test> ib_send_lat, ib_send_bw,"), test);
+        assertTrue(usage.contains("Server: rdma4j perf ib_send_lat"), usage);
+        assertTrue(usage.indexOf("ib_send_lat") < usage.indexOf(" send_lat"), usage);
+    }
+
+    @Test
+    void shouldWriteTheCommandLineThatSpeaksPerftestsExchange()
+    {
+        assertEquals("rdma4j perf ib_send_lat -c RC -n 10 --address 127.0.0.12 127.0.0.11", perftestCommand("perf",
+            "send_lat", "-c", "RC", "--exchange", "rdma4j", "-n", "10", "--address", "127.0.0.12", "--histogram",
+            "h.log", "127.0.0.11"));
+        assertEquals("rdma4j perf ib_write_bw -s 4096", perftestCommand("perf", "-a", "write_bw",
+            "--baseline-datagram=8192", "-s", "4096"));
+        assertEquals("rdma4j perf ib_read_lat", perftestCommand("perf", "ib_read_lat", "--exchange=rdma4j"));
+    }
+
+    private static String perftestCommand(final String... args)
+    {
+        final CommandLine.ParseResult result = Main.commandLine().parseArgs(args);
+        return ((PerfCommand)result.subcommand().commandSpec().userObject()).perftestCommand();
     }
 }

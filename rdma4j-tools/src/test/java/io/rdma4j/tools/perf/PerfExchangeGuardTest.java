@@ -12,6 +12,7 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -26,7 +27,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Issue 41, finding 8: a {@code perf} server tells its QPs (QPN, PSN, rkey, buffer address) only to a client
  * that sent its own first. A plain TCP client that sends garbage, on rdma4j's exchange and on perftest's, gets
- * no QP data, and the server ends with an error naming what was wrong.
+ * no QP data, and the server ends with an error naming what was wrong. Issue 43, item 8: a peer that is perftest,
+ * on rdma4j's exchange, is known by its first message (its version), and the user is told in one line what to
+ * type, on either side.
  */
 class PerfExchangeGuardTest
 {
@@ -113,5 +116,54 @@ class PerfExchangeGuardTest
         }
         assertEquals(1, sp.await(60, TimeUnit.SECONDS), "server exit status: " + sp.lines());
         assertTrue(sp.lines().stream().anyMatch(l -> l.startsWith("perf: the peer's QP data")), sp.lines().toString());
+    }
+
+    @Test
+    void shouldTellTheUserWhatToTypeWhenAPerftestClientComes() throws Exception
+    {
+        final ToolProcess sp = server(184, 32, List.of("send_lat", "-c", "RC", "-n", "10", "--warmup", "0"));
+        try (Socket socket = connect(184, 32))
+        {
+            // what ib_send_lat's client writes first: its version, and then it waits for the server's
+            socket.getOutputStream().write(PerftestVersion.encode("6.06"));
+            socket.getOutputStream().flush();
+            final DataInputStream in = new DataInputStream(socket.getInputStream());
+            assertTrue(in.readUTF().startsWith("send_lat"));
+            assertArrayEquals(new byte[0], rest(in), "no QP data follows the server's signature");
+        }
+        assertEquals(1, sp.await(60, TimeUnit.SECONDS), "server exit status: " + sp.lines());
+        final String expected = "perf: the peer is perftest 6.06, which speaks only perftest's exchange: type " +
+            "rdma4j perf ib_send_lat -c RC -n 10 --warmup 0 --address " + TestNet.host(184) + " -p " +
+            TestNet.tcpPort(32);
+        assertTrue(sp.lines().contains(expected), sp.lines().toString());
+    }
+
+    @Test
+    void shouldTellTheUserWhatToTypeWhenThePerftestServerAnswers() throws Exception
+    {
+        try (ServerSocket listener = new ServerSocket())
+        {
+            listener.bind(new InetSocketAddress(TestNet.host(186), TestNet.tcpPort(33)));
+            final ToolProcess cp = ToolProcess.start("client", List.of("perf", "send_lat", "-c", "RC",
+                "--exchange", "rdma4j", "--address", TestNet.host(187), "-p", String.valueOf(TestNet.tcpPort(33)),
+                TestNet.host(186)), line -> false);
+            children.add(cp);
+            try (Socket socket = listener.accept())
+            {
+                // ib_send_lat's server: it reads the client's version field, writes its own, and (the field being
+                // no version it knows) gives up
+                socket.setSoTimeout(READ_TIMEOUT_MS);
+                new DataInputStream(socket.getInputStream()).readFully(new byte[PerftestVersion.BYTES]);
+                socket.getOutputStream().write(PerftestVersion.encode("6.06"));
+                socket.getOutputStream().flush();
+                socket.shutdownOutput();
+                rest(socket.getInputStream());
+            }
+            assertEquals(1, cp.await(60, TimeUnit.SECONDS), "client exit status: " + cp.lines());
+            final String expected = "perf: the peer is perftest 6.06, which speaks only perftest's exchange: type " +
+                "rdma4j perf ib_send_lat -c RC --address " + TestNet.host(187) + " -p " + TestNet.tcpPort(33) + " " +
+                TestNet.host(186);
+            assertTrue(cp.lines().contains(expected), cp.lines().toString());
+        }
     }
 }

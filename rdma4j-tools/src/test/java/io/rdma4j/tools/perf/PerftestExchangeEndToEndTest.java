@@ -93,6 +93,21 @@ class PerftestExchangeEndToEndTest
     }
 
     @Test
+    void shouldLeaveTheWarmUpOutOfTheRowWhileThePeerRunsTheSameExchanges() throws Exception
+    {
+        // the client warms up, the server (as perftest would) knows nothing of it: both run -n exchanges
+        final List<String> server = List.of("ib_send_lat", "-c", "RC", "-n", "300");
+        final List<String> client = List.of("ib_send_lat", "-c", "RC", "-n", "300", "--warmup", "100");
+        final List<ToolProcess> p = pair(209, 30, server, client);
+        assertEquals(0, p.get(1).await(120, TimeUnit.SECONDS), "client exit status: " + p.get(1).lines());
+        assertEquals(0, p.get(0).await(60, TimeUnit.SECONDS), "server exit status: " + p.get(0).lines());
+        assertEquals("200", row(p.get(1), LATENCY_ROW).group(2), "the client records the last 200");
+        assertEquals("300", row(p.get(0), LATENCY_ROW).group(2), "the server records all 300");
+        assertTrue(p.get(1).lines().stream().anyMatch(l -> l.contains("300 iterations (the first 100 unrecorded: " +
+            "--warmup)")), p.get(1).lines().toString());
+    }
+
+    @Test
     void shouldPrintTheClientsWriteBandwidthOnTheServerAsPerftestDoes() throws Exception
     {
         assertServerPrintsTheClientsWriteReport(193, 31, List.of("ib_write_bw", "-s", "4096", "-n", "300"));
@@ -118,6 +133,8 @@ class PerftestExchangeEndToEndTest
         assertTrue(p.get(1).lines().stream().anyMatch(l -> l.contains("needs 5.70 or newer") &&
             l.contains("--exchange perftest")), "the refusal names the version and the flag: " + p.get(1).lines());
         assertEquals(1, p.get(0).await(60, TimeUnit.SECONDS), "server exit status");
+        assertTrue(p.get(0).lines().stream().anyMatch(l -> l.startsWith("perf: the peer is perftest 6.06") &&
+            l.contains("type rdma4j perf ib_send_lat -n 10")), "the server says what to type: " + p.get(0).lines());
     }
 
     @Test

@@ -22,6 +22,8 @@ public final class PerftestVersion
     public static final double OLDEST = 5.70;
     /** A leading decimal number, as C's {@code atof} reads one. */
     private static final Pattern NUMBER = Pattern.compile("^\\s*([+-]?\\d+(?:\\.\\d*)?|[+-]?\\.\\d+)");
+    /** What perftest writes in its version field: its VERSION, such as 6.06 or 5.70. */
+    private static final Pattern VERSION_FIELD = Pattern.compile("\\d{1,3}\\.\\d{1,3}[0-9A-Za-z.+~-]{0,8}");
 
     private PerftestVersion()
     {
@@ -78,6 +80,31 @@ public final class PerftestVersion
                 "speaks perftest %s's exchange, which needs %.2f or newer (a peer that is not perftest sends no " +
                 "version: is it rdma4j perf without --exchange perftest?)", printable(remote), OURS, OLDEST));
         }
+    }
+
+    /**
+     * Whether a peer's first 16 bytes are perftest's version field: a version number ("6.06", "5.70"), then NULs
+     * to the end, and nothing else. rdma4j's own exchange starts with a 2-byte length, whose first byte is 0 for
+     * any signature it sends, so the two cannot be mistaken for each other.
+     *
+     * @param field the first {@link #BYTES} bytes the peer sent.
+     * @return the version string, or null if the field is not perftest's.
+     */
+    public static String recognise(final byte[] field)
+    {
+        if (field.length != BYTES)
+        {
+            return null;
+        }
+        final String version = decode(field);
+        for (int i = version.length(); i < BYTES; i++)
+        {
+            if (field[i] != 0)
+            {
+                return null;
+            }
+        }
+        return VERSION_FIELD.matcher(version).matches() ? version : null;
     }
 
     private static String printable(final String text)
