@@ -128,6 +128,12 @@ final class LinuxLibc
     /** {@code struct pollfd}: fd, events, revents. */
     static final int POLLFD_BYTES = 8;
 
+    /**
+     * Calls that link and customize a downcall's handle: one more than the JDK's highest customization threshold
+     * ({@code java.lang.invoke.MethodHandle.CUSTOMIZE_THRESHOLD}, a byte count, 127 by default and at most).
+     */
+    private static final int PRIME_CALLS = 128;
+
     private static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
     private static final VarHandle ERRNO = CAPTURE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
 
@@ -249,10 +255,38 @@ final class LinuxLibc
         CLOSE = close;
         ERRNO_LOCATION = errnoLocation;
         ANYWHERE = anywhere;
+        if (reason == null)
+        {
+            primeDataPath();
+        }
     }
 
     private LinuxLibc()
     {
+    }
+
+    /**
+     * Make each data-path call {@link #PRIME_CALLS} times, through the methods the data path calls, on a
+     * descriptor that fails it at once (EBADF; a poll of no descriptors without a wait returns 0). The JDK links
+     * an {@code invokeExact} call site on its first run and customizes a method handle (a class of its own) on
+     * its 128th call from code that does not fold the handle to a constant, the interpreter's and C1's: 65 to
+     * 135 KB and a class definition each. Without this they fall on the polling thread the first time a rare
+     * path runs (a flush of two datagrams or more, a drain of the error queue, a receive that fails), long after
+     * any warm-up, and on that thread the data path must allocate nothing.
+     */
+    private static void primeDataPath()
+    {
+        for (int i = 0; i < PRIME_CALLS; i++)
+        {
+            recvmmsg(-1, MemorySegment.NULL, 0, MSG_DONTWAIT);
+            sendmmsg(-1, MemorySegment.NULL, 0, 0);
+            recvmsg(-1, MemorySegment.NULL, MSG_DONTWAIT);
+            sendmsg(-1, MemorySegment.NULL, 0);
+            poll(MemorySegment.NULL, 0, 0);
+            read(-1, MemorySegment.NULL, 0);
+            write(-1, MemorySegment.NULL, 0);
+            lastErrno();
+        }
     }
 
     /**

@@ -11,6 +11,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.Inet4Address;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.nio.ByteBuffer;
 import java.util.HashMap;
@@ -94,6 +95,8 @@ public final class LinuxUdpLink implements IpLink
     private static final long ERROR_DRAIN_MS = 10;
     private final ErrorQueue errors;
     private volatile Consumer<InetAddress> unreachable = address -> { };
+    /** What {@link #drainErrors} hands the queue: made once, as a lambda there would be on every drain. */
+    private final Consumer<InetSocketAddress> refusals = this::refused;
     /** Receive lock held: when a receive that finds nothing next reads the error queue. */
     private long nextErrorDrainNs;
     /** Looks at the sockets between two reads of the clock for {@link #nextErrorDrainNs}. */
@@ -222,13 +225,15 @@ public final class LinuxUdpLink implements IpLink
     /** Lock held: read the error queue and report the refusals of our port. */
     private void drainErrors()
     {
-        errors.drain(unicastFd, refusedBy ->
+        errors.drain(unicastFd, refusals);
+    }
+
+    private void refused(final InetSocketAddress refusedBy)
+    {
+        if (refusedBy.getPort() == port)
         {
-            if (refusedBy.getPort() == port)
-            {
-                unreachable.accept(refusedBy.getAddress());
-            }
-        });
+            unreachable.accept(refusedBy.getAddress());
+        }
     }
 
     @Override
