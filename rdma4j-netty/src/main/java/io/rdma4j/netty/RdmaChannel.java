@@ -73,6 +73,7 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
     private ChannelPromise connectPromise;
     private Future<?> connectTimeout;
     private Future<?> keepAlive;
+    private Future<?> creditWatch;
     private boolean peerGone;
 
     /**
@@ -314,6 +315,14 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
             final long idle = config.getKeepAliveIdleMillis();
             keepAlive = eventLoop().scheduleWithFixedDelay(this::keepAliveTick, idle, idle, TimeUnit.MILLISECONDS);
         }
+        final int creditTimeout = config.getCreditTimeoutMillis();
+        if (creditTimeout > 0)
+        {
+            // one task for the connection's life, not one per wait: a wait for credits allocates nothing
+            final long period = Math.max(1, creditTimeout / 4);
+            creditWatch = eventLoop().scheduleWithFixedDelay(() -> creditWatchTick(creditTimeout), period, period,
+                TimeUnit.MILLISECONDS);
+        }
         // the head of the pipeline starts reading if AUTO_READ is on
         pipeline().fireChannelActive();
         endpointReadable();
@@ -324,6 +333,22 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
         if (state == State.ACTIVE && endpoint.silentSinceLastLook())
         {
             endpoint.probe();
+        }
+    }
+
+    private void creditWatchTick(final int timeoutMs)
+    {
+        if (state != State.ACTIVE)
+        {
+            return;
+        }
+        final ChannelOutboundBuffer out = unsafe().outboundBuffer();
+        final long waited = endpoint.starvedNanos(System.nanoTime());
+        if (out != null && !out.isEmpty() && waited >= TimeUnit.MILLISECONDS.toNanos(timeoutMs))
+        {
+            fail(new RdmaLimitException("the peer " + remote + " returned no credits for " +
+                TimeUnit.NANOSECONDS.toMillis(waited) + " ms with " + out.totalPendingWriteBytes() +
+                " bytes to send: past CREDIT_TIMEOUT_MILLIS " + timeoutMs));
         }
     }
 
@@ -424,6 +449,11 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
             keepAlive.cancel(false);
             keepAlive = null;
         }
+        if (creditWatch != null)
+        {
+            creditWatch.cancel(false);
+            creditWatch = null;
+        }
         final ChannelPromise promise = connectPromise;
         connectPromise = null;
         if (promise != null)
@@ -471,10 +501,19 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
     }
 
     @Override
-    protected Object filterOutboundMessage(final Object msg)
+    protected Object filterOutboundMessage(final Object msg) throws RdmaLimitException
     {
-        if (msg instanceof ByteBuf)
+        if (msg instanceof ByteBuf buf)
         {
+            final ChannelOutboundBuffer out = unsafe().outboundBuffer();
+            final long pending = out == null ? 0 : out.totalPendingWriteBytes();
+            final int max = config.getMaxOutboundBytes();
+            if (pending > 0 && pending + buf.readableBytes() > max)
+            {
+                // failed as a write to a closed channel fails (Netty releases the buffer); the channel stays up
+                throw new RdmaLimitException("the outbound buffer holds " + pending + " bytes: " +
+                    buf.readableBytes() + " more would pass MAX_OUTBOUND_BYTES " + max);
+            }
             return msg;
         }
         throw new UnsupportedOperationException("an rdma4j channel writes ByteBufs only, not " +

@@ -1,0 +1,270 @@
+package io.rdma4j.netty;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.AbstractByteBufAllocator;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.rdma4j.netty.example.RdmaEcho;
+import io.rdma4j.verbs.SendFlags;
+import io.rdma4j.verbs.SendWr;
+import io.rdma4j.verbs.WrOpcode;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.net.InetSocketAddress;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Peers that attack a server through the protocol (issue 41): each attack closes the one connection with an
+ * exception that names what it did, and the server's only event loop, with its listener, goes on serving a
+ * legitimate echo. The server runs on a group of one loop, so a loop that died would take the listener with it.
+ */
+@Timeout(90)
+class HostilePeerTest extends NettyTestBase
+{
+    private static final int CHUNK = 16 * 1024;
+
+    private MultiThreadIoEventLoopGroup serverGroup;
+
+    @BeforeEach
+    void startServerGroup()
+    {
+        serverGroup = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory());
+    }
+
+    @AfterEach
+    void stopServerGroup()
+    {
+        serverGroup.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    /** Records what happens to each accepted channel; first in its pipeline, before the echo. */
+    private static final class Watch extends ChannelDuplexHandler
+    {
+        final CompletableFuture<Channel> active = new CompletableFuture<>();
+        final CompletableFuture<Throwable> caught = new CompletableFuture<>();
+        final CompletableFuture<Throwable> refusedWrite = new CompletableFuture<>();
+        volatile long maxPending;
+
+        @Override
+        public void channelActive(final ChannelHandlerContext ctx)
+        {
+            active.complete(ctx.channel());
+            ctx.fireChannelActive();
+        }
+
+        @Override
+        public void write(final ChannelHandlerContext ctx, final Object msg, final ChannelPromise promise)
+        {
+            ctx.write(msg, promise.addListener(f ->
+            {
+                if (!f.isSuccess())
+                {
+                    refusedWrite.complete(f.cause());
+                }
+            }));
+            final long pending = ctx.channel().unsafe().outboundBuffer().totalPendingWriteBytes();
+            maxPending = Math.max(maxPending, pending);
+        }
+
+        @Override
+        public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause)
+        {
+            caught.complete(cause);
+            ctx.fireExceptionCaught(cause);
+        }
+    }
+
+    /** An echo server on the one loop of {@link #serverGroup}; each child's {@link Watch} goes to the queue. */
+    private Channel echoServer(final LinkedBlockingQueue<Watch> watches, final Map<ChannelOption<?>, Object> options)
+        throws InterruptedException
+    {
+        final ServerBootstrap bootstrap = new ServerBootstrap().group(serverGroup).channel(RdmaServerChannel.class)
+            .childHandler(new ChannelInitializer<RdmaChannel>()
+            {
+                @Override
+                protected void initChannel(final RdmaChannel ch)
+                {
+                    final Watch watch = new Watch();
+                    watches.add(watch);
+                    ch.pipeline().addLast(watch, new RdmaEcho.EchoHandler());
+                }
+            });
+        options.forEach((option, value) -> childOption(bootstrap, option, value));
+        return bootstrap.bind(new InetSocketAddress(net.serverHost, 0)).sync().channel();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> void childOption(final ServerBootstrap bootstrap, final ChannelOption<T> option,
+        final Object value)
+    {
+        bootstrap.childOption(option, (T)value);
+    }
+
+    /** A legitimate client's bytes come back whole from the same server. */
+    private void assertStillEchoes(final Channel server) throws Exception
+    {
+        final int length = 200 * 1024;
+        final byte[] data = new byte[length];
+        new Random(41).nextBytes(data);
+        final Collector collector = new Collector(length);
+        final Channel client = net.connect((InetSocketAddress)server.localAddress(), collector).sync().channel();
+        client.writeAndFlush(Unpooled.wrappedBuffer(data)).sync();
+        assertArrayEquals(data, collector.done.get(20, TimeUnit.SECONDS), "a legitimate echo after the attack");
+        client.close().sync();
+    }
+
+    /**
+     * Fails with an {@link OutOfMemoryError}, as Netty's direct allocator does at {@code MaxDirectMemorySize},
+     * once: at the {@code failAt}-th buffer.
+     */
+    private static final class FailingAllocator extends AbstractByteBufAllocator
+    {
+        private final AtomicInteger count = new AtomicInteger();
+        private final int failAt;
+
+        FailingAllocator(final int failAt)
+        {
+            super(true);
+            this.failAt = failAt;
+        }
+
+        private void maybeFail(final int capacity)
+        {
+            if (count.incrementAndGet() == failAt)
+            {
+                throw new OutOfMemoryError("failed to allocate " + capacity + " byte(s) of direct memory (test)");
+            }
+        }
+
+        @Override
+        protected ByteBuf newHeapBuffer(final int initialCapacity, final int maxCapacity)
+        {
+            maybeFail(initialCapacity);
+            return Unpooled.buffer(initialCapacity, maxCapacity);
+        }
+
+        @Override
+        protected ByteBuf newDirectBuffer(final int initialCapacity, final int maxCapacity)
+        {
+            maybeFail(initialCapacity);
+            return Unpooled.directBuffer(initialCapacity, maxCapacity);
+        }
+
+        @Override
+        public boolean isDirectBufferPooled()
+        {
+            return false;
+        }
+    }
+
+    @Test
+    void outOfMemoryOnAReadClosesThatChannelAndNotTheLoop() throws Exception
+    {
+        final LinkedBlockingQueue<Watch> watches = new LinkedBlockingQueue<>();
+        final Channel server = echoServer(watches, Map.of(ChannelOption.ALLOCATOR, new FailingAllocator(3)));
+        final Collector attacker = new Collector(Integer.MAX_VALUE);
+        final Channel client = net.connect((InetSocketAddress)server.localAddress(), attacker).sync().channel();
+        final Watch hostile = watches.poll(10, TimeUnit.SECONDS);
+        for (int i = 0; i < 8; i++)
+        {
+            client.write(Unpooled.wrappedBuffer(new byte[CHUNK]));
+        }
+        client.flush();
+
+        final Throwable cause = hostile.caught.get(10, TimeUnit.SECONDS);
+        assertInstanceOf(OutOfMemoryError.class, cause, "the allocator's error reached exceptionCaught");
+        final Channel child = hostile.active.get(1, TimeUnit.SECONDS);
+        assertTrue(child.closeFuture().await(10, TimeUnit.SECONDS), "the failing channel closed");
+        assertTrue(client.closeFuture().await(10, TimeUnit.SECONDS), "and so did its peer");
+        assertTrue(server.isActive(), "the listener is up");
+        assertStillEchoes(server);
+        server.close().sync();
+    }
+
+    @Test
+    void aPeerThatWithholdsCreditsIsClosedAndTheOutboundBufferStaysBounded() throws Exception
+    {
+        final int maxOutbound = 256 * 1024;
+        final LinkedBlockingQueue<Watch> watches = new LinkedBlockingQueue<>();
+        final Channel server = echoServer(watches, Map.of(RdmaChannelOption.MAX_OUTBOUND_BYTES, maxOutbound,
+            RdmaChannelOption.CREDIT_TIMEOUT_MILLIS, 500));
+        // the attacker never reads, so it returns no credits; it sends while the server reads
+        final Collector attacker = new Collector(Integer.MAX_VALUE);
+        final Channel client = net.connect((InetSocketAddress)server.localAddress(), attacker,
+            Map.of(ChannelOption.AUTO_READ, false)).sync().channel();
+        final Watch hostile = watches.poll(10, TimeUnit.SECONDS);
+        final int chunks = 256;
+        final long start = System.nanoTime();
+        for (int i = 0; i < chunks; i++)
+        {
+            client.writeAndFlush(Unpooled.wrappedBuffer(new byte[CHUNK]));
+        }
+
+        final Throwable cause = hostile.caught.get(20, TimeUnit.SECONDS);
+        final long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertInstanceOf(RdmaLimitException.class, cause);
+        assertTrue(cause.getMessage().contains("CREDIT_TIMEOUT_MILLIS 500"), cause.getMessage());
+        assertTrue(elapsedMs >= 500, "not before the timeout: " + elapsedMs + " ms");
+        final Channel child = hostile.active.get(1, TimeUnit.SECONDS);
+        assertTrue(child.closeFuture().await(10, TimeUnit.SECONDS), "the starved channel closed");
+
+        // the echo wrote everything it read (4 MiB) while the attacker took a few SENDs: the cap refused the rest
+        final Throwable refused = hostile.refusedWrite.getNow(null);
+        assertInstanceOf(RdmaLimitException.class, refused, "writes past the cap fail fast");
+        assertTrue(refused.getMessage().contains("MAX_OUTBOUND_BYTES " + maxOutbound), refused.getMessage());
+        assertTrue(hostile.maxPending <= maxOutbound, "outbound bytes stayed bounded: " + hostile.maxPending);
+
+        // the attacker still holds unread SENDs, which a reader would take before its close, as after a FIN
+        assertStillEchoes(server);
+        client.close().sync();
+        server.close().sync();
+    }
+
+    @Test
+    void forgedCreditUpdatesThatWouldOverflowCloseTheConnection() throws Exception
+    {
+        try (Arena arena = Arena.ofShared())
+        {
+            final Collector collector = new Collector(Integer.MAX_VALUE);
+            try (PlainPeer peer = PlainPeer.connect(net, arena, collector, Map.of()))
+            {
+                final Channel channel = peer.channel();
+                // two updates of 0x7fffffff credits each, SENDs of no bytes as the transport's own updates are
+                final SendWr forged = new SendWr().opcode(WrOpcode.SEND_WITH_IMM).immData(0x7fffffff)
+                    .sendFlags(SendFlags.SIGNALED);
+                forged.sgList().numSge(0);
+                peer.qp().postSend(forged.wrId(1));
+                peer.qp().postSend(forged.wrId(2));
+
+                assertTrue(channel.closeFuture().await(10, TimeUnit.SECONDS), "the forged updates closed it");
+                assertFalse(channel.isActive());
+                final Throwable cause = collector.done.handle((bytes, ex) -> ex).get(1, TimeUnit.SECONDS);
+                assertInstanceOf(IOException.class, cause);
+                assertTrue(cause.getMessage().contains("2147483647 credits"), cause.getMessage());
+                assertTrue(cause.getMessage().contains(PlainPeer.RECEIVES + " receives"), cause.getMessage());
+            }
+        }
+    }
+}
