@@ -243,6 +243,47 @@ class HostilePeerTest extends NettyTestBase
     }
 
     @Test
+    void thePoolGivesBackWhatAnAttackMadeItHoldOnceTheConnectionIsGone() throws Exception
+    {
+        final long floor = 1 << 20;
+        final RdmaByteBufAllocator pool = new RdmaByteBufAllocator(64 << 20, floor, 200);
+        final int maxOutbound = 8 << 20;
+        final LinkedBlockingQueue<Watch> watches = new LinkedBlockingQueue<>();
+        final Channel server = echoServer(watches, Map.of(ChannelOption.ALLOCATOR, pool,
+            RdmaChannelOption.MAX_OUTBOUND_BYTES, maxOutbound, RdmaChannelOption.CREDIT_TIMEOUT_MILLIS, 500));
+        final Channel client = net.connect((InetSocketAddress)server.localAddress(), new Collector(Integer.MAX_VALUE),
+            Map.of(ChannelOption.AUTO_READ, false)).sync().channel();
+        final Watch hostile = watches.poll(10, TimeUnit.SECONDS);
+        for (int i = 0; i < 1024; i++)
+        {
+            client.writeAndFlush(Unpooled.wrappedBuffer(new byte[CHUNK]));
+        }
+        // the echo holds what it cannot send, in the pool's registered buffers, until the credit timeout
+        assertInstanceOf(RdmaLimitException.class, hostile.caught.get(20, TimeUnit.SECONDS));
+        assertTrue(hostile.active.get(1, TimeUnit.SECONDS).closeFuture().await(10, TimeUnit.SECONDS));
+        final long held = hostile.maxPending;
+        assertTrue(held >= maxOutbound / 2, "the attack made the echo hold " + held + " bytes");
+        final long reservedAfterAttack = pool.reservedBytes();
+        assertTrue(reservedAfterAttack >= held, "the pool reserved " + reservedAfterAttack);
+        client.close().sync();
+
+        // idle for 200 ms, and the loops' next pool tick gives the chunks back, down to the floor
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (pool.reservedBytes() > floor && System.nanoTime() < deadline)
+        {
+            // no event says a tick ran: look again shortly
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+        }
+        assertTrue(pool.reservedBytes() <= floor, "reserved after the close: " + pool.reservedBytes() +
+            " of " + reservedAfterAttack);
+        assertTrue(pool.metric().usedDirectMemory() <= floor, pool.metric().toString());
+        assertTrue(pool.usedBytes() == 0, "nothing in use: " + pool);
+        // chunks made again after some went back serve as well
+        assertStillEchoes(server);
+        server.close().sync();
+    }
+
+    @Test
     void forgedCreditUpdatesThatWouldOverflowCloseTheConnection() throws Exception
     {
         try (Arena arena = Arena.ofShared())
