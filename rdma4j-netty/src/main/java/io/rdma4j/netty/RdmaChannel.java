@@ -37,7 +37,11 @@ import java.util.concurrent.TimeUnit;
  * a held buffer is released at its SEND's completion, flushed or not, or when the connection is torn down. Message
  * boundaries are not kept: it is a stream. Flow control is by credits ({@code RdmaEndpoint}): a peer that does
  * not read stops this side's SENDs, and the bytes wait in the outbound buffer, where
- * {@code WRITE_BUFFER_WATER_MARK} turns the channel unwritable.
+ * {@code WRITE_BUFFER_WATER_MARK} turns the channel unwritable. A peer cannot make it hold without bound: past
+ * {@link RdmaChannelOption#MAX_OUTBOUND_BYTES} a write fails at once, and data that waits
+ * {@link RdmaChannelOption#CREDIT_TIMEOUT_MILLIS} for credits fails the connection, both with an
+ * {@link RdmaLimitException}; a credit update beyond the peer's receives fails it too. Any error of the channel's
+ * read or write closes this channel alone, never its event loop.
  * <p>
  * Failures are what socket users expect: {@link ConnectException} when the peer refuses (no listener, or a
  * reject), {@link NoRouteToHostException} when the address or route does not resolve,
