@@ -682,6 +682,7 @@ public final class RdmaIoHandler implements IoHandler
         {
             memory.dropRetired();
         }
+        PoolTrimmer.releaseFreed();
     }
 
     /**

@@ -143,6 +143,7 @@ final class RegisteredChunk
                 byId = ids;
             }
             arena.close();
+            PoolTrimmer.freed(segment.byteSize());
         }
     }
 
