@@ -636,6 +636,10 @@ abstract class QpEndpoint implements CqConsumer
             {
                 owner.endpointFailed(ex);
             }
+            else
+            {
+                log.log(System.Logger.Level.WARNING, "a closed channel's delivery failed", ex);
+            }
         }
         return took;
     }
