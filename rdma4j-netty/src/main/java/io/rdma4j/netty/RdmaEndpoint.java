@@ -49,7 +49,7 @@ final class RdmaEndpoint extends QpEndpoint
     /** The receives the peer keeps posted, from its private data: the most credits there can be. */
     private int peerRecvCount;
     private int peerRecvSize;
-    /** When data first waited for credits since they last came ({@link System#nanoTime()}, never 0), or 0. */
+    /** When data first waited for credits since data could last go ({@link System#nanoTime()}, never 0), or 0. */
     private long starvedSince;
     /** Receives posted again and not yet reported to the peer. */
     private int owed;
@@ -290,7 +290,12 @@ final class RdmaEndpoint extends QpEndpoint
                 return 0;
             }
             credits += (int)given;
-            starvedSince = 0;
+            if (credits >= 2)
+            {
+                // data may go again; the receive of an update given back alone (credits stay below two) is not
+                // progress, or a peer that returns only those would hold the connection for ever
+                starvedSince = 0;
+            }
             events = WRITABLE;
         }
         if (state() != State.OPEN)

@@ -245,6 +245,31 @@ class HostilePeerTest extends NettyTestBase
     }
 
     @Test
+    void aPeerThatKeepsSendingButReturnsNoCreditForDataIsClosedAfterTheCreditTimeout() throws Exception
+    {
+        // the attacker gives back only the receives of the server's credit updates, one at a time, with its own
+        // data: the server never has the two credits a data SEND needs, which the timeout must see through
+        final LinkedBlockingQueue<Watch> watches = new LinkedBlockingQueue<>();
+        final Channel server = echoServer(watches, Map.of(RdmaChannelOption.CREDIT_TIMEOUT_MILLIS, 500));
+        final Channel client = attack(server, 0);
+        final Watch hostile = watches.poll(10, TimeUnit.SECONDS);
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        int sent = 0;
+        while (!hostile.caught.isDone() && client.isActive() && System.nanoTime() < deadline)
+        {
+            // posted once the server has read the one before: the attacker keeps pace with the server
+            client.writeAndFlush(Unpooled.wrappedBuffer(new byte[CHUNK])).await(1, TimeUnit.SECONDS);
+            sent++;
+        }
+        final Throwable cause = hostile.caught.getNow(null);
+        assertInstanceOf(RdmaLimitException.class, cause, "closed for the credits, after " + sent + " SENDs");
+        assertTrue(cause.getMessage().contains("CREDIT_TIMEOUT_MILLIS 500"), cause.getMessage());
+        assertStillEchoes(server);
+        client.close().sync();
+        server.close().sync();
+    }
+
+    @Test
     void aPeerThatWithholdsCreditsIsClosedAfterTheCreditTimeout() throws Exception
     {
         final LinkedBlockingQueue<Watch> watches = new LinkedBlockingQueue<>();
