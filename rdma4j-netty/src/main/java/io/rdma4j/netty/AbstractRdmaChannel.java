@@ -171,6 +171,13 @@ abstract class AbstractRdmaChannel extends AbstractChannel
                 pipeline().fireChannelReadComplete();
             }
         }
+        catch (final Throwable ex)
+        {
+            // a read that cannot be taken (no memory for its buffer, above all) fails this channel, not the loop
+            inDeliver = false;
+            fail(ex);
+            return;
+        }
         finally
         {
             inDeliver = false;
@@ -211,6 +218,12 @@ abstract class AbstractRdmaChannel extends AbstractChannel
         {
             throw new IOException("posting a SEND failed: " + ex.getMessage(), ex);
         }
+        catch (final Throwable ex)
+        {
+            // as an IOException, which Netty's flush answers by closing the channel; anything else would only
+            // shut its output and leave the connection up
+            throw new IOException("writing failed: " + ex, ex);
+        }
     }
 
     /**
@@ -225,6 +238,29 @@ abstract class AbstractRdmaChannel extends AbstractChannel
         // the rest goes when credits or slots come back
         writeBlocked = true;
         return false;
+    }
+
+    /**
+     * Fail this channel alone: the cause goes to {@code exceptionCaught} and the channel closes, as Netty's own
+     * transports do with an error of one channel's read or write, whatever it is; the loop and its other channels
+     * go on.
+     *
+     * @param cause what went wrong.
+     */
+    final void fail(final Throwable cause)
+    {
+        if (!isOpen())
+        {
+            return;
+        }
+        try
+        {
+            pipeline().fireExceptionCaught(cause);
+        }
+        finally
+        {
+            closeNow();
+        }
     }
 
     /** Close now, through the pipeline, unless closed already. */
@@ -256,10 +292,9 @@ abstract class AbstractRdmaChannel extends AbstractChannel
         }
 
         @Override
-        public void endpointFailed(final IOException cause)
+        public void endpointFailed(final Throwable cause)
         {
-            pipeline().fireExceptionCaught(cause);
-            closeNow();
+            fail(cause);
         }
     }
 

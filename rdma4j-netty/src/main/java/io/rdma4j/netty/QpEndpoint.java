@@ -62,9 +62,10 @@ abstract class QpEndpoint implements CqConsumer
         void endpointWritable();
 
         /**
-         * @param cause a work request failed other than by being flushed.
+         * @param cause a work request failed other than by being flushed, the peer broke the protocol, or
+         *              delivering to the channel threw.
          */
-        void endpointFailed(IOException cause);
+        void endpointFailed(Throwable cause);
     }
 
     /** Where an endpoint is in its life. */
@@ -109,6 +110,8 @@ abstract class QpEndpoint implements CqConsumer
     private int sendsInFlight;
     private long copiedSends;
     private long inPlaceSends;
+    /** What the peer did against the protocol in the completions being taken, or null. */
+    private IOException violation;
 
     /**
      * Make the QP on the id, register the buffers and post every receive; on the event loop's thread.
@@ -600,21 +603,58 @@ abstract class QpEndpoint implements CqConsumer
         {
             return took;
         }
+        if (failure == null)
+        {
+            failure = violation;
+        }
+        violation = null;
         if (failure != null)
         {
             current.endpointFailed(failure);
             return took;
         }
-        if ((events & READABLE) != 0)
+        try
         {
-            current.endpointReadable();
+            if ((events & READABLE) != 0)
+            {
+                current.endpointReadable();
+            }
+            if ((events & WRITABLE) != 0 && state == State.OPEN)
+            {
+                current.endpointWritable();
+            }
+            if (state == State.OPEN)
+            {
+                completionsDelivered();
+            }
         }
-        if ((events & WRITABLE) != 0 && state == State.OPEN)
+        catch (final Throwable ex)
         {
-            current.endpointWritable();
+            // whatever one channel's delivery throws (OutOfMemoryError from its allocator included) is that
+            // channel's failure, not the event loop's: Netty's own transports close the channel and go on
+            if (state == State.OPEN && owner != null)
+            {
+                owner.endpointFailed(ex);
+            }
+            else
+            {
+                log.log(System.Logger.Level.WARNING, "a closed channel's delivery failed", ex);
+            }
         }
-        completionsDelivered();
         return took;
+    }
+
+    /**
+     * The peer broke the protocol in a completion being taken: the channel fails once the batch is taken.
+     *
+     * @param cause what it did, naming the limit or state at fault.
+     */
+    protected final void violated(final IOException cause)
+    {
+        if (violation == null)
+        {
+            violation = cause;
+        }
     }
 
     /** The channel is closed: it hears nothing more. */

@@ -37,7 +37,11 @@ import java.util.concurrent.TimeUnit;
  * a held buffer is released at its SEND's completion, flushed or not, or when the connection is torn down. Message
  * boundaries are not kept: it is a stream. Flow control is by credits ({@code RdmaEndpoint}): a peer that does
  * not read stops this side's SENDs, and the bytes wait in the outbound buffer, where
- * {@code WRITE_BUFFER_WATER_MARK} turns the channel unwritable.
+ * {@code WRITE_BUFFER_WATER_MARK} turns the channel unwritable. A peer cannot make it hold without bound: past
+ * {@link RdmaChannelOption#MAX_OUTBOUND_BYTES} a write fails at once, and data that waits
+ * {@link RdmaChannelOption#CREDIT_TIMEOUT_MILLIS} for credits fails the connection, both with an
+ * {@link RdmaLimitException}; a credit update beyond the peer's receives fails it too. Any error of the channel's
+ * read or write closes this channel alone, never its event loop.
  * <p>
  * Failures are what socket users expect: {@link ConnectException} when the peer refuses (no listener, or a
  * reject), {@link NoRouteToHostException} when the address or route does not resolve,
@@ -73,6 +77,7 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
     private ChannelPromise connectPromise;
     private Future<?> connectTimeout;
     private Future<?> keepAlive;
+    private Future<?> creditWatch;
     private boolean peerGone;
 
     /**
@@ -314,6 +319,14 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
             final long idle = config.getKeepAliveIdleMillis();
             keepAlive = eventLoop().scheduleWithFixedDelay(this::keepAliveTick, idle, idle, TimeUnit.MILLISECONDS);
         }
+        final int creditTimeout = config.getCreditTimeoutMillis();
+        if (creditTimeout > 0)
+        {
+            // one task for the connection's life, not one per wait: a wait for credits allocates nothing
+            final long period = Math.max(1, creditTimeout / 4);
+            creditWatch = eventLoop().scheduleWithFixedDelay(() -> creditWatchTick(creditTimeout), period, period,
+                TimeUnit.MILLISECONDS);
+        }
         // the head of the pipeline starts reading if AUTO_READ is on
         pipeline().fireChannelActive();
         endpointReadable();
@@ -324,6 +337,22 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
         if (state == State.ACTIVE && endpoint.silentSinceLastLook())
         {
             endpoint.probe();
+        }
+    }
+
+    private void creditWatchTick(final int timeoutMs)
+    {
+        if (state != State.ACTIVE)
+        {
+            return;
+        }
+        final ChannelOutboundBuffer out = unsafe().outboundBuffer();
+        final long waited = endpoint.starvedNanos(System.nanoTime());
+        if (out != null && !out.isEmpty() && waited >= TimeUnit.MILLISECONDS.toNanos(timeoutMs))
+        {
+            fail(new RdmaLimitException("the peer " + remote + " returned no credits for " +
+                TimeUnit.NANOSECONDS.toMillis(waited) + " ms with " + out.totalPendingWriteBytes() +
+                " bytes to send: past CREDIT_TIMEOUT_MILLIS " + timeoutMs));
         }
     }
 
@@ -424,6 +453,11 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
             keepAlive.cancel(false);
             keepAlive = null;
         }
+        if (creditWatch != null)
+        {
+            creditWatch.cancel(false);
+            creditWatch = null;
+        }
         final ChannelPromise promise = connectPromise;
         connectPromise = null;
         if (promise != null)
@@ -471,10 +505,19 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
     }
 
     @Override
-    protected Object filterOutboundMessage(final Object msg)
+    protected Object filterOutboundMessage(final Object msg) throws RdmaLimitException
     {
-        if (msg instanceof ByteBuf)
+        if (msg instanceof ByteBuf buf)
         {
+            final ChannelOutboundBuffer out = unsafe().outboundBuffer();
+            final long pending = out == null ? 0 : out.totalPendingWriteBytes();
+            final int max = config.getMaxOutboundBytes();
+            if (pending > 0 && pending + buf.readableBytes() > max)
+            {
+                // failed as a write to a closed channel fails (Netty releases the buffer); the channel stays up
+                throw new RdmaLimitException("the outbound buffer holds " + pending + " bytes: " +
+                    buf.readableBytes() + " more would pass MAX_OUTBOUND_BYTES " + max);
+            }
             return msg;
         }
         throw new UnsupportedOperationException("an rdma4j channel writes ByteBufs only, not " +

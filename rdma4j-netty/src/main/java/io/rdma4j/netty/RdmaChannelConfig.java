@@ -25,6 +25,13 @@ public final class RdmaChannelConfig extends AbstractRdmaConfig
     /** Silence before a keepalive probe by default: Linux's {@code tcp_keepalive_time}. */
     public static final int DEFAULT_KEEPALIVE_IDLE_MILLIS = 2 * 60 * 60 * 1000;
 
+    /** Outbound bytes a connection holds at most by default. */
+    public static final int DEFAULT_MAX_OUTBOUND_BYTES = 16 << 20;
+    /** How long data waits for credits by default before the connection fails. */
+    public static final int DEFAULT_CREDIT_TIMEOUT_MILLIS = 60_000;
+
+    private volatile int maxOutboundBytes = DEFAULT_MAX_OUTBOUND_BYTES;
+    private volatile int creditTimeoutMillis = DEFAULT_CREDIT_TIMEOUT_MILLIS;
     private volatile int receiveBuffers = DEFAULT_RECEIVE_BUFFERS;
     private volatile int sendBuffers = DEFAULT_SEND_BUFFERS;
     private volatile int bufferSize = DEFAULT_BUFFER_SIZE;
@@ -43,6 +50,44 @@ public final class RdmaChannelConfig extends AbstractRdmaConfig
         option(RdmaChannelOption.RETRY_COUNT, this::getRetryCount, this::setRetryCount);
         flag(ChannelOption.SO_KEEPALIVE, this::isKeepAlive, this::setKeepAlive);
         option(RdmaChannelOption.KEEPALIVE_IDLE_MILLIS, this::getKeepAliveIdleMillis, this::setKeepAliveIdleMillis);
+        option(RdmaChannelOption.MAX_OUTBOUND_BYTES, this::getMaxOutboundBytes, this::setMaxOutboundBytes);
+        option(RdmaChannelOption.CREDIT_TIMEOUT_MILLIS, this::getCreditTimeoutMillis, this::setCreditTimeoutMillis);
+    }
+
+    /**
+     * @return outbound bytes held at most before writes fail.
+     */
+    public int getMaxOutboundBytes()
+    {
+        return maxOutboundBytes;
+    }
+
+    /**
+     * @param bytes outbound bytes held at most before writes fail, 1 or more.
+     * @return this.
+     */
+    public RdmaChannelConfig setMaxOutboundBytes(final int bytes)
+    {
+        maxOutboundBytes = inRange("MAX_OUTBOUND_BYTES", bytes, 1, Integer.MAX_VALUE);
+        return this;
+    }
+
+    /**
+     * @return how long, in ms, data waits for credits before the connection fails; 0: for ever.
+     */
+    public int getCreditTimeoutMillis()
+    {
+        return creditTimeoutMillis;
+    }
+
+    /**
+     * @param millis how long data may wait for credits before the connection fails, 0 (for ever) or more.
+     * @return this.
+     */
+    public RdmaChannelConfig setCreditTimeoutMillis(final int millis)
+    {
+        creditTimeoutMillis = inRange("CREDIT_TIMEOUT_MILLIS", millis, 0, Integer.MAX_VALUE);
+        return this;
     }
 
     /**

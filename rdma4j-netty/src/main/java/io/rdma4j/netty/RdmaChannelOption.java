@@ -48,6 +48,26 @@ public final class RdmaChannelOption
     public static final ChannelOption<Integer> KEEPALIVE_IDLE_MILLIS =
         ChannelOption.valueOf(RdmaChannelOption.class, "KEEPALIVE_IDLE_MILLIS");
 
+    /**
+     * Bytes a connection's outbound buffer may hold, written and not yet sent: past them a write fails at once
+     * with an {@link RdmaLimitException}, its buffer released, as a write to a closed channel fails, and the
+     * channel stays open. A write into an empty buffer is always taken, whatever its size. Writability still
+     * flips at {@code WRITE_BUFFER_WATER_MARK} (64 KiB high by default), far below: a writer that heeds it never
+     * meets this limit, which bounds the memory a peer that returns few credits can make a careless writer (an
+     * echo) hold. {@value RdmaChannelConfig#DEFAULT_MAX_OUTBOUND_BYTES} bytes (16 MiB) by default.
+     */
+    public static final ChannelOption<Integer> MAX_OUTBOUND_BYTES =
+        ChannelOption.valueOf(RdmaChannelOption.class, "MAX_OUTBOUND_BYTES");
+
+    /**
+     * How long flushed data may wait for the peer's credits (it has read nothing, or returned nothing it read)
+     * before the connection fails with an {@link RdmaLimitException} through {@code exceptionCaught} and closes;
+     * 0 waits for ever, as a socket does on a zero window. Checked four times per period, so the close comes
+     * within 1.25 times it. {@value RdmaChannelConfig#DEFAULT_CREDIT_TIMEOUT_MILLIS} ms by default.
+     */
+    public static final ChannelOption<Integer> CREDIT_TIMEOUT_MILLIS =
+        ChannelOption.valueOf(RdmaChannelOption.class, "CREDIT_TIMEOUT_MILLIS");
+
     private RdmaChannelOption()
     {
     }

@@ -44,9 +44,13 @@ final class RdmaEndpoint extends QpEndpoint
 
     private final SendSource source = new SendSource();
     private boolean connected;
-    /** SENDs the peer has receives for. */
+    /** SENDs the peer has receives for: never more than {@link #peerRecvCount}. */
     private int credits;
+    /** The receives the peer keeps posted, from its private data: the most credits there can be. */
+    private int peerRecvCount;
     private int peerRecvSize;
+    /** When data first waited for credits since data could last go ({@link System#nanoTime()}, never 0), or 0. */
+    private long starvedSince;
     /** Receives posted again and not yet reported to the peer. */
     private int owed;
     /** Of those, the ones that held data (an update's are not counted: they must not cause updates). */
@@ -117,6 +121,7 @@ final class RdmaEndpoint extends QpEndpoint
                 Integer.toHexString(magic) + ", " + count + " receives of " + size + " bytes)");
         }
         credits = count;
+        peerRecvCount = count;
         peerRecvSize = size;
     }
 
@@ -146,7 +151,20 @@ final class RdmaEndpoint extends QpEndpoint
     @Override
     boolean canSend()
     {
+        if (connected && credits < 2 && starvedSince == 0)
+        {
+            starvedSince = System.nanoTime() | 1;
+        }
         return connected && credits >= 2 && canPostSlot();
+    }
+
+    /**
+     * @param now {@link System#nanoTime()}.
+     * @return how long data has waited for the peer's credits, in ns; 0 if it does not wait for them.
+     */
+    long starvedNanos(final long now)
+    {
+        return starvedSince == 0 || credits >= 2 ? 0 : now - starvedSince;
     }
 
     /**
@@ -260,9 +278,24 @@ final class RdmaEndpoint extends QpEndpoint
         }
         traffic++;
         int events = 0;
-        if ((wc.wcFlags() & WcFlags.WITH_IMM) != 0 && wc.immData() > 0)
+        if ((wc.wcFlags() & WcFlags.WITH_IMM) != 0 && wc.immData() != 0)
         {
-            credits += wc.immData();
+            // unsigned, and checked: the peer cannot give back more receives than it has, and a sum that wrapped
+            // round would stop this side's SENDs for good
+            final long given = Integer.toUnsignedLong(wc.immData());
+            if (given > peerRecvCount - credits)
+            {
+                violated(new IOException("the peer gave back " + given + " credits with " + credits +
+                    " in hand, more than the " + peerRecvCount + " receives it announced"));
+                return 0;
+            }
+            credits += (int)given;
+            if (credits >= 2)
+            {
+                // data may go again; the receive of an update given back alone (credits stay below two) is not
+                // progress, or a peer that returns only those would hold the connection for ever
+                starvedSince = 0;
+            }
             events = WRITABLE;
         }
         if (state() != State.OPEN)

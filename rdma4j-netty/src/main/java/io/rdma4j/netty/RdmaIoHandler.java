@@ -30,6 +30,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -79,6 +81,8 @@ public final class RdmaIoHandler implements IoHandler
     private volatile Thread loopThread;
     private EventChannel eventChannel;
     private Thread cmWaiter;
+    /** The pool tick ({@link PoolTrimmer}), from the first device memory on; null before. */
+    private ScheduledFuture<?> poolTick;
 
     private RdmaIoHandler(final ThreadAwareExecutor executor, final int spinPolls)
     {
@@ -411,6 +415,10 @@ public final class RdmaIoHandler implements IoHandler
     @Override
     public void destroy()
     {
+        if (poolTick != null)
+        {
+            poolTick.cancel(false);
+        }
         for (final CqConsumer endpoint : new ArrayList<>(endpoints.values()))
         {
             endpoint.forceClose();
@@ -648,9 +656,33 @@ public final class RdmaIoHandler implements IoHandler
         {
             memory = new DeviceMemory(verbs);
             memories.put(verbs, memory);
+            startPoolTick();
         }
         memory.hold();
         return memory;
+    }
+
+    /**
+     * From the loop's first RDMA resources on, for its life: the pools' idle chunks go back, even once this loop's
+     * last connection is gone, and the loop's regions of them are closed. On the loop, so no thread of its own.
+     */
+    private void startPoolTick()
+    {
+        if (poolTick == null && executor instanceof ScheduledExecutorService loop)
+        {
+            poolTick = loop.scheduleWithFixedDelay(this::poolTick, PoolTrimmer.TICK_MILLIS, PoolTrimmer.TICK_MILLIS,
+                TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void poolTick()
+    {
+        PoolTrimmer.trimAll(System.nanoTime());
+        for (final DeviceMemory memory : memories.values())
+        {
+            memory.dropRetired();
+        }
+        PoolTrimmer.releaseFreed();
     }
 
     /**

@@ -1,6 +1,8 @@
 package io.rdma4j.netty;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -8,7 +10,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * to {@value #MAX_CLASS}, each class carving chunks of its own (of {@value #CHUNK_SIZE} bytes, or one buffer for
  * the classes above that) into equal slots; a freed slot goes back to its class's stack for the next buffer of
  * the class. Chunks are made until {@code maxBytes}, then a request is refused and the allocator hands out plain
- * direct memory instead. Any thread may allocate and free; each class has its own lock.
+ * direct memory instead. A chunk none of whose slots has been in use for {@code idleNanos} is given back
+ * ({@link #trim}) while more than {@code floorBytes} are reserved, so a burst's memory does not stay for good. Any
+ * thread may allocate, free and trim; each class has its own lock.
  */
 final class SlabPool
 {
@@ -19,17 +23,23 @@ final class SlabPool
     private static final int CLASSES = Integer.numberOfTrailingZeros(MAX_CLASS) - MIN_SHIFT + 1;
 
     private final long maxBytes;
+    private final long floorBytes;
+    private final long idleNanos;
     private final SizeClass[] classes = new SizeClass[CLASSES];
     private final AtomicLong reserved = new AtomicLong();
     private final AtomicLong used = new AtomicLong();
     private final AtomicLong slotsInUse = new AtomicLong();
 
     /**
-     * @param maxBytes chunk memory this pool may make, at most.
+     * @param maxBytes   chunk memory this pool may make, at most.
+     * @param floorBytes chunk memory {@link #trim} keeps, idle or not.
+     * @param idleNanos  how long a chunk must have had no slot in use before {@link #trim} gives it back.
      */
-    SlabPool(final long maxBytes)
+    SlabPool(final long maxBytes, final long floorBytes, final long idleNanos)
     {
         this.maxBytes = maxBytes;
+        this.floorBytes = floorBytes;
+        this.idleNanos = idleNanos;
         for (int i = 0; i < CLASSES; i++)
         {
             classes[i] = new SizeClass(MIN_CLASS << i);
@@ -76,6 +86,23 @@ final class SlabPool
         return RegisteredChunk.get((int)(ref >>> 32));
     }
 
+    /**
+     * Give back the chunks idle for {@code idleNanos}, largest classes first, down to {@code floorBytes}: each is
+     * retired ({@link RegisteredChunk#retire}), so its memory goes once every loop has deregistered it.
+     *
+     * @param now {@link System#nanoTime()}.
+     * @return bytes given back.
+     */
+    long trim(final long now)
+    {
+        long freed = 0;
+        for (int i = CLASSES - 1; i >= 0 && reserved.get() > floorBytes; i--)
+        {
+            freed += classes[i].trim(now);
+        }
+        return freed;
+    }
+
     private static int classOf(final int capacity)
     {
         if (capacity <= MIN_CLASS)
@@ -86,7 +113,7 @@ final class SlabPool
     }
 
     /**
-     * @return chunk memory made.
+     * @return chunk memory made and not given back.
      */
     long reservedBytes()
     {
@@ -117,6 +144,7 @@ final class SlabPool
         private int freeCount;
         /** Slots of all the class's chunks. */
         private int total;
+        private final List<RegisteredChunk> chunks = new ArrayList<>();
 
         SizeClass(final int size)
         {
@@ -132,12 +160,54 @@ final class SlabPool
             {
                 return -1;
             }
-            return free[--freeCount];
+            final long ref = free[--freeCount];
+            chunkOf(ref).slotsInUse++;
+            return ref;
         }
 
         synchronized void give(final long ref)
         {
             free[freeCount++] = ref;
+            final RegisteredChunk chunk = chunkOf(ref);
+            if (--chunk.slotsInUse == 0)
+            {
+                chunk.idleSince = System.nanoTime();
+            }
+        }
+
+        /**
+         * @param now {@link System#nanoTime()}.
+         * @return bytes of the chunks given back.
+         */
+        synchronized long trim(final long now)
+        {
+            long freed = 0;
+            for (int c = chunks.size() - 1; c >= 0; c--)
+            {
+                final RegisteredChunk chunk = chunks.get(c);
+                final int chunkSize = chunk.size();
+                if (chunk.slotsInUse > 0 || now - chunk.idleSince < idleNanos ||
+                    reserved.get() - chunkSize < floorBytes)
+                {
+                    continue;
+                }
+                // every slot of the chunk is on the stack: take them off, keeping the others' order
+                int to = 0;
+                for (int i = 0; i < freeCount; i++)
+                {
+                    if ((int)(free[i] >>> 32) != chunk.id())
+                    {
+                        free[to++] = free[i];
+                    }
+                }
+                total -= freeCount - to;
+                freeCount = to;
+                chunks.remove(c);
+                reserved.addAndGet(-chunkSize);
+                chunk.retire();
+                freed += chunkSize;
+            }
+            return freed;
         }
 
         private boolean carve()
@@ -149,6 +219,7 @@ final class SlabPool
                 return false;
             }
             final RegisteredChunk chunk = RegisteredChunk.allocate(chunkSize);
+            chunks.add(chunk);
             final int slots = chunkSize / size;
             // the stack holds every slot of the class at once, the ones in use as room to come back to
             final int needed = slots + total;
