@@ -28,6 +28,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class StatPublisher
 {
     private static final long PERIOD_MS = 100;
+    /**
+     * Describes (once a second) that may be skipped while nothing moved: the lines of an idle device with a hundred
+     * connections are written every five seconds rather than every second.
+     */
+    private static final int REFRESH_EVERY = 5;
     private static final int DESCRIBE_EVERY = 10;
     private final List<Published> devices = new CopyOnWriteArrayList<>();
     private final StatSections sections = new StatSections();
@@ -156,11 +161,15 @@ final class StatPublisher
                 return;
             }
             final boolean describe = round % DESCRIBE_EVERY == 0;
+            // what changes without a packet or a QP's state (a group joined, a connection manager id's state) is
+            // written at least every REFRESH_EVERY describes
+            final boolean refresh = round % (DESCRIBE_EVERY * REFRESH_EVERY) == 0;
             for (final Published published : devices)
             {
                 try
                 {
-                    publish(published, describe && published.moved() ? describeWithSections(published) : null);
+                    publish(published, describe && (published.moved() || refresh) ? describeWithSections(published) :
+                        null);
                 }
                 catch (final RuntimeException ex)
                 {
@@ -179,10 +188,10 @@ final class StatPublisher
         }
 
         /**
-         * @return true if packets moved or QPs came, went or changed state since the last describe: the QPs' and ids' lines are
-         *     written again only then. An idle server with a hundred connections otherwise wrote a line per QP and
-         *     per id each second for nothing. A connection manager's state changes only through MADs, which move
-         *     the packet counts.
+         * @return true if packets moved or QPs came, went or changed state since the last describe: the QPs' and ids'
+         *     lines are written again then, and otherwise every {@link #REFRESH_EVERY} describes (a group joined, an
+         *     id's state: what moves no packet), where an idle server with a hundred connections wrote a line per QP
+         *     and per id each second.
          */
         boolean moved()
         {
