@@ -597,16 +597,7 @@ public final class Publication implements AutoCloseable
 
     private int pollCm(final long now)
     {
-        final CmEvent event;
-        try
-        {
-            event = channel.getEvent(0, TimeUnit.MILLISECONDS);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            return 0;
-        }
+        final CmEvent event = CmEvents.next(channel);
         if (event == null)
         {
             return 0;
