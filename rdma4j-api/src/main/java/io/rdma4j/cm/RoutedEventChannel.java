@@ -33,8 +33,6 @@ final class RoutedEventChannel implements EventChannel
     private final Set<RoutedCmId> ids = ConcurrentHashMap.newKeySet();
     private volatile List<EventChannel> channels = List.of();
     private volatile boolean closed;
-    /** The WaitSet's watcher, handed to each engine's channel as it is made; guarded by the lock. */
-    private Runnable watcher;
 
     RoutedEventChannel(final CmRouting routing)
     {
@@ -81,10 +79,6 @@ final class RoutedEventChannel implements EventChannel
             if (channel == null)
             {
                 channel = provider.createEventChannel();
-                if (watcher != null)
-                {
-                    channel.watch(watcher);
-                }
                 engines.put(provider, channel);
                 channels = List.copyOf(engines.values());
                 engineAdded.signalAll();
@@ -109,48 +103,9 @@ final class RoutedEventChannel implements EventChannel
         }
     }
 
-    /**
-     * Ready when an engine's channel is.
-     * <p>
-     * {@inheritDoc}
-     */
-    @Override
-    public boolean isReady()
-    {
-        for (final EventChannel channel : channels)
-        {
-            if (channel.isReady())
-            {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * Watches every engine's channel, those made later too.
-     * <p>
-     * {@inheritDoc}
-     */
-    @Override
-    public void watch(final Runnable setWatcher)
-    {
-        lock.lock();
-        try
-        {
-            RdmaException.check(setWatcher == null || watcher == null || watcher == setWatcher, Errno.EBUSY,
-                "the event channel is in another WaitSet");
-            for (final EventChannel channel : engines.values())
-            {
-                channel.watch(setWatcher);
-            }
-            watcher = setWatcher;
-        }
-        finally
-        {
-            lock.unlock();
-        }
-    }
+    // Not a WaitSet member (Waitable's defaults: EOPNOTSUPP): an engine's channel made later, the native one,
+    // might not be watchable, and a set that had taken this channel would then miss its events. Where both engines
+    // serve, a waiting thread takes this channel's events (rdma4j-netty keeps one for it).
 
     @Override
     public CmEvent getEvent(final long timeout, final TimeUnit unit) throws InterruptedException
