@@ -43,9 +43,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * use and its connection manager's event channel, as an epoll loop sleeps on its descriptors: a completion or a
  * connection-manager event reaches the loop with no thread in between (on the software device the loop thread
  * receives for the first device itself while it waits), and Netty's {@link #wakeup()} and work queued from
- * elsewhere end that sleep through {@link WaitSet#wakeup()}. Only a channel the set cannot hold (the native
- * provider's, for now) gets a small daemon thread of this handler that queues what it takes and wakes the loop.
- * Idle, nothing spins.
+ * elsewhere end that sleep through {@link WaitSet#wakeup()}. A channel the set cannot hold (the native provider's,
+ * for now) is slept on by the loop itself when it is the loop's first and the set is empty, as before the set;
+ * any other gets a small daemon thread of this handler that queues what it takes and wakes the loop. Idle,
+ * nothing spins.
  */
 public final class RdmaIoHandler implements IoHandler
 {
@@ -65,6 +66,12 @@ public final class RdmaIoHandler implements IoHandler
     private final Map<Context, DeviceMemory> memories = new HashMap<>();
     /** The completion channel the loop thread waits on itself, or null; written on the loop thread only. */
     private volatile CqWaiter own;
+    /**
+     * {@link #own} is a channel the set cannot hold (the native provider's): the loop sleeps in its
+     * {@code getCqEvent}, as before the set, rather than hand its events over through a thread; written on the loop
+     * thread only.
+     */
+    private volatile boolean ownOutsideSet;
     /** Every channel the loop sleeps on: completion channels and the event channel. */
     private final WaitSet waitSet = WaitSet.create();
     /** Where {@link WaitSet#await} puts the ready channels; the loop thread's only. */
@@ -126,7 +133,7 @@ public final class RdmaIoHandler implements IoHandler
         {
             loopThread = Thread.currentThread();
         }
-        int handled = handleReady() + takeReady(0);
+        int handled = handleReady() + takeReady(0) + takeOwnOutsideSet(0);
         if (handled == 0 && busyPolls())
         {
             handled = spin(context);
@@ -146,7 +153,7 @@ public final class RdmaIoHandler implements IoHandler
                 if (handled == 0)
                 {
                     // wakeLoop() ends this wait; a wake-up left from an earlier turn only makes it return at once
-                    handled += takeReady(parkNanos);
+                    handled += ownOutsideSet ? takeOwnOutsideSet(parkNanos) : takeReady(parkNanos);
                 }
             }
             handled += handleReady();
@@ -226,19 +233,52 @@ public final class RdmaIoHandler implements IoHandler
     }
 
     /**
-     * Take the CQ events a completion channel holds and drive their endpoints.
+     * Where the loop's own channel is one the set cannot hold: wait in its {@code getCqEvent} (the set's other
+     * channels and the waiting threads wake it through {@link #wakeLoop}), and take its events.
      *
+     * @param waitNanos how long to wait for the first event; 0 takes only those there.
      * @return the events taken.
      */
+    private int takeOwnOutsideSet(final long waitNanos)
+    {
+        final CqWaiter waiter = own;
+        if (!ownOutsideSet || waiter == null)
+        {
+            return 0;
+        }
+        try
+        {
+            return takeCqEvents(waiter.channel, waitNanos);
+        }
+        catch (final InterruptedException ex)
+        {
+            LOG.log(System.Logger.Level.DEBUG, "the event loop thread was interrupted while waiting");
+            return 0;
+        }
+    }
+
     private int takeCqEvents(final CompletionChannel channel) throws InterruptedException
+    {
+        return takeCqEvents(channel, 0);
+    }
+
+    /**
+     * Take the CQ events a completion channel holds and drive their endpoints.
+     *
+     * @param waitNanos how long to wait for the first; 0 takes only those there.
+     * @return the events taken.
+     */
+    private int takeCqEvents(final CompletionChannel channel, final long waitNanos) throws InterruptedException
     {
         int handled = 0;
         try
         {
             CompletionQueue cq;
+            long timeout = waitNanos;
             // an endpoint that runs may destroy the channel (the last one on the device): then getCqEvent is EINVAL
-            while (handled < MAX_EVENTS_PER_RUN && (cq = channel.getCqEvent(0, TimeUnit.NANOSECONDS)) != null)
+            while (handled < MAX_EVENTS_PER_RUN && (cq = channel.getCqEvent(timeout, TimeUnit.NANOSECONDS)) != null)
             {
+                timeout = 0;
                 // acknowledged before the endpoint runs, so that a CQ it retires can close at once
                 cq.ackEvents(1);
                 final CqConsumer endpoint = endpoints.get(cq);
@@ -401,6 +441,18 @@ public final class RdmaIoHandler implements IoHandler
     private void wakeLoop()
     {
         waitSet.wakeup();
+        final CqWaiter waiter = own;
+        if (ownOutsideSet && waiter != null)
+        {
+            try
+            {
+                waiter.channel.wakeup();
+            }
+            catch (final RdmaException ex)
+            {
+                // destroyed under us by the loop, which looks at its queue before it waits again
+            }
+        }
     }
 
     @Override
@@ -597,13 +649,17 @@ public final class RdmaIoHandler implements IoHandler
         if (waiter == null)
         {
             final CompletionChannel channel = verbs.createCompChannel();
-            // every device's channel in the loop's set; one the set cannot hold has a thread of its own
-            final Thread thread = joinWaitSet(channel) ? null : waiter("cq", "completions", () -> nextCq(channel));
+            // every device's channel in the loop's set; of those the set cannot hold, the loop sleeps on the first
+            // itself (while the set is empty) and each further one has a thread of its own
+            final boolean inSet = joinWaitSet(channel);
+            final boolean direct = !inSet && own == null && waitSet.channels().length == 0;
+            final Thread thread = inSet || direct ? null : waiter("cq", "completions", () -> nextCq(channel));
             waiter = new CqWaiter(channel, thread);
             cqWaiters.put(verbs, waiter);
             if (own == null && thread == null)
             {
                 own = waiter;
+                ownOutsideSet = direct;
             }
             if (thread != null)
             {
@@ -636,6 +692,7 @@ public final class RdmaIoHandler implements IoHandler
             if (own == waiter)
             {
                 own = null;
+                ownOutsideSet = false;
             }
             closeChannel(waiter);
         }
@@ -701,10 +758,16 @@ public final class RdmaIoHandler implements IoHandler
 
     /**
      * @return true if the loop's set holds the channel now; false if its provider cannot be waited on in a set
-     *     (EOPNOTSUPP), when a thread must wait on it instead.
+     *     (EOPNOTSUPP), or the loop sleeps on such a channel itself, when a thread must wait on it instead.
      */
     private boolean joinWaitSet(final Waitable channel)
     {
+        if (ownOutsideSet)
+        {
+            // the loop sleeps in its own channel's getCqEvent, where the set's watchers cannot reach it: a thread
+            // of its own for this one too, which wakes the loop through that channel
+            return false;
+        }
         try
         {
             waitSet.add(channel);
