@@ -144,8 +144,12 @@ public final class WaitSet implements AutoCloseable
         synchronized (lock)
         {
             RdmaException.check(!closed, Errno.EINVAL, "WaitSet.await: the set is closed");
-            RdmaException.check(waiter == null, Errno.EINVAL, "WaitSet.await: thread " + (waiter == null ? "" :
-                waiter.getName()) + " waits in this set already; one thread waits at a time");
+            // the sentence built only when it is thrown: an event loop calls this every turn
+            if (waiter != null)
+            {
+                throw new RdmaException(Errno.EINVAL, "WaitSet.await: thread " + waiter.getName() +
+                    " waits in this set already; one thread waits at a time");
+            }
             waiter = self;
         }
         final boolean forever = timeout < 0;
