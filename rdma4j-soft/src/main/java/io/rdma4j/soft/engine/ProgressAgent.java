@@ -604,6 +604,14 @@ final class ProgressAgent implements Agent
                 Math.min(TIMER_WAIT_NS, Math.max(0, next - now));
             final long waitNs = deadline == Long.MAX_VALUE ? untilTimer : Math.min(untilTimer, deadline - now);
             awaitProgressThreadOffLink();
+            if (wait.satisfied())
+            {
+                // the progress thread, leaving the link's wait (now or since this thread took the role), may have
+                // taken the one wake-up the link holds for both the kick that sent it out and a waker of this wait
+                // (an eventfd's count, a flag): what the waker changed is looked at again, now that nobody else
+                // can take a wake-up
+                continue;
+            }
             progressWaitEndNs = now + waitNs;
             link.awaitReadable(waitNs);
             progressWaitEndNs = Long.MAX_VALUE;
