@@ -5,6 +5,8 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoop;
+import io.netty.channel.IoEvent;
+import io.netty.channel.IoRegistration;
 import io.netty.channel.RecvByteBufAllocator;
 import io.rdma4j.verbs.RdmaException;
 
@@ -12,14 +14,16 @@ import java.io.IOException;
 
 /**
  * What {@link RdmaChannel} and {@link RdmaDatagramChannel} share: a channel over a {@link QpEndpoint}, pinned to
- * the first event loop it registers on (its endpoint's resources belong to that loop's handler), that hands the
- * endpoint's received messages to its pipeline as far as reading is asked for, and flushes again when the
- * endpoint can take more.
+ * the first event loop it registers on (its endpoint's resources belong to that loop's handler), whose unsafe
+ * takes its registration's {@link RdmaIoEvent}s: for {@link CqReady} it takes the endpoint's completions, hands
+ * the received messages to its pipeline as far as reading is asked for ({@link RdmaUnsafe#readReady}, Netty's
+ * read loop) and flushes again when the endpoint can take more.
  */
 abstract class AbstractRdmaChannel extends AbstractChannel
 {
+    private static final System.Logger LOG = System.getLogger(AbstractRdmaChannel.class.getName());
+
     private final HandlerRegistration registration = new HandlerRegistration();
-    private final QpEndpoint.Owner owner = new Owner();
     private boolean readPending;
     private boolean inDeliver;
     private boolean deliverScheduled;
@@ -71,6 +75,13 @@ abstract class AbstractRdmaChannel extends AbstractChannel
     }
 
     /**
+     * A connection-manager event of the channel's ids, through its registration; on the loop.
+     *
+     * @param notice the event.
+     */
+    abstract void cmReady(CmNotice notice);
+
+    /**
      * @return the handler of the channel's event loop, once registered.
      */
     final RdmaIoHandler handler()
@@ -79,11 +90,22 @@ abstract class AbstractRdmaChannel extends AbstractChannel
     }
 
     /**
-     * @return what the endpoint reports to.
+     * @return the channel's registration, which its endpoint submits its CQ to; null unless registered.
      */
-    final QpEndpoint.Owner owner()
+    final RdmaIoRegistration registration()
     {
-        return owner;
+        return registration.current();
+    }
+
+    /**
+     * Take a connection-manager event to the channel's handle, on its loop.
+     *
+     * @param notice the event.
+     * @return false if the channel is not registered (any more).
+     */
+    final boolean toRegistration(final CmNotice notice)
+    {
+        return registration.cmEvent(notice);
     }
 
     /** {@code AUTO_READ} was turned off: a read asked for by it is not asked for any more. */
@@ -126,8 +148,13 @@ abstract class AbstractRdmaChannel extends AbstractChannel
         readPending = true;
         if (!inDeliver)
         {
-            deliver();
+            rdmaUnsafe().readReady();
         }
+    }
+
+    private RdmaUnsafe rdmaUnsafe()
+    {
+        return (RdmaUnsafe)unsafe();
     }
 
     private boolean readWanted()
@@ -135,76 +162,22 @@ abstract class AbstractRdmaChannel extends AbstractChannel
         return readPending || config().isAutoRead();
     }
 
-    /** Hand received messages to the pipeline, as far as reading is asked for. */
-    private void deliver()
-    {
-        final QpEndpoint endpoint = endpoint();
-        if (endpoint == null || !isActive() || inDeliver)
-        {
-            return;
-        }
-        inDeliver = true;
-        boolean read = false;
-        try
-        {
-            final RecvByteBufAllocator.Handle allocHandle = unsafe().recvBufAllocHandle();
-            allocHandle.reset(config());
-            while (endpoint.pending() > 0 && readWanted())
-            {
-                final int length = endpoint.peekLength();
-                final Object msg = readMessage(length);
-                // as much arrived as was asked for, so the handle lets the loop go on to its message limit
-                allocHandle.attemptedBytesRead(length);
-                allocHandle.lastBytesRead(length);
-                allocHandle.incMessagesRead(1);
-                readPending = false;
-                read = true;
-                pipeline().fireChannelRead(msg);
-                if (!isActive() || !allocHandle.continueReading())
-                {
-                    break;
-                }
-            }
-            if (read)
-            {
-                allocHandle.readComplete();
-                pipeline().fireChannelReadComplete();
-            }
-        }
-        catch (final Throwable ex)
-        {
-            // a read that cannot be taken (no memory for its buffer, above all) fails this channel, not the loop
-            inDeliver = false;
-            fail(ex);
-            return;
-        }
-        finally
-        {
-            inDeliver = false;
-        }
-        if (!isActive() || !delivered())
-        {
-            return;
-        }
-        if (endpoint.pending() > 0 && readWanted() && !deliverScheduled)
-        {
-            // the rest on the next turn, so that one busy channel does not starve the loop's others
-            deliverScheduled = true;
-            eventLoop().execute(() ->
-            {
-                deliverScheduled = false;
-                deliver();
-            });
-        }
-    }
-
     /** Received messages wait: deliver them if reading is asked for. */
     final void endpointReadable()
     {
         if (isActive() && readWanted())
         {
-            deliver();
+            rdmaUnsafe().readReady();
         }
+    }
+
+    /**
+     * Take the completions the endpoint's CQ holds now, as a {@link CqReady} would: the connection manager
+     * reported the peer gone, and what the peer sent before its disconnect is in the CQ already.
+     */
+    final void drainCompletions()
+    {
+        rdmaUnsafe().takeCompletions(true);
     }
 
     @Override
@@ -272,39 +245,180 @@ abstract class AbstractRdmaChannel extends AbstractChannel
         }
     }
 
-    /** The endpoint's callbacks, kept off the channel's public face. */
-    private final class Owner implements QpEndpoint.Owner
+    /**
+     * Netty's unsafe for the channel, and what it registers with the {@link RdmaIoHandler}: its {@link #handle}
+     * is where the loop's events for the channel arrive, and where its read loop starts.
+     */
+    abstract class RdmaUnsafe extends AbstractUnsafe implements RdmaIoHandle
     {
         @Override
-        public void endpointReadable()
+        public final void handle(final IoRegistration registration, final IoEvent event)
         {
-            AbstractRdmaChannel.this.endpointReadable();
-        }
-
-        @Override
-        public void endpointWritable()
-        {
-            if (writeBlocked && isActive())
+            if (event instanceof CqReady ready)
             {
-                writeBlocked = false;
-                ((RdmaUnsafe)unsafe()).flushNow();
+                completionsReady(ready);
+            }
+            else if (event instanceof CmNotice notice)
+            {
+                cmReady(notice);
             }
         }
 
         @Override
-        public void endpointFailed(final Throwable cause)
+        public final void closeNow()
         {
-            fail(cause);
+            close(voidPromise());
         }
-    }
 
-    /** Netty's unsafe for the channel, and what it registers with the {@link RdmaIoHandler}. */
-    abstract class RdmaUnsafe extends AbstractUnsafe implements RdmaIoHandle
-    {
-        /** Flush what waited for the endpoint, now that it can take more. */
-        final void flushNow()
+        /**
+         * The CQ has completions, the loop polls it busy, or the endpoint's linger ran out.
+         */
+        private void completionsReady(final CqReady ready)
         {
-            flush0();
+            if (ready.kind() == CqReady.Kind.EXPIRED)
+            {
+                final QpEndpoint endpoint = endpoint();
+                if (endpoint != null)
+                {
+                    endpoint.forceClose();
+                }
+            }
+            else if (takeCompletions(ready.kind() == CqReady.Kind.NOTIFIED))
+            {
+                ready.found();
+            }
+        }
+
+        /**
+         * Take the endpoint's completions and act on them: fail the channel, read what came, flush what waited
+         * for slots or credits. A closed channel's endpoint only drains (a lingering one tears down at its last
+         * SEND's completion).
+         *
+         * @param arm re-arm the CQ first.
+         * @return whether a completion was taken.
+         */
+        final boolean takeCompletions(final boolean arm)
+        {
+            final QpEndpoint endpoint = endpoint();
+            if (endpoint == null)
+            {
+                return false;
+            }
+            final int events = endpoint.takeCompletions(arm);
+            if ((events & QpEndpoint.FAILED) != 0)
+            {
+                fail(endpoint.takeFailure());
+            }
+            else if (endpoint.isOpen())
+            {
+                try
+                {
+                    if ((events & QpEndpoint.READABLE) != 0)
+                    {
+                        endpointReadable();
+                    }
+                    if ((events & QpEndpoint.WRITABLE) != 0 && endpoint.isOpen())
+                    {
+                        writable();
+                    }
+                    if (endpoint.isOpen())
+                    {
+                        endpoint.completionsDelivered();
+                    }
+                }
+                catch (final Throwable ex)
+                {
+                    // whatever one channel's delivery throws (OutOfMemoryError from its allocator included) is
+                    // that channel's failure, not the event loop's: Netty's own transports close the channel and
+                    // go on
+                    if (endpoint.isOpen())
+                    {
+                        fail(ex);
+                    }
+                    else
+                    {
+                        LOG.log(System.Logger.Level.WARNING, "a closed channel's delivery failed", ex);
+                    }
+                }
+            }
+            return (events & QpEndpoint.TOOK) != 0;
+        }
+
+        /**
+         * Netty's read loop: hand the endpoint's received messages to the pipeline, as far as reading is asked
+         * for and the channel's {@link RecvByteBufAllocator.Handle} lets it go on.
+         */
+        final void readReady()
+        {
+            final QpEndpoint endpoint = endpoint();
+            if (endpoint == null || !isActive() || inDeliver)
+            {
+                return;
+            }
+            inDeliver = true;
+            boolean read = false;
+            try
+            {
+                final RecvByteBufAllocator.Handle allocHandle = recvBufAllocHandle();
+                allocHandle.reset(config());
+                while (endpoint.pending() > 0 && readWanted())
+                {
+                    final int length = endpoint.peekLength();
+                    final Object msg = readMessage(length);
+                    // as much arrived as was asked for, so the handle lets the loop go on to its message limit
+                    allocHandle.attemptedBytesRead(length);
+                    allocHandle.lastBytesRead(length);
+                    allocHandle.incMessagesRead(1);
+                    readPending = false;
+                    read = true;
+                    pipeline().fireChannelRead(msg);
+                    if (!isActive() || !allocHandle.continueReading())
+                    {
+                        break;
+                    }
+                }
+                if (read)
+                {
+                    allocHandle.readComplete();
+                    pipeline().fireChannelReadComplete();
+                }
+            }
+            catch (final Throwable ex)
+            {
+                // a read that cannot be taken (no memory for its buffer, above all) fails this channel, not the
+                // loop
+                inDeliver = false;
+                fail(ex);
+                return;
+            }
+            finally
+            {
+                inDeliver = false;
+            }
+            if (!isActive() || !delivered())
+            {
+                return;
+            }
+            if (endpoint.pending() > 0 && readWanted() && !deliverScheduled)
+            {
+                // the rest on the next turn, so that one busy channel does not starve the loop's others
+                deliverScheduled = true;
+                eventLoop().execute(() ->
+                {
+                    deliverScheduled = false;
+                    readReady();
+                });
+            }
+        }
+
+        /** Send slots (or credits) came back: flush what waited for them. */
+        private void writable()
+        {
+            if (writeBlocked && isActive())
+            {
+                writeBlocked = false;
+                flush0();
+            }
         }
     }
 }

@@ -36,7 +36,7 @@ final class CmBinding
         }
         catch (final RdmaException ex)
         {
-            RdmaIoHandler.closeQuietly(id, false);
+            Teardown.closeId(id, false);
             if (ex.errno() == Errno.EADDRINUSE || ex.errno() == Errno.EADDRNOTAVAIL)
             {
                 final BindException bind = new BindException(ex.getMessage());

@@ -1,6 +1,5 @@
 package io.rdma4j.netty;
 
-import io.netty.channel.IoEvent;
 import io.rdma4j.cm.CmEvent;
 import io.rdma4j.cm.CmEventType;
 import io.rdma4j.cm.CmId;
@@ -24,7 +23,7 @@ import java.net.InetSocketAddress;
  */
 record CmNotice(CmEventType type, CmId id, CmId listenId, int status, String description, byte[] privateData,
     UdParam udParam, InetSocketAddress group)
-    implements IoEvent
+    implements RdmaIoEvent
 {
     /**
      * @param event an event not yet acknowledged.

@@ -6,12 +6,16 @@ import io.netty.channel.IoEventLoop;
 import io.netty.channel.IoRegistration;
 
 /**
- * A channel's registration with its event loop's {@link RdmaIoHandler}, and the handler it gives: the channel
- * asks it for its event channel and completion channels. Used on the event loop alone.
+ * A channel's side of its registration with its event loop's {@link RdmaIoHandler}: the
+ * {@link RdmaIoRegistration} Netty's {@code register} gave, which the channel's endpoint submits its CQ to and
+ * the connection manager's events of the channel's ids go through, and the handler, which the channel asks for
+ * its loop's resources. Written on the event loop; read from a listener's loop too, for an accepted id's events.
  */
 final class HandlerRegistration
 {
-    private IoRegistration registration;
+    /** What Netty's loop gave: a wrapper of the handler's registration, to cancel through. */
+    private IoRegistration netty;
+    private volatile RdmaIoRegistration registration;
     private RdmaIoHandler handler;
 
     /**
@@ -20,6 +24,14 @@ final class HandlerRegistration
     RdmaIoHandler handler()
     {
         return handler;
+    }
+
+    /**
+     * @return the registration, or null before the channel registered or once it deregistered.
+     */
+    RdmaIoRegistration current()
+    {
+        return registration;
     }
 
     /**
@@ -40,19 +52,42 @@ final class HandlerRegistration
                 promise.setFailure(f.cause());
                 return;
             }
-            registration = (IoRegistration)f.getNow();
-            handler = registration.attachment();
+            netty = (IoRegistration)f.getNow();
+            final RdmaIoRegistration made = netty.attachment();
+            handler = made.handler();
+            registration = made;
             promise.setSuccess();
             registered.run();
         });
     }
 
-    /** Deregister; the handler stays known, for the resources made with it. */
+    /**
+     * Take a connection-manager event of the channel's ids to its handle, on the channel's loop.
+     *
+     * @param notice the event.
+     * @return false if the channel is not registered (any more): nobody takes it.
+     */
+    boolean cmEvent(final CmNotice notice)
+    {
+        final RdmaIoRegistration current = registration;
+        if (current == null)
+        {
+            return false;
+        }
+        current.cmEvent(notice);
+        return true;
+    }
+
+    /**
+     * Deregister: the registration is cancelled, and goes once its endpoint has let its CQ go; the handler stays
+     * known, for the resources made with it.
+     */
     void cancel()
     {
-        final IoRegistration current = registration;
+        final IoRegistration current = netty;
         if (current != null)
         {
+            netty = null;
             registration = null;
             current.cancel();
         }

@@ -38,12 +38,16 @@ import java.util.EnumSet;
  * is open; it may then linger, waiting for its SENDs to complete; then it is closed, and retired once its CQ could
  * be closed.
  */
-abstract class QpEndpoint implements CqConsumer
+abstract class QpEndpoint
 {
     /** What {@link #received} returns when the channel has messages to read. */
     static final int READABLE = 1;
     /** What {@link #received} returns when the channel may send again. */
     static final int WRITABLE = 2;
+    /** In what {@link #takeCompletions} returns: at least one completion was taken. */
+    static final int TOOK = 4;
+    /** In what {@link #takeCompletions} returns: the channel fails with {@link #takeFailure()}. */
+    static final int FAILED = 8;
     /** The slot of a SEND that carries no bytes. */
     static final int NO_SLOT = 0xFFFF;
 
@@ -51,22 +55,6 @@ abstract class QpEndpoint implements CqConsumer
     /** In a SEND's token: it reads a held buffer, whose entry is the low bits. */
     private static final int HELD = 0x10000;
     private static final int TOKEN_MASK = 0x1FFFF;
-
-    /** What the channel learns from its endpoint; called on the event loop. */
-    interface Owner
-    {
-        /** Received messages wait to be read. */
-        void endpointReadable();
-
-        /** Send slots (or credits) came back: flushed messages may go on. */
-        void endpointWritable();
-
-        /**
-         * @param cause a work request failed other than by being flushed, the peer broke the protocol, or
-         *              delivering to the channel threw.
-         */
-        void endpointFailed(Throwable cause);
-    }
 
     /** Where an endpoint is in its life. */
     enum State
@@ -76,7 +64,8 @@ abstract class QpEndpoint implements CqConsumer
 
     // named for the concrete class, as each endpoint logged before they shared this code
     private final System.Logger log = System.getLogger(getClass().getName());
-    private final RdmaIoHandler handler;
+    private final RdmaIoRegistration registration;
+    private final LoopDevices devices;
     private final CmId id;
     private final Context verbs;
     private final CompletionQueue cq;
@@ -100,10 +89,8 @@ abstract class QpEndpoint implements CqConsumer
     private final HeldSends held;
     private final int slotCount;
 
-    private Owner owner;
     private State state = State.OPEN;
     private boolean retired;
-    private long lingerDeadline;
     private int freeSlotCount;
     private int stashHead;
     private int stashCount;
@@ -112,13 +99,14 @@ abstract class QpEndpoint implements CqConsumer
     private long inPlaceSends;
     /** What the peer did against the protocol in the completions being taken, or null. */
     private IOException violation;
+    /** Why the channel fails, from the last {@link #takeCompletions} that said {@link #FAILED}; or null. */
+    private IOException failure;
 
     /**
      * Make the QP on the id, register the buffers and post every receive; on the event loop's thread.
      *
-     * @param handler   the loop's handler.
+     * @param registration the channel's registration, which the CQ is submitted to.
      * @param id        an id with a device.
-     * @param owner     the channel.
      * @param type      the QP's type.
      * @param recvCount receives posted.
      * @param recvSize  bytes each.
@@ -126,12 +114,12 @@ abstract class QpEndpoint implements CqConsumer
      * @param slotSize  bytes each.
      * @param sqDepth   SENDs in flight at most: the send queue's depth.
      */
-    QpEndpoint(final RdmaIoHandler handler, final CmId id, final Owner owner, final QpType type, final int recvCount,
+    QpEndpoint(final RdmaIoRegistration registration, final CmId id, final QpType type, final int recvCount,
         final int recvSize, final int slotCount, final int slotSize, final int sqDepth)
     {
-        this.handler = handler;
+        this.registration = registration;
+        this.devices = registration.handler().devices();
         this.id = id;
-        this.owner = owner;
         this.recvCount = recvCount;
         this.recvSize = recvSize;
         this.slotSize = slotSize;
@@ -148,10 +136,10 @@ abstract class QpEndpoint implements CqConsumer
         boolean qpMade = false;
         try
         {
-            final CompletionChannel channel = handler.holdCompletionChannel(verbs);
+            final CompletionChannel channel = devices.holdCompletionChannel(verbs);
             held = true;
             madeCq = verbs.createCq(sqDepth + recvCount, channel, 0);
-            heldMemory = handler.holdMemory(verbs);
+            heldMemory = devices.holdMemory(verbs);
             this.qp = id.createQp(heldMemory.pd(), QpInitAttr.of(type, madeCq, QpCap.of(sqDepth, recvCount)));
             qpMade = true;
             final ProtectionDomain pd = qp.pd();
@@ -173,6 +161,8 @@ abstract class QpEndpoint implements CqConsumer
                 postReceive(i);
             }
             madeCq.requestNotify(false);
+            // from here the CQ's events reach the channel's handle, until the teardown releases it
+            registration.submit(RdmaIoOps.completions(madeCq));
         }
         catch (final RuntimeException ex)
         {
@@ -194,7 +184,7 @@ abstract class QpEndpoint implements CqConsumer
             }
             if (heldMemory != null)
             {
-                handler.releaseMemory(verbs);
+                devices.releaseMemory(verbs);
             }
             if (madeCq != null)
             {
@@ -202,7 +192,7 @@ abstract class QpEndpoint implements CqConsumer
             }
             if (held)
             {
-                handler.releaseCompletionChannel(verbs);
+                devices.releaseCompletionChannel(verbs);
             }
             throw ex;
         }
@@ -214,7 +204,6 @@ abstract class QpEndpoint implements CqConsumer
         freeSlotCount = slotCount;
         stashIndex = new int[recvCount];
         stashLength = new int[recvCount];
-        handler.add(this);
     }
 
     private static ByteBuffer[] views(final MemorySegment memory, final int count, final int size)
@@ -228,7 +217,7 @@ abstract class QpEndpoint implements CqConsumer
     }
 
     /**
-     * Take a receive completion that {@link #onCompletions} handed over: stash its message, post its buffer
+     * Take a receive completion that {@link #takeCompletions} handed over: stash its message, post its buffer
      * again, or keep it; a failure of it is reported already.
      *
      * @param wc the completion.
@@ -257,7 +246,7 @@ abstract class QpEndpoint implements CqConsumer
      */
     abstract int peekLength();
 
-    /** The owner has heard of a batch of completions and the endpoint is still open. */
+    /** The channel has heard of a batch of completions (or of none, from a busy poll) and the endpoint is open. */
     protected void completionsDelivered()
     {
         // nothing to follow up on by default
@@ -514,68 +503,55 @@ abstract class QpEndpoint implements CqConsumer
         return stashCount;
     }
 
-    @Override
-    public final CompletionQueue cq()
+    /**
+     * @return the CQ, submitted to the channel's registration.
+     */
+    final CompletionQueue cq()
     {
         return cq;
     }
 
-    @Override
-    public final boolean lingering()
+    /**
+     * @return whether the channel still hears from it: neither lingering nor closed.
+     */
+    final boolean isOpen()
     {
-        return state == State.LINGERING;
-    }
-
-    @Override
-    public final long lingerDeadline()
-    {
-        return lingerDeadline;
+        return state == State.OPEN;
     }
 
     /**
-     * Take every completion: the CQ announced some. Re-arms first, so one that comes while this runs announces
-     * itself again rather than waiting for the next.
+     * Take every completion there is; the channel's handle calls it with each {@link CqReady}. A lingering
+     * endpoint whose last SEND completes tears itself down.
+     *
+     * @param arm re-arm the CQ first (the CQ announced completions), so that one that comes while this runs
+     *            announces itself again; false for a busy poll, which in the software device's polling mode also
+     *            receives on the calling thread.
+     * @return {@link #TOOK}, {@link #READABLE}, {@link #WRITABLE} and {@link #FAILED}, or'ed; only {@link #TOOK}
+     *     once the endpoint is not open.
      */
-    @Override
-    public final boolean onCompletions()
-    {
-        return takeCompletions(true);
-    }
-
-    @Override
-    public final boolean pollCompletions()
-    {
-        return takeCompletions(false);
-    }
-
-    /**
-     * @param arm re-arm the CQ first.
-     * @return true if there was a completion.
-     */
-    private boolean takeCompletions(final boolean arm)
+    final int takeCompletions(final boolean arm)
     {
         if (state == State.CLOSED)
         {
-            return false;
+            return 0;
         }
         if (arm)
         {
             cq.requestNotify(false);
         }
         int events = 0;
-        boolean took = false;
-        IOException failure = null;
+        IOException failed = null;
         int n;
         while (state != State.CLOSED && (n = cq.poll(wcs)) > 0)
         {
-            took = true;
+            events |= TOOK;
             for (int i = 0; i < n; i++)
             {
                 final WorkCompletion wc = wcs[i];
                 // flushed work is the QP going down, which the connection manager or the close reports
-                if (failure == null && wc.status() != WcStatus.SUCCESS && wc.status() != WcStatus.WR_FLUSH_ERR)
+                if (failed == null && wc.status() != WcStatus.SUCCESS && wc.status() != WcStatus.WR_FLUSH_ERR)
                 {
-                    failure = new IOException(describe(wc) + " failed: " + wc.status().description() + " (" + wc +
+                    failed = new IOException(describe(wc) + " failed: " + wc.status().description() + " (" + wc +
                         ")");
                 }
                 if (isSend(wc))
@@ -596,52 +572,33 @@ abstract class QpEndpoint implements CqConsumer
             {
                 tearDown(true);
             }
-            return took;
+            return events & TOOK;
         }
-        final Owner current = owner;
-        if (state != State.OPEN || current == null)
+        if (state != State.OPEN)
         {
-            return took;
+            return events & TOOK;
         }
-        if (failure == null)
+        if (failed == null)
         {
-            failure = violation;
+            failed = violation;
         }
         violation = null;
-        if (failure != null)
+        if (failed != null)
         {
-            current.endpointFailed(failure);
-            return took;
+            failure = failed;
+            return TOOK | FAILED;
         }
-        try
-        {
-            if ((events & READABLE) != 0)
-            {
-                current.endpointReadable();
-            }
-            if ((events & WRITABLE) != 0 && state == State.OPEN)
-            {
-                current.endpointWritable();
-            }
-            if (state == State.OPEN)
-            {
-                completionsDelivered();
-            }
-        }
-        catch (final Throwable ex)
-        {
-            // whatever one channel's delivery throws (OutOfMemoryError from its allocator included) is that
-            // channel's failure, not the event loop's: Netty's own transports close the channel and go on
-            if (state == State.OPEN && owner != null)
-            {
-                owner.endpointFailed(ex);
-            }
-            else
-            {
-                log.log(System.Logger.Level.WARNING, "a closed channel's delivery failed", ex);
-            }
-        }
-        return took;
+        return events;
+    }
+
+    /**
+     * @return why the channel fails, after {@link #takeCompletions} said {@link #FAILED}; then null.
+     */
+    final IOException takeFailure()
+    {
+        final IOException cause = failure;
+        failure = null;
+        return cause;
     }
 
     /**
@@ -657,12 +614,6 @@ abstract class QpEndpoint implements CqConsumer
         }
     }
 
-    /** The channel is closed: it hears nothing more. */
-    protected final void detach()
-    {
-        owner = null;
-    }
-
     /**
      * Wait for the SENDs in flight before tearing down; the connection is cut once they complete.
      *
@@ -671,14 +622,12 @@ abstract class QpEndpoint implements CqConsumer
     protected final void linger(final long nanos)
     {
         state = State.LINGERING;
-        lingerDeadline = System.nanoTime() + nanos;
+        registration.linger(System.nanoTime() + nanos);
     }
 
     /** Tear down now, whatever is still in flight: the event loop is going away or the linger ran out. */
-    @Override
-    public final void forceClose()
+    final void forceClose()
     {
-        owner = null;
         if (state != State.CLOSED)
         {
             tearDown(connected());
@@ -706,8 +655,8 @@ abstract class QpEndpoint implements CqConsumer
         quietly(recvMr::close);
         quietly(sendMr::close);
         arena.close();
-        handler.releaseMemory(verbs);
-        handler.retire(this);
+        devices.releaseMemory(verbs);
+        registration.release(this::finishRetiring);
     }
 
     /**
@@ -718,8 +667,7 @@ abstract class QpEndpoint implements CqConsumer
      *
      * @return true when done; false to be called again.
      */
-    @Override
-    public final boolean finishRetiring()
+    private boolean finishRetiring()
     {
         if (retired)
         {
@@ -738,7 +686,7 @@ abstract class QpEndpoint implements CqConsumer
             log.log(System.Logger.Level.WARNING, "closing a completion queue failed", ex);
         }
         retired = true;
-        handler.releaseCompletionChannel(verbs);
+        devices.releaseCompletionChannel(verbs);
         quietly(id::close);
         return true;
     }

@@ -5,7 +5,6 @@ import io.netty.channel.ChannelMetadata;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.ConnectTimeoutException;
-import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
 import io.rdma4j.cm.CmEventType;
 import io.rdma4j.cm.CmId;
@@ -200,8 +199,8 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
     {
         try
         {
-            endpoint = new RdmaEndpoint(handler(), id, config.getReceiveBuffers(), config.getBufferSize(),
-                config.getSendBuffers(), owner());
+            endpoint = new RdmaEndpoint(registration(), id, config.getReceiveBuffers(), config.getBufferSize(),
+                config.getSendBuffers());
             endpoint.peer(peerData);
             id.accept(RdmaEndpoint.connParam(config));
         }
@@ -223,15 +222,14 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
                 return;
             }
         }
-        final EventLoop loop = eventLoop();
-        if (loop.inEventLoop())
-        {
-            onCm(notice);
-        }
-        else
-        {
-            loop.execute(() -> onCm(notice));
-        }
+        // to this channel's handle, on its loop: an accepted id's events come on the listener's
+        toRegistration(notice);
+    }
+
+    @Override
+    void cmReady(final CmNotice notice)
+    {
+        onCm(notice);
     }
 
     private void onCm(final CmNotice notice)
@@ -251,8 +249,8 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
                 {
                     if (current == State.CONNECTING)
                     {
-                        endpoint = new RdmaEndpoint(handler(), id, config.getReceiveBuffers(),
-                            config.getBufferSize(), config.getSendBuffers(), owner());
+                        endpoint = new RdmaEndpoint(registration(), id, config.getReceiveBuffers(),
+                            config.getBufferSize(), config.getSendBuffers());
                         id.resolveRoute(resolveTimeoutMs());
                     }
                 }
@@ -409,7 +407,7 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
         if (endpoint != null && state == State.ACTIVE)
         {
             // what the peer sent before its disconnect request is in the CQ already: let the reader have it
-            endpoint.drain();
+            drainCompletions();
             if (state == State.ACTIVE && endpoint.pending() > 0)
             {
                 return;
@@ -471,7 +469,7 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
         }
         else if (id != null)
         {
-            RdmaIoHandler.closeQuietly(id, was == State.ACCEPTING);
+            Teardown.closeId(id, was == State.ACCEPTING);
         }
     }
 
@@ -577,7 +575,7 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
             remote = peer;
             try
             {
-                id = handler().eventChannel().createId(RdmaChannel.this, PortSpace.TCP);
+                id = handler().devices().eventChannel().createId(RdmaChannel.this, PortSpace.TCP);
                 state = State.CONNECTING;
                 connectPromise = promise;
                 id.resolveAddr(source, peer, resolveTimeoutMs());

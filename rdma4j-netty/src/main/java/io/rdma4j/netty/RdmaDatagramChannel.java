@@ -137,8 +137,8 @@ public class RdmaDatagramChannel extends AbstractRdmaChannel implements Datagram
         {
             throw new UnsupportedAddressTypeException();
         }
-        id = CmBinding.bind(handler().eventChannel().createId(this, PortSpace.UDP), address, made ->
-            endpoint = new UdEndpoint(handler(), made, config.receiveBuffers(), config.sendBuffers(), owner()));
+        id = CmBinding.bind(handler().devices().eventChannel().createId(this, PortSpace.UDP), address, made ->
+            endpoint = new UdEndpoint(registration(), made, config.receiveBuffers(), config.sendBuffers()));
     }
 
     @Override
@@ -164,7 +164,7 @@ public class RdmaDatagramChannel extends AbstractRdmaChannel implements Datagram
         }
         else if (id != null)
         {
-            RdmaIoHandler.closeQuietly(id, false);
+            Teardown.closeId(id, false);
         }
     }
 
@@ -172,6 +172,12 @@ public class RdmaDatagramChannel extends AbstractRdmaChannel implements Datagram
     public void cmEvent(final CmNotice notice)
     {
         // the id is made on this channel's own loop, so its events arrive there
+        toRegistration(notice);
+    }
+
+    @Override
+    void cmReady(final CmNotice notice)
+    {
         if (!open)
         {
             return;

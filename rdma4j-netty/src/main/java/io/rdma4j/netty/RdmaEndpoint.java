@@ -63,18 +63,17 @@ final class RdmaEndpoint extends QpEndpoint
     /**
      * Make the QP on the id, register the buffers and post every receive; on the event loop's thread.
      *
-     * @param handler    the loop's handler.
-     * @param id         an id with a device: resolved (active side) or from a connection request.
-     * @param recvCount  receives posted.
-     * @param recvSize   bytes each.
-     * @param slotCount  send slots.
-     * @param owner      the channel.
+     * @param registration the channel's registration.
+     * @param id           an id with a device: resolved (active side) or from a connection request.
+     * @param recvCount    receives posted.
+     * @param recvSize     bytes each.
+     * @param slotCount    send slots.
      */
-    RdmaEndpoint(final RdmaIoHandler handler, final CmId id, final int recvCount, final int recvSize,
-        final int slotCount, final Owner owner)
+    RdmaEndpoint(final RdmaIoRegistration registration, final CmId id, final int recvCount, final int recvSize,
+        final int slotCount)
     {
         // slots as large as the receives; two SENDs more than the slots leave room for credit updates
-        super(handler, id, owner, QpType.RC, recvCount, recvSize, slotCount, recvSize, slotCount + 2);
+        super(registration, id, QpType.RC, recvCount, recvSize, slotCount, recvSize, slotCount + 2);
     }
 
     /**
@@ -326,15 +325,6 @@ final class RdmaEndpoint extends QpEndpoint
     }
 
     /**
-     * Drain the CQ now: the connection manager reported the peer gone, and what the peer sent before its
-     * disconnect is already in the CQ.
-     */
-    void drain()
-    {
-        onCompletions();
-    }
-
-    /**
      * The channel is closed: once the SENDs it posted have completed (or {@link #LINGER_NANOS} passed),
      * disconnect and let everything go.
      *
@@ -346,7 +336,6 @@ final class RdmaEndpoint extends QpEndpoint
         {
             return;
         }
-        detach();
         if (connected && !peerGone && sendsInFlight() > 0)
         {
             linger(LINGER_NANOS);

@@ -1,6 +1,5 @@
 package io.rdma4j.netty;
 
-import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.channel.IoEvent;
 import io.netty.channel.IoEventLoop;
@@ -8,9 +7,12 @@ import io.netty.channel.IoHandle;
 import io.netty.channel.IoRegistration;
 
 /**
- * What the rdma4j channels register with an {@link RdmaIoHandler}: their unsafe.
+ * What registers with an {@link RdmaIoHandler}: a channel's unsafe. Its {@link #handle} gets the
+ * {@link RdmaIoEvent}s of its registration: {@link CqReady} for the CQ it submitted ({@link RdmaIoOps}), where
+ * the channel's read loop starts as epoll's starts in {@code epollInReady} and io_uring's in its completion's
+ * handling, and {@link CmNotice} for the connection manager's events of its ids.
  */
-interface RdmaIoHandle extends IoHandle, Channel.Unsafe
+interface RdmaIoHandle extends IoHandle
 {
     /**
      * @param loop an event loop.
@@ -21,19 +23,19 @@ interface RdmaIoHandle extends IoHandle, Channel.Unsafe
         return loop instanceof IoEventLoop ioLoop && ioLoop.isCompatible(RdmaIoHandle.class);
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * @param registration the handle's {@link RdmaIoRegistration}.
+     * @param event        an {@link RdmaIoEvent}, valid only during the call.
+     */
     @Override
-    default void handle(final IoRegistration registration, final IoEvent event)
-    {
-        // readiness reaches the channels through their endpoints and the connection manager, not as IoEvents
-    }
+    void handle(IoRegistration registration, IoEvent event);
 
     /**
      * Close the channel at once: its event loop is shutting down.
      */
-    default void closeNow()
-    {
-        close(voidPromise());
-    }
+    void closeNow();
 
     @Override
     default void close()

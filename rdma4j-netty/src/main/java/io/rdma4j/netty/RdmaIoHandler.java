@@ -4,49 +4,42 @@ import io.netty.channel.IoHandle;
 import io.netty.channel.IoHandler;
 import io.netty.channel.IoHandlerContext;
 import io.netty.channel.IoHandlerFactory;
-import io.netty.channel.IoOps;
 import io.netty.channel.IoRegistration;
 import io.netty.util.concurrent.ThreadAwareExecutor;
 import io.rdma4j.cm.CmEvent;
 import io.rdma4j.cm.CmEventType;
-import io.rdma4j.cm.CmId;
 import io.rdma4j.cm.EventChannel;
-import io.rdma4j.cm.RdmaCm;
 import io.rdma4j.verbs.CompletionChannel;
 import io.rdma4j.verbs.CompletionQueue;
-import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.RdmaException;
 import io.rdma4j.verbs.WaitSet;
 import io.rdma4j.verbs.Waitable;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Netty's I/O for rdma4j channels on one event loop: the connection manager's events of the ids made on this
- * loop, and the completions of the connections' completion queues.
+ * Netty's I/O for rdma4j channels on one event loop, in Netty's registration model: each channel's unsafe is an
+ * {@link RdmaIoHandle} registered here ({@link RdmaIoRegistration}); the CQ it submits ({@link RdmaIoOps}) and the
+ * connection manager's events of its ids reach its {@code handle} as {@link RdmaIoEvent}s, where its read loop
+ * runs, as an io_uring channel's does. This class only waits and dispatches.
  * <p>
  * The loop thread sleeps in one {@link WaitSet} holding the completion channel of every device its connections
- * use and its connection manager's event channel, as an epoll loop sleeps on its descriptors: a completion or a
- * connection-manager event reaches the loop with no thread in between (on the software device the loop thread
- * receives for the first device itself while it waits), and Netty's {@link #wakeup()} and work queued from
- * elsewhere end that sleep through {@link WaitSet#wakeup()}. A channel the set cannot hold (the native provider's,
- * for now) is slept on by the loop itself when it is the loop's first and the set is empty, as before the set;
- * any other gets a small daemon thread of this handler that queues what it takes and wakes the loop. Idle,
- * nothing spins.
+ * use and its connection manager's event channel ({@link LoopDevices}), as an epoll loop sleeps on its
+ * descriptors: a completion or a connection-manager event reaches the loop with no thread in between (on the
+ * software device the loop thread receives for the first device itself while it waits), and Netty's
+ * {@link #wakeup()} and work queued from elsewhere end that sleep through {@link WaitSet#wakeup()}. A channel the
+ * set cannot hold (the native provider's, for now) is slept on by the loop itself when it is the loop's first and
+ * the set is empty, as before the set; any other gets a small daemon thread that queues what it takes and wakes
+ * the loop. Idle, nothing spins.
  */
 public final class RdmaIoHandler implements IoHandler
 {
@@ -55,46 +48,39 @@ public final class RdmaIoHandler implements IoHandler
     /** The system property that gives {@link #newFactory()} its busy polls. */
     public static final String SPIN_POLLS_PROPERTY = "rdma4j.netty.spinPolls";
     private static final System.Logger LOG = System.getLogger(RdmaIoHandler.class.getName());
+    /** How soon a release that had to wait is tried again. */
+    private static final long RELEASE_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final ThreadAwareExecutor executor;
     /** Empty polls of the loop's CQs before it arms them and sleeps; see {@link #newFactory(int)}. */
     private final int spinPolls;
     /** Completion queues with new completions and connection-manager events, from the waiting threads. */
     private final ConcurrentLinkedQueue<Object> ready = new ConcurrentLinkedQueue<>();
-    private final Set<Registration> registrations = new HashSet<>();
-    private final Map<Context, CqWaiter> cqWaiters = new HashMap<>();
-    private final Map<Context, DeviceMemory> memories = new HashMap<>();
-    /** The completion channel the loop thread waits on itself, or null; written on the loop thread only. */
-    private volatile CqWaiter own;
-    /**
-     * {@link #own} is a channel the set cannot hold (the native provider's): the loop sleeps in its
-     * {@code getCqEvent}, as before the set, rather than hand its events over through a thread; written on the loop
-     * thread only.
-     */
-    private volatile boolean ownOutsideSet;
+    private final Set<RdmaIoRegistration> registrations = new HashSet<>();
+    /** The registration of each CQ submitted, as io_uring's handler finds a completion's by its id. */
+    private final Map<CompletionQueue, RdmaIoRegistration> watched = new IdentityHashMap<>();
+    /** The registrations of {@link #watched}, which busy polls walk: rebuilt when one comes or goes. */
+    private RdmaIoRegistration[] polled = new RdmaIoRegistration[0];
+    /** Registrations whose endpoint waits for its SENDs before it lets its CQ go. */
+    private final List<RdmaIoRegistration> lingering = new ArrayList<>();
+    /** Registrations whose endpoint's last teardown step must be tried again. */
+    private final List<RdmaIoRegistration> releasing = new ArrayList<>();
     /** Every channel the loop sleeps on: completion channels and the event channel. */
     private final WaitSet waitSet = WaitSet.create();
     /** Where {@link WaitSet#await} puts the ready channels; the loop thread's only. */
     private final Waitable[] readyChannels = new Waitable[64];
-    private final Map<CompletionQueue, CqConsumer> endpoints = new IdentityHashMap<>();
-    /** The endpoints' snapshot that busy polls walk, rebuilt when one comes or goes (not per poll). */
-    private CqConsumer[] polled = new CqConsumer[0];
-    /** A CQ of the loop's own channel was drained by a busy poll and must be re-armed before the loop sleeps. */
+    private final LoopDevices devices;
+    /** A CQ was drained by a busy poll and must be re-armed before the loop sleeps. */
     private boolean unarmed;
     /** The index in {@link #polled} that the busy poll takes next. */
     private int spinNext;
-    /** Endpoints torn down whose CQ, device hold and id are still to be let go (see {@link #retire}). */
-    private final List<CqConsumer> retiring = new ArrayList<>();
     private volatile Thread loopThread;
-    private EventChannel eventChannel;
-    private Thread cmWaiter;
-    /** The pool tick ({@link PoolTrimmer}), from the first device memory on; null before. */
-    private ScheduledFuture<?> poolTick;
 
     private RdmaIoHandler(final ThreadAwareExecutor executor, final int spinPolls)
     {
         this.executor = Objects.requireNonNull(executor, "executor");
         this.spinPolls = spinPolls;
+        this.devices = new LoopDevices(executor, waitSet, this::offer, this::threadName);
     }
 
     /**
@@ -126,6 +112,14 @@ public final class RdmaIoHandler implements IoHandler
         return executor -> new RdmaIoHandler(executor, spinPolls);
     }
 
+    /**
+     * @return what the loop has made per device, and its event channel; on the loop.
+     */
+    LoopDevices devices()
+    {
+        return devices;
+    }
+
     @Override
     public int run(final IoHandlerContext context)
     {
@@ -141,7 +135,7 @@ public final class RdmaIoHandler implements IoHandler
         if (handled == 0 && context.canBlock())
         {
             long parkNanos = context.delayNanos(System.nanoTime());
-            final long lingerNanos = nextLingerDeadline() - System.nanoTime();
+            final long lingerNanos = nextDeadline() - System.nanoTime();
             parkNanos = Math.min(parkNanos, Math.max(0, lingerNanos));
             if (parkNanos > 0 && ready.isEmpty())
             {
@@ -153,18 +147,18 @@ public final class RdmaIoHandler implements IoHandler
                 if (handled == 0)
                 {
                     // wakeLoop() ends this wait; a wake-up left from an earlier turn only makes it return at once
-                    handled += ownOutsideSet ? takeOwnOutsideSet(parkNanos) : takeReady(parkNanos);
+                    handled += devices.ownOutsideSet() ? takeOwnOutsideSet(parkNanos) : takeReady(parkNanos);
                 }
             }
             handled += handleReady();
         }
         expireLingering();
-        retryRetiring();
+        retryReleases();
         return handled;
     }
 
     /**
-     * Wait in the set until a channel is ready, then take what the ready ones hold and drive their endpoints.
+     * Wait in the set until a channel is ready, then take what the ready ones hold and dispatch it.
      *
      * @param waitNanos how long to wait; 0 takes only what is there already.
      * @return the events taken.
@@ -181,7 +175,7 @@ public final class RdmaIoHandler implements IoHandler
                 readyChannels[i] = null;
                 if (channel instanceof final CompletionChannel completions)
                 {
-                    handled += takeCqEvents(completions);
+                    handled += takeCqEvents(completions, 0);
                 }
                 else if (channel instanceof final EventChannel events)
                 {
@@ -241,14 +235,14 @@ public final class RdmaIoHandler implements IoHandler
      */
     private int takeOwnOutsideSet(final long waitNanos)
     {
-        final CqWaiter waiter = own;
-        if (!ownOutsideSet || waiter == null)
+        final CompletionChannel own = devices.own();
+        if (!devices.ownOutsideSet() || own == null)
         {
             return 0;
         }
         try
         {
-            return takeCqEvents(waiter.channel, waitNanos);
+            return takeCqEvents(own, waitNanos);
         }
         catch (final InterruptedException ex)
         {
@@ -257,13 +251,8 @@ public final class RdmaIoHandler implements IoHandler
         }
     }
 
-    private int takeCqEvents(final CompletionChannel channel) throws InterruptedException
-    {
-        return takeCqEvents(channel, 0);
-    }
-
     /**
-     * Take the CQ events a completion channel holds and drive their endpoints.
+     * Take the CQ events a completion channel holds and dispatch each to its CQ's registration.
      *
      * @param waitNanos how long to wait for the first; 0 takes only those there.
      * @return the events taken.
@@ -275,25 +264,25 @@ public final class RdmaIoHandler implements IoHandler
         {
             CompletionQueue cq;
             long timeout = waitNanos;
-            // an endpoint that runs may destroy the channel (the last one on the device): then getCqEvent is EINVAL
+            // a handle may destroy the channel (its endpoint the last on the device): then getCqEvent is EINVAL
             while (handled < MAX_EVENTS_PER_RUN && (cq = channel.getCqEvent(timeout, TimeUnit.NANOSECONDS)) != null)
             {
                 timeout = 0;
-                // acknowledged before the endpoint runs, so that a CQ it retires can close at once
+                // acknowledged before the handle runs, so that a CQ its endpoint releases can close at once
                 cq.ackEvents(1);
-                final CqConsumer endpoint = endpoints.get(cq);
-                if (endpoint != null)
+                final RdmaIoRegistration registration = watched.get(cq);
+                if (registration != null)
                 {
                     if (busyPolls())
                     {
                         // left unarmed, so that the busy polls after it receive in the software device's polling
                         // mode; armed again before the loop sleeps
-                        endpoint.pollCompletions();
+                        registration.dispatch(CqReady.Kind.POLLED);
                         unarmed = true;
                     }
                     else
                     {
-                        endpoint.onCompletions();
+                        registration.dispatch(CqReady.Kind.NOTIFIED);
                     }
                 }
                 handled++;
@@ -314,19 +303,19 @@ public final class RdmaIoHandler implements IoHandler
      */
     private boolean busyPolls()
     {
-        return spinPolls > 0 && own != null && cqWaiters.size() == 1;
+        return spinPolls > 0 && devices.own() != null && devices.deviceCount() == 1;
     }
 
     /**
      * Poll the CQs in turn, unarmed, until one has completions, something else is queued for the loop, or
      * {@code spinPolls} empty polls passed.
      *
-     * @return the endpoints that had completions.
+     * @return the registrations whose handle took completions.
      */
     private int spin(final IoHandlerContext context)
     {
-        final CqConsumer[] consumers = polled;
-        if (consumers.length == 0)
+        final RdmaIoRegistration[] registered = polled;
+        if (registered.length == 0)
         {
             return 0;
         }
@@ -334,8 +323,8 @@ public final class RdmaIoHandler implements IoHandler
         {
             // one CQ a round: in polling mode each empty poll also receives for the whole device, so polling them
             // all every round would cost one receive call per CQ where one serves them all
-            spinNext = spinNext + 1 < consumers.length ? spinNext + 1 : 0;
-            if (consumers[spinNext].pollCompletions())
+            spinNext = spinNext + 1 < registered.length ? spinNext + 1 : 0;
+            if (registered[spinNext].dispatch(CqReady.Kind.POLLED))
             {
                 unarmed = true;
                 return 1;
@@ -350,16 +339,15 @@ public final class RdmaIoHandler implements IoHandler
     }
 
     /**
-     * @return the endpoints that had completions when their CQs were re-armed.
+     * @return the registrations whose handle took completions as their CQs were re-armed.
      */
     private int armAll()
     {
         unarmed = false;
         int took = 0;
-        final CqConsumer[] consumers = polled;
-        for (final CqConsumer consumer : consumers)
+        for (final RdmaIoRegistration registration : polled)
         {
-            if (consumer.onCompletions())
+            if (registration.dispatch(CqReady.Kind.NOTIFIED))
             {
                 took++;
             }
@@ -375,10 +363,10 @@ public final class RdmaIoHandler implements IoHandler
         {
             if (item instanceof CompletionQueue cq)
             {
-                final CqConsumer endpoint = endpoints.get(cq);
-                if (endpoint != null)
+                final RdmaIoRegistration registration = watched.get(cq);
+                if (registration != null)
                 {
-                    endpoint.onCompletions();
+                    registration.dispatch(CqReady.Kind.NOTIFIED);
                     handled++;
                 }
             }
@@ -391,6 +379,9 @@ public final class RdmaIoHandler implements IoHandler
         return handled;
     }
 
+    /**
+     * Hand a connection-manager event to its id's context: a channel, which takes it to its registration.
+     */
     private static void dispatch(final CmNotice notice)
     {
         final Object target = notice.target();
@@ -401,23 +392,8 @@ public final class RdmaIoHandler implements IoHandler
         else if (notice.type() == CmEventType.CONNECT_REQUEST)
         {
             // a request for a listener already gone: refuse it rather than leave the peer waiting
-            closeQuietly(notice.id(), true);
+            Teardown.closeId(notice.id(), true);
         }
-    }
-
-    /**
-     * Close an id, whatever fails.
-     *
-     * @param id     the id.
-     * @param reject refuse its connection request first.
-     */
-    static void closeQuietly(final CmId id, final boolean reject)
-    {
-        if (reject)
-        {
-            Teardown.quietly(LOG, System.Logger.Level.DEBUG, "reject failed", () -> id.reject(null));
-        }
-        Teardown.quietly(LOG, System.Logger.Level.DEBUG, "closing a connection-manager id failed", id::close);
     }
 
     @Override
@@ -436,87 +412,41 @@ public final class RdmaIoHandler implements IoHandler
     }
 
     /**
-     * End the loop thread's wait in its set, or its next one.
+     * End the loop thread's wait, or its next one.
      */
     private void wakeLoop()
     {
         waitSet.wakeup();
-        final CqWaiter waiter = own;
-        if (ownOutsideSet && waiter != null)
-        {
-            try
-            {
-                waiter.channel.wakeup();
-            }
-            catch (final RdmaException ex)
-            {
-                // destroyed under us by the loop, which looks at its queue before it waits again
-            }
-        }
+        devices.wakeOwn();
     }
 
     @Override
     public void prepareToDestroy()
     {
-        for (final Registration registration : new ArrayList<>(registrations))
+        for (final RdmaIoRegistration registration : new ArrayList<>(registrations))
         {
-            registration.handle.closeNow();
+            registration.handle().closeNow();
         }
     }
 
     @Override
     public void destroy()
     {
-        if (poolTick != null)
+        // endpoints still waiting for their SENDs tear down now
+        for (final RdmaIoRegistration registration : new ArrayList<>(watched.values()))
         {
-            poolTick.cancel(false);
+            registration.dispatch(CqReady.Kind.EXPIRED);
         }
-        for (final CqConsumer endpoint : new ArrayList<>(endpoints.values()))
-        {
-            endpoint.forceClose();
-        }
-        if (cmWaiter != null)
-        {
-            stop(cmWaiter);
-        }
-        for (final CqWaiter waiter : cqWaiters.values())
-        {
-            if (waiter.thread != null)
-            {
-                stop(waiter.thread);
-            }
-        }
-        own = null;
+        devices.stopWaiting();
         // the waiting threads are gone, so no CQ event can be held unacknowledged any more
-        retryRetiring();
-        for (final CqConsumer endpoint : retiring)
+        retryReleases();
+        for (final RdmaIoRegistration registration : releasing)
         {
-            LOG.log(System.Logger.Level.WARNING, "a connection's completion queue could not be closed: " + endpoint);
+            LOG.log(System.Logger.Level.WARNING, "a connection's completion queue could not be closed: " +
+                registration);
         }
         waitSet.close();
-        for (final CqWaiter waiter : cqWaiters.values())
-        {
-            closeChannel(waiter);
-        }
-        cqWaiters.clear();
-        if (eventChannel != null)
-        {
-            // ids of accepted connections live on their listener's channel and may outlive this loop's
-            Teardown.quietly(LOG, System.Logger.Level.WARNING, "closing the event channel failed", eventChannel::close);
-        }
-    }
-
-    private static void stop(final Thread thread)
-    {
-        thread.interrupt();
-        try
-        {
-            thread.join(TimeUnit.SECONDS.toMillis(5));
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-        }
+        devices.close();
     }
 
     @Override
@@ -526,7 +456,7 @@ public final class RdmaIoHandler implements IoHandler
         {
             throw new IllegalArgumentException("not an rdma4j handle: " + handle.getClass().getName());
         }
-        final Registration registration = new Registration(rdmaHandle);
+        final RdmaIoRegistration registration = new RdmaIoRegistration(this, rdmaHandle);
         registrations.add(registration);
         handle.registered();
         return registration;
@@ -538,24 +468,6 @@ public final class RdmaIoHandler implements IoHandler
         return RdmaIoHandle.class.isAssignableFrom(handleType);
     }
 
-    /**
-     * @return this loop's event channel, made on first use with its waiting thread.
-     */
-    EventChannel eventChannel()
-    {
-        if (eventChannel == null)
-        {
-            eventChannel = RdmaCm.createEventChannel();
-            final EventChannel channel = eventChannel;
-            if (!joinWaitSet(channel))
-            {
-                cmWaiter = waiter("cm", "connection-manager events", () -> nextNotice(channel));
-                cmWaiter.start();
-            }
-        }
-        return eventChannel;
-    }
-
     private String threadName()
     {
         final Thread thread = loopThread;
@@ -563,380 +475,123 @@ public final class RdmaIoHandler implements IoHandler
     }
 
     /**
-     * @param kind   what the thread's name says it waits on.
-     * @param what   what it waits for, for the log.
-     * @param source the channel's next announcement.
-     * @return a waiting thread, not started.
+     * @return whether the caller is the loop's thread.
      */
-    private Thread waiter(final String kind, final String what, final Source source)
+    boolean inLoop()
     {
-        return Thread.ofPlatform().daemon().name("rdma4j-netty-" + kind + "-" + threadName())
-            .unstarted(() -> waitFor(what, source));
+        return executor.isExecutorThread(Thread.currentThread());
     }
 
     /**
-     * The body of a waiting thread: take what the channel announces and queue it for the loop, until the loop
-     * goes away.
-     *
-     * @param what   what it waits for, for the log.
-     * @param source the channel's next announcement, already acknowledged, or null if there was none.
+     * @param task work for the loop's thread.
      */
-    private void waitFor(final String what, final Source source)
+    void execute(final Runnable task)
     {
-        try
-        {
-            while (!Thread.currentThread().isInterrupted())
-            {
-                final Object item = source.next();
-                if (item != null)
-                {
-                    offer(item);
-                }
-            }
-        }
-        catch (final InterruptedException ex)
-        {
-            // the loop is going away
-        }
-        catch (final RdmaException ex)
-        {
-            // EINVAL: the channel was destroyed under us, which also means the loop is going away
-            if (ex.errno() != Errno.EINVAL)
-            {
-                LOG.log(System.Logger.Level.ERROR, "waiting for " + what + " failed", ex);
-            }
-        }
-    }
-
-    private static CmNotice nextNotice(final EventChannel channel) throws InterruptedException
-    {
-        final CmEvent event = channel.getEvent(-1, TimeUnit.SECONDS);
-        if (event == null)
-        {
-            return null;
-        }
-        try
-        {
-            return CmNotice.of(event);
-        }
-        finally
-        {
-            event.ack();
-        }
-    }
-
-    private static CompletionQueue nextCq(final CompletionChannel channel) throws InterruptedException
-    {
-        final CompletionQueue cq = channel.getCqEvent(-1, TimeUnit.SECONDS);
-        if (cq != null)
-        {
-            cq.ackEvents(1);
-        }
-        return cq;
+        executor.execute(task);
     }
 
     /**
-     * Take a hold on this loop's completion channel of a device, made with its waiting thread on the first hold.
-     * Every hold is given back with {@link #releaseCompletionChannel}: the channel must be gone before the last
-     * connection-manager id on the device is closed, or the device's context cannot close with it.
-     *
-     * @param verbs a device.
-     * @return the completion channel.
+     * @param cq           a CQ just submitted.
+     * @param registration its registration, which gets its events from now on.
      */
-    CompletionChannel holdCompletionChannel(final Context verbs)
+    void watch(final CompletionQueue cq, final RdmaIoRegistration registration)
     {
-        CqWaiter waiter = cqWaiters.get(verbs);
-        if (waiter == null)
-        {
-            final CompletionChannel channel = verbs.createCompChannel();
-            // every device's channel in the loop's set; of those the set cannot hold, the loop sleeps on the first
-            // itself (while the set is empty) and each further one has a thread of its own
-            final boolean inSet = joinWaitSet(channel);
-            final boolean direct = !inSet && own == null && waitSet.channels().length == 0;
-            final Thread thread = inSet || direct ? null : waiter("cq", "completions", () -> nextCq(channel));
-            waiter = new CqWaiter(channel, thread);
-            cqWaiters.put(verbs, waiter);
-            if (own == null && thread == null)
-            {
-                own = waiter;
-                ownOutsideSet = direct;
-            }
-            if (thread != null)
-            {
-                thread.start();
-            }
-        }
-        waiter.holds++;
-        return waiter.channel;
+        watched.put(cq, registration);
+        polled = watched.values().toArray(new RdmaIoRegistration[0]);
     }
 
     /**
-     * Give back a hold; the last one stops the waiting thread and destroys the channel.
-     *
-     * @param verbs the device given to {@link #holdCompletionChannel}.
+     * @param cq           a CQ whose endpoint is torn down.
+     * @param registration its registration, which gets no more of its events.
      */
-    void releaseCompletionChannel(final Context verbs)
+    void unwatch(final CompletionQueue cq, final RdmaIoRegistration registration)
     {
-        final CqWaiter waiter = cqWaiters.get(verbs);
-        if (waiter != null && --waiter.holds == 0)
+        if (cq != null && watched.remove(cq, registration))
         {
-            cqWaiters.remove(verbs);
-            if (waiter.thread != null)
-            {
-                stop(waiter.thread);
-            }
-            else
-            {
-                waitSet.remove(waiter.channel);
-            }
-            if (own == waiter)
-            {
-                own = null;
-                ownOutsideSet = false;
-            }
-            closeChannel(waiter);
+            polled = watched.values().toArray(new RdmaIoRegistration[0]);
+        }
+        lingering.remove(registration);
+    }
+
+    /**
+     * @param registration its endpoint lingers until {@link RdmaIoRegistration#lingerDeadline()}.
+     */
+    void lingering(final RdmaIoRegistration registration)
+    {
+        if (!lingering.contains(registration))
+        {
+            lingering.add(registration);
         }
     }
 
     /**
-     * Take a hold on this loop's protection domain of a device and the chunks registered in it, made on the first
-     * hold. Every hold is given back with {@link #releaseMemory}, after the holder's QP and regions are gone: the
-     * domain must be gone before the last connection-manager id on the device is closed.
-     *
-     * @param verbs a device.
-     * @return the loop's memory on it.
+     * @param registration its release is to be tried again on a later turn.
      */
-    DeviceMemory holdMemory(final Context verbs)
+    void releaseLater(final RdmaIoRegistration registration)
     {
-        DeviceMemory memory = memories.get(verbs);
-        if (memory == null)
+        if (!releasing.contains(registration))
         {
-            memory = new DeviceMemory(verbs);
-            memories.put(verbs, memory);
-            startPoolTick();
-        }
-        memory.hold();
-        return memory;
-    }
-
-    /**
-     * From the loop's first RDMA resources on, for its life: the pools' idle chunks go back, even once this loop's
-     * last connection is gone, and the loop's regions of them are closed. On the loop, so no thread of its own.
-     */
-    private void startPoolTick()
-    {
-        if (poolTick == null && executor instanceof ScheduledExecutorService loop)
-        {
-            poolTick = loop.scheduleWithFixedDelay(this::poolTick, PoolTrimmer.TICK_MILLIS, PoolTrimmer.TICK_MILLIS,
-                TimeUnit.MILLISECONDS);
-        }
-    }
-
-    private void poolTick()
-    {
-        PoolTrimmer.trimAll(System.nanoTime());
-        for (final DeviceMemory memory : memories.values())
-        {
-            memory.dropRetired();
-        }
-        PoolTrimmer.releaseFreed();
-    }
-
-    /**
-     * Give back a hold; the last one deregisters the chunks and closes the domain.
-     *
-     * @param verbs the device given to {@link #holdMemory}.
-     */
-    void releaseMemory(final Context verbs)
-    {
-        final DeviceMemory memory = memories.get(verbs);
-        if (memory != null && memory.release())
-        {
-            memories.remove(verbs);
+            releasing.add(registration);
         }
     }
 
     /**
-     * @return true if the loop's set holds the channel now; false if its provider cannot be waited on in a set
-     *     (EOPNOTSUPP), or the loop sleeps on such a channel itself, when a thread must wait on it instead.
+     * @param registration cancelled and with nothing outstanding: gone from this handler.
      */
-    private boolean joinWaitSet(final Waitable channel)
+    void removed(final RdmaIoRegistration registration)
     {
-        if (ownOutsideSet)
-        {
-            // the loop sleeps in its own channel's getCqEvent, where the set's watchers cannot reach it: a thread
-            // of its own for this one too, which wakes the loop through that channel
-            return false;
-        }
-        try
-        {
-            waitSet.add(channel);
-            return true;
-        }
-        catch (final RdmaException ex)
-        {
-            if (ex.errno() != Errno.EOPNOTSUPP)
-            {
-                throw ex;
-            }
-            return false;
-        }
-    }
-
-    private static void closeChannel(final CqWaiter waiter)
-    {
-        Teardown.quietly(LOG, System.Logger.Level.WARNING, "closing a completion channel failed",
-            waiter.channel::close);
-    }
-
-    /** Start handling an endpoint's completions; on the loop thread. */
-    void add(final CqConsumer endpoint)
-    {
-        endpoints.put(endpoint.cq(), endpoint);
-        polled = endpoints.values().toArray(new CqConsumer[0]);
+        registrations.remove(registration);
+        releasing.remove(registration);
     }
 
     /**
-     * Stop handling an endpoint's completions and let the rest of it go: its CQ as soon as no waiting thread can
-     * still hold an unacknowledged event of it (a thread that has just taken one makes the close EBUSY until it
-     * acknowledges), then its hold on the completion channel, then its id.
+     * @return when the loop must wake for a linger that runs out or a release to retry ({@link System#nanoTime()}),
+     *     or {@link Long#MAX_VALUE}.
      */
-    void retire(final CqConsumer endpoint)
-    {
-        if (endpoints.remove(endpoint.cq()) != null)
-        {
-            polled = endpoints.values().toArray(new CqConsumer[0]);
-            retiring.add(endpoint);
-            retryRetiring();
-        }
-    }
-
-    private void retryRetiring()
-    {
-        for (final Iterator<CqConsumer> it = retiring.iterator(); it.hasNext(); )
-        {
-            if (it.next().finishRetiring())
-            {
-                it.remove();
-            }
-        }
-    }
-
-    private long nextLingerDeadline()
+    private long nextDeadline()
     {
         long deadline = Long.MAX_VALUE;
-        for (final CqConsumer endpoint : endpoints.values())
+        for (int i = 0; i < lingering.size(); i++)
         {
-            if (endpoint.lingering())
-            {
-                deadline = Math.min(deadline, endpoint.lingerDeadline());
-            }
+            deadline = Math.min(deadline, lingering.get(i).lingerDeadline());
         }
-        if (!retiring.isEmpty())
+        if (!releasing.isEmpty())
         {
-            deadline = Math.min(deadline, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1));
+            deadline = Math.min(deadline, System.nanoTime() + RELEASE_RETRY_NANOS);
         }
         return deadline;
     }
 
     private void expireLingering()
     {
-        if (endpoints.isEmpty())
+        if (lingering.isEmpty())
         {
             return;
         }
         final long now = System.nanoTime();
-        for (final CqConsumer endpoint : new ArrayList<>(endpoints.values()))
+        // from the end: an expired endpoint's teardown takes its registration off the list
+        for (int i = lingering.size() - 1; i >= 0; i--)
         {
-            if (endpoint.lingering() && now - endpoint.lingerDeadline() >= 0)
+            if (i < lingering.size() && now - lingering.get(i).lingerDeadline() >= 0)
             {
-                endpoint.forceClose();
+                // off the list first, so that a handle that fails to tear down is not expired on every turn
+                lingering.remove(i).dispatch(CqReady.Kind.EXPIRED);
             }
         }
     }
 
-    /** What a waiting thread waits on. */
-    @FunctionalInterface
-    private interface Source
+    private void retryReleases()
     {
-        /**
-         * @return the next item for the loop, already acknowledged, or null if none came.
-         * @throws InterruptedException if the loop is going away.
-         */
-        Object next() throws InterruptedException;
-    }
-
-    /**
-     * A completion channel of one device, the thread that waits on it (null for the one the loop waits on itself)
-     * and the endpoints that use it.
-     */
-    private static final class CqWaiter
-    {
-        final CompletionChannel channel;
-        final Thread thread;
-        int holds;
-
-        CqWaiter(final CompletionChannel channel, final Thread thread)
+        for (int i = releasing.size() - 1; i >= 0; i--)
         {
-            this.channel = channel;
-            this.thread = thread;
-        }
-    }
-
-    /** A channel's registration; its attachment is this handler, which the channel asks for its resources. */
-    private final class Registration implements IoRegistration
-    {
-        private final RdmaIoHandle handle;
-        private final AtomicBoolean canceled = new AtomicBoolean();
-
-        Registration(final RdmaIoHandle handle)
-        {
-            this.handle = handle;
-        }
-
-        @Override
-        @SuppressWarnings("unchecked")
-        public <T> T attachment()
-        {
-            return (T)RdmaIoHandler.this;
-        }
-
-        @Override
-        public long submit(final IoOps ops)
-        {
-            // readiness comes from the completion queues and the event channel, not from interest ops
-            throw new UnsupportedOperationException("rdma4j channels submit no IoOps");
-        }
-
-        @Override
-        public boolean isValid()
-        {
-            return !canceled.get();
-        }
-
-        @Override
-        public boolean cancel()
-        {
-            if (!canceled.compareAndSet(false, true))
+            if (i < releasing.size())
             {
-                return false;
-            }
-            if (executor.isExecutorThread(Thread.currentThread()))
-            {
-                cancelNow();
-            }
-            else
-            {
-                executor.execute(this::cancelNow);
-            }
-            return true;
-        }
-
-        private void cancelNow()
-        {
-            if (registrations.remove(this))
-            {
-                handle.unregistered();
+                final RdmaIoRegistration registration = releasing.get(i);
+                if (registration.retryRelease())
+                {
+                    // by identity: a release that removed its registration took it off already
+                    releasing.remove(registration);
+                }
             }
         }
     }

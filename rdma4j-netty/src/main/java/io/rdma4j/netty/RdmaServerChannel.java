@@ -5,6 +5,8 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.DefaultChannelConfig;
 import io.netty.channel.EventLoop;
+import io.netty.channel.IoEvent;
+import io.netty.channel.IoRegistration;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.ServerChannelRecvByteBufAllocator;
 import io.rdma4j.cm.CmEventType;
@@ -106,8 +108,8 @@ public class RdmaServerChannel extends AbstractServerChannel implements CmSink
         {
             throw new UnsupportedAddressTypeException();
         }
-        listener = CmBinding.bind(registration.handler().eventChannel().createId(this, PortSpace.TCP), address,
-            id -> id.listen(config.backlog));
+        final CmId made = registration.handler().devices().eventChannel().createId(this, PortSpace.TCP);
+        listener = CmBinding.bind(made, address, id -> id.listen(config.backlog));
     }
 
     @Override
@@ -118,7 +120,7 @@ public class RdmaServerChannel extends AbstractServerChannel implements CmSink
         if (id != null)
         {
             // requests nobody took from the event channel are rejected with it
-            RdmaIoHandler.closeQuietly(id, false);
+            Teardown.closeId(id, false);
         }
         RdmaChannel child;
         while ((child = accepted.poll()) != null)
@@ -141,10 +143,22 @@ public class RdmaServerChannel extends AbstractServerChannel implements CmSink
     /**
      * {@inheritDoc}
      * <p>
-     * The listener's id is made on this channel's event loop, so its events come here on that loop.
+     * The listener's id is made on this channel's event loop, so its events come here on that loop, and go to
+     * its handle; a request that finds the listener deregistered is refused.
      */
     @Override
     public void cmEvent(final CmNotice notice)
+    {
+        if (!registration.cmEvent(notice) && notice.type() == CmEventType.CONNECT_REQUEST)
+        {
+            Teardown.closeId(notice.id(), true);
+        }
+    }
+
+    /**
+     * A connection request became a child, to be read; on the loop, from the listener's handle.
+     */
+    private void connectRequest(final CmNotice notice)
     {
         if (notice.type() != CmEventType.CONNECT_REQUEST)
         {
@@ -152,7 +166,7 @@ public class RdmaServerChannel extends AbstractServerChannel implements CmSink
         }
         if (!open)
         {
-            RdmaIoHandler.closeQuietly(notice.id(), true);
+            Teardown.closeId(notice.id(), true);
             return;
         }
         final RdmaChannel child = new RdmaChannel(this, notice.id(), notice.privateData());
@@ -221,9 +235,24 @@ public class RdmaServerChannel extends AbstractServerChannel implements CmSink
         }
     }
 
-    /** Netty's unsafe for the listener: it does not connect. */
+    /** Netty's unsafe for the listener: it does not connect, and its handle takes connection requests. */
     private final class ServerUnsafe extends AbstractUnsafe implements RdmaIoHandle
     {
+        @Override
+        public void handle(final IoRegistration ioRegistration, final IoEvent event)
+        {
+            if (event instanceof CmNotice notice)
+            {
+                connectRequest(notice);
+            }
+        }
+
+        @Override
+        public void closeNow()
+        {
+            close(voidPromise());
+        }
+
         @Override
         public void connect(final SocketAddress remoteAddress, final SocketAddress localAddress,
             final ChannelPromise promise)

@@ -31,18 +31,16 @@ final class UdEndpoint extends QpEndpoint
     private final byte[] address6 = new byte[16];
 
     /**
-     * @param handler   the loop's handler.
-     * @param id        a bound UDP-space id.
-     * @param recvCount receives posted.
-     * @param slotCount send slots.
-     * @param owner     the channel.
+     * @param registration the channel's registration.
+     * @param id           a bound UDP-space id.
+     * @param recvCount    receives posted.
+     * @param slotCount    send slots.
      */
-    UdEndpoint(final RdmaIoHandler handler, final CmId id, final int recvCount, final int slotCount,
-        final Owner owner)
+    UdEndpoint(final RdmaIoRegistration registration, final CmId id, final int recvCount, final int slotCount)
     {
         final int mtu = id.verbs().queryPort(1).activeMtu().bytes();
         // a slot per SEND: the send queue needs no more room than the slots
-        super(handler, id, owner, QpType.UD, recvCount, ReplyAddress.GRH_BYTES + mtu, slotCount, mtu, slotCount);
+        super(registration, id, QpType.UD, recvCount, ReplyAddress.GRH_BYTES + mtu, slotCount, mtu, slotCount);
     }
 
     /**
