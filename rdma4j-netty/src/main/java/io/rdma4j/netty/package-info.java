@@ -1,8 +1,13 @@
 /**
  * Netty channels over RDMA.
  * <p>
- * An {@link io.rdma4j.netty.RdmaIoHandler} drives the connection manager's events and the completion queues of
- * the channels registered on its event loop. An {@link io.rdma4j.netty.RdmaChannel} carries Netty's byte stream
+ * An {@link io.rdma4j.netty.RdmaIoHandler} is Netty's {@code IoHandler} for rdma4j channels, in Netty's own
+ * registration model as its io_uring transport is: each channel's unsafe is an {@code IoHandle} registered
+ * through an {@code IoRegistration}; its completion queue (submitted to the registration as its {@code IoOps}) and
+ * the connection manager's events of its ids reach its {@code handle} as {@code IoEvent}s, where its read loop
+ * runs; a closed channel's endpoint that still waits for its SENDs is work outstanding on the registration, which
+ * goes only once the endpoint has let its CQ go; what a loop makes per device (completion channel, protection
+ * domain, pool tick) is shared by its channels on that device. The handler itself only waits and dispatches. An {@link io.rdma4j.netty.RdmaChannel} carries Netty's byte stream
  * over RC SEND/RECV into receive buffers registered once per connection, with credit-based flow control: a
  * sender never posts more SENDs than its peer has receives posted, so there is no receiver-not-ready retry and
  * no unbounded queue; a reader that stops reading stops the credits, and the writer's channel turns unwritable
