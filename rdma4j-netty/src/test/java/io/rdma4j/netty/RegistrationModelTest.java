@@ -179,7 +179,10 @@ class RegistrationModelTest extends NettyTestBase
             }
             return threads.getCurrentThreadAllocatedBytes() - before;
         });
-        assertTrue(allocated < 1024, "20 000 dispatches to an idle channel allocated " + allocated + " bytes");
+        // an object per dispatch would be 320 kB or more; a few stray bytes (the soft device's own receive path,
+        // which a busy poll runs, now and then) are not the dispatch's
+        assertTrue(allocated < 20_000, "20 000 dispatches to an idle channel allocated " + allocated +
+            " bytes: more than one a dispatch");
         client.close().sync();
         server.close().sync();
     }
