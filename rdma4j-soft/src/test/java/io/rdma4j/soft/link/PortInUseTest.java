@@ -95,7 +95,7 @@ class PortInUseTest
 
             assertEquals(Errno.EADDRINUSE, ex.errno());
             final String sentence = PortInUse.message(taken.getHostAddress() + ":" + Link.ROCE_V2_PORT);
-            assertEquals("cannot open port_taken on " + taken.getHostAddress() + ": " + sentence, ex.getMessage());
+            assertEquals("EADDRINUSE: cannot open port_taken on " + taken.getHostAddress() + ": " + sentence, ex.getMessage());
             assertTrue(sentence.contains(OWN_ADDRESS), sentence);
             assertEquals(!PortInUse.devices(PortInUse.RDMA_DEVICES).isEmpty(),
                 sentence.contains("rdma4j.provider=native"), "the native engine named iff this host lists RDMA " +
