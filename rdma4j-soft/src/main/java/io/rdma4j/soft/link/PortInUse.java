@@ -19,6 +19,12 @@ public final class PortInUse
     /** Where Linux lists its RDMA devices, rxe's among them: one directory entry per device. */
     static final Path RDMA_DEVICES = Path.of("/sys/class/infiniband");
 
+    /**
+     * The directory {@link #message(String)} reads: {@link #RDMA_DEVICES}, or a test's own, which stands for a host
+     * with (or without) devices where the sockets and the device's open meet a port in use.
+     */
+    private static volatile Path rdmaDevices = RDMA_DEVICES;
+
     private PortInUse()
     {
     }
@@ -29,7 +35,19 @@ public final class PortInUse
      */
     public static String message(final String addressAndPort)
     {
-        return message(addressAndPort, RDMA_DEVICES);
+        return message(addressAndPort, rdmaDevices);
+    }
+
+    /**
+     * @param directory where the host's RDMA devices are listed from now on (a test's stand-in for
+     *                  {@link #RDMA_DEVICES}).
+     * @return the directory read until now, for the test to put back.
+     */
+    static Path listDevicesIn(final Path directory)
+    {
+        final Path before = rdmaDevices;
+        rdmaDevices = directory;
+        return before;
     }
 
     /**

@@ -29,7 +29,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * A port another socket holds: the sentence names the address and port and the usual fix (an address per
  * process), and where the host lists RDMA devices (rxe binds UDP 4791 on every address) also the setting that
- * moves the program onto the native engine. Both sockets and the device's open say it so.
+ * moves the program onto the native engine. Both sockets and the device's open say it so; a directory of the
+ * test's own stands for the host's device list ({@code /sys/class/infiniband}).
  */
 @Timeout(30)
 class PortInUseTest
@@ -65,11 +66,14 @@ class PortInUseTest
 
     @ParameterizedTest
     @EnumSource(UdpLinks.Socket.class)
-    void shouldSayItWhenEitherSocketFindsThePortTaken(final UdpLinks.Socket socket) throws IOException
+    void shouldSayItWhenEitherSocketFindsThePortTakenOnAHostWithRxe(final UdpLinks.Socket socket,
+        @TempDir final Path sysClass) throws IOException
     {
         assumeTrue(socket != UdpLinks.Socket.LINUX || LinuxUdpLink.unavailableReason() == null,
             LinuxUdpLink::unavailableReason);
+        Files.createDirectory(sysClass.resolve("rxe0"));
         final InetAddress taken = TestNet.address(TestNet.nextSubnet(), 1);
+        final Path before = PortInUse.listDevicesIn(sysClass);
         try (DatagramChannel other = DatagramChannel.open(StandardProtocolFamily.INET))
         {
             other.bind(new InetSocketAddress(taken, Link.ROCE_V2_PORT));
@@ -78,14 +82,23 @@ class PortInUseTest
                 () -> UdpLinks.open(socket, taken, Link.ROCE_V2_PORT));
 
             assertEquals(Errno.EADDRINUSE, ex.errno());
-            assertEquals(PortInUse.message(taken.getHostAddress() + ":" + Link.ROCE_V2_PORT), ex.getMessage());
+            assertEquals(PortInUse.message(taken.getHostAddress() + ":" + Link.ROCE_V2_PORT, sysClass),
+                ex.getMessage());
+            assertTrue(ex.getMessage().contains("[rxe0]: to use them, choose the native engine with " +
+                "-Drdma4j.provider=native"), ex.getMessage());
+        }
+        finally
+        {
+            PortInUse.listDevicesIn(before);
         }
     }
 
     @Test
-    void shouldSayItWhenTheSoftDeviceCannotOpen() throws IOException
+    void shouldSayItWhenTheSoftDeviceCannotOpenOnAHostWithRxe(@TempDir final Path sysClass) throws IOException
     {
+        Files.createDirectory(sysClass.resolve("rxe0"));
         final InetAddress taken = TestNet.address(TestNet.nextSubnet(), 1);
+        final Path before = PortInUse.listDevicesIn(sysClass);
         try (DatagramChannel other = DatagramChannel.open(StandardProtocolFamily.INET))
         {
             other.bind(new InetSocketAddress(taken, Link.ROCE_V2_PORT));
@@ -94,12 +107,16 @@ class PortInUseTest
             final RdmaException ex = assertThrows(RdmaException.class, device::open);
 
             assertEquals(Errno.EADDRINUSE, ex.errno());
-            final String sentence = PortInUse.message(taken.getHostAddress() + ":" + Link.ROCE_V2_PORT);
-            assertEquals("EADDRINUSE: cannot open port_taken on " + taken.getHostAddress() + ": " + sentence, ex.getMessage());
-            assertTrue(sentence.contains(OWN_ADDRESS), sentence);
-            assertEquals(!PortInUse.devices(PortInUse.RDMA_DEVICES).isEmpty(),
-                sentence.contains("rdma4j.provider=native"), "the native engine named iff this host lists RDMA " +
-                "devices: " + sentence);
+            assertTrue(ex.getMessage().startsWith("EADDRINUSE: cannot open port_taken on " +
+                taken.getHostAddress() + ": " + taken.getHostAddress() + ":" + Link.ROCE_V2_PORT +
+                " is already in use"), ex.getMessage());
+            assertTrue(ex.getMessage().contains(OWN_ADDRESS), ex.getMessage());
+            assertTrue(ex.getMessage().contains("this host has RDMA devices [rxe0]: to use them, choose the native " +
+                "engine with -Drdma4j.provider=native (or RDMA4J_PROVIDER=native)"), ex.getMessage());
+        }
+        finally
+        {
+            PortInUse.listDevicesIn(before);
         }
     }
 }
