@@ -88,11 +88,11 @@ rdma_server_host_serves_host() { local o; o=$(mktemp); serve "$o" rdma4j rdma_se
 rdma_server_host_serves_guest() { local o; o=$(mktemp); wait_for ready 90 || return 1
   client "$o" g_cm rdma_client -s "$HOST_IP" "$@" && check_out "$o" '^rdma_client: end 0$'; }
 # gRPC's hello-world over rdma4j's Netty transport (rdma4j-examples' GrpcHello, which the project's build packages
-# with its libraries; the native provider's jar comes from the tools' libraries): the guest's side always rdma4j
+# with its libraries, both engines among them): the guest's side always rdma4j
 # through the native provider on rxe0, the host's the soft device. The server serves until its standard input
 # ends, which here is the other side's "done"; each call may take the lab's scaled limit (a first call in the
 # emulated guest loads and compiles much of gRPC and Netty).
-EXAMPLES_CP="$(ls "$PROJ"/rdma4j-examples/target/rdma4j-examples-*.jar | grep -v -E -- '-(sources|javadoc|tests)\.jar$' | head -n1):$PROJ/rdma4j-examples/target/lib/*:$(ls "$PROJ"/rdma4j-tools/target/lib/rdma4j-rdmacore-*.jar | head -n1)"
+EXAMPLES_CP="$(ls "$PROJ"/rdma4j-examples/target/rdma4j-examples-*.jar | grep -v -E -- '-(sources|javadoc|tests)\.jar$' | head -n1):$PROJ/rdma4j-examples/target/lib/*"
 GRPC_PORT=$((PP_PORT + 1000))
 grpc_hello() { "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -XX:ErrorFile="$RES/hs_err_${SIDE}_%p.log" \
   ${RDMA4J_JAVA_OPTS:-} -Drdma4j.examples.grpc.deadlineSeconds="$(scaled 60)" -cp "$EXAMPLES_CP" \

@@ -88,8 +88,17 @@ public final class ReliableMulticast
     {
         final List<String> command = new ArrayList<>(List.of(
             Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-            ReliableMulticast.class.getName()));
+            "--enable-native-access=ALL-UNNAMED"));
+        // this JVM's rdma4j settings (the engine's choice, rdma4j.provider, among them) hold for its children too,
+        // but the software device's address, which each child is given of its own below
+        for (final String name : System.getProperties().stringPropertyNames())
+        {
+            if (name.startsWith("rdma4j.") && !name.equals("rdma4j.soft.address"))
+            {
+                command.add("-D" + name + "=" + System.getProperty(name));
+            }
+        }
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), ReliableMulticast.class.getName()));
         command.addAll(List.of(args));
         final ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
         final Map<String, String> env = builder.environment();

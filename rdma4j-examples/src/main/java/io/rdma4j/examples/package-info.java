@@ -12,8 +12,10 @@
  * ({@link io.rdma4j.examples.ReliableMulticast}, over {@code io.rdma4j.rmcast}).
  * <p>
  * <b>Arrows.</b> Imports the public API alone, {@code io.rdma4j.verbs} and {@code io.rdma4j.cm}, as an
- * application does: the engine ({@code io.rdma4j.soft}) is a run-time dependency found through the API's
- * provider lookup, never named. {@code GrpcHello} imports {@code io.rdma4j.examples.grpc} below it, gRPC and Netty's
+ * application does: the engines ({@code io.rdma4j.soft}, {@code io.rdma4j.rdmacore}) are run-time dependencies
+ * found through the API's provider lookup, never named, so every example runs on the software device or on the
+ * host's RDMA device (the native engine takes the addresses its devices own; {@code rdma4j.provider=native} or
+ * {@code soft} keeps one engine alone). {@code GrpcHello} imports {@code io.rdma4j.examples.grpc} below it, gRPC and Netty's
  * channel API, and {@code io.rdma4j.netty}. Nothing imports this package.
  */
 package io.rdma4j.examples;

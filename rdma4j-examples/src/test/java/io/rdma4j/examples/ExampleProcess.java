@@ -41,8 +41,9 @@ final class ExampleProcess implements AutoCloseable
 
     /**
      * Start an example as a modular application runs it: {@code java -p ... -m io.rdma4j.examples/CLASS}, with
-     * the examples' module, the API and the software device on the module path and nothing on the class path.
-     * The examples do not require the device's module: it is bound through the API's {@code uses}.
+     * the examples' module, the API and both engines (the software device, the native provider) on the module path
+     * and nothing on the class path. The examples do not require the engines' modules: they are bound through the
+     * API's {@code uses}.
      */
     static ExampleProcess startOnModulePath(final Class<?> example, final String... args) throws IOException
     {
@@ -51,8 +52,8 @@ final class ExampleProcess implements AutoCloseable
         {
             final Path path = Path.of(entry);
             final String name = path.getFileName().toString();
-            // this module's classes (not its test-classes), the rdma4j jars it runs with and the soft device's one
-            // dependency, Agrona
+            // this module's classes (not its test-classes), the rdma4j jars it runs with (both engines) and the soft
+            // device's one dependency, Agrona
             if ((name.equals("classes") && path.getParent().getFileName().toString().equals("target")) ||
                 ((name.startsWith("rdma4j-") || name.startsWith("agrona-")) && name.endsWith(".jar")))
             {
@@ -61,6 +62,8 @@ final class ExampleProcess implements AutoCloseable
         }
         final List<String> command = new ArrayList<>(List.of(
             Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            // both engines call into C: the README's flag for the module path
+            "--enable-native-access=io.rdma4j.rdmacore,io.rdma4j.soft",
             "-p", String.join(File.pathSeparator, modulePath),
             "-m", "io.rdma4j.examples/" + example.getName()));
         command.addAll(List.of(args));

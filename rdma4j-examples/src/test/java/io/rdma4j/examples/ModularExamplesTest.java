@@ -11,7 +11,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The examples as a modular application: {@code io.rdma4j.examples} requires {@code io.rdma4j.api} alone, and
- * the software device, on the module path beside it, is found through its {@code provides}. Addresses
+ * the engines, on the module path beside it, are found through their {@code provides} (the software device serves
+ * the loopback addresses, which no native device owns). Addresses
  * are the test JVM's own ({@link TestNet}).
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)

@@ -16,9 +16,10 @@ import java.util.Locale;
 /**
  * A transport the echo runs over: its event loops' factory and channel classes, and the options its JVMs need.
  * Epoll's classes are named only inside {@link EpollSupport}, so a run without the native library (or without
- * its jar) loads none of them and can still run the other rows.
+ * its jar) loads none of them and can still run the other rows. Public for the gRPC comparison
+ * ({@code io.rdma4j.bench.grpc}), whose rows are the same transports under gRPC-Java's Netty transport.
  */
-enum Transport
+public enum Transport
 {
     /** rdma4j's software device, RC, with the device in polling mode (rdma4j.soft.progress's default). */
     RDMA_POLLING("rdma-polling", "rdma4j soft RC, progress polling (default)", "polling"),
@@ -45,7 +46,7 @@ enum Transport
      * @return the transport.
      * @throws IllegalArgumentException for a name no transport has.
      */
-    static Transport of(final String key)
+    public static Transport of(final String key)
     {
         for (final Transport transport : values())
         {
@@ -60,7 +61,7 @@ enum Transport
     /**
      * @return the name the command line uses.
      */
-    String key()
+    public String key()
     {
         return key;
     }
@@ -68,7 +69,7 @@ enum Transport
     /**
      * @return the table's name for it.
      */
-    String label()
+    public String label()
     {
         return label;
     }
@@ -76,7 +77,7 @@ enum Transport
     /**
      * @return whether it runs over rdma4j (the processes then take a soft device each).
      */
-    boolean rdma()
+    public boolean rdma()
     {
         return progress != null;
     }
@@ -85,7 +86,7 @@ enum Transport
      * @param host this process's loopback address.
      * @return the JVM options of a process of this transport: the soft device's address and progress mode.
      */
-    List<String> jvmOptions(final String host)
+    public List<String> jvmOptions(final String host)
     {
         return rdma() ? List.of("-Drdma4j.soft.progress=" + progress, "-Drdma4j.soft.address=" + host) : List.of();
     }
@@ -93,7 +94,7 @@ enum Transport
     /**
      * @return why it cannot run on this machine, or null when it can.
      */
-    String unavailableReason()
+    public String unavailableReason()
     {
         return this == EPOLL ? EpollSupport.unavailableReason() : null;
     }
@@ -101,7 +102,7 @@ enum Transport
     /**
      * @return the factory of its event loops' I/O handlers.
      */
-    IoHandlerFactory ioHandlerFactory()
+    public IoHandlerFactory ioHandlerFactory()
     {
         return switch (this)
         {
@@ -114,7 +115,7 @@ enum Transport
     /**
      * @return the listener's channel class.
      */
-    Class<? extends ServerChannel> serverChannel()
+    public Class<? extends ServerChannel> serverChannel()
     {
         return switch (this)
         {
@@ -127,7 +128,7 @@ enum Transport
     /**
      * @return a connection's channel class.
      */
-    Class<? extends Channel> channel()
+    public Class<? extends Channel> channel()
     {
         return switch (this)
         {

@@ -587,9 +587,7 @@ public final class UdpLink implements IpLink
                 throw new LinkOpenException(ex.getMessage() != null && ex.getMessage().contains("assign requested") ?
                     Errno.EADDRNOTAVAIL : Errno.EIO, "cannot bind " + addressAndPort() + ": " + ex.getMessage(), ex);
             }
-            throw new LinkOpenException(Errno.EADDRINUSE,
-                addressAndPort() + " is already in use by another process (or by the kernel's rxe, which binds " +
-                "the wildcard address): each process needs its own address (127.x.y.z on loopback)", ex);
+            throw new LinkOpenException(Errno.EADDRINUSE, PortInUse.message(addressAndPort()), ex);
         }
     }
 

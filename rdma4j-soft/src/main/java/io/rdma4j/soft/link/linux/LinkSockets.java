@@ -1,6 +1,7 @@
 package io.rdma4j.soft.link.linux;
 
 import io.rdma4j.soft.link.LinkOpenException;
+import io.rdma4j.soft.link.PortInUse;
 import io.rdma4j.verbs.Errno;
 
 import java.lang.foreign.Arena;
@@ -240,9 +241,7 @@ final class LinkSockets
                 final int errno = LinuxLibc.errno(capture);
                 if (LinuxLibc.EADDRINUSE == errno)
                 {
-                    throw new LinkOpenException(Errno.EADDRINUSE,
-                        addressAndPort() + " is already in use by another process (or by the kernel's rxe, which " +
-                        "binds the wildcard address): each process needs its own address (127.x.y.z on loopback)");
+                    throw new LinkOpenException(Errno.EADDRINUSE, PortInUse.message(addressAndPort()));
                 }
                 throw new LinkOpenException(Errno.fromCode(errno, Errno.EIO), "cannot bind " + addressAndPort() +
                     ": errno " + errno +
