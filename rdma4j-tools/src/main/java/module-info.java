@@ -20,6 +20,7 @@ module io.rdma4j.tools
     // converters an option names (common's CNumber) the same way
     opens io.rdma4j.tools to info.picocli;
     opens io.rdma4j.tools.cmatose to info.picocli;
+    opens io.rdma4j.tools.cmtime to info.picocli;
     opens io.rdma4j.tools.common to info.picocli;
     opens io.rdma4j.tools.perf to info.picocli;
     opens io.rdma4j.tools.pingpong to info.picocli;

@@ -176,6 +176,7 @@ public final class SoftDevice implements Device
                     waitSpinNs, clock,
                     logger,
                     progressThread, idleStrategy);
+                engine.keepaliveIdleNs(settings.keepaliveIdleNs());
             }
             catch (final RuntimeException | Error ex)
             {

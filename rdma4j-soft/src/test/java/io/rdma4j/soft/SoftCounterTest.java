@@ -123,6 +123,9 @@ class SoftCounterTest
             91 cm cm_mra_limit
             92 link shm_dir_refused
             93 link shm_unprotected_peer
+            94 device keepalive_probes
+            95 device keepalive_answered
+            96 device keepalive_timeouts
             """;
 
     /** Ids of counters that were published and removed since: never to be used again. */

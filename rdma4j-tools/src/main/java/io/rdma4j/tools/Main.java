@@ -1,6 +1,7 @@
 package io.rdma4j.tools;
 
 import io.rdma4j.tools.cmatose.CmatoseCommand;
+import io.rdma4j.tools.cmtime.CmtimeCommand;
 import io.rdma4j.tools.ep.RdmaClientCommand;
 import io.rdma4j.tools.ep.RdmaServerCommand;
 import io.rdma4j.tools.perf.PerfCommand;
@@ -25,7 +26,7 @@ import java.util.List;
 /**
  * The {@code rdma4j} command line: the rdma-core tools people already know ({@code ibv_devices},
  * {@code ibv_devinfo}, the {@code ibv_*_pingpong} tools, {@code mckey}, {@code rping}, {@code udaddy},
- * {@code rdma_server}, {@code rdma_client}, {@code cmatose})
+ * {@code rdma_server}, {@code rdma_client}, {@code cmatose}, {@code cmtime})
  * on rdma4j's devices, a one-command multicast demo, perftest's tests ({@code perf}), the live counters of
  * every device on the machine ({@code stat}), leak-hunting cycles ({@code soak}) and a reliable multicast
  * publisher and subscriber ({@code rmcast_pub}, {@code rmcast_sub}).
@@ -35,7 +36,7 @@ import java.util.List;
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = "rdma-core's and librdmacm's tools on rdma4j's devices (devices, devinfo, the ping-pongs, mckey, " +
-        "rping, udaddy, cmatose or ucmatose, rdma_server, rdma_client), a multicast demo, perftest's tests beside a " +
+        "rping, udaddy, cmatose or ucmatose, cmtime, rdma_server, rdma_client), a multicast demo, perftest's tests beside a " +
         "raw-UDP baseline (perf), every running device's counters, live (stat), leak-hunting cycles (soak), and a " +
         "reliable multicast publisher and subscriber (rmcast_pub, rmcast_sub).")
 public final class Main implements Runnable
@@ -44,7 +45,7 @@ public final class Main implements Runnable
     private static final List<Class<?>> COMMANDS = List.of(
         DevicesCommand.class, DevinfoCommand.class, McKeyCommand.class, DemoCommand.class,
         RcPingPongCommand.class, UcPingPongCommand.class, UdPingPongCommand.class, SrqPingPongCommand.class,
-        RpingCommand.class, UdaddyCommand.class, CmatoseCommand.class, RdmaServerCommand.class,
+        RpingCommand.class, UdaddyCommand.class, CmatoseCommand.class, CmtimeCommand.class, RdmaServerCommand.class,
         RdmaClientCommand.class, SoakCommand.class, StatCommand.class, PerfCommand.class, RmcastPubCommand.class,
         RmcastSubCommand.class,
         CommandLine.HelpCommand.class);

@@ -119,6 +119,26 @@ final class SettingsReader
             }
             settings.waitSpinMicros(micros);
         }
+        final String keepalive = value(SoftSettings.KEEPALIVE);
+        if (keepalive != null && !keepalive.trim().equalsIgnoreCase("off"))
+        {
+            final long millis;
+            try
+            {
+                millis = Long.parseLong(keepalive.trim());
+            }
+            catch (final NumberFormatException ex)
+            {
+                throw new RdmaException(Errno.EINVAL, SoftSettings.KEEPALIVE.property() + " '" + keepalive +
+                    "' is neither 'off' nor a whole number of milliseconds");
+            }
+            if (millis < 1 || millis > TimeUnit.DAYS.toMillis(1))
+            {
+                throw new RdmaException(Errno.EINVAL, SoftSettings.KEEPALIVE.property() + " '" + keepalive +
+                    "' is not an idle time of 1 to 86400000 milliseconds ('off' turns keepalive off)");
+            }
+            settings.keepaliveMillis(millis);
+        }
         final String socket = value(SoftSettings.SOCKET);
         if (socket != null)
         {

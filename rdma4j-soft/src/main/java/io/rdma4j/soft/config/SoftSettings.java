@@ -55,6 +55,16 @@ public final class SoftSettings
         "this long before it blocks, when its last wait found work: a reply within that time costs no wake-up. " +
         "After a wait that found nothing it blocks at once, so nothing spins while idle. 0 never spins.");
 
+    /** How long an idle RC connection waits before it probes its peer. */
+    public static final Setting KEEPALIVE = new Setting("rdma4j.soft.keepalive", "RDMA4J_SOFT_KEEPALIVE", "`off`",
+        "`off`, or milliseconds from 1 to 86 400 000",
+        "An RC QP in RTS that heard nothing from its peer for this long, with nothing outstanding, sends a probe " +
+        "(a duplicate of its last PSN, which any RC responder re-acknowledges without a completion, " +
+        "`keepalive_probes`), as a TCP socket with `SO_KEEPALIVE` does; an unanswered probe is sent again every " +
+        "ACK timeout, retry_cnt times (7 counts as 7), then the QP goes to ERR and flushes " +
+        "(`keepalive_timeouts`), so a peer whose host vanished is noticed on an idle connection. Off: as a " +
+        "socket, a raw RC QP keeps no watch unless asked.");
+
     /** The socket under the device. */
     public static final Setting SOCKET = new Setting("rdma4j.soft.socket", "RDMA4J_SOFT_SOCKET", "`auto`",
         "`auto`, `nio`, `linux`",
@@ -91,7 +101,7 @@ public final class SoftSettings
 
     /** Every setting of the software device, in the order the README's table lists them. */
     public static final List<Setting> DECLARED =
-        List.of(ADDRESS, LOSS, LOSS_SEED, PROGRESS, WAIT_SPIN, SOCKET, SHM, SHM_DIR, STAT, STAT_DIR);
+        List.of(ADDRESS, LOSS, LOSS_SEED, PROGRESS, WAIT_SPIN, KEEPALIVE, SOCKET, SHM, SHM_DIR, STAT, STAT_DIR);
 
     private final List<InetAddress> addresses;
     private final OptionalDouble loss;
@@ -99,6 +109,7 @@ public final class SoftSettings
     private final boolean polling;
     private final boolean waiting;
     private final long waitSpinNs;
+    private final long keepaliveIdleNs;
     private final SocketChoice socket;
     private final boolean sameHost;
     private final List<Path> shmDirectories;
@@ -113,6 +124,7 @@ public final class SoftSettings
         this.polling = builder.polling;
         this.waiting = builder.waiting;
         this.waitSpinNs = builder.waitSpinNs;
+        this.keepaliveIdleNs = builder.keepaliveIdleNs;
         this.socket = builder.socket;
         this.sameHost = builder.sameHost;
         this.shmDirectories = builder.shmDirectories;
@@ -232,7 +244,7 @@ public final class SoftSettings
     {
         return other instanceof SoftSettings that && addresses.equals(that.addresses) && loss.equals(that.loss) &&
             lossSeed.equals(that.lossSeed) && polling == that.polling && waiting == that.waiting &&
-            waitSpinNs == that.waitSpinNs && socket == that.socket &&
+            waitSpinNs == that.waitSpinNs && keepaliveIdleNs == that.keepaliveIdleNs && socket == that.socket &&
             sameHost == that.sameHost && shmDirectories.equals(that.shmDirectories) && stat == that.stat &&
             statDirectory.equals(that.statDirectory);
     }
@@ -240,7 +252,8 @@ public final class SoftSettings
     @Override
     public int hashCode()
     {
-        return Objects.hash(addresses, loss, lossSeed, polling, waiting, waitSpinNs, socket, sameHost,
+        return Objects.hash(addresses, loss, lossSeed, polling, waiting, waitSpinNs, keepaliveIdleNs, socket,
+            sameHost,
             shmDirectories, stat, statDirectory);
     }
 
@@ -252,6 +265,8 @@ public final class SoftSettings
             LOSS_SEED.property() + "=" + (lossSeed.isPresent() ? lossSeed.getAsLong() : "clock") + ", " +
             PROGRESS.property() + "=" + progressName() + ", " +
             WAIT_SPIN.property() + "=" + TimeUnit.NANOSECONDS.toMicros(waitSpinNs) + ", " +
+            KEEPALIVE.property() + "=" +
+            (keepaliveIdleNs == 0 ? "off" : Long.toString(TimeUnit.NANOSECONDS.toMillis(keepaliveIdleNs))) + ", " +
             SOCKET.property() + "=" + socket.name().toLowerCase(java.util.Locale.ROOT) + ", " +
             SHM.property() + "=" + (sameHost ? "auto" : "off") + ", " + SHM_DIR.property() + "=" +
             shmDirectories.stream().map(Path::toString).collect(java.util.stream.Collectors.joining(":")) + ", " +
@@ -284,6 +299,14 @@ public final class SoftSettings
     }
 
     /**
+     * @return how long an RC QP hears nothing from its peer before it probes it ({@link #KEEPALIVE}); 0 for off.
+     */
+    public long keepaliveIdleNs()
+    {
+        return keepaliveIdleNs;
+    }
+
+    /**
      * Settings made in code; each setter checks its value as the property's is checked.
      */
     public static final class Builder
@@ -294,6 +317,7 @@ public final class SoftSettings
         private boolean polling;
         private boolean waiting;
         private long waitSpinNs;
+        private long keepaliveIdleNs;
         private SocketChoice socket;
         private boolean sameHost;
         private List<Path> shmDirectories;
@@ -308,6 +332,7 @@ public final class SoftSettings
             polling = from.polling;
             waiting = from.waiting;
             waitSpinNs = from.waitSpinNs;
+            keepaliveIdleNs = from.keepaliveIdleNs;
             socket = from.socket;
             sameHost = from.sameHost;
             shmDirectories = from.shmDirectories;
@@ -404,6 +429,20 @@ public final class SoftSettings
                 io.rdma4j.verbs.Errno.EINVAL, WAIT_SPIN.property() + " " + micros +
                 " is not a spin of 0 to 1 000 000 microseconds");
             waitSpinNs = TimeUnit.MICROSECONDS.toNanos(micros);
+            return this;
+        }
+
+        /**
+         * @param millis how long an idle RC QP waits before it probes its peer ({@link #KEEPALIVE}); 0 for off.
+         * @return this.
+         * @throws io.rdma4j.verbs.RdmaException EINVAL outside 0 to 86 400 000 (a day).
+         */
+        public Builder keepaliveMillis(final long millis)
+        {
+            io.rdma4j.verbs.RdmaException.check(millis >= 0 && millis <= TimeUnit.DAYS.toMillis(1),
+                io.rdma4j.verbs.Errno.EINVAL, KEEPALIVE.property() + " " + millis +
+                " is not an idle time of 1 to 86 400 000 milliseconds (0: off)");
+            keepaliveIdleNs = TimeUnit.MILLISECONDS.toNanos(millis);
             return this;
         }
 

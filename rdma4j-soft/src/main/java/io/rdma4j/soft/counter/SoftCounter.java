@@ -106,6 +106,12 @@ public enum SoftCounter
      * the owner-only inbox: another local process claiming the peer's address (hardening issue, item 2).
      */
     DROP_LOCAL_PEER_BY_UDP(88, DEVICE, "drop_local_peer_by_udp"),
+    /** Keepalive probes an idle RC QP sent (issue 43, item 4): a duplicate of its last PSN, which the peer re-ACKs. */
+    KEEPALIVE_PROBES(94, DEVICE, "keepalive_probes"),
+    /** Keepalive probes the peer acknowledged: it is alive. */
+    KEEPALIVE_ANSWERED(95, DEVICE, "keepalive_answered"),
+    /** Idle RC QPs whose keepalive probes all went unanswered: the QP went to ERR, as on retries exceeded. */
+    KEEPALIVE_TIMEOUTS(96, DEVICE, "keepalive_timeouts"),
     /**
      * A place of the same-host inboxes refused when the device opened: made first by another user, open to others,
      * a link, or in a parent others may rename it in (issue 41). The device's inbox is in a later place, or with
@@ -178,7 +184,7 @@ public enum SoftCounter
      * One more than the largest id: the size of a table indexed by id. Ids are never reused, so a counter
      * removed leaves its slot unused rather than handing its id to another.
      */
-    public static final int ID_LIMIT = 94;
+    public static final int ID_LIMIT = 97;
 
     private static final SoftCounter[] BY_ID = indexById();
     /** Built once: the stat thread lists every QP's counters each second, and allocated a list a QP for it. */

@@ -69,6 +69,7 @@ public final class SoftEngine implements VerbsDevice, AutoCloseable
     private final LongSupplier clock;
     private final ProgressErrorLog errorLog;
     private volatile java.util.function.BiConsumer<SoftEngine, Gid> unreachableHandler;
+    private volatile long keepaliveIdleNs;
 
     /**
      * @param name         the device's name, for its progress thread and its log lines.
@@ -270,6 +271,21 @@ public final class SoftEngine implements VerbsDevice, AutoCloseable
     public long nanoTime()
     {
         return clock.getAsLong();
+    }
+
+    @Override
+    public long keepaliveIdleNs()
+    {
+        return keepaliveIdleNs;
+    }
+
+    /**
+     * @param idleNs how long an RC QP that enters RTS from now on may hear nothing from its peer before it probes
+     *               it; 0 for never (the settings' {@code rdma4j.soft.keepalive}).
+     */
+    public void keepaliveIdleNs(final long idleNs)
+    {
+        keepaliveIdleNs = idleNs;
     }
 
     /**

@@ -25,6 +25,7 @@ final class ConnectedTransport implements QpTransport
     private final Requester requester;
     private final Completer completer;
     private final Responder responder;
+    private final Keepalive keepalive;
     private final CompletionWriter completion = new CompletionWriter();
     private QpState lastState = QpState.RESET;
 
@@ -36,6 +37,8 @@ final class ConnectedTransport implements QpTransport
         this.completer = new Completer(qp, requester);
         this.requester.completer(completer);
         this.responder = new Responder(qp, uc);
+        // UC's is never started: UC has no ACK to probe with
+        this.keepalive = new Keepalive(qp, requester);
     }
 
     @Override
@@ -51,13 +54,18 @@ final class ConnectedTransport implements QpTransport
         // the receive path checked the transport bit and the QP's state, once
         if (packet.has(OpcodeMask.REQUEST))
         {
+            keepalive.heard();
             responder.onPacket(packet);
         }
         else if (packet.has(OpcodeMask.ACK))
         {
             qp.qpCounters().incrementOwned(SoftCounter.RCVD_PKTS);
-            // the completer reads the clock when a response moves a timer; the responder keeps none
-            completer.onPacket(packet);
+            keepalive.heard();
+            if (!keepalive.answers(packet))
+            {
+                // the completer reads the clock when a response moves a timer; the responder keeps none
+                completer.onPacket(packet);
+            }
         }
         else
         {
@@ -69,13 +77,15 @@ final class ConnectedTransport implements QpTransport
     public long onTimer(final long nowNs)
     {
         final long responderNext = responder.onTimer(nowNs);
-        return uc ? responderNext : Math.min(responderNext, completer.onTimer(nowNs));
+        return uc ? responderNext :
+            Math.min(responderNext, Math.min(completer.onTimer(nowNs), keepalive.onTimer(nowNs)));
     }
 
     @Override
     public void flush()
     {
         completer.stop();
+        keepalive.stop();
         final SendQueue sq = qp.sendQueue();
         for (SendWqe wqe = sq.peekTail(); wqe != null; wqe = sq.peekTail())
         {
@@ -105,6 +115,7 @@ final class ConnectedTransport implements QpTransport
     public void reset()
     {
         completer.stop();
+        keepalive.stop();
         responder.requestReset();
         lastState = QpState.RESET;
     }
@@ -117,6 +128,10 @@ final class ConnectedTransport implements QpTransport
         {
             requester.start(qp.sqPsn());
             completer.start(qp.sqPsn());
+            if (!uc)
+            {
+                keepalive.start();
+            }
         }
         lastState = state;
     }

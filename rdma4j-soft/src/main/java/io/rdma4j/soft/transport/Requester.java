@@ -278,6 +278,40 @@ final class Requester
         return last;
     }
 
+    /**
+     * Send a keepalive probe: a zero-length RDMA WRITE ONLY at the PSN before the next one, with AckReq. The peer
+     * has taken that PSN already, so the probe is a duplicate, which a responder acknowledges again and does not
+     * execute (C9-105; rxe's duplicate_request does so for any SEND or WRITE): no receive taken, no completion,
+     * no rkey or access check, the PSNs unchanged. Call only when nothing is outstanding, so that the next PSN is
+     * the peer's expected one.
+     *
+     * @param probePsn {@link #probePsn()}.
+     */
+    void sendProbe(final int probePsn)
+    {
+        out.begin(Opcode.RC_RDMA_WRITE_ONLY, probePsn).va(0).rkey(0).dmaLength(0).ackReq(true);
+        qp.count(SoftCounter.KEEPALIVE_PROBES);
+        out.send(0);
+    }
+
+    /**
+     * @return the PSN of a keepalive probe: the one before the next, which the peer took last.
+     */
+    int probePsn()
+    {
+        return Psn.add(psn, -1);
+    }
+
+    /**
+     * @return true while a PSN is unacknowledged, a WQE waits to be sent, or an RNR wait runs: the retransmit
+     *         timer watches the peer then, and keepalive does not.
+     */
+    boolean busy()
+    {
+        return psn != completer.psn() || qp.sendQueue().peekNext() != null || completer.isRnrWaiting() ||
+            qp.sendQueue().peekTail() != null;
+    }
+
     private void completeUc(final SendWqe wqe)
     {
         if (wqe.signaled)

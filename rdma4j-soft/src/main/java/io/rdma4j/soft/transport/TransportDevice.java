@@ -147,4 +147,13 @@ public interface TransportDevice
      * @param event an event for the context's async event queue.
      */
     void postAsyncEvent(AsyncEvent event);
+
+    /**
+     * @return how long an RC QP in RTS may hear nothing from its peer before it probes it ({@code Keepalive}); 0
+     *         for never, the default.
+     */
+    default long keepaliveIdleNs()
+    {
+        return 0;
+    }
 }

@@ -190,6 +190,18 @@ class SoftSettingsTest
     }
 
     @Test
+    void keepaliveIsOffByDefaultAndReadInMilliseconds()
+    {
+        assertEquals(0, read(Map.of(), Map.of()).keepaliveIdleNs(), "off by default, as a socket's");
+        assertEquals(0, property(SoftSettings.KEEPALIVE, "off").keepaliveIdleNs());
+        assertEquals(30_000_000_000L, variable(SoftSettings.KEEPALIVE, " 30000 ").keepaliveIdleNs());
+        assertTrue(property(SoftSettings.KEEPALIVE, "250").toString().contains("rdma4j.soft.keepalive=250"));
+        refused(SoftSettings.KEEPALIVE, "0");
+        refused(SoftSettings.KEEPALIVE, "86400001");
+        refused(SoftSettings.KEEPALIVE, "2h");
+    }
+
+    @Test
     void everySettingIsDeclaredOnceWithItsOwnNames()
     {
         final Set<String> names = new HashSet<>();
@@ -199,7 +211,7 @@ class SoftSettingsTest
             assertTrue(setting.property().startsWith("rdma4j.") && setting.environment().startsWith("RDMA4J_"),
                 setting.toString());
         }
-        assertEquals(10, SoftSettings.DECLARED.size());
+        assertEquals(11, SoftSettings.DECLARED.size());
     }
 
     @Test
