@@ -3,6 +3,7 @@ package io.rdma4j.cm;
 import io.rdma4j.spi.RdmaProvider;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.RdmaException;
+import io.rdma4j.verbs.WaitDriver;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -18,7 +19,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * One event channel over several engines: each id takes its engine when it is bound, resolved or made to listen
  * ({@link CmRouting}), on that engine's own channel, made when first needed. {@link #getEvent} waits on the
  * engines' channels in turn, in short slices when there are several, and hands out their events with the
- * routed ids in place of the engines'.
+ * routed ids in place of the engines'. In a {@link io.rdma4j.verbs.WaitSet} it is ready when an engine's channel
+ * is: the set's watcher is passed to each engine's channel, those made later included, and told when one is made,
+ * so that a set sleeping in {@code poll(2)} takes in a native channel's descriptor made after the set took this one.
  */
 final class RoutedEventChannel implements EventChannel
 {
@@ -33,6 +36,8 @@ final class RoutedEventChannel implements EventChannel
     private final Set<RoutedCmId> ids = ConcurrentHashMap.newKeySet();
     private volatile List<EventChannel> channels = List.of();
     private volatile boolean closed;
+    /** A WaitSet's watcher, given to every engine's channel; guarded by {@code lock}. */
+    private Runnable watcher;
 
     RoutedEventChannel(final CmRouting routing)
     {
@@ -71,24 +76,36 @@ final class RoutedEventChannel implements EventChannel
 
     private EventChannel engineChannel(final RdmaProvider provider)
     {
+        Runnable added = null;
+        EventChannel channel;
         lock.lock();
         try
         {
             RdmaException.check(!closed, Errno.EINVAL, "the event channel is closed");
-            EventChannel channel = engines.get(provider);
+            channel = engines.get(provider);
             if (channel == null)
             {
                 channel = provider.createEventChannel();
+                if (watcher != null)
+                {
+                    channel.watch(watcher);
+                }
                 engines.put(provider, channel);
                 channels = List.copyOf(engines.values());
                 engineAdded.signalAll();
+                added = watcher;
             }
-            return channel;
         }
         finally
         {
             lock.unlock();
         }
+        if (added != null)
+        {
+            // the set looks again: at this channel's readiness, and at its descriptor, if it has one
+            added.run();
+        }
+        return channel;
     }
 
     void forget(final CmId id)
@@ -103,9 +120,77 @@ final class RoutedEventChannel implements EventChannel
         }
     }
 
-    // Not a WaitSet member (Waitable's defaults: EOPNOTSUPP): an engine's channel made later, the native one,
-    // might not be watchable, and a set that had taken this channel would then miss its events. Where both engines
-    // serve, a waiting thread takes this channel's events (rdma4j-netty keeps one for it).
+    @Override
+    public boolean isReady()
+    {
+        for (final EventChannel channel : channels)
+        {
+            if (channel.isReady())
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public void watch(final Runnable setWatcher)
+    {
+        lock.lock();
+        try
+        {
+            // every engine's channel first, so that one that cannot be watched leaves this one unwatched
+            for (final EventChannel channel : engines.values())
+            {
+                channel.watch(setWatcher);
+            }
+            watcher = setWatcher;
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * @return the descriptor of the first engine's channel that has one (the native one's), or -1.
+     */
+    @Override
+    public int descriptor()
+    {
+        for (final EventChannel channel : channels)
+        {
+            final int fd = channel.descriptor();
+            if (fd >= 0)
+            {
+                return fd;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * @return the driver of the engine's channel whose {@link #descriptor()} this gives, else the first engine's
+     *     channel's driver, or null.
+     */
+    @Override
+    public WaitDriver waitDriver()
+    {
+        WaitDriver first = null;
+        for (final EventChannel channel : channels)
+        {
+            final WaitDriver driver = channel.waitDriver();
+            if (driver != null && channel.descriptor() >= 0)
+            {
+                return driver;
+            }
+            if (first == null)
+            {
+                first = driver;
+            }
+        }
+        return first;
+    }
 
     @Override
     public CmEvent getEvent(final long timeout, final TimeUnit unit) throws InterruptedException

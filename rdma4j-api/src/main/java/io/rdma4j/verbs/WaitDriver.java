@@ -17,6 +17,8 @@ public interface WaitDriver
      * wait is satisfied or {@link Wait#roleOffered} says the work is free to take.
      */
     int ROLE_BUSY = -1;
+    /** {@link Wait#waitables()} of a wait for no channel in particular. */
+    Waitable[] NO_CHANNELS = {};
 
     /**
      * What a thread waits for, as the driver sees it.
@@ -34,6 +36,16 @@ public interface WaitDriver
          * Called with no lock of the device held.
          */
         void roleOffered();
+
+        /**
+         * @return the channels the wait is for (a {@link WaitSet}'s members): a driver that sleeps in {@code poll(2)}
+         *     watches the {@link Waitable#descriptor descriptors} of those that have one. The caller's array, read
+         *     and never written; a new array after the set changes (and a wake-up with it).
+         */
+        default Waitable[] waitables()
+        {
+            return NO_CHANNELS;
+        }
     }
 
     /**

@@ -14,7 +14,10 @@ import java.util.concurrent.locks.LockSupport;
  * ({@code getCqEvent(0, ...)}, {@code getEvent(0, ...)}), as after {@code epoll_wait}. Where a channel's device
  * lets the waiting thread do its work ({@link Waitable#waitDriver}: the software device), the thread in
  * {@code await} does it: a datagram for that device wakes it once, and a channel of another device or the
- * connection manager wakes it out of that wait. Otherwise it sleeps until a channel says it may be ready. Nothing
+ * connection manager wakes it out of that wait. A channel whose readiness only the kernel knows (the native
+ * provider's: {@link Waitable#descriptor}) puts the thread in {@code poll(2)} over every such channel's descriptor
+ * and an eventfd that the other channels' watchers write, as an epoll loop sleeps; the software devices in such a
+ * set are then driven by their own progress. Otherwise it sleeps until a channel says it may be ready. Nothing
  * spins and nothing parks on a timer: the only timed sleep is the caller's own timeout.
  * <p>
  * One thread waits at a time (as an event loop does); {@link #add}, {@link #remove} and {@link #wakeup} may be
@@ -53,6 +56,12 @@ public final class WaitSet implements AutoCloseable
             {
                 LockSupport.unpark(thread);
             }
+        }
+
+        @Override
+        public Waitable[] waitables()
+        {
+            return members;
         }
     };
 
@@ -239,18 +248,30 @@ public final class WaitSet implements AutoCloseable
         return found;
     }
 
-    /** The first member's device that lets its waiter work: the one this set's thread drives. */
+    /**
+     * The driver this set's thread waits in: that of the first member whose readiness only the kernel knows (its
+     * {@link Waitable#descriptor}), since only a thread in {@code poll(2)} sees it and the other members' watchers
+     * can still end that wait; otherwise the first member's device that lets its waiter work.
+     */
     private WaitDriver driver()
     {
+        WaitDriver first = null;
         for (final Waitable member : members)
         {
             final WaitDriver driver = member.waitDriver();
             if (driver != null)
             {
-                return driver;
+                if (member.descriptor() >= 0)
+                {
+                    return driver;
+                }
+                if (first == null)
+                {
+                    first = driver;
+                }
             }
         }
-        return null;
+        return first;
     }
 
     /**

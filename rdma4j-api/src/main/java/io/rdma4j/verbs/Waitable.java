@@ -40,4 +40,16 @@ public interface Waitable
     {
         return null;
     }
+
+    /**
+     * @return a file descriptor that {@code poll(2)} reports readable while the channel may be ready, for a channel
+     *     whose readiness only the kernel knows (the native provider's {@code comp_channel->fd}, the event channel's
+     *     descriptor); -1 for one that tells its {@link #watch watcher} instead. A {@link WaitSet} holding such a
+     *     channel sleeps in {@code poll(2)} through that channel's {@link #waitDriver}, and its watchers' wake-ups end
+     *     that sleep.
+     */
+    default int descriptor()
+    {
+        return -1;
+    }
 }

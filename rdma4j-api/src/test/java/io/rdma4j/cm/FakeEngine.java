@@ -6,6 +6,7 @@ import io.rdma4j.verbs.Device;
 import io.rdma4j.verbs.ProtectionDomain;
 import io.rdma4j.verbs.QpInitAttr;
 import io.rdma4j.verbs.QueuePair;
+import io.rdma4j.verbs.WaitDriver;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -75,6 +76,45 @@ final class FakeEngine implements RdmaProvider
         final List<FakeId> ids = new ArrayList<>();
         final LinkedBlockingQueue<CmEvent> events = new LinkedBlockingQueue<>();
         boolean closed;
+        /** What {@link #descriptor()} and {@link #waitDriver()} say: a native channel's, for the WaitSet tests. */
+        int descriptor = -1;
+        WaitDriver driver;
+        volatile Runnable watcher;
+
+        /** Queue an event and tell a watching set, as an engine's channel does. */
+        void post(final CmEvent event)
+        {
+            events.add(event);
+            final Runnable told = watcher;
+            if (told != null)
+            {
+                told.run();
+            }
+        }
+
+        @Override
+        public boolean isReady()
+        {
+            return !events.isEmpty();
+        }
+
+        @Override
+        public void watch(final Runnable setWatcher)
+        {
+            watcher = setWatcher;
+        }
+
+        @Override
+        public int descriptor()
+        {
+            return descriptor;
+        }
+
+        @Override
+        public WaitDriver waitDriver()
+        {
+            return driver;
+        }
 
         @Override
         public FakeId createId(final Object context, final PortSpace portSpace)

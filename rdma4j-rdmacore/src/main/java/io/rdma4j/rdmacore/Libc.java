@@ -56,6 +56,14 @@ public final class Libc
     private static final MethodHandle WRITE;
     private static final MethodHandle READ;
     private static final MethodHandle CLOSE;
+    /*
+     * Without the errno capture, for the set's wait and its eventfd: a capturing downcall allocates its state per
+     * call where the JIT does no escape analysis, and these calls only fail in ways that the capturing call, made
+     * again, then names.
+     */
+    private static final MethodHandle POLL_PLAIN;
+    private static final MethodHandle WRITE_PLAIN;
+    private static final MethodHandle READ_PLAIN;
 
     static
     {
@@ -73,6 +81,12 @@ public final class Libc
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG), Linker.Option.captureCallState("errno"));
         CLOSE = linker.downcallHandle(linker.defaultLookup().find("close").orElseThrow(),
             FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+        POLL_PLAIN = linker.downcallHandle(linker.defaultLookup().find("poll").orElseThrow(),
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
+        WRITE_PLAIN = linker.downcallHandle(linker.defaultLookup().find("write").orElseThrow(),
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+        READ_PLAIN = linker.downcallHandle(linker.defaultLookup().find("read").orElseThrow(),
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
     }
 
     private Libc()
@@ -174,12 +188,104 @@ public final class Libc
         }
     }
 
-    private static void setPollFd(final MemorySegment pollfds, final int index, final int fd)
+    static void setPollFd(final MemorySegment pollfds, final int index, final int fd)
     {
         final long base = index * POLLFD.byteSize();
         pollfds.set(JAVA_INT, base, fd);
         pollfds.set(JAVA_SHORT, base + 4, POLLIN);
         pollfds.set(JAVA_SHORT, base + 6, (short)0);
+    }
+
+    /**
+     * @param arena where to allocate.
+     * @param count how many {@code struct pollfd}.
+     * @return room for them.
+     */
+    static MemorySegment pollFds(final Arena arena, final int count)
+    {
+        return arena.allocate(POLLFD, count);
+    }
+
+    /**
+     * @param arena where to allocate.
+     * @return room for a downcall's errno, as {@link #poll} and {@link #drain(int, MemorySegment, MemorySegment)}
+     *     take it.
+     */
+    static MemorySegment captureState(final Arena arena)
+    {
+        return arena.allocate(CAPTURE);
+    }
+
+    /**
+     * @param pollfds {@code struct pollfd}s after a {@link #poll}.
+     * @param index which.
+     * @return its {@code revents}.
+     */
+    static short revents(final MemorySegment pollfds, final int index)
+    {
+        return pollfds.get(JAVA_SHORT, index * POLLFD.byteSize() + 6);
+    }
+
+    /**
+     * {@code poll(2)}, allocating nothing.
+     *
+     * @param capture  from {@link #captureState}.
+     * @param pollfds  from {@link #pollFds}, filled with {@link #setPollFd}.
+     * @param count    how many of them.
+     * @param millis   the longest wait; negative waits for ever.
+     * @return how many descriptors have events; 0 after the timeout or a signal (EINTR).
+     * @throws RdmaException for any other failure of poll.
+     */
+    static int poll(final MemorySegment capture, final MemorySegment pollfds, final int count, final int millis)
+    {
+        try
+        {
+            final int rc = (int)POLL_PLAIN.invokeExact(pollfds, (long)count, millis);
+            if (rc >= 0)
+            {
+                return rc;
+            }
+            // a signal (EINTR) is no failure, and a look with no wait says whether it was one
+            final int again = (int)POLL.invokeExact(capture, pollfds, (long)count, 0);
+            if (again < 0 && (int)ERRNO.get(capture, 0L) != EINTR)
+            {
+                throw NativeErrors.exception((int)ERRNO.get(capture, 0L), "poll on " + count + " descriptors");
+            }
+            return Math.max(0, again);
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    /**
+     * Reset an eventfd's count to 0, allocating nothing; nothing happens if it was 0 already.
+     *
+     * @param fd      the eventfd.
+     * @param count   8 bytes to read the count into.
+     * @param capture from {@link #captureState}.
+     */
+    static void drain(final int fd, final MemorySegment count, final MemorySegment capture)
+    {
+        try
+        {
+            // non-blocking: EAGAIN when it was drained already, which is as good
+            final long rc = (long)READ_PLAIN.invokeExact(fd, count, 8L);
+            assert rc == 8 || rc < 0;
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new IllegalStateException(ex);
+        }
     }
 
     /**
@@ -222,6 +328,34 @@ public final class Libc
             one.set(JAVA_LONG, 0, 1L);
             final MemorySegment capture = arena.allocate(CAPTURE);
             if ((long)WRITE.invokeExact(capture, fd, one, 8L) < 0 && (int)ERRNO.get(capture, 0L) != EAGAIN)
+            {
+                throw NativeErrors.exception((int)ERRNO.get(capture, 0L), "write to eventfd " + fd);
+            }
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    /**
+     * As {@link #signal(int)}, allocating nothing.
+     *
+     * @param fd      the eventfd.
+     * @param one     8 bytes holding the long 1.
+     * @param capture from {@link #captureState}; the caller's alone for the call.
+     */
+    static void signal(final int fd, final MemorySegment one, final MemorySegment capture)
+    {
+        try
+        {
+            // EAGAIN (a full count) still leaves it readable; anything else is named by the capturing call
+            if ((long)WRITE_PLAIN.invokeExact(fd, one, 8L) < 0 &&
+                (long)WRITE.invokeExact(capture, fd, one, 8L) < 0 && (int)ERRNO.get(capture, 0L) != EAGAIN)
             {
                 throw NativeErrors.exception((int)ERRNO.get(capture, 0L), "write to eventfd " + fd);
             }

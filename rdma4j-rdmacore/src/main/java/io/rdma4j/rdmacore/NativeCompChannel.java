@@ -5,6 +5,7 @@ import io.rdma4j.rdmacore.abi.IbvCompChannel;
 import io.rdma4j.verbs.CompletionChannel;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.RdmaException;
+import io.rdma4j.verbs.WaitDriver;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -17,6 +18,9 @@ import java.util.concurrent.TimeUnit;
  * {@code ibv_get_cq_event}, wakes up for an interrupt, and a thread that loses the race for an event to
  * another goes back to waiting instead of blocking in {@code read}. An eventfd polled beside it lets
  * {@link #wakeup()} end a wait from another thread.
+ * <p>
+ * In a {@link io.rdma4j.verbs.WaitSet} its descriptor is what the set's thread sleeps on ({@link DescriptorWait}),
+ * beside any other member's; it is ready when the descriptor is readable.
  */
 public final class NativeCompChannel implements CompletionChannel
 {
@@ -26,6 +30,10 @@ public final class NativeCompChannel implements CompletionChannel
     private final int wakeFd;
     private int cqs;
     private volatile boolean closed;
+    /** A WaitSet's watcher: told at a wake-up and at the close; guarded by {@code this}. */
+    private Runnable watcher;
+    /** Made when the channel first joins a set; guarded by {@code this}. */
+    private DescriptorWait setWait;
 
     NativeCompChannel(final NativeContext context, final MemorySegment channel)
     {
@@ -92,11 +100,73 @@ public final class NativeCompChannel implements CompletionChannel
     }
 
     @Override
-    public synchronized void wakeup()
+    public void wakeup()
     {
-        // synchronized with close: the eventfd's number must not be reused by then
+        final Runnable told;
+        synchronized (this)
+        {
+            // synchronized with close: the eventfd's number must not be reused by then
+            checkOpen();
+            Libc.signal(wakeFd);
+            told = watcher;
+        }
+        if (told != null)
+        {
+            told.run();
+        }
+    }
+
+    /**
+     * @return whether {@code poll} finds the descriptor readable now: an event is waiting.
+     */
+    @Override
+    public boolean isReady()
+    {
+        final DescriptorWait wait;
+        synchronized (this)
+        {
+            if (closed)
+            {
+                return false;
+            }
+            wait = descriptorWait();
+        }
+        return wait.isReadable(fd);
+    }
+
+    @Override
+    public synchronized void watch(final Runnable setWatcher)
+    {
         checkOpen();
-        Libc.signal(wakeFd);
+        if (setWatcher != null && watcher != null && watcher != setWatcher)
+        {
+            throw new RdmaException(Errno.EBUSY, "the completion channel is in another WaitSet already");
+        }
+        watcher = setWatcher;
+    }
+
+    @Override
+    public int descriptor()
+    {
+        return closed ? -1 : fd;
+    }
+
+    /**
+     * @return the set's sleep in {@code poll(2)} over this and the set's other descriptors; null once destroyed.
+     */
+    @Override
+    public synchronized WaitDriver waitDriver()
+    {
+        return closed ? null : descriptorWait();
+    }
+
+    private DescriptorWait descriptorWait()
+    {
+        if (setWait == null)
+        {
+            setWait = new DescriptorWait();
+        }
+        return setWait;
     }
 
     synchronized void addCq()
@@ -112,6 +182,8 @@ public final class NativeCompChannel implements CompletionChannel
     @Override
     public void close()
     {
+        final Runnable told;
+        final DescriptorWait setDone;
         synchronized (this)
         {
             if (closed)
@@ -124,8 +196,19 @@ public final class NativeCompChannel implements CompletionChannel
             }
             Ibverbs.check("ibv_destroy_comp_channel", "ibv_destroy_comp_channel", channel);
             closed = true;
+            told = watcher;
+            watcher = null;
+            setDone = setWait;
         }
         Libc.close(wakeFd);
+        if (setDone != null)
+        {
+            setDone.close();
+        }
+        if (told != null)
+        {
+            told.run();
+        }
         context.release();
     }
 

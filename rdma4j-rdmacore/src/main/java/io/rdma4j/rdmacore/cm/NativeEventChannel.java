@@ -6,6 +6,7 @@ import io.rdma4j.cm.ConnParam;
 import io.rdma4j.cm.EventChannel;
 import io.rdma4j.cm.PortSpace;
 import io.rdma4j.cm.UdParam;
+import io.rdma4j.rdmacore.DescriptorWait;
 import io.rdma4j.rdmacore.Libc;
 import io.rdma4j.rdmacore.NativeErrors;
 import io.rdma4j.rdmacore.Structs;
@@ -15,6 +16,7 @@ import io.rdma4j.rdmacore.abi.RdmaConnParam;
 import io.rdma4j.rdmacore.abi.RdmaUdParam;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.RdmaException;
+import io.rdma4j.verbs.WaitDriver;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -31,7 +33,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * thread waiting for an event polls it in short slices (seeing an interrupt soon), so no thread is ever
  * parked inside {@code rdma_get_cm_event} and several threads may wait on one channel. Each event is copied
  * into a {@link NativeCmEvent} at once; the C event stays allocated until it is acknowledged, as librdmacm
- * requires.
+ * requires. In a {@link io.rdma4j.verbs.WaitSet} its descriptor is what the set's thread sleeps on
+ * ({@link DescriptorWait}), beside any other member's.
  */
 public final class NativeEventChannel implements EventChannel
 {
@@ -43,6 +46,10 @@ public final class NativeEventChannel implements EventChannel
     private final Map<Long, NativeCmId.Join> joins = new ConcurrentHashMap<>();
     private final AtomicLong joinKeys = new AtomicLong();
     private volatile boolean closed;
+    /** A WaitSet's watcher, told at the close; guarded by {@code this}. */
+    private Runnable watcher;
+    /** Made when the channel first joins a set; guarded by {@code this}. */
+    private DescriptorWait setWait;
 
     private NativeEventChannel(final MemorySegment channel)
     {
@@ -295,21 +302,91 @@ public final class NativeEventChannel implements EventChannel
     }
 
     /**
+     * @return whether {@code poll} finds the descriptor readable now: an event is waiting (or one for an id this
+     *     channel does not know, which {@link #getEvent} acknowledges and passes over).
+     */
+    @Override
+    public boolean isReady()
+    {
+        final DescriptorWait wait;
+        synchronized (this)
+        {
+            if (closed)
+            {
+                return false;
+            }
+            wait = descriptorWait();
+        }
+        return wait.isReadable(fd);
+    }
+
+    @Override
+    public synchronized void watch(final Runnable setWatcher)
+    {
+        RdmaException.check(!closed, Errno.EINVAL, "watch: the event channel is closed");
+        if (setWatcher != null && watcher != null && watcher != setWatcher)
+        {
+            throw new RdmaException(Errno.EBUSY, "the event channel is in another WaitSet already");
+        }
+        watcher = setWatcher;
+    }
+
+    @Override
+    public int descriptor()
+    {
+        return closed ? -1 : fd;
+    }
+
+    /**
+     * @return the set's sleep in {@code poll(2)} over this and the set's other descriptors; null once closed.
+     */
+    @Override
+    public synchronized WaitDriver waitDriver()
+    {
+        return closed ? null : descriptorWait();
+    }
+
+    private DescriptorWait descriptorWait()
+    {
+        if (setWait == null)
+        {
+            setWait = new DescriptorWait();
+        }
+        return setWait;
+    }
+
+    /**
      * @throws RdmaException EBUSY while ids made on it are not destroyed.
      */
     @Override
-    public synchronized void close()
+    public void close()
     {
-        if (closed)
+        final Runnable told;
+        final DescriptorWait setDone;
+        synchronized (this)
         {
-            return;
+            if (closed)
+            {
+                return;
+            }
+            if (!ids.isEmpty())
+            {
+                throw new RdmaException(Errno.EBUSY, "the event channel still has " +
+                    Counted.of(ids.size(), "id") + ": destroy them first");
+            }
+            closed = true;
+            Rdmacm.call("rdma_destroy_event_channel", channel);
+            told = watcher;
+            watcher = null;
+            setDone = setWait;
         }
-        if (!ids.isEmpty())
+        if (setDone != null)
         {
-            throw new RdmaException(Errno.EBUSY, "the event channel still has " +
-                Counted.of(ids.size(), "id") + ": destroy them first");
+            setDone.close();
         }
-        closed = true;
-        Rdmacm.call("rdma_destroy_event_channel", channel);
+        if (told != null)
+        {
+            told.run();
+        }
     }
 }
