@@ -281,7 +281,7 @@ public final class Subscription implements AutoCloseable
                 counters.increment(RmcastCounter.FRAMES_WITHOUT_IMAGE);
                 return;
             }
-            image.onData(receive, frame, now, handler, budget);
+            image.onData(receive, frame, frameLength, now, handler, budget);
         }
         else if (type == FrameHeader.TYPE_HEARTBEAT && frameLength >= FrameHeader.LENGTH + HeartbeatBody.LENGTH)
         {
