@@ -71,6 +71,7 @@ public final class Publication implements AutoCloseable
     private static final int SIGNAL_EVERY = 16;
 
     private final MulticastConfig config;
+    private final PublicationListener listener;
     private final Resources resources = new Resources();
     private final EventChannel channel;
     private final CmId udId;
@@ -104,6 +105,7 @@ public final class Publication implements AutoCloseable
     private final SendWr sendWr = new SendWr();
     private final WorkCompletion[] wcs = WorkCompletion.array(64);
     private final Counters counters = new Counters();
+    private final boolean dropsSlowMembers;
 
     private long nextSequence;
     private long postedSends;
@@ -130,10 +132,11 @@ public final class Publication implements AutoCloseable
 
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
 
-    private Publication(final MulticastConfig config, final InetAddress localAddress, final InetSocketAddress group)
-        throws InterruptedException
+    private Publication(final MulticastConfig config, final InetAddress localAddress, final InetSocketAddress group,
+        final PublicationListener listener) throws InterruptedException
     {
         this.config = config.conclude();
+        this.listener = listener == null ? PublicationListener.NONE : listener;
         boolean opened = false;
         try
         {
@@ -154,6 +157,7 @@ public final class Publication implements AutoCloseable
                 config.maxMessageLength() + " exceeds what the window holds (" + windowSlots + " slots of " +
                 maxPayload + " bytes = " + largest + "): a message must fit in the window to be repairable");
             maxMessageLength = config.maxMessageLength();
+            dropsSlowMembers = config.flowControl() == FlowControl.MAX && config.dropSlowMembers();
 
             sendCq = resources.add(context.createCq(config.sendQueueDepth() + 1, null, 0));
             rcCq = resources.add(context.createCq(16, null, 0));
@@ -215,7 +219,24 @@ public final class Publication implements AutoCloseable
     public static Publication open(final MulticastConfig config, final InetAddress localAddress,
         final InetSocketAddress group) throws InterruptedException
     {
-        return new Publication(config, localAddress, group);
+        return new Publication(config, localAddress, group, null);
+    }
+
+    /**
+     * Open a publication whose members' fate a listener is told of.
+     *
+     * @param config       the settings; concluded here.
+     * @param localAddress the address of this process's device.
+     * @param group        the multicast group (the port is ignored).
+     * @param listener     told of members dropped; null for none.
+     * @return the publication.
+     * @throws RdmaException      EINVAL for settings out of range; what the connection manager raises.
+     * @throws InterruptedException if interrupted while joining the group.
+     */
+    public static Publication open(final MulticastConfig config, final InetAddress localAddress,
+        final InetSocketAddress group, final PublicationListener listener) throws InterruptedException
+    {
+        return new Publication(config, localAddress, group, listener);
     }
 
     private static int newSessionId()
@@ -691,6 +712,22 @@ public final class Publication implements AutoCloseable
             }
             final long liveness = (long)LONG.getAcquire(status,
                 (long)member.index * Member.STATUS_ENTRY_LENGTH + Member.LIVENESS_OFFSET);
+            if (dropsSlowMembers && member.established)
+            {
+                final long position = (long)LONG.getAcquire(status,
+                    (long)member.index * Member.STATUS_ENTRY_LENGTH + Member.POSITION_OFFSET);
+                if (nextSequence > position + windowSlots)
+                {
+                    // what it needs next was overwritten: it cannot repair, only lose, so it goes, and is told
+                    member.counted = false;
+                    counters.increment(RmcastCounter.MEMBERS_DROPPED);
+                    positionLimit = computeLimit();
+                    listener.onMemberDropped(member.id.peerAddress(), position, nextSequence);
+                    disconnectQuietly(member.id);
+                    work++;
+                    continue;
+                }
+            }
             if (liveness != member.lastLiveness)
             {
                 member.lastLiveness = liveness;

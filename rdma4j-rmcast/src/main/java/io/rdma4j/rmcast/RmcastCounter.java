@@ -15,6 +15,7 @@ public enum RmcastCounter
     MEMBERS_JOINED("members_joined"),
     MEMBERS_LEFT("members_left"),
     MEMBERS_TIMED_OUT("members_timed_out"),
+    MEMBERS_DROPPED("members_dropped"),
     REPAIR_REQUESTS_REFUSED("repair_requests_refused"),
 
     FRAGMENTS_RECEIVED("fragments_received"),

@@ -101,12 +101,16 @@ final class SessionImage
     private int assemblyLength;
     /** Where delivery resumes in the ring slot of {@code expected} when a poll's budget ended within it; 0 if not. */
     private long resumeOffset;
+    /** Where an earlier image of this session ended (delivered or reported lost below it); -1 if none. */
+    private final long resumeFrom;
+    private boolean activated;
 
     SessionImage(
         final int sessionId, final int slotIndex, final int generation, final InetSocketAddress repairAddress,
         final CmId rcId, final MulticastConfig config, final Counters counters, final SubscriptionListener listener,
-        final long nowNs, final long announcedHead)
+        final long nowNs, final long announcedHead, final long resumeFrom)
     {
+        this.resumeFrom = resumeFrom;
         this.sessionId = sessionId;
         this.slotIndex = slotIndex;
         this.generation = generation;
@@ -147,13 +151,28 @@ final class SessionImage
             .rdma(grant.headAddress(), grant.headRkey());
         statusWr.opcode(WrOpcode.RDMA_WRITE).wrId(wrId(KIND_STATUS)).sendFlags(SendFlags.SIGNALED)
             .sge(controlMr, STATUS_OFFSET, STATUS_LENGTH).rdma(grant.statusAddress(), grant.statusRkey());
-        expected = grant.startSequence();
-        highestKnown = Math.max(highestKnown, expected);
+        final long start = grant.startSequence();
+        // a session seen before resumes where its last image ended: what went by between is reported lost, what
+        // a replay would bring again is not delivered twice
+        expected = resumeFrom >= 0 ? resumeFrom : start;
+        highestKnown = Math.max(highestKnown, Math.max(expected, start));
         lastStatusPosition = Long.MIN_VALUE / 2;
         state = State.ACTIVE;
+        activated = true;
         lastActivityNs = nowNs;
         counters.increment(RmcastCounter.IMAGES_AVAILABLE);
         listener.onImageAvailable(sessionId, expected);
+        if (expected < start)
+        {
+            reportLoss(expected, start);
+            expected = start;
+        }
+    }
+
+    /** @return where delivery stood when the image closed, -1 if it never began. */
+    long endPosition()
+    {
+        return activated ? expected : -1;
     }
 
     void repairQp(final QueuePair value)

@@ -75,6 +75,7 @@ final class Traffic
         final List<Offered> delivered = new ArrayList<>();
         final List<long[]> losses = new ArrayList<>();
         long startSequence = -1;
+        int images;
         boolean unavailable;
         /** The offered message after the last one delivered: packed messages share an end, so order picks one. */
         private int cursor;
@@ -104,7 +105,12 @@ final class Traffic
         @Override
         public void onImageAvailable(final int sessionId, final long start)
         {
-            startSequence = start;
+            // the first image's: a later one of the session (a rejoin) owes everything since, delivered or lost
+            if (startSequence < 0)
+            {
+                startSequence = start;
+            }
+            images++;
         }
 
         @Override
