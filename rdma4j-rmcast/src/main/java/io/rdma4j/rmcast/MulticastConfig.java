@@ -36,6 +36,7 @@ public final class MulticastConfig
     private int repairPort;
     private int repairAckTimeout = 10;
     private int offersPerFlush = 1;
+    private boolean dropSlowMembers = true;
     private boolean concluded;
 
     /** The defaults: a window of 8192 fragments, the port's MTU, 16 MiB messages, MIN flow control, LIVE join. */
@@ -317,9 +318,12 @@ public final class MulticastConfig
     }
 
     /**
-     * @return offers between two polls of the publication's send queue. An engine may hold posted sends until
-     *         the poster's next poll, to send a burst in one system call (the soft device in polling mode does,
-     *         for up to 1 ms): 1 sends each message at once (latency), more batches them (rate).
+     * @return offers between two sends of the open datagram and polls of the publication's send queue. Up to
+     *         this many small messages are packed into one datagram (as far as the MTU allows), each with its
+     *         header; and an engine may hold posted sends until the poster's next poll, to send a burst in one
+     *         system call (the soft device in polling mode does, for up to 1 ms): 1 sends each message at once
+     *         (latency), more packs and batches them (rate). A publisher that stops offering calls
+     *         {@link Publication#doWork()}, which sends what waits.
      */
     public int offersPerFlush()
     {
@@ -330,6 +334,24 @@ public final class MulticastConfig
     {
         mutable();
         offersPerFlush = value;
+        return this;
+    }
+
+    /**
+     * @return under {@link FlowControl#MAX}: whether a member whose reported position fell more than a window
+     *         behind is disconnected, with {@link PublicationListener#onMemberDropped} at the publisher and an
+     *         unrecoverable-loss event at the member (true, the default), or left to repair what the window still
+     *         holds and report the rest lost itself (false). MIN never lets a member fall that far.
+     */
+    public boolean dropSlowMembers()
+    {
+        return dropSlowMembers;
+    }
+
+    public MulticastConfig dropSlowMembers(final boolean value)
+    {
+        mutable();
+        dropSlowMembers = value;
         return this;
     }
 

@@ -69,9 +69,9 @@ public final class Publication implements AutoCloseable
     private static final int OFFERS_PER_DUTY = 128;
     /** The send completions a signaled send stands for: one in this many is signaled. */
     private static final int SIGNAL_EVERY = 16;
-    private static final long HEARTBEAT_WR_ID = -1;
 
     private final MulticastConfig config;
+    private final PublicationListener listener;
     private final Resources resources = new Resources();
     private final EventChannel channel;
     private final CmId udId;
@@ -89,6 +89,8 @@ public final class Publication implements AutoCloseable
     private final int slotMask;
     private final int slotLength;
     private final int maxPayload;
+    /** The largest datagram: a slot's frames together, headers included. */
+    private final int maxDatagram;
     private final int maxMessageLength;
     private final MemorySegment window;
     private final MemoryRegion windowMr;
@@ -103,6 +105,7 @@ public final class Publication implements AutoCloseable
     private final SendWr sendWr = new SendWr();
     private final WorkCompletion[] wcs = WorkCompletion.array(64);
     private final Counters counters = new Counters();
+    private final boolean dropsSlowMembers;
 
     private long nextSequence;
     private long postedSends;
@@ -110,7 +113,17 @@ public final class Publication implements AutoCloseable
     private long positionLimit = Long.MAX_VALUE;
     private boolean groupReached;
     private boolean claimed;
-    private long claimSequence;
+    /** The claimed frame's offset in the open slot. */
+    private int claimFrame;
+    /**
+     * The slot being packed with small messages and not posted yet, -1 when none: its sequence is
+     * {@code nextSequence - 1}, it was admitted (flow control, send room) when opened, and the next flush posts it.
+     */
+    private long openSlot = -1;
+    /** Bytes of frames in the open slot: the datagram's length. */
+    private int openLength;
+    /** The offset of the open slot's last frame, whose MORE flag a frame appended after it sets. */
+    private int openLastFrame;
     private int offersSinceDuty;
     private int offersSinceFlush;
     private long lastHeartbeatNs = Long.MIN_VALUE / 2;
@@ -119,10 +132,11 @@ public final class Publication implements AutoCloseable
 
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
 
-    private Publication(final MulticastConfig config, final InetAddress localAddress, final InetSocketAddress group)
-        throws InterruptedException
+    private Publication(final MulticastConfig config, final InetAddress localAddress, final InetSocketAddress group,
+        final PublicationListener listener) throws InterruptedException
     {
         this.config = config.conclude();
+        this.listener = listener == null ? PublicationListener.NONE : listener;
         boolean opened = false;
         try
         {
@@ -134,6 +148,7 @@ public final class Publication implements AutoCloseable
             final int portMtu = context.queryPort(1).activeMtu().bytes();
             final int mtu = config.mtu() == 0 ? portMtu : Math.min(config.mtu(), portMtu);
             maxPayload = mtu - FrameHeader.LENGTH;
+            maxDatagram = mtu;
             windowSlots = config.windowSlots();
             slotMask = windowSlots - 1;
             slotLength = align(FrameHeader.LENGTH + maxPayload, SLOT_ALIGNMENT);
@@ -142,6 +157,7 @@ public final class Publication implements AutoCloseable
                 config.maxMessageLength() + " exceeds what the window holds (" + windowSlots + " slots of " +
                 maxPayload + " bytes = " + largest + "): a message must fit in the window to be repairable");
             maxMessageLength = config.maxMessageLength();
+            dropsSlowMembers = config.flowControl() == FlowControl.MAX && config.dropSlowMembers();
 
             sendCq = resources.add(context.createCq(config.sendQueueDepth() + 1, null, 0));
             rcCq = resources.add(context.createCq(16, null, 0));
@@ -203,7 +219,24 @@ public final class Publication implements AutoCloseable
     public static Publication open(final MulticastConfig config, final InetAddress localAddress,
         final InetSocketAddress group) throws InterruptedException
     {
-        return new Publication(config, localAddress, group);
+        return new Publication(config, localAddress, group, null);
+    }
+
+    /**
+     * Open a publication whose members' fate a listener is told of.
+     *
+     * @param config       the settings; concluded here.
+     * @param localAddress the address of this process's device.
+     * @param group        the multicast group (the port is ignored).
+     * @param listener     told of members dropped; null for none.
+     * @return the publication.
+     * @throws RdmaException      EINVAL for settings out of range; what the connection manager raises.
+     * @throws InterruptedException if interrupted while joining the group.
+     */
+    public static Publication open(final MulticastConfig config, final InetAddress localAddress,
+        final InetSocketAddress group, final PublicationListener listener) throws InterruptedException
+    {
+        return new Publication(config, localAddress, group, listener);
     }
 
     private static int newSessionId()
@@ -230,10 +263,19 @@ public final class Publication implements AutoCloseable
         return sessionId;
     }
 
-    /** @return the sequence the next fragment gets: the value offer returns is this after the message. */
+    /**
+     * @return the position after the last message offered, in window slots (datagrams): the value offer returned
+     *         for it. Small messages packed into one datagram share it.
+     */
     public long position()
     {
         return nextSequence;
+    }
+
+    /** @return the head the group has been sent: the open slot, if any, is not yet. */
+    private long sentHead()
+    {
+        return openSlot >= 0 ? nextSequence - 1 : nextSequence;
     }
 
     /** @return the largest payload of one fragment (the frame's MTU less the header): tryClaim's limit. */
@@ -296,7 +338,29 @@ public final class Publication implements AutoCloseable
         {
             throw new RdmaException(Errno.EINVAL, "offer: a claim is open; commit or abort it first");
         }
-        final int fragments = length <= maxPayload ? 1 : (length + maxPayload - 1) / maxPayload;
+        if (closed)
+        {
+            return CLOSED;
+        }
+        duty();
+        if (length <= maxPayload)
+        {
+            if (!fitsOpen(length))
+            {
+                final long admitted = openSlotForMessage();
+                if (admitted < 0)
+                {
+                    return admitted;
+                }
+            }
+            final int frame = align(openLength, FrameHeader.FRAME_ALIGNMENT);
+            MemorySegment.copy(source, offset, window, openSlot + frame + FrameHeader.LENGTH, length);
+            appendFrame(frame, length);
+            return nextSequence;
+        }
+        // a fragmented message takes whole slots of its own, after whatever the open one holds
+        postOpen();
+        final int fragments = (length + maxPayload - 1) / maxPayload;
         final long admitted = admit(fragments);
         if (admitted < 0)
         {
@@ -314,7 +378,7 @@ public final class Publication implements AutoCloseable
             MemorySegment.copy(source, from, window, slot + FrameHeader.LENGTH, chunk);
             FrameHeader.write(window, slot, FrameHeader.TYPE_DATA, flags, sessionId, chunk, length, sequence);
             awaitSendRoom();
-            postFrame(slot, FrameHeader.LENGTH + chunk, sequence);
+            postFrame(slot, FrameHeader.LENGTH + chunk);
             sequence++;
             from += chunk;
             remaining -= chunk;
@@ -322,8 +386,64 @@ public final class Publication implements AutoCloseable
         nextSequence = sequence;
         counters.add(RmcastCounter.FRAGMENTS_SENT, fragments);
         counters.increment(RmcastCounter.MESSAGES_SENT);
+        counters.add(RmcastCounter.BYTES_SENT, length);
         flushIfDue();
         return sequence;
+    }
+
+    /** @return whether a message of this length still fits in the open slot's datagram. */
+    private boolean fitsOpen(final int length)
+    {
+        return openSlot >= 0 &&
+            align(openLength, FrameHeader.FRAME_ALIGNMENT) + FrameHeader.LENGTH + length <= maxDatagram;
+    }
+
+    /**
+     * Post the open slot (full, or not) and open the next for a message of one fragment.
+     *
+     * @return 0, or what admission refused with.
+     */
+    private long openSlotForMessage()
+    {
+        postOpen();
+        final long admitted = admit(1);
+        if (admitted < 0)
+        {
+            return admitted;
+        }
+        openSlot = beginSlot(nextSequence);
+        openLength = 0;
+        nextSequence++;
+        return 0;
+    }
+
+    /** Write the header of a frame whose payload is in the open slot at frame + header, and chain it. */
+    private void appendFrame(final int frame, final int length)
+    {
+        FrameHeader.write(window, openSlot + frame, FrameHeader.TYPE_DATA, FrameHeader.UNFRAGMENTED, sessionId,
+            length, length, nextSequence - 1);
+        if (frame > 0)
+        {
+            FrameHeader.markMore(window, openSlot + openLastFrame);
+        }
+        openLastFrame = frame;
+        openLength = frame + FrameHeader.LENGTH + length;
+        counters.increment(RmcastCounter.MESSAGES_SENT);
+        counters.add(RmcastCounter.BYTES_SENT, length);
+        flushIfDue();
+    }
+
+    /** Send the open slot's datagram, if there is one and no claim is being written into it. */
+    private void postOpen()
+    {
+        if (openSlot < 0 || claimed)
+        {
+            return;
+        }
+        awaitSendRoom();
+        postFrame(openSlot, openLength);
+        openSlot = -1;
+        counters.increment(RmcastCounter.FRAGMENTS_SENT);
     }
 
     /**
@@ -357,38 +477,41 @@ public final class Publication implements AutoCloseable
         {
             throw new RdmaException(Errno.EINVAL, "tryClaim: a claim is open; commit or abort it first");
         }
-        final long admitted = admit(1);
-        if (admitted < 0)
+        if (closed)
         {
-            return admitted;
+            return CLOSED;
         }
-        claimSequence = nextSequence;
-        final long slot = beginSlot(claimSequence);
+        duty();
+        if (!fitsOpen(length))
+        {
+            final long admitted = openSlotForMessage();
+            if (admitted < 0)
+            {
+                return admitted;
+            }
+        }
+        claimFrame = align(openLength, FrameHeader.FRAME_ALIGNMENT);
         claimed = true;
-        claim.wrap(this, window, slot + FrameHeader.LENGTH, length);
-        return claimSequence + 1;
+        claim.wrap(this, window, openSlot + claimFrame + FrameHeader.LENGTH, length);
+        return nextSequence;
     }
 
     void commitClaim(final int length)
     {
-        final long slot = slotOffset(claimSequence);
-        FrameHeader.write(window, slot, FrameHeader.TYPE_DATA, FrameHeader.UNFRAGMENTED, sessionId, length, length,
-            claimSequence);
         claimed = false;
-        awaitSendRoom();
-        postFrame(slot, FrameHeader.LENGTH + length, claimSequence);
-        nextSequence = claimSequence + 1;
-        counters.increment(RmcastCounter.FRAGMENTS_SENT);
-        counters.increment(RmcastCounter.MESSAGES_SENT);
-        flushIfDue();
+        appendFrame(claimFrame, length);
     }
 
-    /** A poll of the send queue: it reclaims completions and makes the engine send what it holds for the poll. */
+    /**
+     * Post the open slot and poll the send queue, every {@link MulticastConfig#offersPerFlush()} offers: the poll
+     * reclaims completions and makes the engine send what it holds for it.
+     */
     private void flushIfDue()
     {
         if (++offersSinceFlush >= config.offersPerFlush())
         {
             offersSinceFlush = 0;
+            postOpen();
             reclaim();
         }
     }
@@ -397,18 +520,25 @@ public final class Publication implements AutoCloseable
     {
         // the head word may already name the slot: that only makes repair validation more cautious
         claimed = false;
+        if (openSlot >= 0 && openLength == 0)
+        {
+            // the claim opened the slot and nothing else is in it: give the sequence back
+            openSlot = -1;
+            nextSequence--;
+        }
     }
 
-    private long admit(final int fragments)
+    /** The duty cycle now and then from the offers, so a busy publisher still heartbeats and accepts. */
+    private void duty()
     {
-        if (closed)
-        {
-            return CLOSED;
-        }
         if (++offersSinceDuty >= OFFERS_PER_DUTY)
         {
             doWork();
         }
+    }
+
+    private long admit(final int fragments)
+    {
         if (!groupReached)
         {
             if (memberCount() < config.minGroupSize())
@@ -474,7 +604,7 @@ public final class Publication implements AutoCloseable
         }
     }
 
-    private void postFrame(final long slot, final int frameLength, final long sequence)
+    private void postFrame(final long slot, final int frameLength)
     {
         postedSends++;
         final boolean signal = (postedSends % SIGNAL_EVERY) == 0 ||
@@ -538,6 +668,11 @@ public final class Publication implements AutoCloseable
             return 0;
         }
         offersSinceDuty = 0;
+        if (openSlot >= 0 && !claimed)
+        {
+            postOpen();
+            offersSinceFlush = 0;
+        }
         int work = reclaim();
         final long now = System.nanoTime();
         work += pollCm(now);
@@ -557,7 +692,7 @@ public final class Publication implements AutoCloseable
         heartbeatToggle ^= 1;
         final long offset = (long)heartbeatToggle * SLOT_ALIGNMENT;
         FrameHeader.write(heartbeats, offset, FrameHeader.TYPE_HEARTBEAT, (byte)0, sessionId, HeartbeatBody.LENGTH,
-            0, claimed ? claimSequence : nextSequence);
+            0, sentHead());
         postedSends++;
         final boolean signal = (postedSends % SIGNAL_EVERY) == 0;
         sendWr.wrId(postedSends).sendFlags(signal ? SendFlags.SIGNALED : 0)
@@ -577,6 +712,22 @@ public final class Publication implements AutoCloseable
             }
             final long liveness = (long)LONG.getAcquire(status,
                 (long)member.index * Member.STATUS_ENTRY_LENGTH + Member.LIVENESS_OFFSET);
+            if (dropsSlowMembers && member.established)
+            {
+                final long position = (long)LONG.getAcquire(status,
+                    (long)member.index * Member.STATUS_ENTRY_LENGTH + Member.POSITION_OFFSET);
+                if (nextSequence > position + windowSlots)
+                {
+                    // what it needs next was overwritten: it cannot repair, only lose, so it goes, and is told
+                    member.counted = false;
+                    counters.increment(RmcastCounter.MEMBERS_DROPPED);
+                    positionLimit = computeLimit();
+                    listener.onMemberDropped(member.id.peerAddress(), position, nextSequence);
+                    disconnectQuietly(member.id);
+                    work++;
+                    continue;
+                }
+            }
             if (liveness != member.lastLiveness)
             {
                 member.lastLiveness = liveness;
@@ -715,6 +866,16 @@ public final class Publication implements AutoCloseable
         if (closed)
         {
             return;
+        }
+        try
+        {
+            // what the open slot holds goes out, as what was posted does
+            postOpen();
+            reclaim();
+        }
+        catch (final RdmaException ignored)
+        {
+            // the device is failing: closing goes on
         }
         closed = true;
         try

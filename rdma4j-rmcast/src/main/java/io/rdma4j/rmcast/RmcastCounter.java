@@ -2,21 +2,25 @@ package io.rdma4j.rmcast;
 
 /**
  * The counters of publications and subscriptions, named as rxe names its own (snake_case, what was counted).
+ * A "fragment" is one window slot, one datagram: a piece of a long message, or several small messages packed.
  */
 public enum RmcastCounter
 {
     FRAGMENTS_SENT("fragments_sent"),
     MESSAGES_SENT("messages_sent"),
+    BYTES_SENT("bytes_sent"),
     HEARTBEATS_SENT("heartbeats_sent"),
     BACK_PRESSURED("back_pressured"),
     NOT_CONNECTED("not_connected"),
     MEMBERS_JOINED("members_joined"),
     MEMBERS_LEFT("members_left"),
     MEMBERS_TIMED_OUT("members_timed_out"),
+    MEMBERS_DROPPED("members_dropped"),
     REPAIR_REQUESTS_REFUSED("repair_requests_refused"),
 
     FRAGMENTS_RECEIVED("fragments_received"),
     MESSAGES_DELIVERED("messages_delivered"),
+    BYTES_DELIVERED("bytes_delivered"),
     DUPLICATES("duplicates"),
     GAPS("gaps"),
     REPAIR_READS("repair_reads"),

@@ -99,12 +99,18 @@ final class SessionImage
     private long liveness;
     private boolean assembling;
     private int assemblyLength;
+    /** Where delivery resumes in the ring slot of {@code expected} when a poll's budget ended within it; 0 if not. */
+    private long resumeOffset;
+    /** Where an earlier image of this session ended (delivered or reported lost below it); -1 if none. */
+    private final long resumeFrom;
+    private boolean activated;
 
     SessionImage(
         final int sessionId, final int slotIndex, final int generation, final InetSocketAddress repairAddress,
         final CmId rcId, final MulticastConfig config, final Counters counters, final SubscriptionListener listener,
-        final long nowNs, final long announcedHead)
+        final long nowNs, final long announcedHead, final long resumeFrom)
     {
+        this.resumeFrom = resumeFrom;
         this.sessionId = sessionId;
         this.slotIndex = slotIndex;
         this.generation = generation;
@@ -145,13 +151,28 @@ final class SessionImage
             .rdma(grant.headAddress(), grant.headRkey());
         statusWr.opcode(WrOpcode.RDMA_WRITE).wrId(wrId(KIND_STATUS)).sendFlags(SendFlags.SIGNALED)
             .sge(controlMr, STATUS_OFFSET, STATUS_LENGTH).rdma(grant.statusAddress(), grant.statusRkey());
-        expected = grant.startSequence();
-        highestKnown = Math.max(highestKnown, expected);
+        final long start = grant.startSequence();
+        // a session seen before resumes where its last image ended: what went by between is reported lost, what
+        // a replay would bring again is not delivered twice
+        expected = resumeFrom >= 0 ? resumeFrom : start;
+        highestKnown = Math.max(highestKnown, Math.max(expected, start));
         lastStatusPosition = Long.MIN_VALUE / 2;
         state = State.ACTIVE;
+        activated = true;
         lastActivityNs = nowNs;
         counters.increment(RmcastCounter.IMAGES_AVAILABLE);
         listener.onImageAvailable(sessionId, expected);
+        if (expected < start)
+        {
+            reportLoss(expected, start);
+            expected = start;
+        }
+    }
+
+    /** @return where delivery stood when the image closed, -1 if it never began. */
+    long endPosition()
+    {
+        return activated ? expected : -1;
     }
 
     void repairQp(final QueuePair value)
@@ -188,13 +209,12 @@ final class SessionImage
      *
      * @return fragments delivered (0 or 1).
      */
-    int onData(final MemorySegment buffer, final long frame, final long nowNs, final MessageHandler handler,
-        final Subscription.Budget budget)
+    int onData(final MemorySegment buffer, final long frame, final int datagramLength, final long nowNs,
+        final MessageHandler handler, final Subscription.Budget budget)
     {
         lastActivityNs = nowNs;
         final long sequence = FrameHeader.sequence(buffer, frame);
-        final int length = FrameHeader.payloadLength(buffer, frame);
-        if (length < 0 || length > maxPayload)
+        if (datagramLength > slotLength || !wellFormed(buffer, frame, datagramLength, sequence))
         {
             counters.increment(RmcastCounter.MALFORMED_FRAMES);
             return 0;
@@ -222,10 +242,19 @@ final class SessionImage
             counters.increment(RmcastCounter.DUPLICATES);
             return 0;
         }
-        if (sequence == expected && budget.remaining > 0)
+        if (sequence == expected && budget.remaining > 0 && !inRepair(sequence))
         {
-            deliver(buffer, frame, sequence, handler, budget);
-            expected++;
+            // (a READ in flight for it would race the ring copy below, should the budget end within it)
+            final long rest = deliverSlot(buffer, frame, 0, sequence, handler, budget);
+            if (rest < 0)
+            {
+                expected++;
+                return 1;
+            }
+            // the budget ended within the datagram: the rest waits in the ring for the next poll
+            MemorySegment.copy(buffer, frame, ring, (long)index * slotLength, datagramLength);
+            present[index] = sequence;
+            resumeOffset = rest;
             return 1;
         }
         if (inRepair(sequence))
@@ -234,13 +263,48 @@ final class SessionImage
             counters.increment(RmcastCounter.DUPLICATES);
             return 0;
         }
-        MemorySegment.copy(buffer, frame, ring, (long)index * slotLength, FrameHeader.LENGTH + length);
+        MemorySegment.copy(buffer, frame, ring, (long)index * slotLength, datagramLength);
         present[index] = sequence;
         if (sequence > expected)
         {
             noteGap(nowNs);
         }
         return 0;
+    }
+
+    /**
+     * Every frame of a datagram (or a repaired slot) lies within it, is DATA of this session and slot, and only a
+     * frame of a whole message shares its slot: what delivery then walks without a check.
+     */
+    private boolean wellFormed(final MemorySegment buffer, final long frame, final int limit, final long sequence)
+    {
+        long at = 0;
+        while (true)
+        {
+            if (at + FrameHeader.LENGTH > limit)
+            {
+                return false;
+            }
+            final long f = frame + at;
+            final int length = FrameHeader.payloadLength(buffer, f);
+            final byte flags = FrameHeader.flags(buffer, f);
+            if (length < 0 || length > maxPayload || at + FrameHeader.LENGTH + length > limit)
+            {
+                return false;
+            }
+            final boolean more = (flags & FrameHeader.MORE_FLAG) != 0;
+            if ((at > 0 || more) && (FrameHeader.type(buffer, f) != FrameHeader.TYPE_DATA ||
+                FrameHeader.sessionId(buffer, f) != sessionId || FrameHeader.sequence(buffer, f) != sequence ||
+                (flags & FrameHeader.UNFRAGMENTED) != FrameHeader.UNFRAGMENTED))
+            {
+                return false;
+            }
+            if (!more)
+            {
+                return true;
+            }
+            at = FrameHeader.next(at, length);
+        }
     }
 
     private void noteGap(final long nowNs)
@@ -271,7 +335,14 @@ final class SessionImage
             if (held == expected)
             {
                 flushLossRun();
-                deliver(ring, (long)index * slotLength, expected, handler, budget);
+                final long rest = deliverSlot(ring, (long)index * slotLength, resumeOffset, expected, handler, budget);
+                if (rest >= 0)
+                {
+                    resumeOffset = rest;
+                    work++;
+                    break;
+                }
+                resumeOffset = 0;
             }
             else if (held == lostMark(expected))
             {
@@ -402,8 +473,17 @@ final class SessionImage
             }
             else if (FrameHeader.sequence(ring, slot) == s && FrameHeader.sessionId(ring, slot) == sessionId)
             {
-                present[index] = s;
-                counters.increment(RmcastCounter.FRAGMENTS_REPAIRED);
+                if (wellFormed(ring, slot, slotLength, s))
+                {
+                    present[index] = s;
+                    counters.increment(RmcastCounter.FRAGMENTS_REPAIRED);
+                }
+                else
+                {
+                    // the publisher's own slot makes no sense: reading it again would not either
+                    present[index] = lostMark(s);
+                    counters.increment(RmcastCounter.MALFORMED_FRAMES);
+                }
             }
         }
         // the rest of a long gap goes at once, not after another delay
@@ -434,6 +514,30 @@ final class SessionImage
         counters.increment(RmcastCounter.STATUS_WRITES);
     }
 
+    /**
+     * Deliver a slot's frames from an offset in it while the budget lasts.
+     *
+     * @return -1 when the slot's last frame went, else the offset of the frame to resume at.
+     */
+    private long deliverSlot(final MemorySegment buffer, final long slot, final long from, final long sequence,
+        final MessageHandler handler, final Subscription.Budget budget)
+    {
+        long at = from;
+        while (budget.remaining > 0)
+        {
+            final long frame = slot + at;
+            final boolean more = (FrameHeader.flags(buffer, frame) & FrameHeader.MORE_FLAG) != 0;
+            final int length = FrameHeader.payloadLength(buffer, frame);
+            deliver(buffer, frame, sequence, handler, budget);
+            if (!more)
+            {
+                return -1;
+            }
+            at = FrameHeader.next(at, length);
+        }
+        return at;
+    }
+
     private void deliver(final MemorySegment buffer, final long frame, final long sequence,
         final MessageHandler handler, final Subscription.Budget budget)
     {
@@ -445,6 +549,7 @@ final class SessionImage
         {
             assembling = false;
             counters.increment(RmcastCounter.MESSAGES_DELIVERED);
+            counters.add(RmcastCounter.BYTES_DELIVERED, length);
             handler.onMessage(buffer, payload, length, sessionId, sequence + 1);
             return;
         }
@@ -471,6 +576,7 @@ final class SessionImage
         {
             assembling = false;
             counters.increment(RmcastCounter.MESSAGES_DELIVERED);
+            counters.add(RmcastCounter.BYTES_DELIVERED, assemblyLength);
             handler.onMessage(assembly, 0, assemblyLength, sessionId, sequence + 1);
         }
     }

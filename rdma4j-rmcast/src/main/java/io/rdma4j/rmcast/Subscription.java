@@ -82,6 +82,8 @@ public final class Subscription implements AutoCloseable
      */
     private final int[] endedSessions;
     private final long[] endedUntilNs;
+    /** Where each ended session's delivery stood (all below delivered or reported lost), -1 if it never began. */
+    private final long[] endedPositions;
     private int nextEnded;
     private final Counters counters = new Counters();
     private final Budget budget = new Budget();
@@ -120,6 +122,7 @@ public final class Subscription implements AutoCloseable
             images = new SessionImage[config.maxImages()];
             endedSessions = new int[config.maxImages()];
             endedUntilNs = new long[config.maxImages()];
+            endedPositions = new long[config.maxImages()];
             udId.joinMulticast(group, JoinFlags.FULLMEMBER, null);
             channel.expect(CmEventType.MULTICAST_JOIN, config.cmTimeoutMs(), TimeUnit.MILLISECONDS).ack();
             opened = true;
@@ -281,7 +284,7 @@ public final class Subscription implements AutoCloseable
                 counters.increment(RmcastCounter.FRAMES_WITHOUT_IMAGE);
                 return;
             }
-            image.onData(receive, frame, now, handler, budget);
+            image.onData(receive, frame, frameLength, now, handler, budget);
         }
         else if (type == FrameHeader.TYPE_HEARTBEAT && frameLength >= FrameHeader.LENGTH + HeartbeatBody.LENGTH)
         {
@@ -316,11 +319,17 @@ public final class Subscription implements AutoCloseable
     /** A heartbeat of a session not seen before: connect to its repair listener (control path). */
     private void discover(final int sessionId, final InetSocketAddress repairAddress, final long head, final long now)
     {
+        long resumeFrom = -1;
         for (int i = 0; i < endedSessions.length; i++)
         {
-            if (endedSessions[i] == sessionId && now - endedUntilNs[i] < 0)
+            if (endedSessions[i] == sessionId)
             {
-                return;
+                if (now - endedUntilNs[i] < 0)
+                {
+                    return;
+                }
+                // the session comes back (this member was dropped, or its connection failed): no silent gap
+                resumeFrom = Math.max(resumeFrom, endedPositions[i]);
             }
         }
         int index = -1;
@@ -338,7 +347,7 @@ public final class Subscription implements AutoCloseable
         }
         final CmId rcId = channel.createId(null, PortSpace.TCP);
         final SessionImage image = new SessionImage(sessionId, index, ++generation, repairAddress, rcId, config,
-            counters, listener, now, head);
+            counters, listener, now, head, resumeFrom);
         rcId.context(image);
         images[index] = image;
         try
@@ -474,8 +483,10 @@ public final class Subscription implements AutoCloseable
         }
         endedSessions[nextEnded] = image.sessionId;
         endedUntilNs[nextEnded] = System.nanoTime() + config.publisherTimeoutNs();
+        final int ended = nextEnded;
         nextEnded = (nextEnded + 1) % endedSessions.length;
         image.close(reportUnavailable);
+        endedPositions[ended] = image.endPosition();
     }
 
     @Override

@@ -73,7 +73,7 @@ class MembershipTest
     void shouldReportTheRangeASlowMemberLostUnderMaxFlowControl() throws Exception
     {
         try (MemoryFabric fabric = new MemoryFabric(8); Arena arena = Arena.ofConfined();
-             Publication publication = Publication.open(small().flowControl(FlowControl.MAX).minGroupSize(2),
+             Publication publication = Publication.open(small().flowControl(FlowControl.MAX).dropSlowMembers(false).minGroupSize(2),
                  fabric.device(1), fabric.group(1)))
         {
             final Traffic traffic = new Traffic(arena, 100);

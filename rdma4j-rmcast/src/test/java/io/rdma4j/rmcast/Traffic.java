@@ -4,9 +4,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -19,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  */
 final class Traffic
 {
-    /** A message as offered: fragments [start, end) of its session. */
+    /** A message as offered: window slots [start, end) of its session (one slot shared by packed messages). */
     record Offered(int index, int sessionId, long start, long end, int length)
     {
     }
@@ -27,7 +25,6 @@ final class Traffic
     /** Where the messages are built; each is a pattern of its index, so a delivered one is checked byte by byte. */
     private final MemorySegment source;
     private final List<Offered> offered = new ArrayList<>();
-    private final Map<Long, Offered> byEnd = new HashMap<>();
 
     Traffic(final Arena arena, final int maxLength)
     {
@@ -54,7 +51,7 @@ final class Traffic
         {
             source.set(ValueLayout.JAVA_BYTE, j, pattern(index, j));
         }
-        final long start = publication.position();
+        final long before = publication.position();
         long result;
         while ((result = publication.offer(source, 0, length)) < 0)
         {
@@ -65,9 +62,10 @@ final class Traffic
             }
             others.run();
         }
+        // packed into the slot the one before opened: that slot is all it takes
+        final long start = result == before ? result - 1 : before;
         final Offered message = new Offered(index, publication.sessionId(), start, result, length);
         offered.add(message);
-        byEnd.put(result, message);
         return message;
     }
 
@@ -77,14 +75,22 @@ final class Traffic
         final List<Offered> delivered = new ArrayList<>();
         final List<long[]> losses = new ArrayList<>();
         long startSequence = -1;
+        int images;
         boolean unavailable;
+        /** The offered message after the last one delivered: packed messages share an end, so order picks one. */
+        private int cursor;
 
         @Override
         public void onMessage(final MemorySegment buffer, final long offset, final int length, final int sessionId,
             final long position)
         {
-            final Offered message = byEnd.get(position);
-            assertTrue(message != null, "delivered a message ending at " + position + " that nobody offered");
+            while (cursor < offered.size() && offered.get(cursor).end() < position)
+            {
+                cursor++;
+            }
+            assertTrue(cursor < offered.size() && offered.get(cursor).end() == position,
+                "delivered a message ending at " + position + " that nobody offered (or one already delivered)");
+            final Offered message = offered.get(cursor++);
             assertEquals(message.length(), length, "length of message " + message.index());
             for (int j = 0; j < length; j++)
             {
@@ -99,7 +105,12 @@ final class Traffic
         @Override
         public void onImageAvailable(final int sessionId, final long start)
         {
-            startSequence = start;
+            // the first image's: a later one of the session (a rejoin) owes everything since, delivered or lost
+            if (startSequence < 0)
+            {
+                startSequence = start;
+            }
+            images++;
         }
 
         @Override
@@ -123,11 +134,11 @@ final class Traffic
         void assertEveryMessageOrLoss()
         {
             assertTrue(startSequence >= 0, "the image never became available");
-            long lastEnd = -1;
+            int lastIndex = -1;
             for (final Offered message : delivered)
             {
-                assertTrue(message.end() > lastEnd, "message " + message.index() + " out of order or twice");
-                lastEnd = message.end();
+                assertTrue(message.index() > lastIndex, "message " + message.index() + " out of order or twice");
+                lastIndex = message.index();
             }
             int next = 0;
             for (final Offered message : offered)

@@ -22,7 +22,9 @@ import java.lang.foreign.ValueLayout;
  *  |                              ... 64 bits                      |
  *  +---------------------------------------------------------------+
  * </pre>
- * For DATA the sequence is the fragment's own number in its session; for HEARTBEAT it is the session's head,
+ * For DATA the sequence is the number of the window slot (one datagram) the frame travels in: the one fragment
+ * of a long message, or one of the small messages packed into it, each frame with this header, chained by
+ * {@link #MORE_FLAG}; for HEARTBEAT it is the session's head,
  * the number the next fragment will get, so a subscriber sees a lost tail. The sequence sits in the header,
  * not in immediate data, because the window slot a repair READ fetches must name its own fragment: a READ
  * brings no immediate data, and a slot overwritten by a newer fragment is told apart by this field.
@@ -40,6 +42,13 @@ public final class FrameHeader
     public static final byte END_FLAG = 0x40;
     /** Both: a message in one fragment. */
     public static final byte UNFRAGMENTED = (byte)(BEGIN_FLAG | END_FLAG);
+    /**
+     * Another frame of the same slot follows this one in the datagram, at this frame's end rounded up to
+     * {@link #FRAME_ALIGNMENT}: small messages are packed several to a datagram, each with its header.
+     */
+    public static final byte MORE_FLAG = 0x20;
+    /** Where a packed frame starts after the one before it. */
+    public static final int FRAME_ALIGNMENT = 8;
 
     /** The layout this class reads and writes. */
     public static final short CURRENT_VERSION = 1;
@@ -87,6 +96,27 @@ public final class FrameHeader
         segment.set(INT, offset + SESSION_ID_OFFSET, sessionId);
         segment.set(INT, offset + MESSAGE_LENGTH_OFFSET, messageLength);
         segment.set(LONG, offset + SEQUENCE_OFFSET, sequence);
+    }
+
+    /**
+     * Say that another frame follows this one in its datagram.
+     *
+     * @param segment where the frame is.
+     * @param offset  the frame's offset.
+     */
+    public static void markMore(final MemorySegment segment, final long offset)
+    {
+        segment.set(ValueLayout.JAVA_BYTE, offset + FLAGS_OFFSET, (byte)(flags(segment, offset) | MORE_FLAG));
+    }
+
+    /**
+     * @param offset        a frame's offset.
+     * @param payloadLength its payload's length.
+     * @return where the next frame of its datagram starts, if {@link #MORE_FLAG} says one does.
+     */
+    public static long next(final long offset, final int payloadLength)
+    {
+        return (offset + LENGTH + payloadLength + FRAME_ALIGNMENT - 1) & -FRAME_ALIGNMENT;
     }
 
     public static int payloadLength(final MemorySegment segment, final long offset)

@@ -3,6 +3,7 @@ package io.rdma4j.tools.rmcast;
 import io.rdma4j.rmcast.FlowControl;
 import io.rdma4j.rmcast.MulticastConfig;
 import io.rdma4j.rmcast.Publication;
+import io.rdma4j.rmcast.PublicationListener;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -60,8 +61,17 @@ public final class RmcastPubCommand implements Callable<Integer>
     {
         final MulticastConfig config = new MulticastConfig().windowSlots(window).minGroupSize(minGroup).flowControl(flow)
             .maxMessageLength(Math.max(size, 64 * 1024)).offersPerFlush(offersPerFlush);
+        final PublicationListener dropped = new PublicationListener()
+        {
+            @Override
+            public void onMemberDropped(final InetSocketAddress member, final long position, final long head)
+            {
+                System.out.printf("rmcast_pub: member %s DROPPED at %d, head %d (more than a window behind)%n",
+                    member, position, head);
+            }
+        };
         try (Publication publication = Publication.open(config, InetAddress.getByName(bindAddress),
-            new InetSocketAddress(InetAddress.getByName(group), 0)); Arena arena = Arena.ofConfined())
+            new InetSocketAddress(InetAddress.getByName(group), 0), dropped); Arena arena = Arena.ofConfined())
         {
             System.out.printf("rmcast_pub: session %08x to %s, repair listener %s, %d-byte messages, window %d, %s " +
                 "flow control, waiting for %d members%n", publication.sessionId(), group, publication.repairAddress(),
@@ -110,8 +120,10 @@ public final class RmcastPubCommand implements Callable<Integer>
     private static void report(final Publication publication, final RateLine rates)
     {
         final double seconds = rates.advance(publication.counters());
-        System.out.printf("pub: %,.0f msg/s, %,.0f frag/s, members %d, back-pressured %,.0f/s, position %d%n",
-            rates.delta("messages_sent") / seconds, rates.delta("fragments_sent") / seconds,
-            publication.memberCount(), rates.delta("back_pressured") / seconds, publication.position());
+        System.out.printf("pub: %,.0f msg/s, %,.2f MB/s, %,.0f datagrams/s, members %d (dropped %d), " +
+            "back-pressured %,.0f/s, position %d%n", rates.delta("messages_sent") / seconds,
+            rates.delta("bytes_sent") / seconds / 1e6, rates.delta("fragments_sent") / seconds,
+            publication.memberCount(), rates.total("members_dropped"), rates.delta("back_pressured") / seconds,
+            publication.position());
     }
 }

@@ -111,8 +111,9 @@ public final class RmcastSubCommand implements Callable<Integer>
     private static void report(final Subscription subscription, final RateLine rates)
     {
         final double seconds = rates.advance(subscription.counters());
-        System.out.printf("sub: %,.0f msg/s, sessions %d, gaps %d, repaired %d by %d READs, lost %d, " +
+        System.out.printf("sub: %,.0f msg/s, %,.2f MB/s, sessions %d, gaps %d, repaired %d by %d READs, lost %d, " +
             "duplicates %d, lag %d fragments%n", rates.delta("messages_delivered") / seconds,
+            rates.delta("bytes_delivered") / seconds / 1e6,
             subscription.imageCount(), rates.total("gaps"), rates.total("fragments_repaired"),
             rates.total("repair_reads"), rates.total("fragments_lost"), rates.total("duplicates"),
             subscription.maxLag());
