@@ -41,7 +41,8 @@ final class LoopDevices
     /** The completion channel the loop thread waits on itself, or null; written on the loop thread only. */
     private volatile DeviceChannel own;
     /**
-     * {@link #own} is a channel the set cannot hold (the native provider's): the loop sleeps in its
+     * {@link #own} is a channel the set cannot hold (a provider's whose channels are no {@code Waitable}s; both of
+     * rdma4j's are): the loop sleeps in its
      * {@code getCqEvent}, as before the set, rather than hand its events over through a thread.
      */
     private volatile boolean ownOutsideSet;

@@ -36,10 +36,10 @@ import java.util.concurrent.TimeUnit;
  * use and its connection manager's event channel ({@link LoopDevices}), as an epoll loop sleeps on its
  * descriptors: a completion or a connection-manager event reaches the loop with no thread in between (on the
  * software device the loop thread receives for the first device itself while it waits), and Netty's
- * {@link #wakeup()} and work queued from elsewhere end that sleep through {@link WaitSet#wakeup()}. A channel the
- * set cannot hold (the native provider's, for now) is slept on by the loop itself when it is the loop's first and
- * the set is empty, as before the set; any other gets a small daemon thread that queues what it takes and wakes
- * the loop. Idle, nothing spins.
+ * {@link #wakeup()} and work queued from elsewhere end that sleep through {@link WaitSet#wakeup()}. The native
+ * provider's channels are members too: the set then sleeps in {@code poll(2)} over their descriptors. A channel of
+ * a provider that no set can hold is slept on by the loop itself when it is the loop's first and the set is empty;
+ * any other such gets a small daemon thread that queues what it takes and wakes the loop. Idle, nothing spins.
  */
 public final class RdmaIoHandler implements IoHandler
 {

@@ -21,9 +21,9 @@
  * channels use and its event channel, as an epoll loop sleeps on its descriptors: a completion or a
  * connection-manager event reaches the loop with no thread in between (on the software device the loop thread
  * receives for the first device itself while it sleeps), and Netty's wake-ups end that sleep through
- * {@code WaitSet.wakeup()}. A channel the set cannot hold (the native provider's, for now) is slept on by the loop
- * itself if it is the first and the set is empty; any other is waited on by a small thread of its own, which wakes
- * the loop. With {@code RdmaIoHandler.newFactory(spinPolls)} the
+ * {@code WaitSet.wakeup()}; the native provider's channels join the set, which then sleeps in {@code poll(2)} over
+ * their descriptors. A channel of a provider no set can hold is slept on by the loop itself if it is the first and
+ * the set is empty; any other such is waited on by a small thread of its own, which wakes the loop. With {@code RdmaIoHandler.newFactory(spinPolls)} the
  * loop first polls its CQs busy, unarmed, which in the software device's polling mode receives on the loop
  * thread itself: no thread hand-off at all, for a spinning core.
  * <p>
