@@ -30,10 +30,8 @@ public final class NativeCompChannel implements CompletionChannel
     private final int wakeFd;
     private int cqs;
     private volatile boolean closed;
-    /** A WaitSet's watcher: told at a wake-up and at the close; guarded by {@code this}. */
-    private Runnable watcher;
-    /** Made when the channel first joins a set; guarded by {@code this}. */
-    private DescriptorWait setWait;
+    /** A WaitSet's watcher (told at a wake-up and at the close) and the set's wait in poll. */
+    private final SetMembership membership = new SetMembership("the completion channel");
 
     NativeCompChannel(final NativeContext context, final MemorySegment channel)
     {
@@ -102,18 +100,13 @@ public final class NativeCompChannel implements CompletionChannel
     @Override
     public void wakeup()
     {
-        final Runnable told;
         synchronized (this)
         {
             // synchronized with close: the eventfd's number must not be reused by then
             checkOpen();
             Libc.signal(wakeFd);
-            told = watcher;
         }
-        if (told != null)
-        {
-            told.run();
-        }
+        membership.tell();
     }
 
     /**
@@ -122,27 +115,13 @@ public final class NativeCompChannel implements CompletionChannel
     @Override
     public boolean isReady()
     {
-        final DescriptorWait wait;
-        synchronized (this)
-        {
-            if (closed)
-            {
-                return false;
-            }
-            wait = descriptorWait();
-        }
-        return wait.isReadable(fd);
+        return membership.isReady(fd);
     }
 
     @Override
-    public synchronized void watch(final Runnable setWatcher)
+    public void watch(final Runnable setWatcher)
     {
-        checkOpen();
-        if (setWatcher != null && watcher != null && watcher != setWatcher)
-        {
-            throw new RdmaException(Errno.EBUSY, "the completion channel is in another WaitSet already");
-        }
-        watcher = setWatcher;
+        membership.watch(setWatcher);
     }
 
     @Override
@@ -155,18 +134,9 @@ public final class NativeCompChannel implements CompletionChannel
      * @return the set's sleep in {@code poll(2)} over this and the set's other descriptors; null once destroyed.
      */
     @Override
-    public synchronized WaitDriver waitDriver()
+    public WaitDriver waitDriver()
     {
-        return closed ? null : descriptorWait();
-    }
-
-    private DescriptorWait descriptorWait()
-    {
-        if (setWait == null)
-        {
-            setWait = new DescriptorWait();
-        }
-        return setWait;
+        return membership.driver();
     }
 
     synchronized void addCq()
@@ -182,8 +152,6 @@ public final class NativeCompChannel implements CompletionChannel
     @Override
     public void close()
     {
-        final Runnable told;
-        final DescriptorWait setDone;
         synchronized (this)
         {
             if (closed)
@@ -196,19 +164,9 @@ public final class NativeCompChannel implements CompletionChannel
             }
             Ibverbs.check("ibv_destroy_comp_channel", "ibv_destroy_comp_channel", channel);
             closed = true;
-            told = watcher;
-            watcher = null;
-            setDone = setWait;
         }
         Libc.close(wakeFd);
-        if (setDone != null)
-        {
-            setDone.close();
-        }
-        if (told != null)
-        {
-            told.run();
-        }
+        membership.close();
         context.release();
     }
 

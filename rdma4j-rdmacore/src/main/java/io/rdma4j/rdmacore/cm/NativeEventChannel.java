@@ -6,7 +6,7 @@ import io.rdma4j.cm.ConnParam;
 import io.rdma4j.cm.EventChannel;
 import io.rdma4j.cm.PortSpace;
 import io.rdma4j.cm.UdParam;
-import io.rdma4j.rdmacore.DescriptorWait;
+import io.rdma4j.rdmacore.SetMembership;
 import io.rdma4j.rdmacore.Libc;
 import io.rdma4j.rdmacore.NativeErrors;
 import io.rdma4j.rdmacore.Structs;
@@ -34,7 +34,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * parked inside {@code rdma_get_cm_event} and several threads may wait on one channel. Each event is copied
  * into a {@link NativeCmEvent} at once; the C event stays allocated until it is acknowledged, as librdmacm
  * requires. In a {@link io.rdma4j.verbs.WaitSet} its descriptor is what the set's thread sleeps on
- * ({@link DescriptorWait}), beside any other member's.
+ * ({@link io.rdma4j.rdmacore.DescriptorWait}), beside any other member's.
  */
 public final class NativeEventChannel implements EventChannel
 {
@@ -46,10 +46,8 @@ public final class NativeEventChannel implements EventChannel
     private final Map<Long, NativeCmId.Join> joins = new ConcurrentHashMap<>();
     private final AtomicLong joinKeys = new AtomicLong();
     private volatile boolean closed;
-    /** A WaitSet's watcher, told at the close; guarded by {@code this}. */
-    private Runnable watcher;
-    /** Made when the channel first joins a set; guarded by {@code this}. */
-    private DescriptorWait setWait;
+    /** A WaitSet's watcher (told at the close) and the set's wait in poll. */
+    private final SetMembership membership = new SetMembership("the event channel");
 
     private NativeEventChannel(final MemorySegment channel)
     {
@@ -308,27 +306,13 @@ public final class NativeEventChannel implements EventChannel
     @Override
     public boolean isReady()
     {
-        final DescriptorWait wait;
-        synchronized (this)
-        {
-            if (closed)
-            {
-                return false;
-            }
-            wait = descriptorWait();
-        }
-        return wait.isReadable(fd);
+        return membership.isReady(fd);
     }
 
     @Override
-    public synchronized void watch(final Runnable setWatcher)
+    public void watch(final Runnable setWatcher)
     {
-        RdmaException.check(!closed, Errno.EINVAL, "watch: the event channel is closed");
-        if (setWatcher != null && watcher != null && watcher != setWatcher)
-        {
-            throw new RdmaException(Errno.EBUSY, "the event channel is in another WaitSet already");
-        }
-        watcher = setWatcher;
+        membership.watch(setWatcher);
     }
 
     @Override
@@ -341,18 +325,9 @@ public final class NativeEventChannel implements EventChannel
      * @return the set's sleep in {@code poll(2)} over this and the set's other descriptors; null once closed.
      */
     @Override
-    public synchronized WaitDriver waitDriver()
+    public WaitDriver waitDriver()
     {
-        return closed ? null : descriptorWait();
-    }
-
-    private DescriptorWait descriptorWait()
-    {
-        if (setWait == null)
-        {
-            setWait = new DescriptorWait();
-        }
-        return setWait;
+        return membership.driver();
     }
 
     /**
@@ -361,8 +336,6 @@ public final class NativeEventChannel implements EventChannel
     @Override
     public void close()
     {
-        final Runnable told;
-        final DescriptorWait setDone;
         synchronized (this)
         {
             if (closed)
@@ -376,17 +349,7 @@ public final class NativeEventChannel implements EventChannel
             }
             closed = true;
             Rdmacm.call("rdma_destroy_event_channel", channel);
-            told = watcher;
-            watcher = null;
-            setDone = setWait;
         }
-        if (setDone != null)
-        {
-            setDone.close();
-        }
-        if (told != null)
-        {
-            told.run();
-        }
+        membership.close();
     }
 }
