@@ -1,8 +1,9 @@
 /**
- * The software RoCEv2 device, an engine for {@code io.rdma4j.api}: found through {@code provides}, it
- * exports nothing to applications, which use the API and configure the device with the {@code rdma4j.soft.*}
- * system properties. The stat file's format is shared with {@code rdma4j stat} alone, and the path a device runs
- * on ({@code DevicePath}) with {@code rdma4j perf}.
+ * The software RoCEv2 device, an engine for {@code io.rdma4j.api}: found through {@code provides}. Applications use
+ * the API, and configure the device with the {@code rdma4j.soft.*} system properties or in code: a
+ * {@code SoftProviderContext} handed to {@code SoftProvider.launch} (an instance of their own) or
+ * {@code SoftProvider.launchDefault} (the one the API finds), the two types it exports besides the settings'. The
+ * stat file's format is shared with {@code rdma4j stat} alone.
  */
 module io.rdma4j.soft
 {
@@ -16,10 +17,10 @@ module io.rdma4j.soft
     requires jdk.net;
 
     exports io.rdma4j.soft.stat to io.rdma4j.tools;
-    // the settings' declarations and values, so the tools set and read the same names the devices do
-    exports io.rdma4j.soft.config to io.rdma4j.tools;
-    // which socket and same-host path an open device runs on, for rdma4j perf's header
-    exports io.rdma4j.soft.provider to io.rdma4j.tools;
+    // the settings' declarations and values, which a context in code gives and reads (SocketChoice, SoftSettings)
+    exports io.rdma4j.soft.config;
+    // a provider instance made from a context in code, and which socket and same-host path an open device runs on
+    exports io.rdma4j.soft.provider;
 
     provides io.rdma4j.spi.RdmaProvider with io.rdma4j.soft.provider.SoftProvider;
 }

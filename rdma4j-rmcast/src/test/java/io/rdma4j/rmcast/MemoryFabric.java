@@ -1,9 +1,9 @@
 package io.rdma4j.rmcast;
 
 import io.rdma4j.soft.SoftDevice;
-import io.rdma4j.soft.SoftDevices;
 import io.rdma4j.soft.link.FaultInjector;
 import io.rdma4j.soft.link.MemoryNetwork;
+import io.rdma4j.soft.provider.SoftProvider;
 import io.rdma4j.testing.TestNet;
 
 import java.net.InetAddress;
@@ -24,6 +24,8 @@ final class MemoryFabric implements AutoCloseable
         System.setProperty("rdma4j.soft.address", TestNet.host(1));
     }
 
+    /** The default soft provider, whose connection manager the API's event channels use. */
+    private static final SoftProvider SOFT = new SoftProvider();
     private final MemoryNetwork network = new MemoryNetwork(8192);
     private final FaultInjector faults;
     private final List<SoftDevice> devices = new ArrayList<>();
@@ -48,7 +50,7 @@ final class MemoryFabric implements AutoCloseable
     {
         final InetAddress address = TestNet.address(subnet, host);
         final SoftDevice device = SoftDevice.builder("rm" + subnet + "_" + host, address).link(network::attach).build();
-        SoftDevices.register(device);
+        SOFT.register(device);
         devices.add(device);
         return address;
     }
@@ -63,7 +65,7 @@ final class MemoryFabric implements AutoCloseable
     {
         for (final SoftDevice device : devices)
         {
-            SoftDevices.unregister(device);
+            SOFT.unregister(device);
         }
     }
 }

@@ -13,27 +13,21 @@ import java.util.Set;
  * inboxes. A device that is closed removes its own; a process that ends without closing them (it returns from
  * main or calls exit, or is sent SIGTERM, or Ctrl-C's SIGINT: the JVM runs its shutdown hooks for all three)
  * would leave them for the next device or reader to find dead, and `rdma4j stat` would list it meanwhile. Only
- * SIGKILL, which runs nothing, still leaves them so. The registry holds the process's one instance
- * ({@link SoftDevices#shared}); the hook is added with the first device opened.
+ * SIGKILL, which runs nothing, still leaves them so. Each provider instance ({@link SoftDevices}) has one; its hook
+ * is added when its first device opens and removed when its last closes, so that devices built and closed by the
+ * hundred (tests, benchmarks) leave no hook behind.
  */
 final class ExitCleanup
 {
     private final Set<Path> statDirectories = new LinkedHashSet<>();
     private final Set<Path> inboxDirectories = new LinkedHashSet<>();
-    private boolean hooked;
+    private Thread hook;
+    private int open;
 
     /**
-     * @return the process's one instance, from the registry.
-     */
-    static ExitCleanup get()
-    {
-        return SoftDevices.shared(ExitCleanup.class, ExitCleanup::new);
-    }
-
-    /**
-     * Remove, at exit, what a device with these settings puts in their directories.
+     * Remove, at exit, what a device with these settings puts in their directories, until {@link #unwatch}.
      *
-     * @param settings a device's settings.
+     * @param settings a device's settings, as it opens.
      */
     synchronized void watch(final SoftSettings settings)
     {
@@ -42,11 +36,29 @@ final class ExitCleanup
             statDirectories.add(settings.statDirectory());
         }
         inboxDirectories.addAll(settings.shmDirectories());
-        if (!hooked)
+        if (open++ == 0)
         {
-            Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("rdma4j-exit-cleanup").unstarted(
-                this::run));
-            hooked = true;
+            hook = Thread.ofPlatform().name("rdma4j-exit-cleanup").unstarted(this::run);
+            Runtime.getRuntime().addShutdownHook(hook);
+        }
+    }
+
+    /**
+     * A device {@link #watch}ed closed, having removed its own files: the last one takes the hook away.
+     */
+    synchronized void unwatch()
+    {
+        if (open > 0 && --open == 0)
+        {
+            try
+            {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            }
+            catch (final IllegalStateException ex)
+            {
+                // the process is exiting: the hook runs, and finds nothing of the closed device's
+            }
+            hook = null;
         }
     }
 

@@ -47,6 +47,8 @@ public final class SoftDevice implements Device
     private final System.Logger logger;
     private final boolean progressThread;
     private final SoftSettings settings;
+    /** The provider instance it belongs to: its stat publisher and exit cleanup are the device's. */
+    private final SoftDevices registry;
     private SoftEngine engine;
     /** The counters file another process reads ({@code rdma4j stat}); null where it could not be made. */
     private StatFile statFile;
@@ -56,7 +58,10 @@ public final class SoftDevice implements Device
     {
         this.name = builder.name;
         this.address = builder.address;
-        this.settings = builder.settings != null ? builder.settings : SoftDevices.settings();
+        // a device built alone gets a registry of its own, made with its settings, and is listed in none
+        this.settings = builder.settings != null ? builder.settings :
+            builder.registry != null ? builder.registry.settings() : SoftSettings.fromSystem();
+        this.registry = builder.registry != null ? builder.registry : new SoftDevices(settings);
         if (builder.linkFactory != null)
         {
             this.linkFactory = builder.linkFactory;
@@ -82,8 +87,8 @@ public final class SoftDevice implements Device
     /**
      * @param name    the device name.
      * @param address its IPv4 address.
-     * @return a builder; by default the device has the registry's settings ({@link SoftDevices#settings()}), the
-     *         IP link {@code UdpLinks.open} chooses with them (with the same-host path of {@link SameHostLink}
+     * @return a builder; by default the device has its registry's settings ({@link SoftDevices#settings()}, those
+     *         of the system properties and the environment for a device built without one), the IP link {@code UdpLinks.open} chooses with them (with the same-host path of {@link SameHostLink}
      *         unless they turn it off), rxe's limits, and thread mode.
      */
     public static Builder builder(final String name, final InetAddress address)
@@ -158,18 +163,19 @@ public final class SoftDevice implements Device
         if (engine == null)
         {
             final Link link;
-            ExitCleanup.get().watch(settings);
+            registry.exitCleanup().watch(settings);
             try
             {
                 link = linkFactory.apply(address);
             }
             catch (final RuntimeException ex)
             {
+                registry.exitCleanup().unwatch();
                 // the link's errno when it has one (an address in use, one this host lacks, no native access)
                 throw new RdmaException(ex instanceof LinkOpenException refused ? refused.errno() : Errno.EIO,
                     "cannot open " + name + " on " + address.getHostAddress() + ": " + ex.getMessage(), ex);
             }
-            statFile = SoftDevices.statPublisher().openFile(settings, name, address.getHostAddress(), logger);
+            statFile = registry.statPublisher().openFile(settings, name, address.getHostAddress(), logger);
             try
             {
                 engine = new SoftEngine(name, link, limits, transportFactory, pollsInline, waitsInline,
@@ -182,11 +188,12 @@ public final class SoftDevice implements Device
             {
                 link.close();
                 closeStatFile(null);
+                registry.exitCleanup().unwatch();
                 throw ex;
             }
             if (statFile != null)
             {
-                SoftDevices.statPublisher().add(this, engine, statFile);
+                registry.statPublisher().add(this, engine, statFile);
             }
         }
         contexts++;
@@ -219,6 +226,7 @@ public final class SoftDevice implements Device
         {
             engine.close();
             closeStatFile(engine);
+            registry.exitCleanup().unwatch();
             engine = null;
             contexts = 0;
         }
@@ -230,7 +238,7 @@ public final class SoftDevice implements Device
         {
             if (published != null)
             {
-                SoftDevices.statPublisher().remove(published);
+                registry.statPublisher().remove(published);
             }
             statFile.close();
             statFile = null;
@@ -282,6 +290,7 @@ public final class SoftDevice implements Device
         private Function<InetAddress, Link> linkFactory;
         private Boolean sameHost;
         private SoftSettings settings;
+        private SoftDevices registry;
         private DeviceLimits limits;
         private TransportFactory transportFactory;
         private boolean pollsInline;
@@ -317,6 +326,18 @@ public final class SoftDevice implements Device
         public Builder settings(final SoftSettings deviceSettings)
         {
             settings = Objects.requireNonNull(deviceSettings);
+            return this;
+        }
+
+        /**
+         * @param owner the provider instance's devices this one belongs to: its counters are published with
+         *              theirs and its files removed at exit with theirs. It is not listed there until
+         *              {@link SoftDevices#register}ed. Without one the device has a registry of its own.
+         * @return this.
+         */
+        public Builder registry(final SoftDevices owner)
+        {
+            registry = Objects.requireNonNull(owner, "registry");
             return this;
         }
 

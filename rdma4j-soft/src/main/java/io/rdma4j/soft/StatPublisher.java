@@ -23,7 +23,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * section too (its QPs, its groups and the {@link StatSections}' lines), which allocates. A file another
  * process truncated or replaced is abandoned, counted ({@code stat_file_abandoned}) and said once; the device
  * goes on. Also registers each device's counters as a JMX MBean ({@link CountersMBean}). Off for a device whose
- * settings say {@code rdma4j.stat=false}. The registry holds the process's one publisher ({@link SoftDevices}).
+ * settings say {@code rdma4j.stat=false}. Each provider instance ({@link SoftDevices}) has its own; its thread runs
+ * while it has a device to publish and ends after the last is removed, to start again with the next.
  */
 final class StatPublisher
 {
@@ -36,7 +37,8 @@ final class StatPublisher
     private static final int DESCRIBE_EVERY = 10;
     private final List<Published> devices = new CopyOnWriteArrayList<>();
     private final StatSections sections = new StatSections();
-    private final AtomicBoolean started = new AtomicBoolean();
+    /** Whether the thread runs; guarded by {@link #devices}' monitor, with the decision to end it. */
+    private boolean running;
     private final AtomicBoolean warned = new AtomicBoolean();
 
     StatPublisher()
@@ -92,9 +94,13 @@ final class StatPublisher
         // the device's own part only: the opening thread may hold a connection manager's lock, which a section
         // takes, and a device just opened has no ids on it yet
         publish(published, engine.describe());
-        if (started.compareAndSet(false, true))
+        synchronized (devices)
         {
-            Thread.ofPlatform().daemon().name("rdma4j-stat").start(this::run);
+            if (!running)
+            {
+                running = true;
+                Thread.ofPlatform().daemon().name("rdma4j-stat").start(this::run);
+            }
         }
     }
 
@@ -159,6 +165,15 @@ final class StatPublisher
             catch (final InterruptedException ex)
             {
                 return;
+            }
+            synchronized (devices)
+            {
+                // an add after this sees running false and starts a new thread
+                if (devices.isEmpty())
+                {
+                    running = false;
+                    return;
+                }
             }
             final boolean describe = round % DESCRIBE_EVERY == 0;
             // what changes without a packet or a QP's state (a group joined, a connection manager id's state) is

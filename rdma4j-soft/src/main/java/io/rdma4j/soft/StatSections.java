@@ -7,7 +7,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * Lines that parts of the software device other than the device itself add to a device's describe section
  * (the connection manager's ids, which belong to the provider, not to a device). The stat thread asks every
- * section once a second, holding no lock, so a section may take its own. The process's one list is the
+ * section once a second, holding no lock, so a section may take its own. A provider instance's one list is its
  * registry's ({@link SoftDevices#statSections()}).
  */
 public final class StatSections

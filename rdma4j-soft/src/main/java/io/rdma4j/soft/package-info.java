@@ -2,8 +2,9 @@
  * The software RoCEv2 device: rdma4j's verbs API in pure Java, speaking RoCEv2 over the host's IP
  * network.
  * <p>
- * <b>What it holds.</b> The device registry ({@link io.rdma4j.soft.SoftDevices}), which holds what the process
- * shares (the settings, the stat publisher {@code StatPublisher} and its {@link io.rdma4j.soft.StatSections}),
+ * <b>What it holds.</b> The device registry ({@link io.rdma4j.soft.SoftDevices}), one per provider instance, which
+ * holds what its devices share (the settings, the stat publisher {@code StatPublisher} and its
+ * {@link io.rdma4j.soft.StatSections}, the exit cleanup), never in a static,
  * and {@link io.rdma4j.soft.SoftDevice}, a device on one IP address: it chooses and opens its link, starts its
  * engine ({@code engine.SoftEngine}) with its first context and closes it with its last, and opens the
  * counters file the stat publisher writes. The verbs objects a context makes are in {@code verbs}.
@@ -15,14 +16,14 @@
  * and completer), {@code verbs} (the verbs objects), {@code engine} (the running device and its agent);
  * {@code resource}, {@code mcast}, {@code stat}, {@code counter} and {@code config} (the settings, which the
  * registry reads once and hands down) beside them. Nothing here knows the connection manager, which sits
- * above: {@code cm} finds the devices through {@link io.rdma4j.soft.SoftDevices}, sends and receives its MADs
+ * above: {@code cm} finds the devices through its instance's {@link io.rdma4j.soft.SoftDevices}, sends and receives its MADs
  * through a device's engine, makes its QPs through the verbs API and adds its lines to the stat files through
  * {@link io.rdma4j.soft.StatSections}; {@code provider} sits on top of both. No package of the device imports
  * one above it ({@code PackageCyclesTest}). The module does not export this package; only the benchmarks
  * use it directly ({@code SoftDevice}, on the class path).
  * <p>
  * <b>Threads.</b> Opening and closing a device take its monitor; the engine's threads are described in
- * {@code engine}. One daemon thread per process ({@code StatPublisher}) copies the counters into the stat
- * files.
+ * {@code engine}. One daemon thread per provider instance ({@code StatPublisher}), while it has a device to
+ * publish, copies the counters into the stat files.
  */
 package io.rdma4j.soft;

@@ -22,7 +22,6 @@ public final class ExitCleanupPeer
     {
         final SoftDevice device = SoftDevice.builder("exitpeer", InetAddress.getByName(args[1])).sameHost(true)
             .build();
-        SoftDevices.register(device);
         device.open();
         System.out.println("OPEN");
         System.out.flush();

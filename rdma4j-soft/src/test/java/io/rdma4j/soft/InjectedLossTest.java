@@ -1,9 +1,11 @@
 package io.rdma4j.soft;
 
+import io.rdma4j.soft.provider.SoftProvider;
 import io.rdma4j.soft.verbs.SoftContext;
 import io.rdma4j.testing.TestNet;
 import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.Context;
+import io.rdma4j.verbs.Device;
 import io.rdma4j.verbs.WorkCompletion;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -48,7 +50,7 @@ class InjectedLossTest
     @Test
     void shouldDropExactlyTheSeededShareOfSentDatagramsAndCountThem()
     {
-        final List<SoftDevice> devices = SoftDevices.all();
+        final List<Device> devices = new SoftProvider().devices();
         assertEquals(2, devices.size());
         // the provider's devices live as long as this JVM, which is this class's own
         final Context senderContext = devices.get(0).open();

@@ -26,7 +26,7 @@ class SameHostSettingTest
     @Test
     void autoGivesTheSameHostPathAndOffGivesUdpOnly() throws Exception
     {
-        final SoftSettings registry = SoftDevices.settings();
+        final SoftSettings registry = SoftSettings.fromSystem();
         assertInstanceOf(SameHostLink.class, linkOf(SoftDevice.builder("setting1", address(1))
             .settings(registry.toBuilder().sameHost(true).build())));
         final Object udpOnly = linkOf(SoftDevice.builder("setting2", address(2))
@@ -38,7 +38,7 @@ class SameHostSettingTest
     @Test
     void theBuildersChoiceWinsOverTheSettings() throws Exception
     {
-        final SoftSettings off = SoftDevices.settings().toBuilder().sameHost(false).build();
+        final SoftSettings off = SoftSettings.fromSystem().toBuilder().sameHost(false).build();
         assertInstanceOf(SameHostLink.class,
             linkOf(SoftDevice.builder("setting3", address(3)).settings(off).sameHost(true)));
     }

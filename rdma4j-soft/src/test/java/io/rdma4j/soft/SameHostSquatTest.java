@@ -247,7 +247,7 @@ class SameHostSquatTest
 
     private static SoftSettings places(final Path... places)
     {
-        return SoftDevices.settings().toBuilder().sameHost(true).shmDirectories(List.of(places)).build();
+        return SoftSettings.fromSystem().toBuilder().sameHost(true).shmDirectories(List.of(places)).build();
     }
 
     private Context open(final SoftSettings settings)

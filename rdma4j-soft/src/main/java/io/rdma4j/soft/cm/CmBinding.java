@@ -83,8 +83,8 @@ final class CmBinding
         final InetAddress ip = address.getAddress();
         RdmaException.check(!ip.isMulticastAddress(), Errno.EADDRNOTAVAIL,
             verb + ": " + ip.getHostAddress() + " is a multicast address; bind to a local unicast one");
-        final SoftDevice bound = ip.isAnyLocalAddress() ? null : CmDevices.deviceOn(ip);
-        final int port = CmProcess.get().ports().reserve(portSpace, ip, address.getPort());
+        final SoftDevice bound = ip.isAnyLocalAddress() ? null : cm.devices.deviceOn(ip);
+        final int port = cm.shared.ports().reserve(portSpace, ip, address.getPort());
         try
         {
             if (bound != null)
@@ -94,7 +94,7 @@ final class CmBinding
         }
         catch (final RuntimeException ex)
         {
-            CmProcess.get().ports().release(portSpace, ip, port);
+            cm.shared.ports().release(portSpace, ip, port);
             throw ex;
         }
         device = bound;
@@ -155,17 +155,17 @@ final class CmBinding
     {
         try
         {
-            SoftDevice chosen = CmDevices.registered(destination);
+            SoftDevice chosen = cm.devices.registered(destination);
             if (chosen == null)
             {
-                chosen = CmDevices.defaultDevice(destination instanceof Inet6Address);
+                chosen = cm.devices.defaultDevice(destination instanceof Inet6Address);
             }
             final Context opened = cm.devices.acquire(chosen);
             if (!holdsPort())
             {
                 try
                 {
-                    reservedPort = CmProcess.get().ports().reserve(portSpace, chosen.address(), 0);
+                    reservedPort = cm.shared.ports().reserve(portSpace, chosen.address(), 0);
                     reservedAddress = chosen.address();
                 }
                 catch (final RuntimeException ex)
@@ -203,7 +203,7 @@ final class CmBinding
     {
         if (reservedPort >= 0)
         {
-            CmProcess.get().ports().release(portSpace, reservedAddress, reservedPort);
+            cm.shared.ports().release(portSpace, reservedAddress, reservedPort);
             reservedPort = -1;
         }
     }

@@ -1,7 +1,6 @@
 package io.rdma4j.soft.cm;
 
 import io.rdma4j.soft.SoftDevice;
-import io.rdma4j.soft.SoftDevices;
 import io.rdma4j.soft.engine.SoftEngine;
 import io.rdma4j.soft.verbs.SoftContext;
 import io.rdma4j.verbs.Context;
@@ -36,7 +35,7 @@ final class CmDevices
      * @return the device on it: a registered one, else one made for a local address.
      * @throws RdmaException EADDRNOTAVAIL if no device has it and the host does not own it.
      */
-    static SoftDevice deviceOn(final InetAddress address)
+    SoftDevice deviceOn(final InetAddress address)
     {
         final SoftDevice registered = registered(address);
         if (registered != null)
@@ -48,16 +47,16 @@ final class CmDevices
             throw new RdmaException(Errno.EADDRNOTAVAIL, address.getHostAddress() +
                 " is not an address of this host nor of a registered soft device");
         }
-        return SoftDevices.deviceFor(address);
+        return cm.shared.devices().deviceFor(address);
     }
 
     /**
      * @param address an address.
      * @return the listed device on it, or null; lists none it would have to make.
      */
-    static SoftDevice registered(final InetAddress address)
+    SoftDevice registered(final InetAddress address)
     {
-        for (final Device device : SoftDevices.all())
+        for (final Device device : cm.shared.devices().all())
         {
             if (device instanceof SoftDevice soft && soft.address().equals(address))
             {
@@ -73,16 +72,16 @@ final class CmDevices
      *         source address, since the soft device has no routing table to ask; a device on the family's
      *         loopback address (127.0.0.1 or ::1) when the provider lists none.
      */
-    static SoftDevice defaultDevice(final boolean ipv6)
+    SoftDevice defaultDevice(final boolean ipv6)
     {
-        for (final Device device : SoftDevices.all())
+        for (final Device device : cm.shared.devices().all())
         {
             if (device instanceof SoftDevice soft && (soft.address() instanceof Inet6Address) == ipv6)
             {
                 return soft;
             }
         }
-        return SoftDevices.deviceFor(ipv6 ? InetAddress.ofLiteral("::1") : InetAddress.getLoopbackAddress());
+        return cm.shared.devices().deviceFor(ipv6 ? InetAddress.ofLiteral("::1") : InetAddress.getLoopbackAddress());
     }
 
     /**

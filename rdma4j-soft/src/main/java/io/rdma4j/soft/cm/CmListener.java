@@ -45,7 +45,7 @@ final class CmListener
     /** A wildcard listener opens the process's default device to hear requests on. */
     void openDefaultDevice()
     {
-        final SoftDevice chosen = CmDevices.defaultDevice(false);
+        final SoftDevice chosen = id.cm.devices.defaultDevice(false);
         id.cm.devices.acquire(chosen);
         listenDevices.add(chosen);
     }

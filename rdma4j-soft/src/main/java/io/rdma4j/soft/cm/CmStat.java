@@ -16,8 +16,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * is on (bound, resolved, or hearing requests for a wildcard listener). The connection managers belong to the
  * provider, not to a device, but every id that has an address or a connection has a device, and that is where a
  * reader looks for it. An id with no device yet (created, nothing bound) has nothing on the wire and is not
- * shown. Ids of every connection manager of the process are kept here, from creation to destruction
- * ({@link CmProcess} holds the one instance).
+ * shown. Ids of every connection manager of a provider instance are kept here, from creation to destruction
+ * ({@link CmShared} holds the instance's one).
  */
 final class CmStat
 {

@@ -30,8 +30,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * The IB connection manager of soft devices, as the kernel's ib_cm and rdma_cm run it on RoCE: REQ,
  * REP, RTU, REJ, MRA, DREQ and DREP for RC and UC, SIDR for UD, carried as MADs between the QP1s of
- * two devices. One instance serves the devices its ids use; the soft provider holds one for the
- * process, tests make their own with a clock they advance.
+ * two devices. One instance serves the devices its ids use; each soft provider instance holds one
+ * ({@link CmShared}), tests make their own with a clock they advance.
  * <p>
  * One thread runs everything: MADs from the devices, retransmission and timewait timers, and the
  * completions of address resolution and joins. MADs wait in a bounded queue; when it is full the
@@ -89,10 +89,13 @@ public final class ConnectionManager
     private final long tidHigh = (RANDOM.nextInt() & 0xFFFFFFFFL) << 32;
     /** The CM thread: its queues, its timers, its agent runner. */
     private final CmLoop<ReceivedMad> loop;
+    /** What it shares with the other managers of its provider instance: devices, ports, stat lines. */
+    final CmShared shared;
     final CmDevices devices = new CmDevices(this);
 
-    private ConnectionManager(final CmClock clock, final int queueCapacity, final String name)
+    private ConnectionManager(final CmShared shared, final CmClock clock, final int queueCapacity, final String name)
     {
+        this.shared = shared;
         this.clock = clock;
         this.queueCapacity = queueCapacity;
         this.loop = new CmLoop<>(clock, queueCapacity, this::dispatch, () -> count(CmCounter.TASK_FAILED), null, name,
@@ -101,13 +104,15 @@ public final class ConnectionManager
     }
 
     /**
-     * A connection manager on the system clock, as the soft provider holds one for the process.
+     * A connection manager on the system clock, as a provider instance holds one ({@link CmShared#manager()}).
      *
-     * @return the manager; its thread is a daemon that lives as long as the process.
+     * @param shared what it shares with the instance's other managers.
+     * @return the manager; its thread is a daemon that lives until {@link #stop}.
      */
-    public static ConnectionManager withSystemClock()
+    static ConnectionManager withSystemClock(final CmShared shared)
     {
-        final ConnectionManager cm = new ConnectionManager(CmClock.system(), DEFAULT_QUEUE_CAPACITY, "rdma4j-cm");
+        final ConnectionManager cm = new ConnectionManager(shared, CmClock.system(), DEFAULT_QUEUE_CAPACITY,
+            "rdma4j-cm");
         cm.schedule(cm::checkPeersAlive, LIVENESS_NANOS);
         return cm;
     }
@@ -137,13 +142,14 @@ public final class ConnectionManager
      * A connection manager of its own, for tests: ids of channels made on it use its clock. A device
      * is served by the manager that opened it last.
      *
+     * @param shared        the devices, ports and stat lines it shares with its instance's other managers.
      * @param clock         the time its timers run by.
      * @param queueCapacity MADs that may wait for its thread.
      * @return the manager; its thread is a daemon that lives as long as the process.
      */
-    static ConnectionManager create(final CmClock clock, final int queueCapacity)
+    static ConnectionManager create(final CmShared shared, final CmClock clock, final int queueCapacity)
     {
-        return new ConnectionManager(clock, queueCapacity, "rdma4j-cm-test");
+        return new ConnectionManager(shared, clock, queueCapacity, "rdma4j-cm-test");
     }
 
     /**
@@ -269,8 +275,8 @@ public final class ConnectionManager
     }
 
     /**
-     * For tests: end the thread once it has finished its current task; what is queued is dropped.
-     * The provider's manager is never stopped.
+     * End the thread once it has finished its current task; what is queued is dropped: tests, and a provider
+     * instance that closes ({@link CmShared#close}).
      */
     void stop()
     {
@@ -560,15 +566,6 @@ public final class ConnectionManager
     /** A MAD as a device handed it over. */
     private record ReceivedMad(SoftEngine engine, byte[] bytes, Gid source)
     {
-    }
-
-    /**
-     * @return the process's connection manager, started on first use: every event channel of the provider and
-     *         every device it serves share its thread, its timers and its id tables.
-     */
-    public static ConnectionManager shared()
-    {
-        return CmProcess.get().sharedManager();
     }
 
     /**

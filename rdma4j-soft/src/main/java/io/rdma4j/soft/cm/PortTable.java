@@ -14,7 +14,7 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The ports bound in each port space, as the kernel keeps one table per {@code rdma_port_space} (per network
- * namespace; here, per process: {@link CmProcess} holds the one every connection manager uses): a port is
+ * namespace; here, per provider instance: {@link CmShared} holds the one its connection managers use): a port is
  * taken on an address if an id holds it on that address or on the wildcard address.
  */
 final class PortTable

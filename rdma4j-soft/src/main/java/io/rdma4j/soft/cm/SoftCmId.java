@@ -42,7 +42,7 @@ public final class SoftCmId implements CmId
     final CmBinding binding;
     private final PortSpace portSpace;
     /** The id's number in {@code rdma4j stat}: in creation order, unique in the process. */
-    private final long number = CmProcess.get().stat().nextNumber();
+    private final long number;
     private final CmMulticastJoins joins = new CmMulticastJoins(this);
     private volatile Object context;
     private volatile QueuePair qp;
@@ -61,6 +61,7 @@ public final class SoftCmId implements CmId
     {
         this.channel = channel;
         this.cm = channel.cm;
+        this.number = channel.cm.shared.stat().nextNumber();
         this.binding = new CmBinding(channel.cm, portSpace);
         this.context = context;
         this.portSpace = portSpace;

@@ -63,14 +63,6 @@ public final class SoftEventChannel implements EventChannel
     }
 
     /**
-     * @return a new channel ({@code rdma_create_event_channel}) on the soft provider's connection manager.
-     */
-    public static EventChannel create()
-    {
-        return new SoftEventChannel(ConnectionManager.shared());
-    }
-
-    /**
      * @param cm the connection manager its ids use.
      * @return a new channel on that connection manager.
      */
@@ -89,7 +81,7 @@ public final class SoftEventChannel implements EventChannel
             RdmaException.check(!closed, Errno.EINVAL, "createId: the event channel is closed");
             final SoftCmId id = new SoftCmId(this, context, portSpace);
             ids.add(id);
-            CmProcess.get().stat().track(id);
+            cm.shared.stat().track(id);
             return id;
         }
         finally
@@ -323,14 +315,14 @@ public final class SoftEventChannel implements EventChannel
     void adopt(final SoftCmId id)
     {
         ids.add(id);
-        CmProcess.get().stat().track(id);
+        cm.shared.stat().track(id);
     }
 
     /** Forget a destroyed id; called with the lock held. */
     void forget(final SoftCmId id)
     {
         ids.remove(id);
-        CmProcess.get().stat().untrack(id);
+        cm.shared.stat().untrack(id);
     }
 
     /**

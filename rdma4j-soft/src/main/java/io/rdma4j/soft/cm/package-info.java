@@ -15,7 +15,8 @@
  * {@link io.rdma4j.soft.cm.CmIdRelease} (what a destroyed id gives back); and {@code mad}, the MAD codecs.
  * <p>
  * <b>Arrows.</b> Implements {@code io.rdma4j.cm} (its errors worded by {@code io.rdma4j.spi.Counted}) and sits
- * above the device ({@code io.rdma4j.soft}): it finds devices through {@code SoftDevices}, sends and receives
+ * above the device ({@code io.rdma4j.soft}): it finds devices through its provider instance's {@code SoftDevices} (handed in with
+ * {@link io.rdma4j.soft.cm.CmShared}, never a static), sends and receives
  * MADs through a device's {@code engine.SoftEngine} (QP1, with a {@link io.rdma4j.soft.engine.GsiHandler}), creates an id's
  * QP and moves it through its states with the verbs API ({@code io.rdma4j.verbs}), and adds its lines to the
  * stat files through {@code StatSections}. Below that it uses {@code mad} for the wire, {@code link} for the

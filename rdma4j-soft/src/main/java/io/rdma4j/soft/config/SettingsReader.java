@@ -192,7 +192,7 @@ final class SettingsReader
         return setting.read(properties, environment);
     }
 
-    private static List<InetAddress> addresses(final String spec)
+    static List<InetAddress> addresses(final String spec)
     {
         final List<InetAddress> addresses = new ArrayList<>();
         for (final String part : spec.split(","))

@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.OptionalDouble;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 
 /**
  * The software device's settings, as Aeron's {@code MediaDriver.Context} holds its driver's: every setting
@@ -138,7 +139,19 @@ public final class SoftSettings
      */
     public static SoftSettings fromSystem()
     {
-        return SettingsReader.read(System::getProperty, System::getenv);
+        return from(System::getProperty, System::getenv);
+    }
+
+    /**
+     * @param properties  looks a system property up (null when unset): the JVM's, or a view of them that hides
+     *                    the settings a program gives in code.
+     * @param environment looks an environment variable up (null when unset).
+     * @return the settings they give, read as {@link #fromSystem()} reads the process's.
+     * @throws io.rdma4j.verbs.RdmaException EINVAL naming the first setting whose value is not one it accepts.
+     */
+    public static SoftSettings from(final UnaryOperator<String> properties, final UnaryOperator<String> environment)
+    {
+        return SettingsReader.read(properties, environment);
     }
 
     /**
@@ -362,6 +375,18 @@ public final class SoftSettings
         public Builder addresses(final List<InetAddress> deviceAddresses)
         {
             addresses = List.copyOf(deviceAddresses);
+            return this;
+        }
+
+        /**
+         * @param literals the addresses of the registry's devices as {@link #ADDRESS} takes them: IP literals,
+         *                 comma-separated.
+         * @return this.
+         * @throws io.rdma4j.verbs.RdmaException EINVAL naming an entry that is not an IP address literal.
+         */
+        public Builder addresses(final String literals)
+        {
+            addresses = List.copyOf(SettingsReader.addresses(Objects.requireNonNull(literals, "addresses")));
             return this;
         }
 

@@ -75,7 +75,7 @@ class CmDecoderFuzzTest
     {
         final int tries = Integer.getInteger("rdma4j.fuzz.tries", DEFAULT_TRIES);
         final long seed = Long.getLong("rdma4j.fuzz.seed", System.nanoTime());
-        final ConnectionManager cm = ConnectionManager.create(CmClock.system(),
+        final ConnectionManager cm = ConnectionManager.create(CmTesting.SHARED, CmClock.system(),
             ConnectionManager.DEFAULT_QUEUE_CAPACITY);
         try (AutoCloseable stop = cm::stop; CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY);
             CmPeers peers = new CmPeers(fabric, cm))

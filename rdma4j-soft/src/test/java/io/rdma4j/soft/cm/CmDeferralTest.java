@@ -36,7 +36,7 @@ class CmDeferralTest
     private static final int ATTACKER = 99;
 
     private final FakeCmClock clock = new FakeCmClock();
-    private final ConnectionManager cm = ConnectionManager.create(clock, ConnectionManager.DEFAULT_QUEUE_CAPACITY);
+    private final ConnectionManager cm = ConnectionManager.create(CmTesting.SHARED, clock, ConnectionManager.DEFAULT_QUEUE_CAPACITY);
 
     @AfterEach
     void stopTheCm()

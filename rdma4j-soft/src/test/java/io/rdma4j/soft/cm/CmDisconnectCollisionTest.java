@@ -31,7 +31,7 @@ class CmDisconnectCollisionTest
     private static final int DREP = 0x0016;
 
     private final FakeCmClock clock = new FakeCmClock();
-    private final ConnectionManager cm = ConnectionManager.create(clock, ConnectionManager.DEFAULT_QUEUE_CAPACITY);
+    private final ConnectionManager cm = ConnectionManager.create(CmTesting.SHARED, clock, ConnectionManager.DEFAULT_QUEUE_CAPACITY);
 
     @AfterEach
     void stopTheCm()

@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(60)
 class CmEventAckTest
 {
-    private final ConnectionManager cm = ConnectionManager.create(CmClock.system(),
+    private final ConnectionManager cm = ConnectionManager.create(CmTesting.SHARED, CmClock.system(),
         ConnectionManager.DEFAULT_QUEUE_CAPACITY);
 
     @AfterEach

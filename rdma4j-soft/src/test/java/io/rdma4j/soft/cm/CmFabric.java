@@ -1,7 +1,6 @@
 package io.rdma4j.soft.cm;
 
 import io.rdma4j.soft.SoftDevice;
-import io.rdma4j.soft.SoftDevices;
 import io.rdma4j.soft.config.SoftSettings;
 import io.rdma4j.soft.engine.SoftEngine;
 import io.rdma4j.soft.link.IpLink;
@@ -108,7 +107,8 @@ final class CmFabric implements AutoCloseable
 
     SoftDevice device(final int host, final DeviceLimits limits)
     {
-        final SoftDevice.Builder builder = SoftDevice.builder("cm" + subnet + "_" + host, address(host)).limits(limits);
+        final SoftDevice.Builder builder = SoftDevice.builder("cm" + subnet + "_" + host, address(host)).limits(limits)
+            .registry(CmTesting.DEVICES);
         if (kind != Kind.UDP)
         {
             builder.link(network::attach);
@@ -122,7 +122,7 @@ final class CmFabric implements AutoCloseable
             builder.settings(settings);
         }
         final SoftDevice device = builder.build();
-        SoftDevices.register(device);
+        CmTesting.DEVICES.register(device);
         devices.add(device);
         return device;
     }
@@ -165,7 +165,7 @@ final class CmFabric implements AutoCloseable
     {
         for (final SoftDevice device : devices)
         {
-            SoftDevices.unregister(device);
+            CmTesting.DEVICES.unregister(device);
         }
     }
 }

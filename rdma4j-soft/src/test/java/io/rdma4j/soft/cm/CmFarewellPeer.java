@@ -31,7 +31,7 @@ public final class CmFarewellPeer
      */
     public static void main(final String[] args) throws Exception
     {
-        final EventChannel channel = SoftEventChannel.create(ConnectionManager.shared());
+        final EventChannel channel = SoftEventChannel.create(CmTesting.manager());
         final CmId id = channel.createId("farewell-client", PortSpace.TCP);
         id.resolveAddr(new InetSocketAddress(InetAddress.getByName(args[2]), 0),
             new InetSocketAddress(InetAddress.getByName(args[0]), Integer.parseInt(args[1])), 2000);

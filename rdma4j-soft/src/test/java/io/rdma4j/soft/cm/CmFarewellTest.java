@@ -6,7 +6,6 @@ import io.rdma4j.cm.CmId;
 import io.rdma4j.cm.EventChannel;
 import io.rdma4j.cm.PortSpace;
 import io.rdma4j.soft.SoftDevice;
-import io.rdma4j.soft.SoftDevices;
 import io.rdma4j.soft.config.SoftSettings;
 import io.rdma4j.soft.link.TestLinks;
 import io.rdma4j.testing.TestNet;
@@ -39,7 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class CmFarewellTest
 {
     private static final int SUBNET = TestNet.nextSubnet();
-    private final ConnectionManager cm = ConnectionManager.withSystemClock();
+    private final ConnectionManager cm = ConnectionManager.withSystemClock(CmTesting.SHARED);
     private SoftDevice device;
     private Process client;
 
@@ -52,7 +51,7 @@ class CmFarewellTest
         }
         if (device != null)
         {
-            SoftDevices.unregister(device);
+            CmTesting.DEVICES.unregister(device);
         }
         cm.stop();
     }
@@ -85,8 +84,9 @@ class CmFarewellTest
     private Connected connectAChild(final int host, final boolean sameHost) throws Exception
     {
         final InetAddress serverAddress = TestNet.address(SUBNET, host);
-        device = SoftDevice.builder("farewell" + host, serverAddress).sameHost(sameHost).build();
-        SoftDevices.register(device);
+        device = SoftDevice.builder("farewell" + host, serverAddress).registry(CmTesting.DEVICES).sameHost(sameHost)
+            .build();
+        CmTesting.DEVICES.register(device);
         final EventChannel channel = SoftEventChannel.create(cm);
         final CmId listener = channel.createId("listener", PortSpace.TCP);
         listener.bindAddr(new InetSocketAddress(serverAddress, 0));

@@ -40,7 +40,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class CmHardeningTest
 {
     private final FakeCmClock clock = new FakeCmClock();
-    private final ConnectionManager cm = ConnectionManager.create(clock, ConnectionManager.DEFAULT_QUEUE_CAPACITY);
+    private final ConnectionManager cm = ConnectionManager.create(CmTesting.SHARED, clock, ConnectionManager.DEFAULT_QUEUE_CAPACITY);
 
     @AfterEach
     void stopTheCm()
@@ -180,7 +180,7 @@ class CmHardeningTest
     @Test
     void shouldSurviveAFloodOfRequestsWithBoundedMemoryAndServeALegitimateConnectAfterwards() throws Exception
     {
-        final ConnectionManager small = ConnectionManager.create(CmClock.system(), 256);
+        final ConnectionManager small = ConnectionManager.create(CmTesting.SHARED, CmClock.system(), 256);
         try (AutoCloseable stop = small::stop; CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY);
             CmPeers peers = new CmPeers(fabric, small))
         {

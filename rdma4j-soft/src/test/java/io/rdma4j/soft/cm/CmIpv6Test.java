@@ -72,7 +72,7 @@ class CmIpv6Test
     @Test
     void shouldNotRouteAnIdOnAnIpv4DeviceToAnIpv6Peer() throws Exception
     {
-        try (CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY); EventChannel channel = SoftEventChannel.create())
+        try (CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY); EventChannel channel = CmTesting.channel())
         {
             fabric.device(1);
             final CmId id = channel.createId("v4", PortSpace.TCP);

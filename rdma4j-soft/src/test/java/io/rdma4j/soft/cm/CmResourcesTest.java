@@ -37,7 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(60)
 class CmResourcesTest
 {
-    private final ConnectionManager cm = ConnectionManager.create(new FakeCmClock(), ConnectionManager.DEFAULT_QUEUE_CAPACITY);
+    private final ConnectionManager cm = ConnectionManager.create(CmTesting.SHARED, new FakeCmClock(), ConnectionManager.DEFAULT_QUEUE_CAPACITY);
 
     @AfterEach
     void stopTheCm()

@@ -96,7 +96,7 @@ class CmStatTest
     void shouldShowAnIdFromListenThroughConnectionToDestruction(@TempDir final Path dir) throws Exception
     {
         try (CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY).settings(StatFileTest.statIn(dir));
-            CmPeers peers = new CmPeers(fabric, ConnectionManager.withSystemClock()))
+            CmPeers peers = new CmPeers(fabric, ConnectionManager.withSystemClock(CmTesting.SHARED)))
         {
             final InetAddress server = fabric.address(CmPeers.SERVER);
             final InetAddress client = fabric.address(CmPeers.CLIENT);
@@ -138,7 +138,7 @@ class CmStatTest
     void shouldShowTheGroupsAUdpIdJoined(@TempDir final Path dir) throws Exception
     {
         try (CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY).settings(StatFileTest.statIn(dir));
-            EventChannel channel = SoftEventChannel.create(ConnectionManager.withSystemClock()))
+            EventChannel channel = SoftEventChannel.create(ConnectionManager.withSystemClock(CmTesting.SHARED)))
         {
             fabric.device(1);
             final CmId id = channel.createId(null, PortSpace.UDP);

@@ -29,7 +29,7 @@ class CmTimeoutTest
     private static final int DREQ = 0x0015;
 
     private final FakeCmClock clock = new FakeCmClock();
-    private final ConnectionManager cm = ConnectionManager.create(clock, ConnectionManager.DEFAULT_QUEUE_CAPACITY);
+    private final ConnectionManager cm = ConnectionManager.create(CmTesting.SHARED, clock, ConnectionManager.DEFAULT_QUEUE_CAPACITY);
 
     @AfterEach
     void stopTheCm()

@@ -34,7 +34,7 @@ class CmUnreachableTest
     /** A host of the fabric's subnet on which no test opens a device. */
     private static final int NOBODY = 9;
 
-    private final ConnectionManager cm = ConnectionManager.withSystemClock();
+    private final ConnectionManager cm = ConnectionManager.withSystemClock(CmTesting.SHARED);
 
     @AfterEach
     void stopTheCm()

@@ -25,7 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 @Timeout(60)
 class CmWaitSetTest
 {
-    private final ConnectionManager cm = ConnectionManager.create(new FakeCmClock(),
+    private final ConnectionManager cm = ConnectionManager.create(CmTesting.SHARED, new FakeCmClock(),
         ConnectionManager.DEFAULT_QUEUE_CAPACITY);
 
     @AfterEach

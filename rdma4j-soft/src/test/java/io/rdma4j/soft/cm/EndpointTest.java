@@ -44,7 +44,7 @@ class EndpointTest
 {
     private static final byte[] MESSAGE = "rdma4j endpoint!".getBytes(StandardCharsets.US_ASCII);
 
-    private final ConnectionManager cm = ConnectionManager.create(new FakeCmClock(),
+    private final ConnectionManager cm = ConnectionManager.create(CmTesting.SHARED, new FakeCmClock(),
         ConnectionManager.DEFAULT_QUEUE_CAPACITY);
     private final CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY);
     private final Arena arena = Arena.ofShared();

@@ -84,7 +84,7 @@ class RdmacmMulticastFlowTest
     void shouldCarryTrafficBetweenTwoMembersUntilTheyLeave(final CmFabric.Kind kind, final boolean extended)
         throws Exception
     {
-        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = SoftEventChannel.create())
+        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = CmTesting.channel())
         {
             fabric.device(1);
             fabric.device(2);
@@ -118,7 +118,7 @@ class RdmacmMulticastFlowTest
     @MethodSource("flows")
     void shouldDeliverNothingToAMemberThatLeft(final CmFabric.Kind kind, final boolean extended) throws Exception
     {
-        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = SoftEventChannel.create())
+        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = CmTesting.channel())
         {
             fabric.device(1);
             fabric.device(2);

@@ -233,8 +233,8 @@ class SoftCmConnectionTest
     void shouldConnectExchangeAndDisconnectAsTheTutorialServerDoes(final CmFabric.Kind kind) throws Exception
     {
         try (CmFabric fabric = new CmFabric(kind);
-            EventChannel serverChannel = SoftEventChannel.create();
-            EventChannel clientChannel = SoftEventChannel.create())
+            EventChannel serverChannel = CmTesting.channel();
+            EventChannel clientChannel = CmTesting.channel())
         {
             fabric.device(SERVER);
             fabric.device(CLIENT);
@@ -306,8 +306,8 @@ class SoftCmConnectionTest
     void shouldReportTheDisconnectOfTheServerToTheClient(final CmFabric.Kind kind) throws Exception
     {
         try (CmFabric fabric = new CmFabric(kind);
-            EventChannel serverChannel = SoftEventChannel.create();
-            EventChannel clientChannel = SoftEventChannel.create())
+            EventChannel serverChannel = CmTesting.channel();
+            EventChannel clientChannel = CmTesting.channel())
         {
             fabric.device(SERVER);
             fabric.device(CLIENT);
@@ -330,8 +330,8 @@ class SoftCmConnectionTest
     void shouldReportARejectionWithItsReasonAndPrivateData(final CmFabric.Kind kind) throws Exception
     {
         try (CmFabric fabric = new CmFabric(kind);
-            EventChannel serverChannel = SoftEventChannel.create();
-            EventChannel clientChannel = SoftEventChannel.create())
+            EventChannel serverChannel = CmTesting.channel();
+            EventChannel clientChannel = CmTesting.channel())
         {
             fabric.device(SERVER);
             fabric.device(CLIENT);
@@ -370,8 +370,8 @@ class SoftCmConnectionTest
     void shouldResolveAUdServiceThroughSidr(final CmFabric.Kind kind) throws Exception
     {
         try (CmFabric fabric = new CmFabric(kind);
-            EventChannel serverChannel = SoftEventChannel.create();
-            EventChannel clientChannel = SoftEventChannel.create())
+            EventChannel serverChannel = CmTesting.channel();
+            EventChannel clientChannel = CmTesting.channel())
         {
             fabric.device(SERVER);
             fabric.device(CLIENT);
@@ -420,7 +420,7 @@ class SoftCmConnectionTest
     @EnumSource(CmFabric.Kind.class)
     void shouldRefuseConnectionVerbsInTheWrongState(final CmFabric.Kind kind) throws Exception
     {
-        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = SoftEventChannel.create())
+        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = CmTesting.channel())
         {
             fabric.device(SERVER);
             final CmId id = channel.createId(null, PortSpace.TCP);
@@ -453,8 +453,8 @@ class SoftCmConnectionTest
     void shouldRejectRequestsNobodySawWhenTheListenerIsDestroyed(final CmFabric.Kind kind) throws Exception
     {
         try (CmFabric fabric = new CmFabric(kind);
-            EventChannel serverChannel = SoftEventChannel.create();
-            EventChannel clientChannel = SoftEventChannel.create())
+            EventChannel serverChannel = CmTesting.channel();
+            EventChannel clientChannel = CmTesting.channel())
         {
             fabric.device(SERVER);
             fabric.device(CLIENT);
@@ -480,7 +480,7 @@ class SoftCmConnectionTest
     void shouldAskForTimeWithAnMraAndWaitWhenAskedForIt() throws Exception
     {
         final FakeCmClock clock = new FakeCmClock();
-        final ConnectionManager cm = ConnectionManager.create(clock, ConnectionManager.DEFAULT_QUEUE_CAPACITY);
+        final ConnectionManager cm = ConnectionManager.create(CmTesting.SHARED, clock, ConnectionManager.DEFAULT_QUEUE_CAPACITY);
         try (AutoCloseable stop = cm::stop; CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY);
             EventChannel serverChannel = SoftEventChannel.create(cm);
             EventChannel clientChannel = SoftEventChannel.create(cm))
@@ -542,7 +542,7 @@ class SoftCmConnectionTest
     void shouldConnectWhenTheReplyAndTheReadyToUseAreLost() throws Exception
     {
         final FakeCmClock clock = new FakeCmClock();
-        final ConnectionManager cm = ConnectionManager.create(clock, ConnectionManager.DEFAULT_QUEUE_CAPACITY);
+        final ConnectionManager cm = ConnectionManager.create(CmTesting.SHARED, clock, ConnectionManager.DEFAULT_QUEUE_CAPACITY);
         try (AutoCloseable stop = cm::stop; CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY);
             EventChannel serverChannel = SoftEventChannel.create(cm);
             EventChannel clientChannel = SoftEventChannel.create(cm))
@@ -588,8 +588,8 @@ class SoftCmConnectionTest
         // rping.pcap: the active side's first SEND carries the REP's starting PSN, the passive
         // side's first packet the REQ's
         try (CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY);
-            EventChannel serverChannel = SoftEventChannel.create();
-            EventChannel clientChannel = SoftEventChannel.create())
+            EventChannel serverChannel = CmTesting.channel();
+            EventChannel clientChannel = CmTesting.channel())
         {
             final List<SentDatagram> wire = new CopyOnWriteArrayList<>();
             fabric.network().tap(wire::add);

@@ -7,7 +7,6 @@ import io.rdma4j.cm.EventChannel;
 import io.rdma4j.cm.PortSpace;
 import io.rdma4j.cm.RdmaCm;
 import io.rdma4j.soft.SoftDevice;
-import io.rdma4j.soft.SoftDevices;
 import io.rdma4j.testing.TestNet;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.CompletionQueue;
@@ -51,7 +50,7 @@ class SoftCmIdTest
     @Test
     void shouldBindPortsPerAddressAndPortSpace()
     {
-        try (CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY); EventChannel channel = SoftEventChannel.create())
+        try (CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY); EventChannel channel = CmTesting.channel())
         {
             fabric.device(1);
             fabric.device(2);
@@ -89,7 +88,7 @@ class SoftCmIdTest
     @Test
     void shouldCreateUdQpsInRtsWithTheUdpQkeyAndConnectedQpsInInit()
     {
-        try (CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY); EventChannel channel = SoftEventChannel.create())
+        try (CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY); EventChannel channel = CmTesting.channel())
         {
             fabric.device(1);
             try (CmId ud = channel.createId(null, PortSpace.UDP); CmId rc = channel.createId(null, PortSpace.TCP))
@@ -130,7 +129,7 @@ class SoftCmIdTest
     @Test
     void shouldRefuseEveryVerbOnADestroyedId()
     {
-        try (CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY); EventChannel channel = SoftEventChannel.create())
+        try (CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY); EventChannel channel = CmTesting.channel())
         {
             fabric.device(1);
             final CmId id = channel.createId("kept", PortSpace.UDP);
@@ -154,7 +153,7 @@ class SoftCmIdTest
     @Test
     void shouldRefuseToCloseAChannelWhileIdsExist() throws Exception
     {
-        final EventChannel channel = SoftEventChannel.create();
+        final EventChannel channel = CmTesting.channel();
         final CmId id = channel.createId(null, PortSpace.UDP);
         refused(Errno.EBUSY, channel::close);
         assertNull(channel.getEvent(0, TimeUnit.SECONDS));
@@ -168,7 +167,7 @@ class SoftCmIdTest
     @Test
     void shouldWakeAWaitingGetEventWhenAnEventArrives() throws Exception
     {
-        try (CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY); EventChannel channel = SoftEventChannel.create())
+        try (CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY); EventChannel channel = CmTesting.channel())
         {
             fabric.device(1);
             try (CmId id = channel.createId(null, PortSpace.UDP))
@@ -197,7 +196,7 @@ class SoftCmIdTest
     @Test
     void shouldReportAddrErrorForAnIpv6DestinationAndStayBound() throws Exception
     {
-        try (CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY); EventChannel channel = SoftEventChannel.create())
+        try (CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY); EventChannel channel = CmTesting.channel())
         {
             fabric.device(1);
             try (CmId id = channel.createId(null, PortSpace.UDP))
@@ -219,7 +218,7 @@ class SoftCmIdTest
     @Test
     void shouldResolveWithoutASourceOnTheDestinationsDevice() throws Exception
     {
-        try (CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY); EventChannel channel = SoftEventChannel.create())
+        try (CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY); EventChannel channel = CmTesting.channel())
         {
             fabric.device(1);
             try (CmId id = channel.createId(null, PortSpace.UDP))
@@ -237,9 +236,9 @@ class SoftCmIdTest
     void shouldMakeAUdpDeviceOnDemandForAnUnregisteredLoopbackAddress() throws Exception
     {
         final InetAddress address = TestNet.address(TestNet.nextSubnet(), 1);
-        assertNull(CmDevices.registered(address));
+        assertNull(CmTesting.manager().devices.registered(address));
         SoftDevice made = null;
-        try (EventChannel channel = SoftEventChannel.create())
+        try (EventChannel channel = CmTesting.channel())
         {
             final InetSocketAddress group = CmFabric.group();
             try (CmId id = channel.createId(null, PortSpace.UDP))
@@ -258,7 +257,7 @@ class SoftCmIdTest
         {
             if (made != null)
             {
-                SoftDevices.unregister(made);
+                CmTesting.DEVICES.unregister(made);
             }
         }
     }

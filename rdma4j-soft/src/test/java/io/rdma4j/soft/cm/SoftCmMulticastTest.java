@@ -45,7 +45,7 @@ class SoftCmMulticastTest
     @EnumSource(value = CmFabric.Kind.class, names = {"MEMORY", "UDP"})
     void shouldJoinOnlyOnceBoundOrAddressResolved(final CmFabric.Kind kind) throws Exception
     {
-        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = SoftEventChannel.create())
+        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = CmTesting.channel())
         {
             fabric.device(1);
             final InetSocketAddress group = CmFabric.group();
@@ -86,7 +86,7 @@ class SoftCmMulticastTest
     @EnumSource(value = CmFabric.Kind.class, names = {"MEMORY", "UDP"})
     void shouldReportContextAddressVectorQpnAndQkeyInMulticastJoin(final CmFabric.Kind kind) throws Exception
     {
-        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = SoftEventChannel.create())
+        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = CmTesting.channel())
         {
             fabric.device(1);
             final InetSocketAddress group = CmFabric.group();
@@ -128,7 +128,7 @@ class SoftCmMulticastTest
     @EnumSource(value = CmFabric.Kind.class, names = {"MEMORY", "UDP"})
     void shouldSendAndReceiveAsFullMembers(final CmFabric.Kind kind) throws Exception
     {
-        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = SoftEventChannel.create())
+        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = CmTesting.channel())
         {
             fabric.device(1);
             fabric.device(2);
@@ -172,7 +172,7 @@ class SoftCmMulticastTest
     @EnumSource(value = CmFabric.Kind.class, names = {"MEMORY", "UDP"})
     void shouldNeverReceiveAsSendOnlyMemberNorJoinTheIpGroup(final CmFabric.Kind kind) throws Exception
     {
-        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = SoftEventChannel.create())
+        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = CmTesting.channel())
         {
             fabric.device(1);
             fabric.device(2);
@@ -218,7 +218,7 @@ class SoftCmMulticastTest
     @EnumSource(value = CmFabric.Kind.class, names = {"MEMORY", "UDP"})
     void shouldAttachTheIdsQpWhenTheJoinEventIsRetrieved(final CmFabric.Kind kind) throws Exception
     {
-        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = SoftEventChannel.create())
+        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = CmTesting.channel())
         {
             fabric.device(1);
             final InetSocketAddress group = CmFabric.group();
@@ -245,7 +245,7 @@ class SoftCmMulticastTest
     @EnumSource(value = CmFabric.Kind.class, names = {"MEMORY", "UDP"})
     void shouldLeaveTheAttachToTheApplicationWhenTheIdHasNoQp(final CmFabric.Kind kind) throws Exception
     {
-        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = SoftEventChannel.create())
+        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = CmTesting.channel())
         {
             fabric.device(1);
             fabric.device(2);
@@ -282,7 +282,7 @@ class SoftCmMulticastTest
     @EnumSource(value = CmFabric.Kind.class, names = {"MEMORY", "UDP"})
     void shouldDetachAndLeaveTheIpGroupOnLeave(final CmFabric.Kind kind) throws Exception
     {
-        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = SoftEventChannel.create())
+        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = CmTesting.channel())
         {
             fabric.device(1);
             final InetSocketAddress group = CmFabric.group();
@@ -313,7 +313,7 @@ class SoftCmMulticastTest
     @EnumSource(value = CmFabric.Kind.class, names = {"MEMORY", "UDP"})
     void shouldNotReturnFromDestroyBeforeTheEventIsAcknowledged(final CmFabric.Kind kind) throws Exception
     {
-        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = SoftEventChannel.create())
+        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = CmTesting.channel())
         {
             fabric.device(1);
             final InetSocketAddress group = CmFabric.group();
@@ -354,7 +354,7 @@ class SoftCmMulticastTest
     @EnumSource(value = CmFabric.Kind.class, names = {"MEMORY", "UDP"})
     void shouldNotReturnFromLeaveBeforeTheEventIsAcknowledged(final CmFabric.Kind kind) throws Exception
     {
-        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = SoftEventChannel.create())
+        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = CmTesting.channel())
         {
             fabric.device(1);
             final InetSocketAddress group = CmFabric.group();
@@ -381,7 +381,7 @@ class SoftCmMulticastTest
     @EnumSource(value = CmFabric.Kind.class, names = {"MEMORY", "UDP"})
     void shouldInterruptADestroyWaitingForAcknowledgements(final CmFabric.Kind kind) throws Exception
     {
-        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = SoftEventChannel.create())
+        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = CmTesting.channel())
         {
             final io.rdma4j.soft.SoftDevice device = fabric.device(1);
             final CmId id = boundId(channel, fabric, 1, null);
@@ -414,7 +414,7 @@ class SoftCmMulticastTest
     @EnumSource(value = CmFabric.Kind.class, names = {"MEMORY", "UDP"})
     void shouldRefuseIpv6WildcardAndUnicastGroupsAndNonUdpIds(final CmFabric.Kind kind) throws Exception
     {
-        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = SoftEventChannel.create())
+        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = CmTesting.channel())
         {
             fabric.device(1);
             try (CmId id = boundId(channel, fabric, 1, null); CmId tcp = channel.createId(null, PortSpace.TCP))
@@ -439,7 +439,7 @@ class SoftCmMulticastTest
     @EnumSource(value = CmFabric.Kind.class, names = {"MEMORY", "UDP"})
     void shouldRefuseJoiningOneGroupTwiceOnOneId(final CmFabric.Kind kind) throws Exception
     {
-        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = SoftEventChannel.create())
+        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = CmTesting.channel())
         {
             fabric.device(1);
             final InetSocketAddress group = CmFabric.group();
@@ -464,7 +464,7 @@ class SoftCmMulticastTest
     @EnumSource(value = CmFabric.Kind.class, names = {"MEMORY", "UDP"})
     void shouldRefuseASecondAckOfOneEvent(final CmFabric.Kind kind) throws Exception
     {
-        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = SoftEventChannel.create())
+        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = CmTesting.channel())
         {
             fabric.device(1);
             try (CmId id = boundId(channel, fabric, 1, null))
@@ -481,7 +481,7 @@ class SoftCmMulticastTest
     @EnumSource(value = CmFabric.Kind.class, names = {"MEMORY", "UDP"})
     void shouldDeliverEventsInTheOrderOfTheCalls(final CmFabric.Kind kind) throws Exception
     {
-        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = SoftEventChannel.create())
+        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = CmTesting.channel())
         {
             fabric.device(1);
             final List<InetSocketAddress> groups = List.of(CmFabric.group(), CmFabric.group(), CmFabric.group());
@@ -514,7 +514,7 @@ class SoftCmMulticastTest
     @EnumSource(value = CmFabric.Kind.class, names = {"MEMORY", "UDP"})
     void shouldShowTheIdsUserContextInEveryEvent(final CmFabric.Kind kind) throws Exception
     {
-        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = SoftEventChannel.create())
+        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = CmTesting.channel())
         {
             fabric.device(1);
             final Object first = new Object();
@@ -544,7 +544,7 @@ class SoftCmMulticastTest
     @EnumSource(value = CmFabric.Kind.class, names = {"MEMORY", "UDP"})
     void shouldTurnAFailedAutomaticAttachIntoMulticastError(final CmFabric.Kind kind) throws Exception
     {
-        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = SoftEventChannel.create())
+        try (CmFabric fabric = new CmFabric(kind); EventChannel channel = CmTesting.channel())
         {
             fabric.device(1, DeviceLimits.RXE.withMulticast(1, 1, 1));
             final InetSocketAddress fits = CmFabric.group();

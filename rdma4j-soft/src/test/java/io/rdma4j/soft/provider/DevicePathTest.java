@@ -1,7 +1,7 @@
 package io.rdma4j.soft.provider;
 
 import io.rdma4j.soft.SoftDevice;
-import io.rdma4j.soft.SoftDevices;
+import io.rdma4j.soft.config.SoftSettings;
 import io.rdma4j.soft.config.SocketChoice;
 import io.rdma4j.soft.link.socket.UdpLinks;
 import io.rdma4j.testing.TestNet;
@@ -62,7 +62,7 @@ class DevicePathTest
         final int host) throws Exception
     {
         try (Context context = SoftDevice.builder("path" + host, TestNet.address(SUBNET, host))
-            .settings(SoftDevices.settings().toBuilder().socket(socket).build()).sameHost(sameHost)
+            .settings(SoftSettings.fromSystem().toBuilder().socket(socket).build()).sameHost(sameHost)
             .pollsInline(polling).build().open())
         {
             return DevicePath.of(context).orElseThrow();

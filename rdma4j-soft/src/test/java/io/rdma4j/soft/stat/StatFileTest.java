@@ -1,7 +1,6 @@
 package io.rdma4j.soft.stat;
 
 import io.rdma4j.soft.Fabric;
-import io.rdma4j.soft.SoftDevices;
 import io.rdma4j.soft.config.SoftSettings;
 import io.rdma4j.soft.counter.CounterGroup;
 import io.rdma4j.soft.counter.Counters;
@@ -81,7 +80,7 @@ public class StatFileTest
      */
     public static SoftSettings statIn(final Path dir)
     {
-        return SoftDevices.settings().toBuilder().statDirectory(dir).build();
+        return SoftSettings.fromSystem().toBuilder().statDirectory(dir).build();
     }
 
     /**

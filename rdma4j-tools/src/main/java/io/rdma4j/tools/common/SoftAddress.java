@@ -1,6 +1,8 @@
 package io.rdma4j.tools.common;
 
 import io.rdma4j.soft.config.SoftSettings;
+import io.rdma4j.soft.provider.SoftProvider;
+import io.rdma4j.soft.provider.SoftProviderContext;
 
 import java.io.IOException;
 import java.net.DatagramSocket;
@@ -20,7 +22,7 @@ import java.net.UnknownHostException;
  */
 public final class SoftAddress
 {
-    /** The system property the soft provider reads its addresses from. */
+    /** The system property the soft provider reads its addresses from when no tool gives one in code. */
     public static final String PROPERTY = SoftSettings.ADDRESS.property();
     /** The RoCEv2 UDP port every soft device binds. */
     static final int ROCE_PORT = 4791;
@@ -30,19 +32,51 @@ public final class SoftAddress
     }
 
     /**
-     * Set the soft device's address for this process; call before the device list is read.
+     * Give this process's soft device its address, in code ({@link SoftProvider#launchDefault}), never through a
+     * system property; call before the device list is read.
      *
      * @param explicit   the --address value, or null.
      * @param serverName the server a client connects to, or null for a server.
      * @return the address chosen automatically, or null when the configured one stands.
+     * @throws io.rdma4j.verbs.RdmaException EINVAL for an address that is not an IP literal; EBUSY if this
+     *     process's soft provider was made already with other settings.
      */
     public static String configure(final String explicit, final String serverName)
     {
-        if (explicit != null)
+        return configure(null, explicit, serverName);
+    }
+
+    /**
+     * Give this process's soft provider a context in code: the one given (the tool's other flags, such as perf's
+     * --progress) with the address chosen as {@link #configure(String, String)} chooses it. Nothing given and
+     * nothing chosen leaves the provider to the properties and the environment, as it would be without the tool.
+     *
+     * @param given      the tool's context for the soft provider, or null for none.
+     * @param explicit   the --address value, or null.
+     * @param serverName the server a client connects to, or null for a server.
+     * @return the address chosen automatically, or null when the configured one stands.
+     * @throws io.rdma4j.verbs.RdmaException EINVAL for an address that is not an IP literal; EBUSY if this
+     *     process's soft provider was made already with other settings.
+     */
+    public static String configure(final SoftProviderContext given, final String explicit, final String serverName)
+    {
+        final String chosen = explicit != null ? null : choose(serverName);
+        final String address = explicit != null ? explicit : chosen;
+        SoftProviderContext context = given;
+        if (address != null)
         {
-            System.setProperty(PROPERTY, explicit);
-            return null;
+            context = (context != null ? context : new SoftProviderContext()).addresses(address);
         }
+        if (context != null)
+        {
+            SoftProvider.launchDefault(context);
+        }
+        return chosen;
+    }
+
+    /** A client's address on this machine's loopback, or null when the configured one stands. */
+    private static String choose(final String serverName)
+    {
         if (serverName == null || SoftSettings.ADDRESS.read() != null)
         {
             return null;
@@ -52,9 +86,7 @@ public final class SoftAddress
             // a 127.0.0.x device could not reach an IPv6 server, and loopback has no second IPv6 address
             return null;
         }
-        final String chosen = firstFreeLoopback();
-        System.setProperty(PROPERTY, chosen);
-        return chosen;
+        return firstFreeLoopback();
     }
 
     /**

@@ -1,7 +1,9 @@
 package io.rdma4j.tools.perf;
 
 import io.rdma4j.soft.config.SoftSettings;
+import io.rdma4j.soft.provider.SoftProviderContext;
 import io.rdma4j.tools.common.SoftAddress;
+import io.rdma4j.verbs.ProgressMode;
 import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.RdmaException;
 import picocli.CommandLine;
@@ -458,11 +460,10 @@ public final class PerfCommand implements Callable<Integer>
         final PrintWriter err = spec.commandLine().getErr();
         try
         {
-            if (progress != null)
-            {
-                System.setProperty(SoftSettings.PROGRESS.property(), progress);
-            }
-            SoftAddress.configure(address, serverName);
+            // the flags reach the soft device in code, through the default provider's context, not a property
+            final SoftProviderContext soft = progress == null ? null :
+                new SoftProviderContext().progress(ProgressMode.valueOf(progress.toUpperCase(Locale.ROOT)));
+            SoftAddress.configure(soft, address, serverName);
             final InetAddress bind = address == null ? null : InetAddress.getByName(address);
             if (cfg.perftest())
             {
@@ -537,9 +538,9 @@ public final class PerfCommand implements Callable<Integer>
         return warmup != null ? warmup : test.isLatency() ? 20_000 : 1000;
     }
 
-    private static String progressMode()
+    private String progressMode()
     {
-        final String mode = SoftSettings.PROGRESS.read();
+        final String mode = progress != null ? progress : SoftSettings.PROGRESS.read();
         return mode == null ? "polling" : mode;
     }
 }
