@@ -107,6 +107,17 @@ public final class SoftProviderContext
     }
 
     /**
+     * @param millis how long an RC connection may be idle before its device probes the peer
+     *               ({@link SoftSettings#KEEPALIVE}); 0 turns the probes off.
+     * @return this.
+     * @throws RdmaException EINVAL for a value the setting refuses.
+     */
+    public SoftProviderContext keepaliveMillis(final long millis)
+    {
+        return set(SoftSettings.KEEPALIVE, b -> b.keepaliveMillis(millis));
+    }
+
+    /**
      * @param socket the socket under the devices ({@link SoftSettings#SOCKET}).
      * @return this.
      */
