@@ -116,6 +116,7 @@ abstract class QpEndpoint
     private int nextSeq;
     private int deferred;
     private long signaledSends;
+    private long receiveChains;
     private long copiedSends;
     private long inPlaceSends;
     /** What the peer did against the protocol in the completions being taken, or null. */
@@ -620,6 +621,14 @@ abstract class QpEndpoint
     }
 
     /**
+     * @return chains of receives read that {@link #postReceives} posted, since the endpoint was made.
+     */
+    final long receiveChains()
+    {
+        return receiveChains;
+    }
+
+    /**
      * @param index a receive buffer.
      */
     protected final void postReceive(final int index)
@@ -664,6 +673,7 @@ abstract class QpEndpoint
         }
         deferred = 0;
         qp.postRecv(recvChain[0]);
+        receiveChains++;
         return count;
     }
 

@@ -499,12 +499,13 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
     }
 
     /**
-     * @return SENDs whose bytes were copied, and SENDs that read a registered buffer in place, so far; on the
-     *         event loop.
+     * @return SENDs whose bytes were copied, SENDs that read a registered buffer in place, SENDs signaled (of
+     *         either kind, and credit updates), and chains of receives posted again, so far; on the event loop.
      */
     long[] sendCounts()
     {
-        return endpoint == null ? new long[2] : new long[] {endpoint.copiedSends(), endpoint.inPlaceSends()};
+        return endpoint == null ? new long[4] : new long[] {endpoint.copiedSends(), endpoint.inPlaceSends(),
+            endpoint.signaledSends(), endpoint.receiveChains()};
     }
 
     @Override
