@@ -28,8 +28,9 @@ import java.util.concurrent.TimeUnit;
  * Register it on an event loop of a {@code MultiThreadIoEventLoopGroup} made with {@link RdmaIoHandler#newFactory()}.
  * <p>
  * Outgoing {@link ByteBuf}s are cut into SENDs of at most {@link RdmaChannelOption#BUFFER_SIZE} bytes (the peer's,
- * if smaller). A buffer of an {@link RdmaByteBufAllocator} (the channel's {@code ALLOCATOR} by default), or a slice,
- * duplicate or composite component of one, goes out without a copy: its SENDs read it in place and the channel
+ * if smaller); the small writes of one flush are copied together into as few SENDs as they fill, and a flush's
+ * SENDs are posted as one chain. A buffer of an {@link RdmaByteBufAllocator} (the channel's {@code ALLOCATOR} by
+ * default) of 1 KiB or more, or a slice, duplicate or composite component of one, goes out without a copy: its SENDs read it in place and the channel
  * holds a reference to it until they complete. Other buffers are copied into the channel's registered send
  * buffers. Either way a write's promise completes once its SENDs are posted, as a socket's completes once the
  * kernel has the bytes; closing waits (up to five seconds) for posted SENDs to complete before it disconnects, and
