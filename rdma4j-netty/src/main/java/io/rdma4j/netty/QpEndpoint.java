@@ -8,6 +8,7 @@ import io.rdma4j.verbs.CompletionQueue;
 import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.MemoryRegion;
+import io.rdma4j.verbs.PostException;
 import io.rdma4j.verbs.ProtectionDomain;
 import io.rdma4j.verbs.QpCap;
 import io.rdma4j.verbs.QpInitAttr;
@@ -33,10 +34,17 @@ import java.util.EnumSet;
  * {@link RdmaByteBufAllocator}, which a SEND reads in place; driven by its event loop's thread alone.
  * <p>
  * A received message waits in a ring (the stash) until the channel reads it, and only then is its buffer posted
- * again; a slot is free again at its SEND's completion, and a buffer sent in place is held ({@link HeldSends})
- * until then. Every SEND is signaled. Copied and in-place SENDs together stay within the slot count. An endpoint
- * is open; it may then linger, waiting for its SENDs to complete; then it is closed, and retired once its CQ could
- * be closed.
+ * again, at once ({@link #postReceive}) or with others in one chain ({@link #deferReceive}, {@link #postReceives});
+ * a slot is free again at its SEND's completion, and a buffer sent in place is held ({@link HeldSends}) until then.
+ * Copied and in-place SENDs together stay within the slot count. An endpoint is open; it may then linger, waiting
+ * for its SENDs to complete; then it is closed, and retired once its CQ could be closed.
+ * <p>
+ * <b>Selective signalling.</b> SENDs are staged ({@link #stage}) and posted as one chain ({@link #postStaged}); of a
+ * chain only every {@code signalEvery}-th SEND and the last are signaled. A send queue completes in order, so a
+ * signaled completion (or any flushed or failed one) means every SEND posted before it is done too: each SEND's
+ * work request id carries its place in the order it was posted, and a completion releases the slots and held
+ * buffers of every SEND up to its own, each exactly once. The last of a chain is always signaled, so nothing
+ * waits for a completion that no later SEND would bring.
  */
 abstract class QpEndpoint
 {
@@ -54,7 +62,6 @@ abstract class QpEndpoint
     private static final long SEND_TAG = 1L << 32;
     /** In a SEND's token: it reads a held buffer, whose entry is the low bits. */
     private static final int HELD = 0x10000;
-    private static final int TOKEN_MASK = 0x1FFFF;
 
     /** Where an endpoint is in its life. */
     enum State
@@ -83,7 +90,13 @@ abstract class QpEndpoint
     private final int[] stashIndex;
     private final int[] stashLength;
     private final RecvWr recvWr = new RecvWr();
-    private final SendWr sendWr = new SendWr();
+    /** Receives read and not yet posted again: a chain of {@link #deferred} of them. */
+    private final RecvWr[] recvChain;
+    /** The SENDs staged and not yet posted are the first {@link #staged}. */
+    private final SendWr[] sendChain;
+    /** The token of each SEND posted and not known complete, by its sequence number modulo the queue's depth. */
+    private final int[] postedTokens;
+    private final int signalEvery;
     private final WorkCompletion[] wcs = WorkCompletion.array(32);
     private final DeviceMemory memory;
     private final HeldSends held;
@@ -95,6 +108,15 @@ abstract class QpEndpoint
     private int stashHead;
     private int stashCount;
     private int sendsInFlight;
+    private int staged;
+    /** SENDs staged since the last signaled one. */
+    private int unsignaled;
+    /** The sequence number of the oldest SEND not known complete, and of the next one staged (both wrap). */
+    private int oldestSeq;
+    private int nextSeq;
+    private int deferred;
+    private long signaledSends;
+    private long receiveChains;
     private long copiedSends;
     private long inPlaceSends;
     /** What the peer did against the protocol in the completions being taken, or null. */
@@ -103,7 +125,7 @@ abstract class QpEndpoint
     private IOException failure;
 
     /**
-     * Make the QP on the id, register the buffers and post every receive; on the event loop's thread.
+     * An endpoint that signals every SEND; see the constructor below.
      *
      * @param registration the channel's registration, which the CQ is submitted to.
      * @param id        an id with a device.
@@ -117,6 +139,25 @@ abstract class QpEndpoint
     QpEndpoint(final RdmaIoRegistration registration, final CmId id, final QpType type, final int recvCount,
         final int recvSize, final int slotCount, final int slotSize, final int sqDepth)
     {
+        this(registration, id, type, recvCount, recvSize, slotCount, slotSize, sqDepth, 1);
+    }
+
+    /**
+     * Make the QP on the id, register the buffers and post every receive; on the event loop's thread.
+     *
+     * @param registration the channel's registration, which the CQ is submitted to.
+     * @param id        an id with a device.
+     * @param type      the QP's type.
+     * @param recvCount receives posted.
+     * @param recvSize  bytes each.
+     * @param slotCount send slots.
+     * @param slotSize  bytes each.
+     * @param sqDepth   SENDs in flight at most: the send queue's depth.
+     * @param signalEvery of a chain of SENDs, every this many is signaled (and its last); 1 signals every SEND.
+     */
+    QpEndpoint(final RdmaIoRegistration registration, final CmId id, final QpType type, final int recvCount,
+        final int recvSize, final int slotCount, final int slotSize, final int sqDepth, final int signalEvery)
+    {
         this.registration = registration;
         this.devices = registration.handler().devices();
         this.id = id;
@@ -125,6 +166,18 @@ abstract class QpEndpoint
         this.slotSize = slotSize;
         this.sqDepth = sqDepth;
         this.slotCount = slotCount;
+        this.signalEvery = Math.max(1, signalEvery);
+        this.recvChain = new RecvWr[recvCount];
+        for (int i = 0; i < recvCount; i++)
+        {
+            recvChain[i] = new RecvWr();
+        }
+        this.sendChain = new SendWr[sqDepth];
+        for (int i = 0; i < sqDepth; i++)
+        {
+            sendChain[i] = new SendWr();
+        }
+        this.postedTokens = new int[sqDepth];
         this.verbs = id.verbs();
         this.held = new HeldSends(slotCount);
         CompletionQueue madeCq = null;
@@ -349,7 +402,7 @@ abstract class QpEndpoint
             return -1;
         }
         final int token = HELD | held.hold(buf);
-        sendWr.sge(region, source.offset(), length);
+        sendChain[staged].sge(region, source.offset(), length);
         inPlaceSends++;
         return token;
     }
@@ -364,23 +417,50 @@ abstract class QpEndpoint
      */
     protected final int fillSlot(final ByteBuf buf, final int index, final int length)
     {
-        final int slot = freeSlots[--freeSlotCount];
-        final ByteBuffer view = slotViews[slot];
-        view.clear().limit(length);
-        buf.getBytes(index, view);
-        copiedSends++;
+        final int slot = takeSlot();
+        appendToSlot(slot, 0, buf, index, length);
         return slot;
+    }
+
+    /**
+     * Take a free slot for bytes to be copied into ({@link #appendToSlot}) and then sent; only when
+     * {@link #canPostSlot()}.
+     *
+     * @return the slot.
+     */
+    protected final int takeSlot()
+    {
+        copiedSends++;
+        return freeSlots[--freeSlotCount];
+    }
+
+    /**
+     * Copy bytes into a slot taken, after those it holds already.
+     *
+     * @param slot   the slot.
+     * @param at     the bytes it holds already.
+     * @param buf    the bytes.
+     * @param index  where they start.
+     * @param length how many: {@code at + length} at most {@link #slotSize()}.
+     */
+    protected final void appendToSlot(final int slot, final int at, final ByteBuf buf, final int index,
+        final int length)
+    {
+        final ByteBuffer view = slotViews[slot];
+        view.clear().position(at).limit(at + length);
+        buf.getBytes(index, view);
     }
 
     /**
      * @param token  a slot from {@link #fillSlot}, a token from {@link #holdSend} (whose SGE is set already), or
      *               {@link #NO_SLOT} for a SEND of no bytes.
      * @param length the bytes in the slot.
-     * @return the work request of a signaled SEND of them, for the subclass to finish and {@link #post}.
+     * @return the work request of a SEND of them, for the subclass to finish and {@link #post} or {@link #stage}.
      */
     protected final SendWr sendWr(final int token, final int length)
     {
-        sendWr.wrId(SEND_TAG | token).sendFlags(SendFlags.SIGNALED);
+        final SendWr sendWr = sendChain[staged];
+        sendWr.sendFlags(0).next(null);
         if (token == NO_SLOT)
         {
             sendWr.sgList().numSge(0);
@@ -393,23 +473,112 @@ abstract class QpEndpoint
     }
 
     /**
-     * Post the work request {@link #sendWr} or {@link #holdSend} gave; if that fails, its slot is free again, or
-     * its buffer released.
+     * Post the work request {@link #sendWr} or {@link #holdSend} gave, signaled, with whatever was staged before it;
+     * if that fails, its slot is free again, or its buffer released.
      *
      * @param token the slot it sends, {@link #NO_SLOT}, or the token of {@link #holdSend}.
      */
     protected final void post(final int token)
     {
+        stage(token);
+        postStaged();
+    }
+
+    /**
+     * Stage the work request {@link #sendWr} or {@link #holdSend} gave, to be posted by {@link #postStaged} with
+     * the others of the chain; it counts as in flight from now on. Signaled if it is the {@code signalEvery}-th
+     * since the last signaled one.
+     *
+     * @param token the slot it sends, {@link #NO_SLOT}, or the token of {@link #holdSend}.
+     */
+    protected final void stage(final int token)
+    {
+        final SendWr wr = sendChain[staged];
+        final int seq = nextSeq++;
+        postedTokens[Integer.remainderUnsigned(seq, sqDepth)] = token;
+        wr.wrId(SEND_TAG | Integer.toUnsignedLong(seq));
+        if (++unsignaled >= signalEvery)
+        {
+            wr.sendFlags(wr.sendFlags() | SendFlags.SIGNALED);
+            unsignaled = 0;
+            signaledSends++;
+        }
+        if (staged > 0)
+        {
+            sendChain[staged - 1].next(wr);
+        }
+        staged++;
+        sendsInFlight++;
+    }
+
+    /**
+     * @return SENDs staged and not yet posted.
+     */
+    protected final int staged()
+    {
+        return staged;
+    }
+
+    /**
+     * Post the SENDs staged, in one chain whose last is signaled. Those the device refuses are not in flight: their
+     * slots are free again and their buffers released, and the exception says why.
+     */
+    protected final void postStaged()
+    {
+        if (staged == 0)
+        {
+            return;
+        }
+        final int count = staged;
+        final SendWr last = sendChain[count - 1];
+        if ((last.sendFlags() & SendFlags.SIGNALED) == 0)
+        {
+            last.sendFlags(last.sendFlags() | SendFlags.SIGNALED);
+            signaledSends++;
+        }
+        unsignaled = 0;
+        staged = 0;
         try
         {
-            qp.postSend(sendWr);
+            qp.postSend(sendChain[0]);
         }
         catch (final RdmaException ex)
         {
-            sent(token);
+            // those from the refused one on are not posted: the newest, so they come off the end of the order
+            final int posted = ex instanceof PostException refused ? Math.max(0, refused.badIndex()) : 0;
+            for (int i = count - 1; i >= posted; i--)
+            {
+                final int seq = --nextSeq;
+                sendsInFlight--;
+                sent(postedTokens[Integer.remainderUnsigned(seq, sqDepth)]);
+            }
             throw ex;
         }
-        sendsInFlight++;
+        finally
+        {
+            for (int i = 0; i < count; i++)
+            {
+                sendChain[i].next(null);
+            }
+        }
+    }
+
+    /**
+     * A SEND completed (in whatever status): so did every SEND posted before it, as a send queue completes in
+     * order; their slots and buffers go, each once.
+     *
+     * @param seq its sequence number.
+     */
+    private void sendsCompletedThrough(final int seq)
+    {
+        // a SEND completed before (a flushed one after a signaled one's completion) is passed already
+        while (seq - oldestSeq >= 0 && oldestSeq != nextSeq)
+        {
+            final int token = postedTokens[Integer.remainderUnsigned(oldestSeq, sqDepth)];
+            oldestSeq++;
+            sendsInFlight--;
+            sent(token);
+        }
     }
 
     /**
@@ -444,11 +613,68 @@ abstract class QpEndpoint
     }
 
     /**
+     * @return SENDs posted signaled, since the endpoint was made (each a completion to take).
+     */
+    final long signaledSends()
+    {
+        return signaledSends;
+    }
+
+    /**
+     * @return chains of receives read that {@link #postReceives} posted, since the endpoint was made.
+     */
+    final long receiveChains()
+    {
+        return receiveChains;
+    }
+
+    /**
      * @param index a receive buffer.
      */
     protected final void postReceive(final int index)
     {
         qp.postRecv(recvWr.wrId(index).sge(recvMr, (long)index * recvSize, recvSize));
+    }
+
+    /**
+     * Keep a receive buffer to be posted again with others by {@link #postReceives}.
+     *
+     * @param index a receive buffer the channel is done with.
+     */
+    protected final void deferReceive(final int index)
+    {
+        final RecvWr wr = recvChain[deferred].wrId(index).sge(recvMr, (long)index * recvSize, recvSize).next(null);
+        if (deferred > 0)
+        {
+            recvChain[deferred - 1].next(wr);
+        }
+        deferred++;
+    }
+
+    /**
+     * @return receive buffers kept by {@link #deferReceive} and not posted yet.
+     */
+    protected final int deferredReceives()
+    {
+        return deferred;
+    }
+
+    /**
+     * Post the receives {@link #deferReceive} kept, in one chain.
+     *
+     * @return how many.
+     */
+    protected final int postReceives()
+    {
+        final int count = deferred;
+        if (count == 0)
+        {
+            return 0;
+        }
+        deferred = 0;
+        qp.postRecv(recvChain[0]);
+        receiveChains++;
+        return count;
     }
 
     /**
@@ -556,8 +782,7 @@ abstract class QpEndpoint
                 }
                 if (isSend(wc))
                 {
-                    sendsInFlight--;
-                    sent((int)(wc.wrId() & TOKEN_MASK));
+                    sendsCompletedThrough((int)wc.wrId());
                     events |= WRITABLE;
                 }
                 else

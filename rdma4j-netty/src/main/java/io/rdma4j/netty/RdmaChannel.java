@@ -28,8 +28,9 @@ import java.util.concurrent.TimeUnit;
  * Register it on an event loop of a {@code MultiThreadIoEventLoopGroup} made with {@link RdmaIoHandler#newFactory()}.
  * <p>
  * Outgoing {@link ByteBuf}s are cut into SENDs of at most {@link RdmaChannelOption#BUFFER_SIZE} bytes (the peer's,
- * if smaller). A buffer of an {@link RdmaByteBufAllocator} (the channel's {@code ALLOCATOR} by default), or a slice,
- * duplicate or composite component of one, goes out without a copy: its SENDs read it in place and the channel
+ * if smaller); the small writes of one flush are copied together into as few SENDs as they fill, and a flush's
+ * SENDs are posted as one chain. A buffer of an {@link RdmaByteBufAllocator} (the channel's {@code ALLOCATOR} by
+ * default) of 1 KiB or more, or a slice, duplicate or composite component of one, goes out without a copy: its SENDs read it in place and the channel
  * holds a reference to it until they complete. Other buffers are copied into the channel's registered send
  * buffers. Either way a write's promise completes once its SENDs are posted, as a socket's completes once the
  * kernel has the bytes; closing waits (up to five seconds) for posted SENDs to complete before it disconnects, and
@@ -78,6 +79,11 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
     private Future<?> keepAlive;
     private Future<?> creditWatch;
     private boolean peerGone;
+    /** Bytes the flush being written took into SENDs. */
+    private long written;
+    /** The flush being written stopped for credits or slots. */
+    private boolean flushStopped;
+    private final ChannelOutboundBuffer.MessageProcessor takeFlushed = this::takeFlushed;
 
     /**
      * A channel that connects ({@code Bootstrap}).
@@ -494,12 +500,13 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
     }
 
     /**
-     * @return SENDs whose bytes were copied, and SENDs that read a registered buffer in place, so far; on the
-     *         event loop.
+     * @return SENDs whose bytes were copied, SENDs that read a registered buffer in place, SENDs signaled (of
+     *         either kind, and credit updates), and chains of receives posted again, so far; on the event loop.
      */
     long[] sendCounts()
     {
-        return endpoint == null ? new long[2] : new long[] {endpoint.copiedSends(), endpoint.inPlaceSends()};
+        return endpoint == null ? new long[4] : new long[] {endpoint.copiedSends(), endpoint.inPlaceSends(),
+            endpoint.signaledSends(), endpoint.receiveChains()};
     }
 
     @Override
@@ -522,30 +529,68 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
             msg.getClass().getName());
     }
 
+    /**
+     * Every flushed message the endpoint takes, in its SENDs of this flush; posted in one chain, and only then taken
+     * off the outbound buffer, so that a write's promise completes once its SENDs are posted.
+     */
     @Override
     void write(final ChannelOutboundBuffer in)
     {
-        while (true)
+        flushStopped = false;
+        // taking the bytes off may make the channel writable, and a handler write and flush more at once, which
+        // Netty's flush leaves to this call (it is in its flush already)
+        while (!flushStopped && !in.isEmpty())
         {
-            final Object msg = in.current();
-            if (msg == null)
+            written = 0;
+            try
             {
+                in.forEachFlushedMessage(takeFlushed);
+            }
+            catch (final RuntimeException | Error ex)
+            {
+                throw ex;
+            }
+            catch (final Exception ex)
+            {
+                // the processor throws nothing checked
+                throw new IllegalStateException(ex);
+            }
+            endpoint.flushSends();
+            if (written == 0)
+            {
+                // nothing flushed was left to take (empty buffers only), or nothing could go
+                in.removeBytes(0);
                 break;
             }
-            final ByteBuf buf = (ByteBuf)msg;
-            final int readable = buf.readableBytes();
-            if (readable == 0)
-            {
-                in.remove();
-                continue;
-            }
-            if (!canSend())
-            {
-                break;
-            }
-            in.removeBytes(endpoint.send(buf, buf.readerIndex(), Math.min(readable, endpoint.maxMessage())));
+            in.removeBytes(written);
         }
         endpoint.maybeSendUpdate();
+    }
+
+    /**
+     * Take one flushed message's bytes into the endpoint's SENDs.
+     *
+     * @return false once the endpoint takes no more (credits or slots ran out).
+     */
+    private boolean takeFlushed(final Object msg)
+    {
+        final ByteBuf buf = (ByteBuf)msg;
+        final int end = buf.writerIndex();
+        int at = buf.readerIndex();
+        while (at < end)
+        {
+            final int taken = endpoint.send(buf, at, end - at);
+            if (taken == 0)
+            {
+                // records that the flush goes on once credits or slots come back
+                canSend();
+                flushStopped = true;
+                return false;
+            }
+            at += taken;
+            written += taken;
+        }
+        return true;
     }
 
     /** Netty's unsafe for this channel: it connects. */

@@ -19,9 +19,15 @@ import java.util.concurrent.TimeUnit;
  * <p>
  * <b>Buffers.</b> {@code R} receive buffers of {@code S} bytes are registered once and stay posted; a received
  * message is copied out into a {@link ByteBuf} when the channel reads it, and only then is its buffer posted
- * again. Outgoing bytes are copied into one of the send slots, registered once too, and the slot is free again
- * at the SEND's completion; bytes in registered memory of an {@link RdmaByteBufAllocator} are sent in place
- * instead, their buffer held until the SEND completes.
+ * again: the buffers read are posted together, in one chain, just before a SEND reports them to the peer.
+ * Outgoing bytes are copied into one of the send slots, registered once too, and the slot is free again at the
+ * SEND's completion; bytes in registered memory of an {@link RdmaByteBufAllocator} of {@value SendSource#SMALL}
+ * bytes or more are sent in place instead, their buffer held until the SEND completes.
+ * <p>
+ * <b>One flush, few SENDs.</b> The bytes to copy of one flush, small writes above all, are gathered: each SEND's
+ * slot is filled up to the most one SEND carries before the next is taken, so a flush of many small writes costs
+ * the peer one receive and one credit per {@code S} bytes, not one per write. The SENDs of a flush are posted as
+ * one chain, of which only every {@code slots / 4}-th and the last are signaled ({@link QpEndpoint}).
  * <p>
  * <b>Credits.</b> A sender may have as many SENDs in flight as the peer has receives posted: it starts with the
  * peer's {@code R} (exchanged in the connection's private data) and spends one per SEND. Every SEND carries, in
@@ -43,6 +49,10 @@ final class RdmaEndpoint extends QpEndpoint
     static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private final SendSource source = new SendSource();
+    /** The slot bytes are being gathered into, or -1. */
+    private int gatherSlot = -1;
+    /** Bytes in it. */
+    private int gathered;
     private boolean connected;
     /** SENDs the peer has receives for: never more than {@link #peerRecvCount}. */
     private int credits;
@@ -51,9 +61,10 @@ final class RdmaEndpoint extends QpEndpoint
     private int peerRecvSize;
     /** When data first waited for credits since data could last go ({@link System#nanoTime()}, never 0), or 0. */
     private long starvedSince;
-    /** Receives posted again and not yet reported to the peer. */
+    /** Receives posted again and not yet reported to the peer (those read and not posted yet are the QP's deferred). */
     private int owed;
-    /** Of those, the ones that held data (an update's are not counted: they must not cause updates). */
+    /** Of those and the deferred ones, the ones that held data (an update's are not counted: they must not cause
+     *  updates). */
     private int dataOwed;
     /** SENDs of data or credits posted and messages received: keepalive's sign that the peer is heard from. */
     private int traffic;
@@ -72,8 +83,10 @@ final class RdmaEndpoint extends QpEndpoint
     RdmaEndpoint(final RdmaIoRegistration registration, final CmId id, final int recvCount, final int recvSize,
         final int slotCount)
     {
-        // slots as large as the receives; two SENDs more than the slots leave room for credit updates
-        super(registration, id, QpType.RC, recvCount, recvSize, slotCount, recvSize, slotCount + 2);
+        // slots as large as the receives; two SENDs more than the slots leave room for credit updates; a signaled
+        // SEND every quarter of the slots frees them in time for the SENDs the peer's credits allow
+        super(registration, id, QpType.RC, recvCount, recvSize, slotCount, recvSize, slotCount + 2,
+            Math.max(1, slotCount / 4));
     }
 
     /**
@@ -167,23 +180,71 @@ final class RdmaEndpoint extends QpEndpoint
     }
 
     /**
-     * Post a SEND of up to {@code length} bytes, with the credits owed: in place if they lie in registered memory,
-     * else copied into a slot; only when {@link #canSend()}.
+     * Take up to {@code length} bytes for the flush's SENDs, which carry the credits owed: in place if they lie in
+     * registered memory and are not small, else copied into the slot being gathered into, or into a new one.
+     * {@link #flushSends()} posts what was taken.
      *
      * @param buf    the bytes.
      * @param index  where they start.
-     * @param length how many at most, at most {@link #maxMessage()}.
-     * @return how many it sent: fewer than {@code length} where a composite buffer's registered component
-     *         starts or ends.
+     * @param length how many at most.
+     * @return how many it took: fewer than {@code length} where a SEND is full or a composite buffer's registered
+     *         component starts or ends; 0 if they need another SEND and {@link #canSend()} says no.
      */
     int send(final ByteBuf buf, final int index, final int length)
     {
-        final int bytes = source.find(buf, index, length);
-        final int held = source.chunk() != null ? holdSend(buf, source, bytes) : -1;
-        final int token = held >= 0 ? held : fillSlot(buf, index, bytes);
+        final int max = maxMessage();
+        final int bytes = source.find(buf, index, Math.min(length, max));
+        if (source.chunk() != null && bytes >= SendSource.SMALL)
+        {
+            closeGather();
+            if (!canSend())
+            {
+                return 0;
+            }
+            final int held = holdSend(buf, source, bytes);
+            if (held >= 0)
+            {
+                traffic++;
+                stageWithCredits(held, bytes);
+                return bytes;
+            }
+            // the device would not register the chunk: copied, below
+        }
+        if (gatherSlot >= 0 && gathered < max)
+        {
+            final int taken = Math.min(bytes, max - gathered);
+            appendToSlot(gatherSlot, gathered, buf, index, taken);
+            gathered += taken;
+            return taken;
+        }
+        closeGather();
+        if (!canSend())
+        {
+            return 0;
+        }
         traffic++;
-        sendWithCredits(token, bytes);
-        return bytes;
+        gatherSlot = takeSlot();
+        gathered = Math.min(bytes, max);
+        appendToSlot(gatherSlot, 0, buf, index, gathered);
+        return gathered;
+    }
+
+    /** Stage the slot bytes were gathered into, if any. */
+    private void closeGather()
+    {
+        if (gatherSlot >= 0)
+        {
+            final int slot = gatherSlot;
+            gatherSlot = -1;
+            stageWithCredits(slot, gathered);
+        }
+    }
+
+    /** Post what {@link #send} took, in one chain. */
+    void flushSends()
+    {
+        closeGather();
+        postStaged();
     }
 
     /**
@@ -205,21 +266,27 @@ final class RdmaEndpoint extends QpEndpoint
     {
         if (state() == State.OPEN && connected && credits >= 2 && sendQueueHasRoom())
         {
-            sendWithCredits(NO_SLOT, 0);
+            stageWithCredits(NO_SLOT, 0);
+            postStaged();
         }
     }
 
-    private void sendWithCredits(final int token, final int length)
+    /**
+     * Stage a SEND that gives back the credits owed: the receives read are posted first, in one chain, since a
+     * credit may only name a receive that is posted.
+     */
+    private void stageWithCredits(final int token, final int length)
     {
+        owed += postReceives();
         sendWr(token, length).opcode(WrOpcode.SEND_WITH_IMM).immData(owed);
-        post(token);
+        stage(token);
         credits--;
         owed = 0;
         dataOwed = 0;
     }
 
     /**
-     * Copy the oldest received message into {@code into} and post its buffer again.
+     * Copy the oldest received message into {@code into}; its buffer is posted again with the next SEND's credits.
      *
      * @param into a buffer with room for {@link #peekLength()} bytes.
      */
@@ -228,7 +295,7 @@ final class RdmaEndpoint extends QpEndpoint
         final int length = stashedLength();
         final int index = unstash();
         into.writeBytes(receiveView(index).clear().limit(length));
-        repost(index);
+        deferReceive(index);
         dataOwed++;
     }
 
@@ -241,30 +308,27 @@ final class RdmaEndpoint extends QpEndpoint
         return stashedLength();
     }
 
-    private void repost(final int index)
-    {
-        postReceive(index);
-        owed++;
-    }
-
     /**
      * Give the owed credits back in an update if the peer may be short of them and no data is on its way to
      * carry them; the channel calls it after it has flushed what it could.
      */
     void maybeSendUpdate()
     {
-        if (state() != State.OPEN || !connected || owed == 0 || credits == 0 || !sendQueueHasRoom())
+        final int owing = owed + deferredReceives();
+        if (state() != State.OPEN || !connected || owing == 0 || credits == 0 || !sendQueueHasRoom())
         {
             return;
         }
         // the most credits the peer can have: our receives neither reported back nor held by the reader
-        final int peerCredits = receiveCount() - owed - pending();
+        final int peerCredits = receiveCount() - owing - pending();
         if (peerCredits >= 2 && dataOwed < receiveCount() / 2)
         {
             return;
         }
         traffic++;
-        sendWithCredits(NO_SLOT, 0);
+        closeGather();
+        stageWithCredits(NO_SLOT, 0);
+        postStaged();
     }
 
     @Override
@@ -305,7 +369,7 @@ final class RdmaEndpoint extends QpEndpoint
         final int index = (int)wc.wrId();
         if (wc.byteLen() == 0)
         {
-            repost(index);
+            deferReceive(index);
             return events;
         }
         stash(index, wc.byteLen());
