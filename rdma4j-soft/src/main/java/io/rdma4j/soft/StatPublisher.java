@@ -12,7 +12,9 @@ import javax.management.ObjectName;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -22,7 +24,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * counters into it every {@value #PERIOD_MS} ms, and every {@value #DESCRIBE_EVERY}th time the describe
  * section too (its QPs, its groups and the {@link StatSections}' lines), which allocates. A file another
  * process truncated or replaced is abandoned, counted ({@code stat_file_abandoned}) and said once; the device
- * goes on. Also registers each device's counters as a JMX MBean ({@link CountersMBean}). Off for a device whose
+ * goes on. Also registers each device's counters as a JMX MBean ({@link CountersMBean}), from that thread, before
+ * the device's first round: making the platform MBean server the first time takes a few hundred milliseconds
+ * (the JMX classes and every platform MXBean), which were a third of a process's first connection when the
+ * opening thread paid them. Off for a device whose
  * settings say {@code rdma4j.stat=false}. The registry holds the process's one publisher ({@link SoftDevices}).
  */
 final class StatPublisher
@@ -38,6 +43,8 @@ final class StatPublisher
     private final StatSections sections = new StatSections();
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean warned = new AtomicBoolean();
+    /** The engines whose MBean is registered; guards registering against a device closing meanwhile. */
+    private final Set<SoftEngine> registered = new HashSet<>();
 
     StatPublisher()
     {
@@ -88,7 +95,6 @@ final class StatPublisher
     {
         final Published published = new Published(device, engine, file);
         devices.add(published);
-        jmx(engine, true);
         // the device's own part only: the opening thread may hold a connection manager's lock, which a section
         // takes, and a device just opened has no ids on it yet
         publish(published, engine.describe());
@@ -103,8 +109,29 @@ final class StatPublisher
      */
     void remove(final SoftEngine engine)
     {
-        devices.removeIf(published -> published.engine == engine);
-        jmx(engine, false);
+        synchronized (registered)
+        {
+            devices.removeIf(published -> published.engine == engine);
+            if (registered.remove(engine))
+            {
+                jmx(engine, false);
+            }
+        }
+    }
+
+    /** Register the MBean of every device published and not yet registered: on the publishing thread alone. */
+    private void registerNew()
+    {
+        synchronized (registered)
+        {
+            for (final Published published : devices)
+            {
+                if (registered.add(published.engine))
+                {
+                    jmx(published.engine, true);
+                }
+            }
+        }
     }
 
     /** Register (or unregister) the device's counters with the platform MBean server. */
@@ -150,6 +177,9 @@ final class StatPublisher
 
     private void run()
     {
+        // at once for the first device, then before each round's files: a reader that saw a device's counters
+        // move in its file finds its MBean
+        registerNew();
         for (long round = 1; ; round++)
         {
             try
@@ -160,6 +190,7 @@ final class StatPublisher
             {
                 return;
             }
+            registerNew();
             final boolean describe = round % DESCRIBE_EVERY == 0;
             // what changes without a packet or a QP's state (a group joined, a connection manager id's state) is
             // written at least every REFRESH_EVERY describes
