@@ -8,6 +8,7 @@ import io.rdma4j.soft.stat.StatFile;
 
 import javax.management.JMException;
 import javax.management.MBeanServer;
+import javax.management.MBeanServerFactory;
 import javax.management.ObjectName;
 
 import java.io.IOException;
@@ -24,10 +25,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * counters into it every {@value #PERIOD_MS} ms, and every {@value #DESCRIBE_EVERY}th time the describe
  * section too (its QPs, its groups and the {@link StatSections}' lines), which allocates. A file another
  * process truncated or replaced is abandoned, counted ({@code stat_file_abandoned}) and said once; the device
- * goes on. Also registers each device's counters as a JMX MBean ({@link CountersMBean}), from that thread, before
- * the device's first round: making the platform MBean server the first time takes a few hundred milliseconds
- * (the JMX classes and every platform MXBean), which were a third of a process's first connection when the
- * opening thread paid them. Off for a device whose
+ * goes on. Also registers each device's counters as a JMX MBean ({@link CountersMBean}), from that thread, once
+ * the process has an MBean server (a JMX agent, an attaching jconsole, the application's own
+ * {@code getPlatformMBeanServer}): within a round of it, before that round's files. Making the platform MBean
+ * server takes a few hundred milliseconds of class loading (JMX and every platform MXBean); it was a third of a
+ * process's first connection when the opening thread paid it, and it competes with the connection for the CPU
+ * on any thread. Off for a device whose
  * settings say {@code rdma4j.stat=false}. The registry holds the process's one publisher ({@link SoftDevices}).
  */
 final class StatPublisher
@@ -45,6 +48,8 @@ final class StatPublisher
     private final AtomicBoolean warned = new AtomicBoolean();
     /** The engines whose MBean is registered; guards registering against a device closing meanwhile. */
     private final Set<SoftEngine> registered = new HashSet<>();
+    /** Whether the process has an MBean server: read and set by the publishing thread alone. */
+    private boolean jmxInUse;
 
     StatPublisher()
     {
@@ -119,9 +124,21 @@ final class StatPublisher
         }
     }
 
-    /** Register the MBean of every device published and not yet registered: on the publishing thread alone. */
+    /**
+     * Register the MBean of every device published and not yet registered, once the process has an MBean server:
+     * on the publishing thread alone.
+     */
     private void registerNew()
     {
+        if (!jmxInUse)
+        {
+            // lists the servers made so far, makes none
+            if (MBeanServerFactory.findMBeanServer(null).isEmpty())
+            {
+                return;
+            }
+            jmxInUse = true;
+        }
         synchronized (registered)
         {
             for (final Published published : devices)
@@ -177,8 +194,8 @@ final class StatPublisher
 
     private void run()
     {
-        // at once for the first device, then before each round's files: a reader that saw a device's counters
-        // move in its file finds its MBean
+        // at once for the first device, then before each round's files: a reader with an MBean server that saw
+        // a device's counters move in its file finds its MBean
         registerNew();
         for (long round = 1; ; round++)
         {
