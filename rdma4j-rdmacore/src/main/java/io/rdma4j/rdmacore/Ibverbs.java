@@ -17,6 +17,10 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * provider's functions from the context's ops table ({@link OpsTable}), as verbs.h's inline functions do.
  * <p>
  * The calls themselves, and their errno, go through {@link ErrnoFunctions}, as librdmacm's do.
+ * <p>
+ * The functions are bound on first use ({@link Bound}), not when the library is loaded: each downcall handle costs
+ * the JDK milliseconds to make, and a process on a host without an RDMA device, which {@link NativeDevices} finds
+ * out from sysfs, should not pay that at its first connection.
  */
 public final class Ibverbs
 {
@@ -24,8 +28,16 @@ public final class Ibverbs
     public static final NativeLibrary LIBRARY = NativeLibrary.load(NativeLibrary.IBVERBS,
         NativeLibrary.DEFAULT_IBVERBS);
 
-    private static final ErrnoFunctions CALLS = new ErrnoFunctions(LIBRARY, Ibverbs::unavailableReason);
-    private static final String BIND_FAILURE = bindAll();
+    /** The bound functions, made at the first call or {@link #unavailableReason()}. */
+    private static final class Bound
+    {
+        static final ErrnoFunctions CALLS = new ErrnoFunctions(LIBRARY, Ibverbs::unavailableReason);
+        static final String FAILURE = bindAll();
+
+        private Bound()
+        {
+        }
+    }
 
     private Ibverbs()
     {
@@ -36,7 +48,7 @@ public final class Ibverbs
      */
     public static String unavailableReason()
     {
-        return LIBRARY.isLoaded() ? BIND_FAILURE : LIBRARY.unavailableReason();
+        return LIBRARY.isLoaded() ? Bound.FAILURE : LIBRARY.unavailableReason();
     }
 
     private static String bindAll()
@@ -89,12 +101,12 @@ public final class Ibverbs
 
     private static void bind(final String name, final MemoryLayout result, final MemoryLayout... arguments)
     {
-        CALLS.bind(name, result, arguments);
+        Bound.CALLS.bind(name, result, arguments);
     }
 
     private static void bindVoid(final String name, final MemoryLayout... arguments)
     {
-        CALLS.bindVoid(name, arguments);
+        Bound.CALLS.bindVoid(name, arguments);
     }
 
     /**
@@ -108,7 +120,7 @@ public final class Ibverbs
      */
     public static MemorySegment pointer(final String what, final String function, final Object... arguments)
     {
-        return CALLS.pointer(what, function, arguments);
+        return Bound.CALLS.pointer(what, function, arguments);
     }
 
     /**
@@ -121,7 +133,7 @@ public final class Ibverbs
      */
     public static void check(final String what, final String function, final Object... arguments)
     {
-        CALLS.check(what, function, arguments);
+        Bound.CALLS.check(what, function, arguments);
     }
 
     /**
@@ -133,7 +145,7 @@ public final class Ibverbs
      */
     public static int errno(final String function, final Object... arguments)
     {
-        return CALLS.errno(function, arguments);
+        return Bound.CALLS.errno(function, arguments);
     }
 
     /**
@@ -145,6 +157,6 @@ public final class Ibverbs
      */
     public static Object call(final String function, final Object... arguments)
     {
-        return CALLS.call(function, arguments);
+        return Bound.CALLS.call(function, arguments);
     }
 }

@@ -62,6 +62,18 @@ public final class NativeDevices
             return;
         }
         devices = List.of();
+        if (!Ibverbs.LIBRARY.isLoaded())
+        {
+            unavailableReason = Ibverbs.LIBRARY.unavailableReason();
+            return;
+        }
+        // before libibverbs is asked: its functions' binding and its providers' loading cost a first connection
+        // hundreds of milliseconds on a host that has no device at all
+        unavailableReason = UverbsDirectory.noDeviceReason(UverbsDirectory.onThisHost());
+        if (unavailableReason != null)
+        {
+            return;
+        }
         unavailableReason = Ibverbs.unavailableReason();
         if (unavailableReason != null)
         {

@@ -8,11 +8,14 @@ import io.rdma4j.soft.stat.StatFile;
 
 import javax.management.JMException;
 import javax.management.MBeanServer;
+import javax.management.MBeanServerFactory;
 import javax.management.ObjectName;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -22,7 +25,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * counters into it every {@value #PERIOD_MS} ms, and every {@value #DESCRIBE_EVERY}th time the describe
  * section too (its QPs, its groups and the {@link StatSections}' lines), which allocates. A file another
  * process truncated or replaced is abandoned, counted ({@code stat_file_abandoned}) and said once; the device
- * goes on. Also registers each device's counters as a JMX MBean ({@link CountersMBean}). Off for a device whose
+ * goes on. Also registers each device's counters as a JMX MBean ({@link CountersMBean}), from that thread, once
+ * the process has an MBean server (a JMX agent, an attaching jconsole, the application's own
+ * {@code getPlatformMBeanServer}): within a round of it, before that round's files. Making the platform MBean
+ * server takes a few hundred milliseconds of class loading (JMX and every platform MXBean); it was a third of a
+ * process's first connection when the opening thread paid it, and it competes with the connection for the CPU
+ * on any thread. Off for a device whose
  * settings say {@code rdma4j.stat=false}. Each provider instance ({@link SoftDevices}) has its own; its thread runs
  * while it has a device to publish and ends after the last is removed, to start again with the next.
  */
@@ -40,6 +48,10 @@ final class StatPublisher
     /** Whether the thread runs; guarded by {@link #devices}' monitor, with the decision to end it. */
     private boolean running;
     private final AtomicBoolean warned = new AtomicBoolean();
+    /** The engines whose MBean is registered; guards registering against a device closing meanwhile. */
+    private final Set<SoftEngine> registered = new HashSet<>();
+    /** Whether the process has an MBean server: read and set by the publishing thread alone. */
+    private boolean jmxInUse;
 
     StatPublisher()
     {
@@ -90,7 +102,6 @@ final class StatPublisher
     {
         final Published published = new Published(device, engine, file);
         devices.add(published);
-        jmx(engine, true);
         // the device's own part only: the opening thread may hold a connection manager's lock, which a section
         // takes, and a device just opened has no ids on it yet
         publish(published, engine.describe());
@@ -109,8 +120,41 @@ final class StatPublisher
      */
     void remove(final SoftEngine engine)
     {
-        devices.removeIf(published -> published.engine == engine);
-        jmx(engine, false);
+        synchronized (registered)
+        {
+            devices.removeIf(published -> published.engine == engine);
+            if (registered.remove(engine))
+            {
+                jmx(engine, false);
+            }
+        }
+    }
+
+    /**
+     * Register the MBean of every device published and not yet registered, once the process has an MBean server:
+     * on the publishing thread alone.
+     */
+    private void registerNew()
+    {
+        if (!jmxInUse)
+        {
+            // lists the servers made so far, makes none
+            if (MBeanServerFactory.findMBeanServer(null).isEmpty())
+            {
+                return;
+            }
+            jmxInUse = true;
+        }
+        synchronized (registered)
+        {
+            for (final Published published : devices)
+            {
+                if (registered.add(published.engine))
+                {
+                    jmx(published.engine, true);
+                }
+            }
+        }
     }
 
     /** Register (or unregister) the device's counters with the platform MBean server. */
@@ -156,6 +200,9 @@ final class StatPublisher
 
     private void run()
     {
+        // at once for the first device, then before each round's files: a reader with an MBean server that saw
+        // a device's counters move in its file finds its MBean
+        registerNew();
         for (long round = 1; ; round++)
         {
             try
@@ -175,6 +222,7 @@ final class StatPublisher
                     return;
                 }
             }
+            registerNew();
             final boolean describe = round % DESCRIBE_EVERY == 0;
             // what changes without a packet or a QP's state (a group joined, a connection manager id's state) is
             // written at least every REFRESH_EVERY describes

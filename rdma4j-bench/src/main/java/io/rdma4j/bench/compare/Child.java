@@ -45,12 +45,26 @@ public final class Child implements AutoCloseable
     public static Child start(final List<String> jvmOptions, final String mainClass, final List<String> args)
         throws IOException
     {
+        return start(jvmOptions, System.getProperty("java.class.path"), mainClass, args);
+    }
+
+    /**
+     * @param jvmOptions options before the main class.
+     * @param classPath  the child's class path (another build's, say).
+     * @param mainClass  the class to run.
+     * @param args       its arguments.
+     * @return the running child.
+     * @throws IOException if it cannot be started.
+     */
+    public static Child start(final List<String> jvmOptions, final String classPath, final String mainClass,
+        final List<String> args) throws IOException
+    {
         final List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElse(
             System.getProperty("java.home") + "/bin/java"));
         command.addAll(jvmOptions);
         command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
+        command.add(classPath);
         command.add(mainClass);
         command.addAll(args);
         return new Child(new ProcessBuilder(command).redirectErrorStream(true).start());
