@@ -9,8 +9,19 @@ import io.netty.channel.ChannelOption;
 public final class RdmaChannelOption
 {
     /**
-     * Receive buffers a connection keeps posted: the SENDs its peer may have in flight. At least
-     * {@value RdmaChannelConfig#MIN_RECEIVE_BUFFERS}; {@value RdmaChannelConfig#DEFAULT_RECEIVE_BUFFERS} by default.
+     * Receive buffers a channel keeps posted.
+     * <p>
+     * On a connection ({@link RdmaChannel}) they are the SENDs its peer may have in flight: credits, so nothing is
+     * ever dropped. At least {@value RdmaChannelConfig#MIN_RECEIVE_BUFFERS};
+     * {@value RdmaChannelConfig#DEFAULT_RECEIVE_BUFFERS} by default.
+     * <p>
+     * On a datagram channel ({@link RdmaDatagramChannel}, multicast) they are its socket receive buffer, counted in
+     * datagrams of up to one MTU each: UD has no flow control, and a datagram that arrives while all of them hold
+     * datagrams not yet read is dropped, as one that finds a full socket buffer is. The drops are counted
+     * ({@link RdmaDatagramChannel#droppedDatagrams()}, the device's {@code drop_no_recv_wqe} in {@code rdma4j stat})
+     * and logged at WARNING once a second while they go on. Raise it for bursts a reader cannot keep pace with:
+     * each buffer is the port's MTU plus 40 bytes of registered memory (about 4 KiB on loopback). 1..65534;
+     * {@value RdmaDatagramChannelConfig#DEFAULT_RECEIVE_BUFFERS} by default.
      */
     public static final ChannelOption<Integer> RECEIVE_BUFFERS =
         ChannelOption.valueOf(RdmaChannelOption.class, "RECEIVE_BUFFERS");

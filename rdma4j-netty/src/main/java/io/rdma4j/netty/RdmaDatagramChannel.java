@@ -13,7 +13,11 @@ import io.rdma4j.cm.CmId;
 import io.rdma4j.cm.JoinFlags;
 import io.rdma4j.cm.PortSpace;
 import io.rdma4j.cm.UdParam;
+import io.rdma4j.cm.RdmaCm;
 import io.rdma4j.verbs.AddressHandle;
+import io.rdma4j.verbs.AhAttr;
+import io.rdma4j.verbs.Gid;
+import io.rdma4j.verbs.QueuePair;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -24,6 +28,8 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.UnsupportedAddressTypeException;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Netty's {@link DatagramChannel} over a UD QP of the connection manager's UDP port space, for multicast:
@@ -31,24 +37,57 @@ import java.util.Map;
  * {@link #leaveGroup} is {@code rdma_leave_multicast}. Bind it to a local address first; the address chooses the
  * device.
  * <p>
- * What differs from a UDP socket: a datagram may be sent only to a group this channel has joined (a unicast
- * destination needs the connection manager's SIDR exchange, not done yet), and is at most the port's MTU; a
- * received datagram's sender has the sender's IP address and port 0, since UD packets carry no port, and its
- * recipient is the group (or this channel's address) with this channel's port. A member receives its own
- * datagrams. Datagrams that arrive while no receive is posted (a reader that does not read) are dropped.
+ * Sending to a group needs no join, as on a socket: the first datagram to a group this channel has not joined
+ * makes a send-only join ({@code RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER}: the QP is not attached, so it hears
+ * nothing of the group), and it and those after it go once the join completes. At most
+ * {@value #MAX_SEND_ONLY_GROUPS} groups are joined that way; past them a send fails until one is left
+ * ({@link #leaveGroup}); they are left at close. {@link #joinGroup} of a group joined send-only makes it a full
+ * membership.
+ * <p>
+ * What differs from a UDP socket: a UD packet carries no port, only its source QP number, so a received
+ * datagram's sender is a {@link UdAddress}, the sender's IP address and QP number, and a datagram written to it
+ * (a reply: {@code new DatagramPacket(content, packet.sender())}) goes to that QP. Any other unicast destination
+ * needs the connection manager's SIDR exchange, not done yet, and fails. A datagram is at most the port's MTU. A
+ * received datagram's recipient is the group (or this channel's address) with this channel's port. A member
+ * receives its own datagrams unless {@code setLoopbackModeDisabled(true)}.
+ * <p>
+ * A datagram that arrives while every receive buffer holds one not yet read is dropped, as on a full socket
+ * buffer ({@link RdmaChannelOption#RECEIVE_BUFFERS}, 256 by default); unlike Netty's UDP channels, which drop
+ * silently, this one counts them ({@link #droppedDatagrams()}) and logs at WARNING once a second while they go on.
  */
 public class RdmaDatagramChannel extends AbstractRdmaChannel implements DatagramChannel, CmSink
 {
-    private static final ChannelMetadata METADATA = new ChannelMetadata(true, 16);
+    /** Groups a channel joins send-only on first send, at most. */
+    public static final int MAX_SEND_ONLY_GROUPS = 16;
+    /** Peers (IP addresses) a channel keeps an address handle for to reply to, at most. */
+    public static final int MAX_REPLY_PEERS = 256;
 
-    /** A joined group: where its datagrams go. */
-    private record Group(AddressHandle ah, int qpn, int qkey)
+    private static final System.Logger LOG = System.getLogger(RdmaDatagramChannel.class.getName());
+    private static final ChannelMetadata METADATA = new ChannelMetadata(true, 16);
+    /** The QP counter of datagrams that found no receive posted (the soft device's; rxe counts none per QP). */
+    private static final String NO_RECEIVE_DROPS = "drop_no_recv_wqe";
+    private static final long DROP_CHECK_SECONDS = 1;
+    /** The IP TTL of a reply, as Linux's default for unicast. */
+    private static final int UNICAST_HOP_LIMIT = 64;
+
+    /** A joined group: where its datagrams go, and whether this channel joined it only to send. */
+    private record Group(AddressHandle ah, int qpn, int qkey, boolean sendOnly)
     {
     }
 
     private final RdmaDatagramChannelConfig config;
     private final Map<InetAddress, Group> groups = new HashMap<>();
     private final Map<InetAddress, ChannelPromise> joining = new HashMap<>();
+    /** Groups whose send-only join is under way: the writes to them wait. */
+    private final Map<InetAddress, Boolean> sendOnlyJoining = new HashMap<>();
+    /** Send-only joins that failed: the next write to the group fails with this. */
+    private final Map<InetAddress, IOException> sendOnlyFailed = new HashMap<>();
+    private final Map<InetAddress, AddressHandle> replyPeers = new HashMap<>();
+    private volatile QueuePair countedQp;
+    private volatile long droppedAtClose;
+    private volatile boolean countKept;
+    private long droppedLogged;
+    private ScheduledFuture<?> dropCheck;
     private final InetAddress[] addresses = new InetAddress[2];
     private volatile boolean open = true;
     private volatile CmId id;
@@ -138,7 +177,65 @@ public class RdmaDatagramChannel extends AbstractRdmaChannel implements Datagram
             throw new UnsupportedAddressTypeException();
         }
         id = CmBinding.bind(handler().devices().eventChannel().createId(this, PortSpace.UDP), address, made ->
-            endpoint = new UdEndpoint(registration(), made, config.receiveBuffers(), config.sendBuffers()));
+            endpoint = new UdEndpoint(registration(), made, config.receiveBuffers(), config.sendBuffers(),
+                config::skipOwn));
+        countedQp = id.qp();
+        dropCheck = eventLoop().scheduleAtFixedRate(this::checkDrops, DROP_CHECK_SECONDS, DROP_CHECK_SECONDS,
+            TimeUnit.SECONDS);
+    }
+
+    /**
+     * Datagrams that arrived at this channel while no receive buffer was free, and were dropped: its QP's
+     * {@code drop_no_recv_wqe}, read now; safe from any thread, and kept once the channel is closed. A burst that
+     * outruns the reader shows here, as a socket's shows in {@code netstat -su}'s receive buffer errors.
+     *
+     * @return the count; 0 before bind; -1 where the device keeps no per-QP count (the native provider: rxe counts
+     *         such drops for the device alone, in {@code Context.counters()}).
+     */
+    public long droppedDatagrams()
+    {
+        final QueuePair qp = countedQp;
+        if (qp != null)
+        {
+            return dropped(qp);
+        }
+        // written before the QP is let go: a reader that found none finds the count kept, if it was closed
+        return countKept ? droppedAtClose : 0;
+    }
+
+    private static long dropped(final QueuePair qp)
+    {
+        final Long count = qp.counters().get(NO_RECEIVE_DROPS);
+        return count == null ? -1 : count;
+    }
+
+    /**
+     * @return the QP number peers see this channel's datagrams come from: the port of their {@link UdAddress}; -1
+     *         before bind.
+     */
+    public int qpNum()
+    {
+        final QueuePair qp = countedQp;
+        return qp == null ? -1 : qp.qpNum();
+    }
+
+    /** Once a second on the loop: log the drops since the last look, if any, so that a burst is one line. */
+    private void checkDrops()
+    {
+        final QueuePair qp = countedQp;
+        if (qp == null)
+        {
+            return;
+        }
+        final long dropped = dropped(qp);
+        if (dropped > droppedLogged)
+        {
+            LOG.log(System.Logger.Level.WARNING, () -> "datagram channel " + localAddress() + " dropped " +
+                (dropped - droppedLogged) + " datagrams (" + dropped + " in all) that found none of its " +
+                config.receiveBuffers() + " receive buffers free: the reader fell behind; raise " +
+                "RdmaChannelOption.RECEIVE_BUFFERS or read faster");
+            droppedLogged = dropped;
+        }
     }
 
     @Override
@@ -151,6 +248,19 @@ public class RdmaDatagramChannel extends AbstractRdmaChannel implements Datagram
     protected void doClose()
     {
         open = false;
+        if (dropCheck != null)
+        {
+            dropCheck.cancel(false);
+        }
+        final QueuePair qp = countedQp;
+        if (qp != null)
+        {
+            droppedAtClose = dropped(qp);
+            countKept = true;
+            countedQp = null;
+        }
+        sendOnlyJoining.clear();
+        sendOnlyFailed.clear();
         for (final ChannelPromise promise : joining.values())
         {
             promise.tryFailure(new ClosedChannelException());
@@ -183,19 +293,26 @@ public class RdmaDatagramChannel extends AbstractRdmaChannel implements Datagram
             return;
         }
         final InetAddress group = notice.group() == null ? null : notice.group().getAddress();
+        if (group != null && sendOnlyJoining.remove(group) != null)
+        {
+            sendOnlyJoined(notice, group);
+            return;
+        }
         final ChannelPromise promise = group == null ? null : joining.remove(group);
         if (notice.type() == CmEventType.MULTICAST_JOIN && promise != null)
         {
             try
             {
                 final UdParam ud = notice.udParam();
-                groups.put(group, new Group(endpoint.addressHandle(ud.ahAttr()), ud.qpNum(), ud.qkey()));
+                groups.put(group, new Group(endpoint.addressHandle(ud.ahAttr()), ud.qpNum(), ud.qkey(), false));
                 promise.trySuccess();
             }
             catch (final RuntimeException ex)
             {
                 promise.tryFailure(ex);
             }
+            // writes to the group waited for the join
+            ((DatagramUnsafe)unsafe()).resumeFlush();
         }
         else if (notice.type() == CmEventType.MULTICAST_ERROR)
         {
@@ -203,6 +320,7 @@ public class RdmaDatagramChannel extends AbstractRdmaChannel implements Datagram
             if (promise != null)
             {
                 promise.tryFailure(failure);
+                ((DatagramUnsafe)unsafe()).resumeFlush();
             }
             else
             {
@@ -211,6 +329,32 @@ public class RdmaDatagramChannel extends AbstractRdmaChannel implements Datagram
                 pipeline().fireExceptionCaught(failure);
             }
         }
+    }
+
+    /**
+     * A send-only join made by a write has completed or failed: the writes that waited for it go on.
+     */
+    private void sendOnlyJoined(final CmNotice notice, final InetAddress group)
+    {
+        if (notice.type() == CmEventType.MULTICAST_JOIN)
+        {
+            try
+            {
+                final UdParam ud = notice.udParam();
+                groups.put(group, new Group(endpoint.addressHandle(ud.ahAttr()), ud.qpNum(), ud.qkey(), true));
+            }
+            catch (final RuntimeException ex)
+            {
+                sendOnlyFailed.put(group, new IOException("cannot send to " + group + ": its send-only join " +
+                    "failed: " + ex.getMessage(), ex));
+            }
+        }
+        else if (notice.type() == CmEventType.MULTICAST_ERROR)
+        {
+            sendOnlyFailed.put(group, new IOException("cannot send to " + group + ": its send-only join failed: " +
+                notice.description()));
+        }
+        ((DatagramUnsafe)unsafe()).resumeFlush();
     }
 
     @Override
@@ -327,13 +471,26 @@ public class RdmaDatagramChannel extends AbstractRdmaChannel implements Datagram
                 new ClosedChannelException());
             return;
         }
-        if (groups.containsKey(group) || joining.containsKey(group))
+        final Group joined = groups.get(group);
+        if (sendOnlyJoining.containsKey(group))
+        {
+            promise.setFailure(new IllegalStateException("a send-only join of " + group + " is under way (a " +
+                "datagram was sent to it): join once it is done, after the first send's future"));
+            return;
+        }
+        if (joined != null && !joined.sendOnly() || joining.containsKey(group))
         {
             promise.setFailure(new IllegalStateException("already joined to " + group));
             return;
         }
         try
         {
+            if (joined != null)
+            {
+                // joined to send only: a full member from now on; its sends wait for the full join
+                groups.remove(group);
+                id.leaveMulticast(new InetSocketAddress(group, 0));
+            }
             id.joinMulticast(new InetSocketAddress(group, 0), JoinFlags.FULLMEMBER, group);
             joining.put(group, promise);
         }
@@ -347,6 +504,12 @@ public class RdmaDatagramChannel extends AbstractRdmaChannel implements Datagram
     {
         if (groups.remove(group) == null)
         {
+            if (sendOnlyJoining.containsKey(group))
+            {
+                promise.setFailure(new IllegalStateException("a send-only join of " + group + " is under way (a " +
+                    "datagram was sent to it): leave once it is done"));
+                return;
+            }
             promise.setFailure(new IllegalStateException("not joined to " + group));
             return;
         }
@@ -394,9 +557,9 @@ public class RdmaDatagramChannel extends AbstractRdmaChannel implements Datagram
     Object readMessage(final int length)
     {
         final ByteBuf buf = config.getAllocator().ioBuffer(Math.max(length, 1));
-        endpoint.read(buf, addresses);
+        final int sourceQp = endpoint.read(buf, addresses);
         return new DatagramPacket(buf, new InetSocketAddress(addresses[1], localAddress().getPort()),
-            new InetSocketAddress(addresses[0], 0));
+            new UdAddress(addresses[0], sourceQp));
     }
 
     @Override
@@ -426,11 +589,55 @@ public class RdmaDatagramChannel extends AbstractRdmaChannel implements Datagram
                 (AddressedEnvelope<ByteBuf, InetSocketAddress>)msg;
             final ByteBuf content = envelope.content();
             final InetSocketAddress recipient = envelope.recipient();
-            final Group group = groups.get(recipient.getAddress());
-            if (group == null)
+            final InetAddress address = recipient.getAddress();
+            AddressHandle ah;
+            final int qpn;
+            final int qkey;
+            if (recipient instanceof UdAddress peer)
             {
-                in.remove(new IOException("cannot send to " + recipient + ": only groups this channel has " +
-                    "joined are destinations (unicast needs SIDR, not done yet)"));
+                ah = replyPeers.get(address);
+                if (ah == null)
+                {
+                    if (replyPeers.size() >= MAX_REPLY_PEERS)
+                    {
+                        in.remove(new IOException("cannot send to " + recipient + ": this channel has address " +
+                            "handles for " + MAX_REPLY_PEERS + " peers, the most it keeps"));
+                        continue;
+                    }
+                    ah = endpoint.addressHandle(AhAttr.global(Gid.fromInet(address), UNICAST_HOP_LIMIT));
+                    replyPeers.put(address, ah);
+                }
+                qpn = peer.qpNum();
+                qkey = RdmaCm.UDP_QKEY;
+            }
+            else if (address != null && address.isMulticastAddress())
+            {
+                final Group group = groups.get(address);
+                if (group == null)
+                {
+                    final IOException failed = sendOnlyFailed.remove(address);
+                    if (failed != null)
+                    {
+                        in.remove(failed);
+                        continue;
+                    }
+                    if (joining.containsKey(address) || sendOnlyJoining.containsKey(address) ||
+                        joinToSend(in, recipient))
+                    {
+                        // this and the rest go, in order, once the join is done
+                        return;
+                    }
+                    // the join could not start: the write failed
+                    continue;
+                }
+                ah = group.ah();
+                qpn = group.qpn();
+                qkey = group.qkey();
+            }
+            else
+            {
+                in.remove(new IOException("cannot send to " + recipient + ": a unicast destination is a datagram's " +
+                    "sender() (a UdAddress: its QP number); any other needs SIDR, not done yet"));
                 continue;
             }
             final int length = content.readableBytes();
@@ -444,14 +651,50 @@ public class RdmaDatagramChannel extends AbstractRdmaChannel implements Datagram
             {
                 break;
             }
-            endpoint.send(content, length, group.ah(), group.qpn(), group.qkey());
+            endpoint.send(content, length, ah, qpn, qkey);
             in.remove();
         }
+    }
+
+    /**
+     * Start a send-only join of a group the head of the outbound buffer is for.
+     *
+     * @return true if the join is under way (the write waits for it); false if the write failed, removed.
+     */
+    private boolean joinToSend(final ChannelOutboundBuffer in, final InetSocketAddress recipient)
+    {
+        final InetAddress group = recipient.getAddress();
+        final long sendOnly = groups.values().stream().filter(Group::sendOnly).count() + sendOnlyJoining.size();
+        if (sendOnly >= MAX_SEND_ONLY_GROUPS)
+        {
+            in.remove(new IOException("cannot send to " + recipient + ": this channel has joined " +
+                MAX_SEND_ONLY_GROUPS + " groups send-only on first send, the most it joins that way; leave one " +
+                "(leaveGroup) or join the group first"));
+            return false;
+        }
+        try
+        {
+            id.joinMulticast(new InetSocketAddress(group, 0), JoinFlags.SENDONLY_FULLMEMBER, group);
+        }
+        catch (final RuntimeException ex)
+        {
+            in.remove(new IOException("cannot send to " + recipient + ": a send-only join failed: " +
+                ex.getMessage(), ex));
+            return false;
+        }
+        sendOnlyJoining.put(group, Boolean.TRUE);
+        return true;
     }
 
     /** Netty's unsafe for the channel: it does not connect. */
     private final class DatagramUnsafe extends RdmaUnsafe
     {
+        /** A join the writes waited for is done: write on, as far as flushed. */
+        void resumeFlush()
+        {
+            flush0();
+        }
+
         @Override
         public void connect(final SocketAddress remoteAddress, final SocketAddress localAddress,
             final ChannelPromise promise)

@@ -12,10 +12,12 @@ import io.rdma4j.verbs.WorkCompletion;
 import io.rdma4j.verbs.WrOpcode;
 
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 
 /**
  * A UD QP made on a UDP-space id, with registered receive buffers (each the 40-byte GRH slot and one MTU) and
@@ -29,18 +31,61 @@ final class UdEndpoint extends QpEndpoint
     private final List<AddressHandle> addressHandles = new ArrayList<>();
     private final byte[] address4 = new byte[4];
     private final byte[] address6 = new byte[16];
+    /** Each receive buffer's sender QP, from its completion: where a reply goes. */
+    private final int[] sourceQpn;
+    private final int ownQpn;
+    /** This endpoint's own address as the GRH holds it: an IPv4 address's int, or an IPv6 address's halves. */
+    private final boolean ownIpv4;
+    private final int ownIpv4Address;
+    private final long ownHigh;
+    private final long ownLow;
+    private final BooleanSupplier skipOwn;
+    private long ownSkipped;
 
     /**
      * @param registration the channel's registration.
      * @param id           a bound UDP-space id.
      * @param recvCount    receives posted.
      * @param slotCount    send slots.
+     * @param skipOwn      whether datagrams this QP sent are to be passed over (loopback mode disabled), asked
+     *                     per datagram, so that it may change at any time.
      */
-    UdEndpoint(final RdmaIoRegistration registration, final CmId id, final int recvCount, final int slotCount)
+    UdEndpoint(final RdmaIoRegistration registration, final CmId id, final int recvCount, final int slotCount,
+        final BooleanSupplier skipOwn)
     {
-        final int mtu = id.verbs().queryPort(1).activeMtu().bytes();
         // a slot per SEND: the send queue needs no more room than the slots
-        super(registration, id, QpType.UD, recvCount, ReplyAddress.GRH_BYTES + mtu, slotCount, mtu, slotCount);
+        super(registration, id, QpType.UD, recvCount, ReplyAddress.GRH_BYTES + mtu(id), slotCount, mtu(id),
+            slotCount);
+        this.skipOwn = skipOwn;
+        this.sourceQpn = new int[recvCount];
+        this.ownQpn = id.qp().qpNum();
+        final byte[] own = ((InetSocketAddress)id.localAddress()).getAddress().getAddress();
+        final ByteBuffer ownBytes = ByteBuffer.wrap(own);
+        ownIpv4 = own.length == 4;
+        ownIpv4Address = ownIpv4 ? ownBytes.getInt(0) : 0;
+        ownHigh = ownIpv4 ? 0 : ownBytes.getLong(0);
+        ownLow = ownIpv4 ? 0 : ownBytes.getLong(8);
+    }
+
+    private static int mtu(final CmId id)
+    {
+        return id.verbs().queryPort(1).activeMtu().bytes();
+    }
+
+    /**
+     * @return this endpoint's QP number: the port of the {@link UdAddress} its datagrams arrive from.
+     */
+    int qpNum()
+    {
+        return ownQpn;
+    }
+
+    /**
+     * @return datagrams of this QP's own that came back to it and were passed over (loopback mode disabled).
+     */
+    long ownSkipped()
+    {
+        return ownSkipped;
     }
 
     /**
@@ -98,11 +143,13 @@ final class UdEndpoint extends QpEndpoint
      *
      * @param into      a buffer with room for {@link #peekLength()} bytes.
      * @param addresses where the source and destination IP addresses go: [0] source, [1] destination.
+     * @return the sender's QP number.
      */
-    void read(final ByteBuf into, final InetAddress[] addresses)
+    int read(final ByteBuf into, final InetAddress[] addresses)
     {
         final int length = stashedLength();
         final int index = unstash();
+        final int sourceQp = sourceQpn[index];
         final ByteBuffer view = receiveView(index);
         // the GRH slot holds an IPv6 header, or twenty unused bytes and an IPv4 header
         if ((view.get(IPV4_HEADER) & 0xF0) == 0x40)
@@ -122,6 +169,25 @@ final class UdEndpoint extends QpEndpoint
         view.clear().position(ReplyAddress.GRH_BYTES).limit(length);
         into.writeBytes(view);
         postReceive(index);
+        return sourceQp;
+    }
+
+    /**
+     * @param index a receive buffer just completed.
+     * @return whether its datagram is this QP's own: sent by this QP number from this address.
+     */
+    private boolean isOwn(final int index, final int sourceQp)
+    {
+        if (sourceQp != ownQpn)
+        {
+            return false;
+        }
+        final ByteBuffer view = receiveView(index);
+        if ((view.get(IPV4_HEADER) & 0xF0) == 0x40)
+        {
+            return ownIpv4 && view.getInt(IPV4_HEADER + 12) == ownIpv4Address;
+        }
+        return !ownIpv4 && view.getLong(8) == ownHigh && view.getLong(16) == ownLow;
     }
 
     private static InetAddress inet(final byte[] address)
@@ -143,7 +209,16 @@ final class UdEndpoint extends QpEndpoint
         {
             return 0;
         }
-        stash((int)wc.wrId(), wc.byteLen());
+        final int index = (int)wc.wrId();
+        if (skipOwn.getAsBoolean() && isOwn(index, wc.srcQp()))
+        {
+            // IP_MULTICAST_LOOP off: the device looped this QP's own datagram back; its receive goes back at once
+            ownSkipped++;
+            postReceive(index);
+            return 0;
+        }
+        sourceQpn[index] = wc.srcQp();
+        stash(index, wc.byteLen());
         return READABLE;
     }
 

@@ -15,7 +15,9 @@
  * in registered memory, which the channel sends in place: each loop has one protection domain per device for
  * all its QPs, and registers a chunk of the allocator's there the first time it sends from it.
  * An {@link io.rdma4j.netty.RdmaDatagramChannel} is Netty's {@code DatagramChannel} over a UD QP, for multicast:
- * {@code joinGroup} and {@code leaveGroup} are the connection manager's join and leave.
+ * {@code joinGroup} and {@code leaveGroup} are the connection manager's join and leave, a send to a group not joined
+ * joins it send-only first, a received datagram's sender is a {@link io.rdma4j.netty.UdAddress} (address and QP
+ * number) that a reply may be written to, and datagrams dropped for want of a receive are counted.
  * <p>
  * The handler's loop thread sleeps in one {@code WaitSet} over the completion channels of every device its
  * channels use and its event channel, as an epoll loop sleeps on its descriptors: a completion or a

@@ -1,0 +1,329 @@
+package io.rdma4j.netty;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.socket.DatagramPacket;
+import io.rdma4j.testing.TestNet;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Multicast as Netty's UDP code expects it (issue 43, items 1 and 2): a burst on defaults arrives, with every drop
+ * counted; a sender need not join; a reply to {@code sender()} arrives; loopback can be switched off per channel.
+ */
+@Timeout(120)
+class DatagramSocketHabitsTest extends NettyTestBase
+{
+    private static final int BURST = 1000;
+    private static final int RATE = 550;
+
+    private int subnet;
+
+    @BeforeEach
+    void pickSubnet()
+    {
+        subnet = TestNet.nextSubnet();
+    }
+
+    /** A channel and what it received. */
+    private static final class Member extends SimpleChannelInboundHandler<DatagramPacket>
+    {
+        final BlockingQueue<DatagramPacket> received = new LinkedBlockingQueue<>();
+        final AtomicInteger count = new AtomicInteger();
+        final boolean keep;
+        RdmaDatagramChannel channel;
+
+        Member(final boolean keep)
+        {
+            this.keep = keep;
+        }
+
+        @Override
+        protected void channelRead0(final ChannelHandlerContext ctx, final DatagramPacket packet)
+        {
+            count.incrementAndGet();
+            if (keep)
+            {
+                received.add(packet.retain());
+            }
+        }
+
+        String nextText() throws InterruptedException
+        {
+            final DatagramPacket next = next();
+            try
+            {
+                return next.content().toString(StandardCharsets.UTF_8);
+            }
+            finally
+            {
+                next.release();
+            }
+        }
+
+        DatagramPacket next() throws InterruptedException
+        {
+            final DatagramPacket next = received.poll(10, TimeUnit.SECONDS);
+            assertNotNull(next, "a datagram within 10 s");
+            return next;
+        }
+
+        void close() throws InterruptedException
+        {
+            channel.close().sync();
+            DatagramPacket left;
+            while ((left = received.poll()) != null)
+            {
+                left.release();
+            }
+        }
+    }
+
+    private Member member(final int host, final boolean keep) throws InterruptedException
+    {
+        final Member member = new Member(keep);
+        member.channel = (RdmaDatagramChannel)new Bootstrap().group(net.group).channel(RdmaDatagramChannel.class)
+            .handler(member).bind(new InetSocketAddress(TestNet.address(subnet, host), 0)).sync().channel();
+        return member;
+    }
+
+    private static DatagramPacket packet(final String text, final InetSocketAddress to)
+    {
+        return new DatagramPacket(Unpooled.copiedBuffer(text, StandardCharsets.UTF_8), to);
+    }
+
+    private static void await(final String what, final BooleanSupplier condition)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!condition.getAsBoolean())
+        {
+            assertTrue(System.nanoTime() < deadline, "within 30 s: " + what);
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+    }
+
+    @Test
+    void aBurstAtAnOrdinaryRateReachesEveryMemberOnDefaultsAndEveryDropIsCounted() throws Exception
+    {
+        final InetAddress group = TestNet.groupAddress(subnet, 1);
+        final List<Member> members = new ArrayList<>();
+        for (int host = 1; host <= 4; host++)
+        {
+            final Member member = member(host, false);
+            member.channel.joinGroup(group).sync();
+            members.add(member);
+        }
+        final Member sender = members.get(3);
+        assertEquals(RdmaDatagramChannelConfig.DEFAULT_RECEIVE_BUFFERS,
+            sender.channel.config().getOption(RdmaChannelOption.RECEIVE_BUFFERS));
+
+        // 1 KiB datagrams at a rate, sent from the loop as a timer falls due: late turns send their share at once
+        final InetSocketAddress to = new InetSocketAddress(group, 7007);
+        final AtomicInteger sent = new AtomicInteger();
+        final CompletableFuture<Void> done = new CompletableFuture<>();
+        final long start = System.nanoTime();
+        final ScheduledFuture<?>[] timer = new ScheduledFuture<?>[1];
+        timer[0] = sender.channel.eventLoop().scheduleAtFixedRate(() ->
+        {
+            final long due = Math.min(BURST, (System.nanoTime() - start) * RATE / TimeUnit.SECONDS.toNanos(1) + 1);
+            while (sent.get() < due)
+            {
+                sent.incrementAndGet();
+                sender.channel.write(new DatagramPacket(Unpooled.wrappedBuffer(new byte[1024]), to));
+            }
+            sender.channel.flush();
+            if (sent.get() == BURST)
+            {
+                timer[0].cancel(false);
+                done.complete(null);
+            }
+        }, 0, TimeUnit.SECONDS.toMicros(1) / RATE, TimeUnit.MICROSECONDS);
+        done.get(30, TimeUnit.SECONDS);
+
+        // each member's datagrams arrive or are counted as dropped, exactly
+        for (final Member member : members)
+        {
+            await(member.channel + " accounts for every datagram", () ->
+                member.count.get() + member.channel.droppedDatagrams() == BURST);
+        }
+        // and on defaults none of the three receivers dropped any at this rate
+        for (final Member member : members.subList(0, 3))
+        {
+            assertEquals(BURST, member.count.get(), member.channel + " dropped " + member.channel.droppedDatagrams());
+        }
+        for (final Member member : members)
+        {
+            final long dropped = member.channel.droppedDatagrams();
+            member.close();
+            assertEquals(dropped, member.channel.droppedDatagrams(), "the count is kept after close");
+        }
+    }
+
+    @Test
+    void aSenderThatNeverJoinedSendsToAGroupAndHearsNothingOfIt() throws Exception
+    {
+        final InetAddress group = TestNet.groupAddress(subnet, 2);
+        final Member first = member(1, true);
+        final Member second = member(2, true);
+        final Member sender = member(3, true);
+        first.channel.joinGroup(group).sync();
+        second.channel.joinGroup(group).sync();
+
+        final InetSocketAddress to = new InetSocketAddress(group, 7007);
+        // written before the send-only join can be done: they wait for it, in order
+        sender.channel.write(packet("one", to));
+        sender.channel.write(packet("two", to));
+        sender.channel.writeAndFlush(packet("three", to)).sync();
+        final DatagramPacket one = first.next();
+        final InetSocketAddress senderAddress = one.sender();
+        assertEquals("one", one.content().toString(StandardCharsets.UTF_8));
+        one.release();
+        assertEquals("two", first.nextText());
+        assertEquals("three", first.nextText());
+        assertEquals("one", second.nextText());
+        assertEquals("two", second.nextText());
+        assertEquals("three", second.nextText());
+        // a send-only join attaches no QP: the sender hears neither its own datagrams (looped back to the device's
+        // members as they were sent) nor a member's; the first thing it hears is a reply sent to it after both
+        first.channel.writeAndFlush(packet("four", to)).sync();
+        assertEquals("four", second.nextText());
+        assertEquals("four", first.nextText());
+        first.channel.writeAndFlush(packet("direct", senderAddress)).sync();
+        assertEquals("direct", sender.nextText());
+        for (final Member member : List.of(first, second, sender))
+        {
+            member.close();
+        }
+    }
+
+    @Test
+    void sendOnlyJoinsAreBoundedAndALeaveMakesRoom() throws Exception
+    {
+        final Member sender = member(1, false);
+        for (int i = 0; i < RdmaDatagramChannel.MAX_SEND_ONLY_GROUPS; i++)
+        {
+            sender.channel.writeAndFlush(packet("x", new InetSocketAddress(TestNet.groupAddress(subnet, 10 + i),
+                7007))).sync();
+        }
+        final InetSocketAddress oneMore = new InetSocketAddress(TestNet.groupAddress(subnet, 9), 7007);
+        final ChannelFuture refused = sender.channel.writeAndFlush(packet("y", oneMore));
+        assertTrue(refused.await(10, TimeUnit.SECONDS));
+        assertInstanceOf(IOException.class, refused.cause());
+        assertTrue(refused.cause().getMessage().contains("send-only"), refused.cause().getMessage());
+
+        sender.channel.leaveGroup(TestNet.groupAddress(subnet, 10)).sync();
+        sender.channel.writeAndFlush(packet("y", oneMore)).sync();
+        sender.close();
+    }
+
+    @Test
+    void aReplyToTheSenderArrivesBack() throws Exception
+    {
+        final InetAddress group = TestNet.groupAddress(subnet, 3);
+        final Member client = member(1, true);
+        final RdmaDatagramChannel server = (RdmaDatagramChannel)new Bootstrap().group(net.group)
+            .channel(RdmaDatagramChannel.class).handler(new SimpleChannelInboundHandler<DatagramPacket>()
+            {
+                @Override
+                protected void channelRead0(final ChannelHandlerContext ctx, final DatagramPacket packet)
+                {
+                    // an echo as on a UDP socket: back to whoever sent it
+                    final ByteBuf reply = Unpooled.copiedBuffer("re: " + packet.content().toString(
+                        StandardCharsets.UTF_8), StandardCharsets.UTF_8);
+                    ctx.writeAndFlush(new DatagramPacket(reply, packet.sender()));
+                }
+            }).bind(new InetSocketAddress(TestNet.address(subnet, 2), 0)).sync().channel();
+        server.joinGroup(group).sync();
+
+        client.channel.writeAndFlush(packet("ping", new InetSocketAddress(group, 7007))).sync();
+        final DatagramPacket reply = client.next();
+        try
+        {
+            assertEquals("re: ping", reply.content().toString(StandardCharsets.UTF_8));
+            final UdAddress from = assertInstanceOf(UdAddress.class, reply.sender());
+            assertEquals(TestNet.address(subnet, 2), from.getAddress());
+            assertEquals(server.qpNum(), from.qpNum());
+            assertEquals(server.qpNum() & 0xFFFF, from.getPort());
+            // unicast, to the client's own address
+            assertEquals(TestNet.address(subnet, 1), reply.recipient().getAddress());
+        }
+        finally
+        {
+            reply.release();
+        }
+        // the client never joined: only the reply came, not its own datagram
+        assertNull(client.received.poll(), "nothing else: " + client.received);
+        client.close();
+        server.close().sync();
+    }
+
+    @Test
+    void withLoopbackDisabledASenderGetsNoneOfItsOwnWhileMembersGetAll() throws Exception
+    {
+        final InetAddress group = TestNet.groupAddress(subnet, 4);
+        final InetSocketAddress to = new InetSocketAddress(group, 7007);
+        final Member first = member(1, true);
+        final Member second = member(2, true);
+        final Member sender = member(3, true);
+        for (final Member member : List.of(first, second, sender))
+        {
+            member.channel.joinGroup(group).sync();
+        }
+        sender.channel.config().setLoopbackModeDisabled(true);
+        assertTrue(sender.channel.config().isLoopbackModeDisabled());
+        final int count = 50;
+        for (int i = 0; i < count; i++)
+        {
+            sender.channel.write(packet("own " + i, to));
+        }
+        sender.channel.flush();
+        for (final Member member : List.of(first, second))
+        {
+            for (int i = 0; i < count; i++)
+            {
+                assertEquals("own " + i, member.nextText());
+            }
+        }
+        // a member's datagram after them is the first thing the sender hears: none of its own came before it
+        first.channel.writeAndFlush(packet("from first", to)).sync();
+        assertEquals("from first", sender.nextText());
+        // per channel: the other members still hear their own
+        assertEquals("from first", first.nextText());
+
+        // and it may be switched back on, as IP_MULTICAST_LOOP may
+        sender.channel.config().setLoopbackModeDisabled(false);
+        sender.channel.writeAndFlush(packet("own again", to)).sync();
+        assertEquals("own again", sender.nextText());
+        assertEquals(0, sender.channel.droppedDatagrams());
+        for (final Member member : List.of(first, second, sender))
+        {
+            member.close();
+        }
+    }
+}
