@@ -38,7 +38,7 @@ class CmFirstAnswerTest
     private static final int NOBODY = 9;
     private static final int PORT = 7471;
 
-    private final ConnectionManager cm = ConnectionManager.create(new FakeCmClock(),
+    private final ConnectionManager cm = ConnectionManager.create(CmTesting.SHARED, new FakeCmClock(),
         ConnectionManager.DEFAULT_QUEUE_CAPACITY);
 
     @AfterEach
