@@ -165,7 +165,8 @@ public final class DescriptorWait implements WaitDriver
                 }
             }
             Libc.setPollFd(readyFd, 0, fd);
-            return Libc.poll(readyCapture, readyFd, 1, 0) > 0 && Libc.revents(readyFd, 0) != 0;
+            // POLLIN alone: a descriptor closed under the look (POLLNVAL) has no event to take
+            return Libc.poll(readyCapture, readyFd, 1, 0) > 0 && (Libc.revents(readyFd, 0) & Libc.POLL_IN) != 0;
         }
     }
 

@@ -33,6 +33,8 @@ public final class Libc
     private static final int F_SETFL = 4;
     private static final int O_NONBLOCK = 0x800;
     private static final short POLLIN = 1;
+    /** {@code POLLIN}, for reading {@link #revents}. */
+    static final short POLL_IN = POLLIN;
     private static final int EINTR = 4;
     private static final int EAGAIN = 11;
     private static final int EFD_NONBLOCK = 0x800;

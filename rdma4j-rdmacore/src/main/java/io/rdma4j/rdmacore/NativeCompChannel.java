@@ -115,7 +115,7 @@ public final class NativeCompChannel implements CompletionChannel
     @Override
     public boolean isReady()
     {
-        return membership.isReady(fd);
+        return !closed && membership.isReady(fd);
     }
 
     @Override

@@ -306,7 +306,7 @@ public final class NativeEventChannel implements EventChannel
     @Override
     public boolean isReady()
     {
-        return membership.isReady(fd);
+        return !closed && membership.isReady(fd);
     }
 
     @Override
