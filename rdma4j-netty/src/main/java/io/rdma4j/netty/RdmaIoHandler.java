@@ -423,6 +423,12 @@ public final class RdmaIoHandler implements IoHandler
     @Override
     public void prepareToDestroy()
     {
+        closeAll();
+    }
+
+    /** Close every channel still registered; a channel closed already is left as it is. */
+    private void closeAll()
+    {
         for (final RdmaIoRegistration registration : new ArrayList<>(registrations))
         {
             registration.handle().closeNow();
@@ -432,6 +438,10 @@ public final class RdmaIoHandler implements IoHandler
     @Override
     public void destroy()
     {
+        // Netty calls prepareToDestroy only on a turn that began after the shutdown did: one begun during a turn's
+        // tasks, with no quiet period, ends the loop with this call alone, and a channel left open would keep its
+        // queued writes forever
+        closeAll();
         // endpoints still waiting for their SENDs tear down now
         for (final RdmaIoRegistration registration : new ArrayList<>(watched.values()))
         {
