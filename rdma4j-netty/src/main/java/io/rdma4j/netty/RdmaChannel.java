@@ -77,7 +77,8 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
     private ChannelPromise connectPromise;
     private Future<?> connectTimeout;
     private Future<?> keepAlive;
-    private Future<?> creditWatch;
+    /** The credit timeout the loop's {@link CreditWatch} watches this connection with; 0 while it does not. */
+    private int creditTimeoutMs;
     private boolean peerGone;
     /** Bytes the flush being written took into SENDs. */
     private long written;
@@ -323,13 +324,11 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
             final long idle = config.getKeepAliveIdleMillis();
             keepAlive = eventLoop().scheduleWithFixedDelay(this::keepAliveTick, idle, idle, TimeUnit.MILLISECONDS);
         }
-        final int creditTimeout = config.getCreditTimeoutMillis();
-        if (creditTimeout > 0)
+        creditTimeoutMs = config.getCreditTimeoutMillis();
+        if (creditTimeoutMs > 0)
         {
-            // one task for the connection's life, not one per wait: a wait for credits allocates nothing
-            final long period = Math.max(1, creditTimeout / 4);
-            creditWatch = eventLoop().scheduleWithFixedDelay(() -> creditWatchTick(creditTimeout), period, period,
-                TimeUnit.MILLISECONDS);
+            // the loop's one task looks, not one per wait: a wait for credits allocates nothing
+            handler().creditWatch().watch(this, creditTimeoutMs);
         }
         // the head of the pipeline starts reading if AUTO_READ is on
         pipeline().fireChannelActive();
@@ -344,8 +343,10 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
         }
     }
 
-    private void creditWatchTick(final int timeoutMs)
+    /** The loop's {@link CreditWatch} looks: a connection starved of credits past its timeout fails. */
+    void creditWatchTick()
     {
+        final int timeoutMs = creditTimeoutMs;
         if (state != State.ACTIVE)
         {
             return;
@@ -457,10 +458,10 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
             keepAlive.cancel(false);
             keepAlive = null;
         }
-        if (creditWatch != null)
+        if (creditTimeoutMs > 0 && handler() != null)
         {
-            creditWatch.cancel(false);
-            creditWatch = null;
+            handler().creditWatch().unwatch(this);
+            creditTimeoutMs = 0;
         }
         final ChannelPromise promise = connectPromise;
         connectPromise = null;

@@ -70,6 +70,7 @@ public final class RdmaIoHandler implements IoHandler
     /** Where {@link WaitSet#await} puts the ready channels; the loop thread's only. */
     private final Waitable[] readyChannels = new Waitable[64];
     private final LoopDevices devices;
+    private final CreditWatch creditWatch = new CreditWatch();
     /** A CQ was drained by a busy poll and must be re-armed before the loop sleeps. */
     private boolean unarmed;
     /** The index in {@link #polled} that the busy poll takes next. */
@@ -110,6 +111,14 @@ public final class RdmaIoHandler implements IoHandler
             throw new IllegalArgumentException("spinPolls must be 0 or more, not " + spinPolls);
         }
         return executor -> new RdmaIoHandler(executor, spinPolls);
+    }
+
+    /**
+     * @return the credit timeouts of the loop's connections, watched by one task.
+     */
+    CreditWatch creditWatch()
+    {
+        return creditWatch;
     }
 
     /**

@@ -22,7 +22,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Keeps every open device's {@link StatFile} current: one daemon thread for the process copies the device's
- * counters into it every {@value #PERIOD_MS} ms, and every {@value #DESCRIBE_EVERY}th time the describe
+ * counters into it every {@value #PERIOD_MS} ms ({@value #QUIET_PERIOD_MS} ms once no counter of any device moved for
+ * {@value #QUIET_ROUNDS} rounds; a round where none moved writes nothing), and every second the describe
  * section too (its QPs, its groups and the {@link StatSections}' lines), which allocates. A file another
  * process truncated or replaced is abandoned, counted ({@code stat_file_abandoned}) and said once; the device
  * goes on. Also registers each device's counters as a JMX MBean ({@link CountersMBean}), from that thread, once
@@ -37,6 +38,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class StatPublisher
 {
     private static final long PERIOD_MS = 100;
+    /**
+     * The period once no device's counters moved for {@value #QUIET_ROUNDS} rounds: an idle process's thread wakes
+     * twice a second, not ten times, and a device that starts moving shows it within this.
+     */
+    private static final long QUIET_PERIOD_MS = 500;
+    private static final int QUIET_ROUNDS = 20;
     /**
      * Describes (once a second) that may be skipped while nothing moved: the lines of an idle device with a hundred
      * connections are written every five seconds rather than every second.
@@ -203,11 +210,16 @@ final class StatPublisher
         // at once for the first device, then before each round's files: a reader with an MBean server that saw
         // a device's counters move in its file finds its MBean
         registerNew();
-        for (long round = 1; ; round++)
+        long periodMs = PERIOD_MS;
+        // time in busy periods, so that describes and refreshes keep their pace in time whatever the period
+        long tick = 0;
+        long nextDescribe = DESCRIBE_EVERY;
+        long nextRefresh = (long)DESCRIBE_EVERY * REFRESH_EVERY;
+        while (true)
         {
             try
             {
-                TimeUnit.MILLISECONDS.sleep(PERIOD_MS);
+                TimeUnit.MILLISECONDS.sleep(periodMs);
             }
             catch (final InterruptedException ex)
             {
@@ -223,22 +235,34 @@ final class StatPublisher
                 }
             }
             registerNew();
-            final boolean describe = round % DESCRIBE_EVERY == 0;
+            tick += periodMs / PERIOD_MS;
+            final boolean describe = tick >= nextDescribe;
+            if (describe)
+            {
+                nextDescribe = tick + DESCRIBE_EVERY;
+            }
             // what changes without a packet or a QP's state (a group joined, a connection manager id's state) is
             // written at least every REFRESH_EVERY describes
-            final boolean refresh = round % (DESCRIBE_EVERY * REFRESH_EVERY) == 0;
+            final boolean refresh = describe && tick >= nextRefresh;
+            if (refresh)
+            {
+                nextRefresh = tick + (long)DESCRIBE_EVERY * REFRESH_EVERY;
+            }
+            boolean quiet = true;
             for (final Published published : devices)
             {
                 try
                 {
                     publish(published, describe && (published.moved() || refresh) ? describeWithSections(published) :
                         null);
+                    quiet &= published.file.unchangedRounds() >= QUIET_ROUNDS;
                 }
                 catch (final RuntimeException ex)
                 {
                     // a device closing under us: the next round no longer has it
                 }
             }
+            periodMs = quiet ? QUIET_PERIOD_MS : PERIOD_MS;
         }
     }
 

@@ -85,6 +85,12 @@ public final class StatFile implements AutoCloseable
     private final long describeOffset;
     /** The counters in the file's order. */
     private final SoftCounter[] counters;
+    /** What the file holds, in the same order: a round where no counter moved writes nothing. Guarded by this. */
+    private final long[] written;
+    /** Whether {@link #written} holds what was written; false until the first publish. */
+    private boolean anyWritten;
+    /** Publishes in a row, up to now, that found no counter moved. Guarded by this. */
+    private int unchangedRounds;
     /** Why the file is no longer written, or null while it is; guarded by this. */
     private String abandoned;
 
@@ -92,6 +98,7 @@ public final class StatFile implements AutoCloseable
         final MemorySegment file, final SoftCounter[] counters, final long valuesOffset, final long describeOffset)
     {
         this.counters = counters;
+        this.written = new long[counters.length];
         this.path = path;
         this.channel = channel;
         this.fileKey = fileKey;
@@ -245,6 +252,14 @@ public final class StatFile implements AutoCloseable
         {
             return false;
         }
+        final boolean moved = moved(values);
+        unchangedRounds = moved ? 0 : unchangedRounds + 1;
+        if (describe == null && !moved)
+        {
+            // an idle device's round costs a look at its counters: no write, and none of the integrity check's
+            // system calls, which were most of an idle server's publishing thread (the file's next write checks)
+            return true;
+        }
         final String broken = integrity();
         if (broken != null)
         {
@@ -255,8 +270,11 @@ public final class StatFile implements AutoCloseable
         {
             for (int i = 0; i < counters.length; i++)
             {
-                file.set(ValueLayout.JAVA_LONG, valuesOffset + (long)Long.BYTES * i, values.get(counters[i]));
+                final long value = values.get(counters[i]);
+                written[i] = value;
+                file.set(ValueLayout.JAVA_LONG, valuesOffset + (long)Long.BYTES * i, value);
             }
+            anyWritten = true;
             if (describe != null)
             {
                 final byte[] utf8 = describe.getBytes(StandardCharsets.UTF_8);
@@ -274,6 +292,33 @@ public final class StatFile implements AutoCloseable
             abandon("truncated while written (" + ex.getMessage() + ")");
             return false;
         }
+    }
+
+    /**
+     * @return publishes in a row, up to the last, that found no counter moved and wrote nothing.
+     */
+    public synchronized int unchangedRounds()
+    {
+        return unchangedRounds;
+    }
+
+    /**
+     * @return whether a counter differs from what the file holds.
+     */
+    private boolean moved(final Counters values)
+    {
+        if (!anyWritten)
+        {
+            return true;
+        }
+        for (int i = 0; i < counters.length; i++)
+        {
+            if (values.get(counters[i]) != written[i])
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

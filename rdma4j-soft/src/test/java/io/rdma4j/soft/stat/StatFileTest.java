@@ -176,6 +176,32 @@ public class StatFileTest
         }
     }
 
+    @Test
+    void aRoundWithNoCounterMovedWritesNothingAndTheNextMoveWritesThemAll(@TempDir final Path dir) throws Exception
+    {
+        final Counters counters = new Counters();
+        counters.add(SoftCounter.SENT_PKTS, 5);
+        try (StatFile file = StatFile.create(dir, "idle0", "127.0.0.96"))
+        {
+            assertTrue(file.publish(counters, null));
+            final long sentAt = StatFile.valuesOffset(SoftCounter.values().length) +
+                (long)Long.BYTES * SoftCounter.inIdOrder().indexOf(SoftCounter.SENT_PKTS);
+            // a mark in the file where sent_pkts is: a round that wrote would overwrite it
+            try (FileChannel channel = FileChannel.open(file.path(), StandardOpenOption.READ, StandardOpenOption.WRITE))
+            {
+                channel.write(ByteBuffer.allocate(Long.BYTES).order(ByteOrder.nativeOrder()).putLong(0, -1), sentAt);
+            }
+            assertTrue(file.publish(counters, null), "an idle round succeeds");
+            assertEquals(-1L, StatReader.read(file.path()).byName().get("sent_pkts"), "and writes nothing");
+
+            counters.add(SoftCounter.RCVD_PKTS, 1);
+            assertTrue(file.publish(counters, null));
+            final StatReader.DeviceStat stat = StatReader.read(file.path());
+            assertEquals(1L, stat.byName().get("rcvd_pkts"), "the counter that moved");
+            assertEquals(5L, stat.byName().get("sent_pkts"), "and every other, written again");
+        }
+    }
+
     private static void swap(final FileChannel channel, final long a, final long b, final int bytes) throws Exception
     {
         final ByteBuffer first = ByteBuffer.allocate(bytes);
