@@ -3,7 +3,9 @@ package io.rdma4j.soft;
 import io.rdma4j.soft.link.DatagramInfo;
 import io.rdma4j.soft.link.ForwardingLink;
 import io.rdma4j.soft.link.Link;
+import io.rdma4j.verbs.CompletionChannel;
 import io.rdma4j.verbs.CompletionQueue;
+import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.RecvWr;
 import io.rdma4j.verbs.SendFlags;
@@ -23,6 +25,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -174,6 +177,14 @@ class PollingModeFlushTest
 
     private static Pair pair(final Fabric fabric, final boolean parkInBriefWait)
     {
+        return pair(fabric, parkInBriefWait, false);
+    }
+
+    /**
+     * @param recvEvents whether the responder's receive CQ reports to a completion channel of its own.
+     */
+    private static Pair pair(final Fabric fabric, final boolean parkInBriefWait, final boolean recvEvents)
+    {
         final RcEndpoint requester = new RcEndpoint(fabric.open(), QpType.RC, 4096, 8);
         final ParkingRecorder[] link = new ParkingRecorder[1];
         fabric.linkWrapper(inner ->
@@ -181,7 +192,9 @@ class PollingModeFlushTest
             link[0] = new ParkingRecorder(inner, parkInBriefWait);
             return link[0];
         });
-        final RcEndpoint responder = new RcEndpoint(fabric.open(), QpType.RC, 4096, 8);
+        final Context context = fabric.open();
+        final RcEndpoint responder = new RcEndpoint(context, context.allocPd(), QpType.RC, 4096, 8, null,
+            recvEvents ? context.createCompChannel() : null);
         // a 4 s ACK timeout: on a loaded machine a retransmission would add flushes and ACKs the tests count
         RcConnectSettings.defaults().timeout(20).connect(requester, responder);
         return new Pair(requester, responder, link[0]);
@@ -219,6 +232,47 @@ class PollingModeFlushTest
                 assertEquals(2, p.responderLink.flushes.getFirst(), "the ACK and the reply left in one flush: " +
                     p.responderLink.flushes);
                 assertEquals(0L, p.requester.qp.counters().get("retransmitted_pkts"));
+            }
+            finally
+            {
+                p.responderLink.release();
+            }
+        }
+    }
+
+    @Test
+    void shouldNotSendTheAckAWaiterLeftForTheReplyFromAnEmptyPollBeforeIt() throws InterruptedException
+    {
+        // an event consumer (req_notify, get_cq_event, poll until empty, reply) on an RC ping-pong: the thread that
+        // waits receives the request, and its ACK is left for the reply. The poll that finds the CQ empty did
+        // nothing, so it must not send that ACK alone: the requester would wake for it and again for the reply
+        try (Fabric fabric = new Fabric(Fabric.Kind.UDP).pollsInline(true))
+        {
+            final Pair p = pair(fabric, true, true);
+            try
+            {
+                p.requester.qp.postRecv(new RecvWr().wrId(8).sge(p.requester.mr, 1024, 1024));
+                p.responder.qp.postRecv(new RecvWr().wrId(7).sge(p.responder.mr, 1024, 1024));
+                p.responderLink.awaitParked(p.responder.recvCq);
+                final CompletionChannel events = p.responder.recvCq.channel();
+
+                p.responder.recvCq.requestNotify(false);
+                final WorkCompletion[] wcs = WorkCompletion.array(4);
+                assertEquals(0, p.responder.recvCq.poll(wcs), "armed, then polled once more: nothing yet");
+                send(p.requester, 1, 100);
+                assertSame(p.responder.recvCq, events.getCqEvent(10, TimeUnit.SECONDS), "the waiter's event");
+                p.responder.recvCq.ackEvents(1);
+                assertEquals(1, p.responder.recvCq.poll(wcs));
+                assertEquals(WcStatus.SUCCESS, wcs[0].status());
+                assertEquals(0, p.responder.recvCq.poll(wcs), "polled until empty");
+                assertEquals(List.of(), p.responderLink.flushes, "the ACK is still left for the reply");
+
+                send(p.responder, 2, 200);
+                // the post may leave both for the poller's next poll, as its progress thread's wait is brief
+                assertEquals(0, p.responder.recvCq.poll(wcs));
+                assertEquals(List.of(2), p.responderLink.flushes, "the ACK and the reply left in one flush");
+                assertEquals(WcStatus.SUCCESS, p.requester.pollRecv(1, 10_000).getFirst().status());
+                assertEquals(WcStatus.SUCCESS, p.requester.pollSend(1, 10_000).getFirst().status());
             }
             finally
             {

@@ -4,6 +4,7 @@ import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.engine.SoftEngine;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.AhAttr;
+import io.rdma4j.verbs.CompletionChannel;
 import io.rdma4j.verbs.CompletionQueue;
 import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.MemoryRegion;
@@ -48,10 +49,19 @@ final class RcEndpoint
     RcEndpoint(final Context context, final ProtectionDomain pd, final QpType type, final long bufferSize,
         final int depth, final SharedReceiveQueue srq)
     {
+        this(context, pd, type, bufferSize, depth, srq, null);
+    }
+
+    /**
+     * @param recvEvents the completion channel of the receive CQ, or null for none.
+     */
+    RcEndpoint(final Context context, final ProtectionDomain pd, final QpType type, final long bufferSize,
+        final int depth, final SharedReceiveQueue srq, final CompletionChannel recvEvents)
+    {
         this.context = context;
         this.pd = pd;
         this.sendCq = context.createCq(Math.max(64, depth * 2), null, 0);
-        this.recvCq = context.createCq(Math.max(64, depth * 2), null, 0);
+        this.recvCq = context.createCq(Math.max(64, depth * 2), recvEvents, 0);
         QpInitAttr init = QpInitAttr.of(type, sendCq, new QpCap(depth, srq == null ? depth : 0, 4, 4, 64))
             .withRecvCq(recvCq);
         if (srq != null)

@@ -723,23 +723,26 @@ final class ProgressAgent implements Agent
             return 0;
         }
         int received = 0;
+        int queued = 0;
         try
         {
             received = receiveBatch(INLINE_BATCH);
             // as the progress thread does after a batch: queue the ACKs the batch coalesced
-            batchEnd.run();
+            queued = received + batchEnd.run();
             // the poll's own time (pollBegins) tells whether a timer fell due: no clock read for an empty poll
             if (timerDeadline.get() <= lastInlinePollNs || timersRequested)
             {
                 // the timers that fell due, which the progress thread leaves to an active poller
                 timersRequested = false;
                 runTimers(nanoTime());
+                queued++;
             }
             return received;
         }
         catch (final Throwable ex)
         {
             errorLog.onError(ex);
+            queued++;
             return 0;
         }
         finally
@@ -751,10 +754,13 @@ final class ProgressAgent implements Agent
                 // next cycle, which is near
                 flushOwed = true;
             }
-            else
+            else if (queued > 0)
             {
                 flushSends();
             }
+            // a poll that did nothing sends nothing: what the link holds is a waiter's ACKs left for the reply
+            // (replyFlushOwed), and an event consumer polls its CQ before it replies. Sending them here, alone,
+            // woke the peer for the ACK and again for the reply on every RC exchange
             receiveLock.unlock();
             offerRoleToSeeker();
         }
