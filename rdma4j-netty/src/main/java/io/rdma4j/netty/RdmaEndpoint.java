@@ -42,9 +42,21 @@ import java.util.concurrent.TimeUnit;
  */
 final class RdmaEndpoint extends QpEndpoint
 {
-    /** Private data of both sides: this magic, then the receive count and size, big-endian. */
+    /**
+     * Private data of both sides: this magic, then the receives posted now (the credits to start with), their
+     * size, and the receives posted once the connection is established (the most credits there can be),
+     * big-endian. Private data without the last is of a side that posts every receive at once.
+     */
     static final int MAGIC = 0x52444e31;
-    static final int PRIVATE_DATA_LENGTH = 12;
+    static final int PRIVATE_DATA_LENGTH = 16;
+    /** The length of private data without the receives posted once established. */
+    static final int SHORT_PRIVATE_DATA_LENGTH = 12;
+    /**
+     * Receives an accepted connection posts before it is established: its peer's SENDs before the accepting
+     * side has made the rest of its buffers. Two, so that the peer may send one message at once (data never takes
+     * the last credit); everything else waits for the establishment, which a forged request never reaches.
+     */
+    static final int HALF_OPEN_RECEIVES = 2;
     /** How long a closed channel's SENDs may take to complete before the connection is cut anyway. */
     static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(5);
 
@@ -72,75 +84,124 @@ final class RdmaEndpoint extends QpEndpoint
     private int trafficSeen;
 
     /**
-     * Make the QP on the id, register the buffers and post every receive; on the event loop's thread.
+     * Make the QP on the id, register the first receive buffers and post them; on the event loop's thread.
      *
      * @param registration the channel's registration.
      * @param id           an id with a device: resolved (active side) or from a connection request.
-     * @param recvCount    receives posted.
+     * @param recvCount    receives posted once established.
+     * @param firstRecvs   receives posted now: {@code recvCount} on the active side, {@link #HALF_OPEN_RECEIVES}
+     *                     for a connection request, whose other buffers and send slots wait for
+     *                     {@link #established()}.
      * @param recvSize     bytes each.
      * @param slotCount    send slots.
      */
-    RdmaEndpoint(final RdmaIoRegistration registration, final CmId id, final int recvCount, final int recvSize,
-        final int slotCount)
+    RdmaEndpoint(final RdmaIoRegistration registration, final CmId id, final int recvCount, final int firstRecvs,
+        final int recvSize, final int slotCount)
     {
         // slots as large as the receives; two SENDs more than the slots leave room for credit updates; a signaled
         // SEND every quarter of the slots frees them in time for the SENDs the peer's credits allow
-        super(registration, id, QpType.RC, recvCount, recvSize, slotCount, recvSize, slotCount + 2,
+        super(registration, id, QpType.RC, recvCount, firstRecvs, recvSize, slotCount, recvSize, slotCount + 2,
             Math.max(1, slotCount / 4));
     }
 
     /**
-     * @param recvCount receives posted.
+     * @param posted    receives posted now.
      * @param recvSize  bytes each.
-     * @return what this side tells its peer in the connection's private data.
+     * @param recvCount receives posted once established.
+     * @return what a side tells its peer in the connection's private data.
+     */
+    static byte[] privateData(final int posted, final int recvSize, final int recvCount)
+    {
+        return ByteBuffer.allocate(PRIVATE_DATA_LENGTH).order(ByteOrder.BIG_ENDIAN).putInt(MAGIC).putInt(posted)
+            .putInt(recvSize).putInt(recvCount).array();
+    }
+
+    /**
+     * @param recvCount receives posted, all at once.
+     * @param recvSize  bytes each.
+     * @return what a side that posts every receive at once tells its peer.
      */
     static byte[] privateData(final int recvCount, final int recvSize)
     {
-        return ByteBuffer.allocate(PRIVATE_DATA_LENGTH).order(ByteOrder.BIG_ENDIAN).putInt(MAGIC).putInt(recvCount)
-            .putInt(recvSize).array();
+        return privateData(recvCount, recvSize, recvCount);
     }
 
     /**
-     * @param config the channel's configuration.
-     * @return the parameters of a connect or accept: never an RNR retry, since credits rule RNR out and one
-     *         would be a bug to report, not to hide.
+     * @param retryCount the channel's {@code RETRY_COUNT}.
+     * @return the parameters of a connect or accept, with this side's receives in the private data: never an RNR
+     *         retry, since credits rule RNR out and one would be a bug to report, not to hide.
      */
-    static ConnParam connParam(final RdmaChannelConfig config)
+    ConnParam connParam(final int retryCount)
     {
-        return ConnParam.builder().privateData(privateData(config.getReceiveBuffers(), config.getBufferSize()))
-            .retryCount(config.getRetryCount()).rnrRetryCount(0).build();
+        return ConnParam.builder().privateData(privateData(firstReceives(), receiveSize(), receiveCount()))
+            .retryCount(retryCount).rnrRetryCount(0).build();
     }
 
     /**
-     * Take the peer's receive count and size from its private data: the credits to start with.
+     * What the peer's private data says of its receives.
+     *
+     * @param posted credits to start with: receives it posted before the connection was established.
+     * @param count  the most credits there can be: receives it keeps posted once established.
+     * @param size   bytes each.
+     */
+    record PeerReceives(int posted, int count, int size)
+    {
+    }
+
+    /**
+     * Read the peer's private data, before anything is made for its connection.
      *
      * @param data the peer's private data.
+     * @return its receives.
      * @throws IOException if it is not this transport's.
      */
-    void peer(final byte[] data) throws IOException
+    static PeerReceives peerReceives(final byte[] data) throws IOException
     {
-        if (data == null || data.length < PRIVATE_DATA_LENGTH)
+        if (data == null || data.length < SHORT_PRIVATE_DATA_LENGTH)
         {
             throw new IOException("the peer sent no rdma4j-netty parameters in its private data");
         }
         final ByteBuffer buffer = ByteBuffer.wrap(data).order(ByteOrder.BIG_ENDIAN);
         final int magic = buffer.getInt();
-        final int count = buffer.getInt();
+        final int posted = buffer.getInt();
         final int size = buffer.getInt();
-        if (magic != MAGIC || count < RdmaChannelConfig.MIN_RECEIVE_BUFFERS || size <= 0)
+        final int count = data.length >= PRIVATE_DATA_LENGTH ? buffer.getInt() : posted;
+        if (magic != MAGIC || count < RdmaChannelConfig.MIN_RECEIVE_BUFFERS || posted < 1 || posted > count ||
+            size <= 0)
         {
             throw new IOException("the peer's private data is not rdma4j-netty's (magic 0x" +
-                Integer.toHexString(magic) + ", " + count + " receives of " + size + " bytes)");
+                Integer.toHexString(magic) + ", " + posted + " of " + count + " receives of " + size +
+                " bytes posted)");
         }
-        credits = count;
-        peerRecvCount = count;
-        peerRecvSize = size;
+        return new PeerReceives(posted, count, size);
     }
 
-    /** The connection is established: SENDs may go. */
+    /**
+     * Take the peer's receives: the credits to start with, and the most there can be.
+     *
+     * @param receives from {@link #peerReceives}.
+     */
+    void peer(final PeerReceives receives)
+    {
+        credits = receives.posted();
+        peerRecvCount = receives.count();
+        peerRecvSize = receives.size();
+    }
+
+    /**
+     * The connection is established: SENDs may go. An accepted connection makes the rest of its buffers now,
+     * and gives their credits to the peer at once, in an update, after posting them.
+     */
     void established()
     {
+        final int late = completeBuffers();
         connected = true;
+        if (late > 0 && state() == State.OPEN && credits > 0 && sendQueueHasRoom())
+        {
+            traffic++;
+            stageWithCredits(NO_SLOT, 0);
+            postStaged();
+        }
     }
 
     @Override
