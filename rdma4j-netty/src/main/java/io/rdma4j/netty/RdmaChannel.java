@@ -173,6 +173,14 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
         return endpoint;
     }
 
+    /**
+     * @return the connection-manager id, or null before a connect made it; on the loop.
+     */
+    CmId cmId()
+    {
+        return id;
+    }
+
     @Override
     protected SocketAddress localAddress0()
     {

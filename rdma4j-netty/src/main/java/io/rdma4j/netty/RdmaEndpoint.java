@@ -211,6 +211,14 @@ final class RdmaEndpoint extends QpEndpoint
     }
 
     /**
+     * @return SENDs the peer has receives for now.
+     */
+    int credits()
+    {
+        return credits;
+    }
+
+    /**
      * @return the most bytes one SEND carries.
      */
     int maxMessage()
