@@ -19,7 +19,10 @@ import java.util.concurrent.TimeUnit;
  * <p>
  * <b>Buffers.</b> {@code R} receive buffers of {@code S} bytes are registered once and stay posted; a received
  * message is copied out into a {@link ByteBuf} when the channel reads it, and only then is its buffer posted
- * again: the buffers read are posted together, in one chain, just before a SEND reports them to the peer.
+ * again: the buffers read are posted together, in one chain, just before a SEND reports them to the peer. An
+ * accepted connection registers only {@value #HALF_OPEN_RECEIVES} of them before it is established, and the rest,
+ * with its send slots, at the establishment: a request that never completes (a forged REQ with no RTU) holds its
+ * QP and those two buffers, not {@code R + slots} of them.
  * Outgoing bytes are copied into one of the send slots, registered once too, and the slot is free again at the
  * SEND's completion; bytes in registered memory of an {@link RdmaByteBufAllocator} of {@value SendSource#SMALL}
  * bytes or more are sent in place instead, their buffer held until the SEND completes.
@@ -30,7 +33,9 @@ import java.util.concurrent.TimeUnit;
  * one chain, of which only every {@code slots / 4}-th and the last are signaled ({@link QpEndpoint}).
  * <p>
  * <b>Credits.</b> A sender may have as many SENDs in flight as the peer has receives posted: it starts with the
- * peer's {@code R} (exchanged in the connection's private data) and spends one per SEND. Every SEND carries, in
+ * receives the peer had posted when it sent its private data (all {@code R} on the active side, the first
+ * {@value #HALF_OPEN_RECEIVES} on the accepting side, which names {@code R} too, as the most there can be) and
+ * spends one per SEND; the accepting side posts the rest once established and reports them at once, in an update. Every SEND carries, in
  * its immediate data, how many receives its sender has posted again since its last SEND: the credits it gives
  * back. A SEND of no bytes carries credits alone. Data never takes the last credit, which stays for such an
  * update, so a side that has received data can always give the credits back; an update is sent when the peer
@@ -194,8 +199,9 @@ final class RdmaEndpoint extends QpEndpoint
      */
     void established()
     {
-        final int late = completeBuffers();
+        // connected first: if the buffers cannot be made, the teardown still cuts the connection
         connected = true;
+        final int late = completeBuffers();
         if (late > 0 && state() == State.OPEN && credits > 0 && sendQueueHasRoom())
         {
             traffic++;
