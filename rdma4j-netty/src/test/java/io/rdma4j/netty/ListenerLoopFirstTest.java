@@ -103,6 +103,7 @@ class ListenerLoopFirstTest extends NettyTestBase
         try (Warnings warnings = new Warnings(LoopDevices.class))
         {
             final LinkedBlockingQueue<RdmaChannel> children = new LinkedBlockingQueue<>();
+            final Accepted accepted = new Accepted();
             final Channel server = new ServerBootstrap().group(listenerLoop, childLoop).channel(RdmaServerChannel.class)
                 .childHandler(new ChannelInitializer<RdmaChannel>()
                 {
@@ -110,7 +111,7 @@ class ListenerLoopFirstTest extends NettyTestBase
                     protected void initChannel(final RdmaChannel ch)
                     {
                         children.add(ch);
-                        ch.pipeline().addLast(new RdmaEcho.EchoHandler());
+                        ch.pipeline().addLast(accepted, new RdmaEcho.EchoHandler());
                     }
                 }).bind(new InetSocketAddress(net.serverHost, 0)).sync().channel();
             final int length = 64 * 1024;
@@ -118,6 +119,8 @@ class ListenerLoopFirstTest extends NettyTestBase
             final Channel client = net.connect((InetSocketAddress)server.localAddress(), echoed).sync().channel();
             final RdmaChannel child = children.poll(10, TimeUnit.SECONDS);
             assertNotNull(child);
+            // its ESTABLISHED comes through the listener's loop: that loop may go only once the child has it
+            accepted.active.get(10, TimeUnit.SECONDS);
             final EventChannel events = child.eventLoop().submit(() -> child.cmId().channel()).get();
 
             // the listener's loop first: the listener goes with it, the child stays on its own loop
