@@ -17,6 +17,8 @@ import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -25,7 +27,8 @@ import java.util.function.Supplier;
  * (and its place in the loop's {@link WaitSet}, or the thread that waits on it where the set cannot hold it), a
  * protection domain with the chunks registered in it ({@link DeviceMemory}), and, from the first of those on, the
  * pool tick; and the loop's connection-manager event channel. Each is made on the first hold and let go with the
- * last. Used on the loop's thread alone, but for {@link #wakeOwn} and the waiting threads.
+ * last. Used on the loop's thread alone, but for {@link #wakeOwn}, the waiting threads, and the release of an
+ * adopted id ({@link #adoptId}).
  */
 final class LoopDevices
 {
@@ -47,6 +50,12 @@ final class LoopDevices
      */
     private volatile boolean ownOutsideSet;
     private EventChannel eventChannel;
+    /**
+     * Holds on {@link #eventChannel}: the loop's own, until it is gone, and one for each id of a connection request
+     * that a channel took ({@link #adoptId}), perhaps on another loop, until that channel closes it. Whoever lets
+     * go of the last closes the channel.
+     */
+    private final AtomicInteger eventChannelHolds = new AtomicInteger();
     private Thread cmWaiter;
     /** The pool tick ({@link PoolTrimmer}), from the first device memory on; null before. */
     private ScheduledFuture<?> poolTick;
@@ -74,6 +83,7 @@ final class LoopDevices
         if (eventChannel == null)
         {
             eventChannel = RdmaCm.createEventChannel();
+            eventChannelHolds.set(1);
             final EventChannel channel = eventChannel;
             if (!joinWaitSet(channel))
             {
@@ -82,6 +92,39 @@ final class LoopDevices
             }
         }
         return eventChannel;
+    }
+
+    /**
+     * A connection request that came on the loop's event channel became a channel, which may be another loop's
+     * and outlive this one: the event channel stays until that channel has closed the request's id. On the loop.
+     *
+     * @return what the channel runs once it has closed the id, on whichever thread; running it again does nothing.
+     */
+    Runnable adoptId()
+    {
+        final EventChannel channel = eventChannel;
+        eventChannelHolds.incrementAndGet();
+        final AtomicBoolean released = new AtomicBoolean();
+        return () ->
+        {
+            if (released.compareAndSet(false, true))
+            {
+                releaseEventChannel(channel);
+            }
+        };
+    }
+
+    /**
+     * Let go of a hold on the event channel; the last closes it.
+     *
+     * @param channel the loop's event channel.
+     */
+    private void releaseEventChannel(final EventChannel channel)
+    {
+        if (eventChannelHolds.decrementAndGet() == 0)
+        {
+            Teardown.quietly(LOG, System.Logger.Level.WARNING, "closing the event channel failed", channel::close);
+        }
     }
 
     /**
@@ -303,8 +346,9 @@ final class LoopDevices
         channels.clear();
         if (eventChannel != null)
         {
-            // ids of accepted connections live on their listener's channel and may outlive this loop's
-            Teardown.quietly(LOG, System.Logger.Level.WARNING, "closing the event channel failed", eventChannel::close);
+            // ids of accepted connections live on their listener's channel and may outlive this loop: the last of
+            // them to close closes it then
+            releaseEventChannel(eventChannel);
         }
     }
 

@@ -31,7 +31,10 @@ import java.util.EnumSet;
  * What every endpoint of this transport is: a QP made on a connection-manager id in its loop's protection domain
  * of the device, its CQ on the loop's completion channel, receive buffers registered once that stay posted, and
  * send slots registered once that outgoing bytes are copied into, unless they lie in registered memory of an
- * {@link RdmaByteBufAllocator}, which a SEND reads in place; driven by its event loop's thread alone.
+ * {@link RdmaByteBufAllocator}, which a SEND reads in place; driven by its event loop's thread alone. The QP and
+ * CQ are sized for every receive and SEND from the start, but the buffers may come in two steps: a few receives
+ * first, the rest and the slots once the subclass asks ({@link #completeBuffers}), so that what a connection
+ * request costs before it completes is small.
  * <p>
  * A received message waits in a ring (the stash) until the channel reads it, and only then is its buffer posted
  * again, at once ({@link #postReceive}) or with others in one chain ({@link #deferReceive}, {@link #postReceives});
@@ -78,11 +81,16 @@ abstract class QpEndpoint
     private final CompletionQueue cq;
     private final QueuePair qp;
     private final Arena arena;
+    /** The first receives' buffers; the rest are in {@link #lateRecvMr}, from {@link #completeBuffers} on. */
     private final MemoryRegion recvMr;
-    private final MemoryRegion sendMr;
+    private MemoryRegion lateRecvMr;
+    /** The send slots, from {@link #completeBuffers} on; null before. */
+    private MemoryRegion sendMr;
     private final ByteBuffer[] recvViews;
     private final ByteBuffer[] slotViews;
     private final int recvCount;
+    /** Receives registered and posted by the constructor: those below this index are in {@link #recvMr}. */
+    private final int firstRecvs;
     private final int recvSize;
     private final int slotSize;
     private final int sqDepth;
@@ -104,6 +112,8 @@ abstract class QpEndpoint
 
     private State state = State.OPEN;
     private boolean retired;
+    /** Run once the id is closed. */
+    private Runnable idClosed = Teardown.NOTHING;
     private int freeSlotCount;
     private int stashHead;
     private int stashCount;
@@ -125,7 +135,7 @@ abstract class QpEndpoint
     private IOException failure;
 
     /**
-     * An endpoint that signals every SEND; see the constructor below.
+     * An endpoint that signals every SEND and makes every buffer at once; see the constructor below.
      *
      * @param registration the channel's registration, which the CQ is submitted to.
      * @param id        an id with a device.
@@ -139,16 +149,20 @@ abstract class QpEndpoint
     QpEndpoint(final RdmaIoRegistration registration, final CmId id, final QpType type, final int recvCount,
         final int recvSize, final int slotCount, final int slotSize, final int sqDepth)
     {
-        this(registration, id, type, recvCount, recvSize, slotCount, slotSize, sqDepth, 1);
+        this(registration, id, type, recvCount, recvCount, recvSize, slotCount, slotSize, sqDepth, 1);
     }
 
     /**
-     * Make the QP on the id, register the buffers and post every receive; on the event loop's thread.
+     * Make the QP (and CQ) on the id, sized for every receive and SEND, register the first {@code firstRecvs}
+     * receive buffers and post them; on the event loop's thread. The rest of the receive buffers and the send
+     * slots are made by {@link #completeBuffers}: here already when {@code firstRecvs} is all of them, else once
+     * the subclass calls it (a connection, once established: a request that never completes costs little).
      *
      * @param registration the channel's registration, which the CQ is submitted to.
      * @param id        an id with a device.
      * @param type      the QP's type.
-     * @param recvCount receives posted.
+     * @param recvCount receives posted once the buffers are complete.
+     * @param firstRecvs receives posted now, 1..{@code recvCount}.
      * @param recvSize  bytes each.
      * @param slotCount send slots.
      * @param slotSize  bytes each.
@@ -156,12 +170,14 @@ abstract class QpEndpoint
      * @param signalEvery of a chain of SENDs, every this many is signaled (and its last); 1 signals every SEND.
      */
     QpEndpoint(final RdmaIoRegistration registration, final CmId id, final QpType type, final int recvCount,
-        final int recvSize, final int slotCount, final int slotSize, final int sqDepth, final int signalEvery)
+        final int firstRecvs, final int recvSize, final int slotCount, final int slotSize, final int sqDepth,
+        final int signalEvery)
     {
         this.registration = registration;
         this.devices = registration.handler().devices();
         this.id = id;
         this.recvCount = recvCount;
+        this.firstRecvs = Math.clamp(firstRecvs, 1, recvCount);
         this.recvSize = recvSize;
         this.slotSize = slotSize;
         this.sqDepth = sqDepth;
@@ -180,11 +196,16 @@ abstract class QpEndpoint
         this.postedTokens = new int[sqDepth];
         this.verbs = id.verbs();
         this.held = new HeldSends(slotCount);
+        this.recvViews = new ByteBuffer[recvCount];
+        this.slotViews = new ByteBuffer[slotCount];
+        // no slot is free until the slots are made
+        this.freeSlots = new int[slotCount];
+        this.stashIndex = new int[recvCount];
+        this.stashLength = new int[recvCount];
         CompletionQueue madeCq = null;
         DeviceMemory heldMemory = null;
         Arena madeArena = null;
         MemoryRegion madeRecvMr = null;
-        MemoryRegion madeSendMr = null;
         boolean held = false;
         boolean qpMade = false;
         try
@@ -195,21 +216,20 @@ abstract class QpEndpoint
             heldMemory = devices.holdMemory(verbs);
             this.qp = id.createQp(heldMemory.pd(), QpInitAttr.of(type, madeCq, QpCap.of(sqDepth, recvCount)));
             qpMade = true;
-            final ProtectionDomain pd = qp.pd();
             // the device reaches this memory from its own threads
             madeArena = Arena.ofShared();
-            final MemorySegment recvMemory = madeArena.allocate((long)recvCount * recvSize, 64);
-            final MemorySegment sendMemory = madeArena.allocate((long)slotCount * slotSize, 64);
-            madeRecvMr = pd.regMr(recvMemory, EnumSet.of(AccessFlag.LOCAL_WRITE));
-            madeSendMr = pd.regMr(sendMemory, EnumSet.noneOf(AccessFlag.class));
+            final MemorySegment recvMemory = madeArena.allocate((long)this.firstRecvs * recvSize, 64);
+            madeRecvMr = qp.pd().regMr(recvMemory, EnumSet.of(AccessFlag.LOCAL_WRITE));
             this.recvMr = madeRecvMr;
-            this.sendMr = madeSendMr;
-            this.recvViews = views(recvMemory, recvCount, recvSize);
-            this.slotViews = views(sendMemory, slotCount, slotSize);
+            views(recvMemory, recvViews, 0, this.firstRecvs, recvSize);
             this.cq = madeCq;
             this.arena = madeArena;
             this.memory = heldMemory;
-            for (int i = 0; i < recvCount; i++)
+            if (this.firstRecvs == recvCount)
+            {
+                completeBuffers();
+            }
+            for (int i = 0; i < this.firstRecvs; i++)
             {
                 postReceive(i);
             }
@@ -217,7 +237,7 @@ abstract class QpEndpoint
             // from here the CQ's events reach the channel's handle, until the teardown releases it
             registration.submit(RdmaIoOps.completions(madeCq));
         }
-        catch (final RuntimeException ex)
+        catch (final RuntimeException | Error ex)
         {
             if (qpMade)
             {
@@ -227,9 +247,9 @@ abstract class QpEndpoint
             {
                 quietly(madeRecvMr::close);
             }
-            if (madeSendMr != null)
+            if (sendMr != null)
             {
-                quietly(madeSendMr::close);
+                quietly(sendMr::close);
             }
             if (madeArena != null)
             {
@@ -249,24 +269,68 @@ abstract class QpEndpoint
             }
             throw ex;
         }
-        this.freeSlots = new int[slotCount];
+    }
+
+    /**
+     * Register the receive buffers beyond the first ones and the send slots; once (later calls do nothing). The
+     * new receives are kept as {@link #deferReceive} keeps them, for the subclass to post with the credits that
+     * report them ({@link #postReceives}), since a credit may only name a receive that is posted.
+     *
+     * @return the receives kept to be posted: 0 once done, or when the constructor made every receive.
+     */
+    protected final int completeBuffers()
+    {
+        if (sendMr != null)
+        {
+            return 0;
+        }
+        final int late = recvCount - firstRecvs;
+        if (late > 0)
+        {
+            final MemorySegment lateMemory = arena.allocate((long)late * recvSize, 64);
+            lateRecvMr = qp.pd().regMr(lateMemory, EnumSet.of(AccessFlag.LOCAL_WRITE));
+            views(lateMemory, recvViews, firstRecvs, late, recvSize);
+        }
+        final MemorySegment sendMemory = arena.allocate((long)slotCount * slotSize, 64);
+        final MemoryRegion madeSendMr = qp.pd().regMr(sendMemory, EnumSet.noneOf(AccessFlag.class));
+        views(sendMemory, slotViews, 0, slotCount, slotSize);
         for (int i = 0; i < slotCount; i++)
         {
             freeSlots[i] = slotCount - 1 - i;
         }
         freeSlotCount = slotCount;
-        stashIndex = new int[recvCount];
-        stashLength = new int[recvCount];
+        sendMr = madeSendMr;
+        for (int i = firstRecvs; i < recvCount; i++)
+        {
+            deferReceive(i);
+        }
+        return late;
     }
 
-    private static ByteBuffer[] views(final MemorySegment memory, final int count, final int size)
+    /**
+     * @return bytes of receive buffers and send slots registered now.
+     */
+    final long bufferBytes()
     {
-        final ByteBuffer[] views = new ByteBuffer[count];
+        long bytes = recvMr.length();
+        if (lateRecvMr != null)
+        {
+            bytes += lateRecvMr.length();
+        }
+        if (sendMr != null)
+        {
+            bytes += sendMr.length();
+        }
+        return bytes;
+    }
+
+    private static void views(final MemorySegment memory, final ByteBuffer[] views, final int first, final int count,
+        final int size)
+    {
         for (int i = 0; i < count; i++)
         {
-            views[i] = memory.asSlice((long)i * size, size).asByteBuffer();
+            views[first + i] = memory.asSlice((long)i * size, size).asByteBuffer();
         }
-        return views;
     }
 
     /**
@@ -345,11 +409,27 @@ abstract class QpEndpoint
     }
 
     /**
-     * @return receives posted.
+     * @return receives posted once the buffers are complete ({@link #completeBuffers}).
      */
     protected final int receiveCount()
     {
         return recvCount;
+    }
+
+    /**
+     * @return receives the constructor posted.
+     */
+    protected final int firstReceives()
+    {
+        return firstRecvs;
+    }
+
+    /**
+     * @return bytes per receive buffer.
+     */
+    protected final int receiveSize()
+    {
+        return recvSize;
     }
 
     /**
@@ -633,7 +713,18 @@ abstract class QpEndpoint
      */
     protected final void postReceive(final int index)
     {
-        qp.postRecv(recvWr.wrId(index).sge(recvMr, (long)index * recvSize, recvSize));
+        qp.postRecv(receiveWr(recvWr, index));
+    }
+
+    /**
+     * @param wr    a receive's work request.
+     * @param index a receive buffer.
+     * @return the work request, set to receive into the buffer.
+     */
+    private RecvWr receiveWr(final RecvWr wr, final int index)
+    {
+        return index < firstRecvs ? wr.wrId(index).sge(recvMr, (long)index * recvSize, recvSize) :
+            wr.wrId(index).sge(lateRecvMr, (long)(index - firstRecvs) * recvSize, recvSize);
     }
 
     /**
@@ -643,7 +734,7 @@ abstract class QpEndpoint
      */
     protected final void deferReceive(final int index)
     {
-        final RecvWr wr = recvChain[deferred].wrId(index).sge(recvMr, (long)index * recvSize, recvSize).next(null);
+        final RecvWr wr = receiveWr(recvChain[deferred], index).next(null);
         if (deferred > 0)
         {
             recvChain[deferred - 1].next(wr);
@@ -878,7 +969,14 @@ abstract class QpEndpoint
         // completions not taken: the device reads none of their buffers any more
         held.releaseAll();
         quietly(recvMr::close);
-        quietly(sendMr::close);
+        if (lateRecvMr != null)
+        {
+            quietly(lateRecvMr::close);
+        }
+        if (sendMr != null)
+        {
+            quietly(sendMr::close);
+        }
         arena.close();
         devices.releaseMemory(verbs);
         registration.release(this::finishRetiring);
@@ -913,7 +1011,17 @@ abstract class QpEndpoint
         retired = true;
         devices.releaseCompletionChannel(verbs);
         quietly(id::close);
+        idClosed.run();
         return true;
+    }
+
+    /**
+     * @param action what to run, on whichever thread retires the endpoint, once it has closed its id: an accepted
+     *               id lives on its listener loop's event channel, which waits for it ({@link LoopDevices#adoptId}).
+     */
+    final void onIdClosed(final Runnable action)
+    {
+        idClosed = action;
     }
 
     /**

@@ -64,6 +64,8 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
 
     private final RdmaChannelConfig config;
     private final byte[] peerData;
+    /** Run once this channel's id is closed: a request's id lives on its listener loop's event channel. */
+    private final Runnable idClosed;
     private final Object earlyLock = new Object();
     private List<CmNotice> early = new ArrayList<>();
     private boolean loopReady;
@@ -94,6 +96,7 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
         super(null);
         this.config = new RdmaChannelConfig(this, this::autoReadCleared);
         this.peerData = null;
+        this.idClosed = Teardown.NOTHING;
         this.state = State.NEW;
     }
 
@@ -103,12 +106,14 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
      * @param parent   the listener.
      * @param id       the request's id, whose context is to be this channel.
      * @param peerData the request's private data.
+     * @param idClosed what to run, once, when the id is closed, on whichever thread closes it.
      */
-    RdmaChannel(final RdmaServerChannel parent, final CmId id, final byte[] peerData)
+    RdmaChannel(final RdmaServerChannel parent, final CmId id, final byte[] peerData, final Runnable idClosed)
     {
         super(parent);
         this.config = new RdmaChannelConfig(this, this::autoReadCleared);
         this.peerData = peerData;
+        this.idClosed = idClosed;
         this.id = id;
         this.local = id.localAddress();
         this.remote = id.peerAddress();
@@ -169,6 +174,14 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
         return endpoint;
     }
 
+    /**
+     * @return the connection-manager id, or null before a connect made it; on the loop.
+     */
+    CmId cmId()
+    {
+        return id;
+    }
+
     @Override
     protected SocketAddress localAddress0()
     {
@@ -206,12 +219,16 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
     {
         try
         {
-            endpoint = new RdmaEndpoint(registration(), id, config.getReceiveBuffers(), config.getBufferSize(),
-                config.getSendBuffers());
-            endpoint.peer(peerData);
-            id.accept(RdmaEndpoint.connParam(config));
+            // a request that is not this transport's costs no QP
+            final RdmaEndpoint.PeerReceives peer = RdmaEndpoint.peerReceives(peerData);
+            // a few receives until the connection is established: a request that never completes holds little
+            endpoint = new RdmaEndpoint(registration(), id, config.getReceiveBuffers(),
+                RdmaEndpoint.HALF_OPEN_RECEIVES, config.getBufferSize(), config.getSendBuffers());
+            endpoint.onIdClosed(idClosed);
+            endpoint.peer(peer);
+            id.accept(endpoint.connParam(config.getRetryCount()));
         }
-        catch (final IOException | RuntimeException ex)
+        catch (final IOException | RuntimeException | OutOfMemoryError ex)
         {
             pipeline().fireExceptionCaught(ex);
             closeNow();
@@ -257,7 +274,7 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
                     if (current == State.CONNECTING)
                     {
                         endpoint = new RdmaEndpoint(registration(), id, config.getReceiveBuffers(),
-                            config.getBufferSize(), config.getSendBuffers());
+                            config.getReceiveBuffers(), config.getBufferSize(), config.getSendBuffers());
                         id.resolveRoute(resolveTimeoutMs());
                     }
                 }
@@ -265,7 +282,7 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
                 {
                     if (current == State.CONNECTING)
                     {
-                        id.connect(RdmaEndpoint.connParam(config));
+                        id.connect(endpoint.connParam(config.getRetryCount()));
                     }
                 }
                 case ESTABLISHED -> established(current, notice);
@@ -282,7 +299,7 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
                 }
             }
         }
-        catch (final IOException | RuntimeException ex)
+        catch (final IOException | RuntimeException | OutOfMemoryError ex)
         {
             if (current == State.CONNECTING)
             {
@@ -300,7 +317,7 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
     {
         if (current == State.CONNECTING)
         {
-            endpoint.peer(notice.privateData());
+            endpoint.peer(RdmaEndpoint.peerReceives(notice.privateData()));
         }
         else if (current != State.ACCEPTING)
         {
@@ -469,6 +486,14 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
         {
             promise.tryFailure(new ClosedChannelException());
         }
+        if (was == State.CLOSED)
+        {
+            return;
+        }
+        if (parent() != null)
+        {
+            parent().childClosed();
+        }
         if (endpoint != null)
         {
             // from here the endpoint closes the id, once its SENDs have completed
@@ -477,6 +502,7 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
         else if (id != null)
         {
             Teardown.closeId(id, was == State.ACCEPTING);
+            idClosed.run();
         }
     }
 

@@ -79,6 +79,18 @@ public final class RdmaChannelOption
     public static final ChannelOption<Integer> CREDIT_TIMEOUT_MILLIS =
         ChannelOption.valueOf(RdmaChannelOption.class, "CREDIT_TIMEOUT_MILLIS");
 
+    /**
+     * On a server ({@link RdmaServerChannel}, set with {@code ServerBootstrap.option}): the most connections it
+     * keeps open at once, requests not yet established included. A connection counts from its request until its
+     * channel closes; a request beyond the limit is rejected (the peer's connect fails with a
+     * {@link java.net.ConnectException}) and counted ({@link RdmaServerChannel#refusedConnections()}).
+     * {@code SO_BACKLOG} bounds the requests not yet established on its own, and each of those holds only two
+     * receive buffers until it is; this bounds what established connections, a storm of them included, can make
+     * the server hold. 1 or more; no limit ({@link Integer#MAX_VALUE}) by default, as a socket has none.
+     */
+    public static final ChannelOption<Integer> MAX_CONNECTIONS =
+        ChannelOption.valueOf(RdmaChannelOption.class, "MAX_CONNECTIONS");
+
     private RdmaChannelOption()
     {
     }

@@ -19,7 +19,10 @@ import java.util.concurrent.TimeUnit;
  * <p>
  * <b>Buffers.</b> {@code R} receive buffers of {@code S} bytes are registered once and stay posted; a received
  * message is copied out into a {@link ByteBuf} when the channel reads it, and only then is its buffer posted
- * again: the buffers read are posted together, in one chain, just before a SEND reports them to the peer.
+ * again: the buffers read are posted together, in one chain, just before a SEND reports them to the peer. An
+ * accepted connection registers only {@value #HALF_OPEN_RECEIVES} of them before it is established, and the rest,
+ * with its send slots, at the establishment: a request that never completes (a forged REQ with no RTU) holds its
+ * QP and those two buffers, not {@code R + slots} of them.
  * Outgoing bytes are copied into one of the send slots, registered once too, and the slot is free again at the
  * SEND's completion; bytes in registered memory of an {@link RdmaByteBufAllocator} of {@value SendSource#SMALL}
  * bytes or more are sent in place instead, their buffer held until the SEND completes.
@@ -30,7 +33,9 @@ import java.util.concurrent.TimeUnit;
  * one chain, of which only every {@code slots / 4}-th and the last are signaled ({@link QpEndpoint}).
  * <p>
  * <b>Credits.</b> A sender may have as many SENDs in flight as the peer has receives posted: it starts with the
- * peer's {@code R} (exchanged in the connection's private data) and spends one per SEND. Every SEND carries, in
+ * receives the peer had posted when it sent its private data (all {@code R} on the active side, the first
+ * {@value #HALF_OPEN_RECEIVES} on the accepting side, which names {@code R} too, as the most there can be) and
+ * spends one per SEND; the accepting side posts the rest once established and reports them at once, in an update. Every SEND carries, in
  * its immediate data, how many receives its sender has posted again since its last SEND: the credits it gives
  * back. A SEND of no bytes carries credits alone. Data never takes the last credit, which stays for such an
  * update, so a side that has received data can always give the credits back; an update is sent when the peer
@@ -42,9 +47,21 @@ import java.util.concurrent.TimeUnit;
  */
 final class RdmaEndpoint extends QpEndpoint
 {
-    /** Private data of both sides: this magic, then the receive count and size, big-endian. */
+    /**
+     * Private data of both sides: this magic, then the receives posted now (the credits to start with), their
+     * size, and the receives posted once the connection is established (the most credits there can be),
+     * big-endian. Private data without the last is of a side that posts every receive at once.
+     */
     static final int MAGIC = 0x52444e31;
-    static final int PRIVATE_DATA_LENGTH = 12;
+    static final int PRIVATE_DATA_LENGTH = 16;
+    /** The length of private data without the receives posted once established. */
+    static final int SHORT_PRIVATE_DATA_LENGTH = 12;
+    /**
+     * Receives an accepted connection posts before it is established: its peer's SENDs before the accepting
+     * side has made the rest of its buffers. Two, so that the peer may send one message at once (data never takes
+     * the last credit); everything else waits for the establishment, which a forged request never reaches.
+     */
+    static final int HALF_OPEN_RECEIVES = 2;
     /** How long a closed channel's SENDs may take to complete before the connection is cut anyway. */
     static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(5);
 
@@ -72,81 +89,139 @@ final class RdmaEndpoint extends QpEndpoint
     private int trafficSeen;
 
     /**
-     * Make the QP on the id, register the buffers and post every receive; on the event loop's thread.
+     * Make the QP on the id, register the first receive buffers and post them; on the event loop's thread.
      *
      * @param registration the channel's registration.
      * @param id           an id with a device: resolved (active side) or from a connection request.
-     * @param recvCount    receives posted.
+     * @param recvCount    receives posted once established.
+     * @param firstRecvs   receives posted now: {@code recvCount} on the active side, {@link #HALF_OPEN_RECEIVES}
+     *                     for a connection request, whose other buffers and send slots wait for
+     *                     {@link #established()}.
      * @param recvSize     bytes each.
      * @param slotCount    send slots.
      */
-    RdmaEndpoint(final RdmaIoRegistration registration, final CmId id, final int recvCount, final int recvSize,
-        final int slotCount)
+    RdmaEndpoint(final RdmaIoRegistration registration, final CmId id, final int recvCount, final int firstRecvs,
+        final int recvSize, final int slotCount)
     {
         // slots as large as the receives; two SENDs more than the slots leave room for credit updates; a signaled
         // SEND every quarter of the slots frees them in time for the SENDs the peer's credits allow
-        super(registration, id, QpType.RC, recvCount, recvSize, slotCount, recvSize, slotCount + 2,
+        super(registration, id, QpType.RC, recvCount, firstRecvs, recvSize, slotCount, recvSize, slotCount + 2,
             Math.max(1, slotCount / 4));
     }
 
     /**
-     * @param recvCount receives posted.
+     * @param posted    receives posted now.
      * @param recvSize  bytes each.
-     * @return what this side tells its peer in the connection's private data.
+     * @param recvCount receives posted once established.
+     * @return what a side tells its peer in the connection's private data.
+     */
+    static byte[] privateData(final int posted, final int recvSize, final int recvCount)
+    {
+        return ByteBuffer.allocate(PRIVATE_DATA_LENGTH).order(ByteOrder.BIG_ENDIAN).putInt(MAGIC).putInt(posted)
+            .putInt(recvSize).putInt(recvCount).array();
+    }
+
+    /**
+     * @param recvCount receives posted, all at once.
+     * @param recvSize  bytes each.
+     * @return what a side that posts every receive at once tells its peer.
      */
     static byte[] privateData(final int recvCount, final int recvSize)
     {
-        return ByteBuffer.allocate(PRIVATE_DATA_LENGTH).order(ByteOrder.BIG_ENDIAN).putInt(MAGIC).putInt(recvCount)
-            .putInt(recvSize).array();
+        return privateData(recvCount, recvSize, recvCount);
     }
 
     /**
-     * @param config the channel's configuration.
-     * @return the parameters of a connect or accept: never an RNR retry, since credits rule RNR out and one
-     *         would be a bug to report, not to hide.
+     * @param retryCount the channel's {@code RETRY_COUNT}.
+     * @return the parameters of a connect or accept, with this side's receives in the private data: never an RNR
+     *         retry, since credits rule RNR out and one would be a bug to report, not to hide.
      */
-    static ConnParam connParam(final RdmaChannelConfig config)
+    ConnParam connParam(final int retryCount)
     {
-        return ConnParam.builder().privateData(privateData(config.getReceiveBuffers(), config.getBufferSize()))
-            .retryCount(config.getRetryCount()).rnrRetryCount(0).build();
+        return ConnParam.builder().privateData(privateData(firstReceives(), receiveSize(), receiveCount()))
+            .retryCount(retryCount).rnrRetryCount(0).build();
     }
 
     /**
-     * Take the peer's receive count and size from its private data: the credits to start with.
+     * What the peer's private data says of its receives.
+     *
+     * @param posted credits to start with: receives it posted before the connection was established.
+     * @param count  the most credits there can be: receives it keeps posted once established.
+     * @param size   bytes each.
+     */
+    record PeerReceives(int posted, int count, int size)
+    {
+    }
+
+    /**
+     * Read the peer's private data, before anything is made for its connection.
      *
      * @param data the peer's private data.
+     * @return its receives.
      * @throws IOException if it is not this transport's.
      */
-    void peer(final byte[] data) throws IOException
+    static PeerReceives peerReceives(final byte[] data) throws IOException
     {
-        if (data == null || data.length < PRIVATE_DATA_LENGTH)
+        if (data == null || data.length < SHORT_PRIVATE_DATA_LENGTH)
         {
             throw new IOException("the peer sent no rdma4j-netty parameters in its private data");
         }
         final ByteBuffer buffer = ByteBuffer.wrap(data).order(ByteOrder.BIG_ENDIAN);
         final int magic = buffer.getInt();
-        final int count = buffer.getInt();
+        final int posted = buffer.getInt();
         final int size = buffer.getInt();
-        if (magic != MAGIC || count < RdmaChannelConfig.MIN_RECEIVE_BUFFERS || size <= 0)
+        final int count = data.length >= PRIVATE_DATA_LENGTH ? buffer.getInt() : posted;
+        if (magic != MAGIC || count < RdmaChannelConfig.MIN_RECEIVE_BUFFERS || posted < 1 || posted > count ||
+            size <= 0)
         {
             throw new IOException("the peer's private data is not rdma4j-netty's (magic 0x" +
-                Integer.toHexString(magic) + ", " + count + " receives of " + size + " bytes)");
+                Integer.toHexString(magic) + ", " + posted + " of " + count + " receives of " + size +
+                " bytes posted)");
         }
-        credits = count;
-        peerRecvCount = count;
-        peerRecvSize = size;
+        return new PeerReceives(posted, count, size);
     }
 
-    /** The connection is established: SENDs may go. */
+    /**
+     * Take the peer's receives: the credits to start with, and the most there can be.
+     *
+     * @param receives from {@link #peerReceives}.
+     */
+    void peer(final PeerReceives receives)
+    {
+        credits = receives.posted();
+        peerRecvCount = receives.count();
+        peerRecvSize = receives.size();
+    }
+
+    /**
+     * The connection is established: SENDs may go. An accepted connection makes the rest of its buffers now,
+     * and gives their credits to the peer at once, in an update, after posting them.
+     */
     void established()
     {
+        // connected first: if the buffers cannot be made, the teardown still cuts the connection
         connected = true;
+        final int late = completeBuffers();
+        if (late > 0 && state() == State.OPEN && credits > 0 && sendQueueHasRoom())
+        {
+            traffic++;
+            stageWithCredits(NO_SLOT, 0);
+            postStaged();
+        }
     }
 
     @Override
     protected boolean connected()
     {
         return connected;
+    }
+
+    /**
+     * @return SENDs the peer has receives for now.
+     */
+    int credits()
+    {
+        return credits;
     }
 
     /**

@@ -17,16 +17,23 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.channels.UnsupportedAddressTypeException;
 import java.util.ArrayDeque;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A listener of the connection manager ({@code rdma_listen}): Netty's {@code ServerSocketChannel} role for RDMA.
  * Each connection request becomes an {@link RdmaChannel}, accepted once the child is registered on its event
  * loop (whose handler owns the connection's completion queue); the request's events keep arriving on this
  * channel's event loop, which hands them to the child's.
+ * <p>
+ * A request costs little until its connection is established: its child's QP and two receive buffers, not the
+ * buffers of {@link RdmaChannelOption#RECEIVE_BUFFERS} and {@link RdmaChannelOption#SEND_BUFFERS}, which are made
+ * at the establishment. {@code SO_BACKLOG} bounds the requests not yet established, as a socket's bounds its SYN
+ * queue; {@link RdmaChannelOption#MAX_CONNECTIONS} bounds the children open at once, established or not.
  */
 public class RdmaServerChannel extends AbstractServerChannel implements CmSink
 {
     private static final int DEFAULT_BACKLOG = 128;
+    private static final System.Logger LOG = System.getLogger(RdmaServerChannel.class.getName());
 
     private final ServerConfig config = new ServerConfig();
     private final ArrayDeque<RdmaChannel> accepted = new ArrayDeque<>();
@@ -35,6 +42,10 @@ public class RdmaServerChannel extends AbstractServerChannel implements CmSink
     private volatile CmId listener;
     private boolean readPending;
     private boolean deliverScheduled;
+    /** Children open: counted up on this loop, down on each child's. */
+    private final AtomicInteger children = new AtomicInteger();
+    /** Requests rejected for {@link RdmaChannelOption#MAX_CONNECTIONS}; written on this loop alone. */
+    private volatile long refused;
 
     /**
      * A listener, bound by {@code ServerBootstrap.bind}.
@@ -169,7 +180,19 @@ public class RdmaServerChannel extends AbstractServerChannel implements CmSink
             Teardown.closeId(notice.id(), true);
             return;
         }
-        final RdmaChannel child = new RdmaChannel(this, notice.id(), notice.privateData());
+        final int max = config.maxConnections;
+        if (children.get() >= max)
+        {
+            refused++;
+            LOG.log(System.Logger.Level.DEBUG, () -> "rejected a connection request from " +
+                notice.id().peerAddress() + ": " + max + " connections are open, MAX_CONNECTIONS");
+            Teardown.closeId(notice.id(), true);
+            return;
+        }
+        children.incrementAndGet();
+        // the request's id is this loop's event channel's, which waits for the child to close it
+        final Runnable idClosed = registration.handler().devices().adoptId();
+        final RdmaChannel child = new RdmaChannel(this, notice.id(), notice.privateData(), idClosed);
         // from now on the request's events go to the child, which takes them to its own event loop
         notice.id().context(child);
         accepted.add(child);
@@ -177,6 +200,28 @@ public class RdmaServerChannel extends AbstractServerChannel implements CmSink
         {
             deliver();
         }
+    }
+
+    /** A child closed; on its loop. */
+    void childClosed()
+    {
+        children.decrementAndGet();
+    }
+
+    /**
+     * @return children open now, established or not.
+     */
+    public int connections()
+    {
+        return children.get();
+    }
+
+    /**
+     * @return connection requests rejected because {@link RdmaChannelOption#MAX_CONNECTIONS} children were open.
+     */
+    public long refusedConnections()
+    {
+        return refused;
     }
 
     private void deliver()
@@ -216,10 +261,14 @@ public class RdmaServerChannel extends AbstractServerChannel implements CmSink
         }
     }
 
-    /** Netty's options and {@code SO_BACKLOG}: the requests the connection manager keeps waiting. */
+    /**
+     * Netty's options, {@code SO_BACKLOG} (the requests the connection manager keeps waiting) and
+     * {@link RdmaChannelOption#MAX_CONNECTIONS}.
+     */
     private final class ServerConfig extends AbstractRdmaConfig
     {
         private volatile int backlog = DEFAULT_BACKLOG;
+        private volatile int maxConnections = Integer.MAX_VALUE;
 
         ServerConfig()
         {
@@ -232,6 +281,8 @@ public class RdmaServerChannel extends AbstractServerChannel implements CmSink
                 }
                 backlog = requested;
             });
+            option(RdmaChannelOption.MAX_CONNECTIONS, () -> maxConnections,
+                requested -> maxConnections = inRange("MAX_CONNECTIONS", requested, 1, Integer.MAX_VALUE));
         }
     }
 

@@ -8,6 +8,11 @@ import io.rdma4j.cm.CmId;
  */
 final class Teardown
 {
+    /** A step that does nothing. */
+    static final Runnable NOTHING = () ->
+    {
+    };
+
     private static final System.Logger LOG = System.getLogger(Teardown.class.getName());
 
     private Teardown()

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -52,11 +53,10 @@ class BackPressureTest extends NettyTestBase
             this.data = data;
         }
 
-        @Override
-        public void channelActive(final ChannelHandlerContext ctx)
+        /** Start writing, on the channel's loop. */
+        void start(final Channel channel)
         {
-            pump(ctx);
-            ctx.fireChannelActive();
+            channel.eventLoop().execute(() -> pump(channel.pipeline().context(this)));
         }
 
         @Override
@@ -94,12 +94,25 @@ class BackPressureTest extends NettyTestBase
         }
     }
 
-    /** Connect a writer whose channel turns unwritable at {@link #HIGH} and writable again at {@link #LOW}. */
-    private Channel connect(final Channel server, final Producer producer)
-        throws InterruptedException
+    /**
+     * Connect a writer whose channel turns unwritable at {@link #HIGH} and writable again at {@link #LOW}, and start
+     * it once it has a credit for each of the server's receives: an accepting side gives most of them just after
+     * the establishment, and a writer that started before would block on the first two for a round trip.
+     */
+    private Channel connect(final Channel server, final Producer producer, final int serverReceives)
+        throws Exception
     {
-        return net.connect((InetSocketAddress)server.localAddress(), producer,
+        final RdmaChannel client = (RdmaChannel)net.connect((InetSocketAddress)server.localAddress(), producer,
             Map.of(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(LOW, HIGH))).sync().channel();
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (client.eventLoop().submit(() -> client.endpoint().credits()).get() < serverReceives &&
+            System.nanoTime() < deadline)
+        {
+            // no event says the update arrived: look again shortly
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+        }
+        producer.start(client);
+        return client;
     }
 
     @Test
@@ -120,7 +133,7 @@ class BackPressureTest extends NettyTestBase
         }, Map.of(ChannelOption.AUTO_READ, false, RdmaChannelOption.RECEIVE_BUFFERS, RECEIVES));
 
         final Producer producer = new Producer(data);
-        final Channel client = connect(server, producer);
+        final Channel client = connect(server, producer, RECEIVES);
         final Channel child = accepted.active.get(10, TimeUnit.SECONDS);
 
         // nobody reads: the writer stops after the peer's receives and its own high water mark
@@ -180,7 +193,7 @@ class BackPressureTest extends NettyTestBase
             RdmaChannelOption.BUFFER_SIZE, 4096));
 
         final Producer producer = new Producer(data);
-        final Channel client = connect(server, producer);
+        final Channel client = connect(server, producer, 4);
         assertArrayEquals(data, collector.done.get(40, TimeUnit.SECONDS));
         assertTrue(!producer.failed.isDone(), () -> "no failure: " + producer.failed.join());
         client.close().sync();
