@@ -1,11 +1,11 @@
 package io.rdma4j.tools;
 
+import io.rdma4j.soft.cm.mad.CmDreq;
 import io.rdma4j.soft.cm.mad.CmMad;
 import io.rdma4j.soft.cm.mad.CmMra;
 import io.rdma4j.soft.cm.mad.CmRep;
 import io.rdma4j.soft.cm.mad.CmReq;
 import io.rdma4j.soft.cm.mad.CmaHeader;
-import io.rdma4j.soft.cm.mad.CmDreq;
 import io.rdma4j.soft.cm.mad.ServiceId;
 import io.rdma4j.soft.cm.mad.SidrRep;
 import io.rdma4j.soft.cm.mad.SidrReq;
@@ -31,6 +31,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
  * Issue 41's attacker with no device: a UDP socket on port 4791 of an address of this JVM's own that no device
@@ -39,7 +40,7 @@ import java.util.concurrent.TimeUnit;
  * {@link PacketBuilder}. It sends what rdma_cm would send to start a connection (a REQ, a SIDR_REQ), then
  * answers each REP with an MRA asking for the longest deferral the field holds (service timeout 31: 4.096 us x
  * 2^31, about 2.4 hours) and never sends the RTU: a connection request that never completes, at the cost of two
- * datagrams. What it counts (REPs, SIDR_REPs, DREQs) is what the server did with the slot.
+ * datagrams. What it counts (REPs answered, SIDR_REPs, DREQs) is what the server did with the slot.
  */
 final class MadForger implements AutoCloseable
 {
@@ -72,8 +73,6 @@ final class MadForger implements AutoCloseable
     private final Set<Integer> sidrRequests = new HashSet<>();
     private final Set<Integer> sidrAnswered = new HashSet<>();
     private final Set<Integer> disconnected = new HashSet<>();
-    private int serviceTimeout = LONGEST_SERVICE_TIMEOUT;
-    private int repsSeen;
     private int mrasSent;
     private int psn;
 
@@ -93,16 +92,6 @@ final class MadForger implements AutoCloseable
     static MadForger open(final String bind) throws IOException
     {
         return new MadForger(InetAddress.ofLiteral(bind));
-    }
-
-    /**
-     * @param timeout the service timeout each MRA asks for, 5 bits; {@value #LONGEST_SERVICE_TIMEOUT} unless set.
-     * @return this.
-     */
-    MadForger mraServiceTimeout(final int timeout)
-    {
-        serviceTimeout = timeout;
-        return this;
     }
 
     /**
@@ -189,14 +178,7 @@ final class MadForger implements AutoCloseable
         return mrasSent;
     }
 
-    /** @return every REP of a request of ours the server sent, repeats included. */
-    int repsSeen()
-    {
-        return repsSeen;
-    }
-
-    private boolean receiveUntil(final java.util.function.BooleanSupplier done, final long seconds)
-        throws IOException
+    private void receiveUntil(final BooleanSupplier done, final long seconds) throws IOException
     {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         final DatagramPacket packet = new DatagramPacket(in, in.length);
@@ -205,7 +187,7 @@ final class MadForger implements AutoCloseable
             final long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
             if (left <= 0)
             {
-                return false;
+                return;
             }
             socket.setSoTimeout((int)Math.max(1, left));
             try
@@ -215,7 +197,7 @@ final class MadForger implements AutoCloseable
             }
             catch (final SocketTimeoutException ex)
             {
-                return done.getAsBoolean();
+                return;
             }
             if (packet.getLength() >= MAD_OFFSET + CmMad.MAD_LENGTH &&
                 CmMad.looksLikeCm(inSegment, MAD_OFFSET, packet.getLength() - MAD_OFFSET))
@@ -223,7 +205,6 @@ final class MadForger implements AutoCloseable
                 onMad(packet.getAddress());
             }
         }
-        return true;
     }
 
     private void onMad(final InetAddress from) throws IOException
@@ -238,7 +219,6 @@ final class MadForger implements AutoCloseable
                 {
                     return;
                 }
-                repsSeen++;
                 if (known == 0)
                 {
                     // the first REP of this request: ask for all the time there is, once, and never send the RTU
@@ -246,7 +226,7 @@ final class MadForger implements AutoCloseable
                     final long tid = new CmMad().wrap(inSegment, MAD_OFFSET).transactionId();
                     new CmMad().wrap(madSegment, 0).initHeader(CmMad.ATTR_MRA, tid);
                     new CmMra().wrap(madSegment, 0).localCommId(rep.remoteCommId()).remoteCommId(rep.localCommId())
-                        .messageMraed(CmMra.MESSAGE_REP).serviceTimeout(serviceTimeout);
+                        .messageMraed(CmMra.MESSAGE_REP).serviceTimeout(LONGEST_SERVICE_TIMEOUT);
                     send(from);
                     mrasSent++;
                 }
