@@ -22,6 +22,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class CmatoseEndToEndTest
 {
+    /** How long a client behind forged requests may take, start to end, with the default 10 s handshake timeout. */
+    private static final long FORGED_HOLD_BOUND_S = 30;
     private static final List<String> SERVER_LINES = List.of("cmatose: starting server", "initiating data transfers",
         "completing sends", "receiving data transfers", "data transfers complete", "cmatose: disconnecting",
         "disconnected", "test complete", "return status 0");
@@ -114,6 +116,44 @@ class CmatoseEndToEndTest
                 "cmatose: dropping connection 1: not established within 3 s"), dropped);
             assertEquals(SERVER_LINES, report(server.lines()).stream().filter(l -> !dropped.contains(l)).toList());
             assertEquals(expectedReceived(2, 10, 100), received(client.lines()));
+        }
+    }
+
+    /**
+     * Issue 41, finding 5: two forged REQs from a host with no device, each REP answered with an MRA asking for
+     * 2.4 hours (service timeout 31) and never an RTU, hold both slots of a {@code -c 2} server on its defaults
+     * for the default --handshake-timeout (10 s) and no longer: the server disconnects them, and the real client
+     * behind them is served within {@value #FORGED_HOLD_BOUND_S} s (before, it was rejected and the server ended
+     * -12).
+     */
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void shouldServeTheClientBehindForgedRequestsThatAskForHoursWithAnMra() throws Exception
+    {
+        final String serverAddress = TestNet.host(MadForger.SUBNET, 31);
+        final ToolProcess server = start("server", args("cmatose", "-b", serverAddress, "-p", "7471", "-c", "2"));
+        assertTrue(server.ready().get(60, TimeUnit.SECONDS), "the server never listened: " + server.lines());
+        try (MadForger forger = MadForger.open(TestNet.host(MadForger.SUBNET, 3)))
+        {
+            forger.requests(serverAddress, 7471, 2);
+            assertEquals(2, forger.mraReplies(2, 30), "the server sent its REPs to the forged REQs: " +
+                server.lines());
+            final long start = System.nanoTime();
+            final ToolProcess client = start("client", args("cmatose", "-s", serverAddress, "-b",
+                TestNet.host(MadForger.SUBNET, 32), "-c", "2"));
+            final int status = client.await(FORGED_HOLD_BOUND_S, TimeUnit.SECONDS);
+            final long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            System.out.println("cmatose -c 2 client behind two forged REQs + MRA(31): ended " + status + " in " +
+                waited + " ms");
+            assertEquals(0, status, "client exit status (-1: still running after " + FORGED_HOLD_BOUND_S +
+                " s); its output: " + client.lines());
+            assertEquals(0, server.await(60, TimeUnit.SECONDS), "server exit status; its output: " + server.lines());
+            final List<String> dropped = server.lines().stream().filter(l -> l.startsWith("cmatose: dropping "))
+                .toList();
+            assertEquals(List.of("cmatose: dropping connection 0: not established within 10 s",
+                "cmatose: dropping connection 1: not established within 10 s"), dropped);
+            assertEquals(expectedReceived(2, 10, 100), received(client.lines()));
+            assertEquals(2, forger.disconnects(2, 10), "the server disconnected the forged requests");
         }
     }
 

@@ -21,6 +21,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class RdmaServerClientEndToEndTest
 {
+    /** How long a client behind a forged request may take, start to end, with the default 10 s handshake timeout. */
+    private static final long FORGED_HOLD_BOUND_S = 30;
+
     private final List<ToolProcess> children = new ArrayList<>();
 
     @AfterEach
@@ -80,6 +83,40 @@ class RdmaServerClientEndToEndTest
             assertEquals(0, server.await(60, TimeUnit.SECONDS), "server exit status; its output: " + server.lines());
             assertTrue(server.lines().stream().anyMatch(l -> l.startsWith("rdma_accept: ETIMEDOUT: the connection " +
                 "was not established within 3 s")), server.lines().toString());
+        }
+    }
+
+    /**
+     * Issue 41, finding 5: one forged REQ from a host with no device, whose REP it answers with an MRA asking for
+     * 2.4 hours (service timeout 31) and never an RTU, holds a server on its defaults for the default
+     * --handshake-timeout (10 s) and no longer: the server disconnects it, and the real client that came behind it
+     * is served within {@value #FORGED_HOLD_BOUND_S} s (before, the server waited on the forged request for good and
+     * the client timed out).
+     */
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void shouldServeTheClientBehindAForgedRequestThatAsksForHoursWithAnMra() throws Exception
+    {
+        final String port = String.valueOf(TestNet.tcpPort(3));
+        final String serverAddress = TestNet.host(MadForger.SUBNET, 11);
+        final ToolProcess server = start("server", "rdma_server", "--debug", "-s", serverAddress, "-p", port);
+        assertTrue(server.ready().get(60, TimeUnit.SECONDS), "the server never listened: " + server.lines());
+        try (MadForger forger = MadForger.open(TestNet.host(MadForger.SUBNET, 1)))
+        {
+            forger.requests(serverAddress, Integer.parseInt(port), 1);
+            assertEquals(1, forger.mraReplies(1, 30), "the server sent its REP to the forged REQ: " + server.lines());
+            final long start = System.nanoTime();
+            final ToolProcess client = start("client", "rdma_client", "-s", serverAddress, "-p", port, "-b",
+                TestNet.host(MadForger.SUBNET, 12));
+            final int status = client.await(FORGED_HOLD_BOUND_S, TimeUnit.SECONDS);
+            final long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            System.out.println("rdma_client behind a forged REQ + MRA(31): ended " + status + " in " + waited + " ms");
+            assertEquals(0, status, "client exit status (-1: still running after " + FORGED_HOLD_BOUND_S +
+                " s); its output: " + client.lines());
+            assertEquals(0, server.await(60, TimeUnit.SECONDS), "server exit status; its output: " + server.lines());
+            assertTrue(server.lines().stream().anyMatch(l -> l.startsWith("rdma_accept: ETIMEDOUT: the connection " +
+                "was not established within 10 s")), server.lines().toString());
+            assertEquals(1, forger.disconnects(1, 10), "the server disconnected the forged request");
         }
     }
 

@@ -30,6 +30,10 @@ class RpingEndToEndTest
 {
     private static final Predicate<String> LISTENING = line -> line.startsWith("listening on ");
     private static final Predicate<String> SERVER_DISCONNECT = "server DISCONNECT EVENT..."::equals;
+    /** How long a client behind forged requests may take, start to end, with the default 10 s handshake timeout. */
+    private static final long FORGED_HOLD_BOUND_S = 30;
+    /** Forged requests sent at once to a persistent server: well past its backlog. */
+    private static final int FORGED_REQUESTS = 20;
 
     private final List<ToolProcess> children = new ArrayList<>();
 
@@ -178,6 +182,46 @@ class RpingEndToEndTest
         {
             System.out.println("rping -P: 8 requests never completed, " + forger.answered() + " answered");
             assertEquals(3, forger.answered(), "REPs the server sent: " + server.lines());
+            assertTrue(server.isAlive(), "a persistent server keeps running: " + server.lines());
+        }
+    }
+
+    /**
+     * Issue 41, finding 5: {@value #FORGED_REQUESTS} forged REQs at once from a host with no device, each REP answered
+     * with an MRA asking for 2.4 hours (service timeout 31) and never an RTU, against a persistent server on its
+     * defaults: it answers no more of them than its backlog (3), disconnects those after the default
+     * --handshake-timeout (10 s), and serves the real client behind them within {@value #FORGED_HOLD_BOUND_S} s
+     * (before, 300 such requests held 266 REPs, each with its QP and buffers, for the MRA's 2.4 hours).
+     */
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void shouldHoldForgedRequestsThatAskForHoursWithAnMraOnlyBrieflyWhenPersistent() throws Exception
+    {
+        final String serverAddress = TestNet.host(MadForger.SUBNET, 41);
+        final ToolProcess server = listeningServer("-P", "-a", serverAddress, "-p", "17177");
+        try (MadForger forger = MadForger.open(TestNet.host(MadForger.SUBNET, 4)))
+        {
+            forger.requests(serverAddress, 17177, FORGED_REQUESTS);
+            assertEquals(3, forger.mraReplies(3, 30), "the server sent REPs to the forged REQs: " + server.lines());
+            final long start = System.nanoTime();
+            final ToolProcess client = start("client", List.of("rping", "-c", "-V", "-v", "-C", "5", "-S", "40",
+                "-a", serverAddress, "-I", TestNet.host(MadForger.SUBNET, 42), "-p", "17177"));
+            // REPs that come meanwhile are MRAed and counted too: the backlog's three are all there are
+            final int disconnected = forger.disconnects(3, FORGED_HOLD_BOUND_S);
+            System.out.println("rping -P: of " + FORGED_REQUESTS + " forged REQs + MRA(31), " + forger.mrasSent() +
+                " answered, " + disconnected + " disconnected within " + FORGED_HOLD_BOUND_S + " s");
+            assertEquals(3, disconnected, "the server disconnected the forged requests it answered");
+            assertEquals(3, forger.mrasSent(), "forged requests the server answered");
+            final long left = TimeUnit.SECONDS.toNanos(FORGED_HOLD_BOUND_S) - (System.nanoTime() - start);
+            final int status = client.await(Math.max(1, left), TimeUnit.NANOSECONDS);
+            final long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            System.out.println("rping client behind " + FORGED_REQUESTS + " forged REQs + MRA(31): ended " + status +
+                " in " + waited + " ms");
+            assertEquals(0, status, "client exit status (-1: still running after " + FORGED_HOLD_BOUND_S +
+                " s); its output: " + client.lines());
+            assertEquals(expectedPings(5, 40), starting(client.lines(), "ping data: "));
+            assertEquals(3, server.lines().stream()
+                .filter("rping: dropping a connection not established within 10 s"::equals).count());
             assertTrue(server.isAlive(), "a persistent server keeps running: " + server.lines());
         }
     }

@@ -22,6 +22,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class UdaddyEndToEndTest
 {
+    /** How long a client behind a forged request may take, start to end, with the default 10 s handshake timeout. */
+    private static final long FORGED_HOLD_BOUND_S = 30;
     private static final List<String> SERVER_LINES = List.of("udaddy: starting server", "receiving data transfers",
         "sending replies", "data transfers complete", "test complete", "return status 0");
     private static final List<String> CLIENT_LINES = List.of("udaddy: starting client", "udaddy: connecting",
@@ -112,6 +114,38 @@ class UdaddyEndToEndTest
             final String dropped = "udaddy: dropping connection 0: no message within 3 s of its request";
             assertEquals(1, server.lines().stream().filter(dropped::equals).count(), server.lines().toString());
             assertEquals(SERVER_LINES, report(server.lines()).stream().filter(l -> !l.equals(dropped)).toList());
+        }
+    }
+
+    /**
+     * Issue 41, finding 5: one forged SIDR_REQ from a host with no device (one datagram; no message ever follows)
+     * holds a server on its defaults, whose one path is its only slot, for the default --handshake-timeout (10 s)
+     * and no longer: the real client behind it is served within {@value #FORGED_HOLD_BOUND_S} s (before, the
+     * server gave the slot to the forger for good and ignored the client's requests).
+     */
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void shouldServeTheClientBehindAForgedSidrRequestOnDefaults() throws Exception
+    {
+        final String serverAddress = TestNet.host(MadForger.SUBNET, 21);
+        final ToolProcess server = start("server", udaddy("--debug", "-b", serverAddress));
+        assertTrue(server.ready().get(60, TimeUnit.SECONDS), "the server never listened: " + server.lines());
+        try (MadForger forger = MadForger.open(TestNet.host(MadForger.SUBNET, 2)))
+        {
+            forger.sidrRequest(serverAddress, UdaddyCommand.PORT);
+            assertEquals(1, forger.sidrReplies(1, 30), "the server answered the forged SIDR_REQ: " + server.lines());
+            final long start = System.nanoTime();
+            final ToolProcess client = start("client", udaddy("-s", serverAddress, "-b",
+                TestNet.host(MadForger.SUBNET, 22)));
+            final int status = client.await(FORGED_HOLD_BOUND_S, TimeUnit.SECONDS);
+            final long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            System.out.println("udaddy client behind a forged SIDR_REQ: ended " + status + " in " + waited + " ms");
+            assertEquals(0, status, "client exit status (-1: still running after " + FORGED_HOLD_BOUND_S +
+                " s); its output: " + client.lines());
+            assertEquals(0, server.await(60, TimeUnit.SECONDS), "server exit status; its output: " + server.lines());
+            assertEquals(CLIENT_LINES, report(client.lines()));
+            final String dropped = "udaddy: dropping connection 0: no message within 10 s of its request";
+            assertEquals(1, server.lines().stream().filter(dropped::equals).count(), server.lines().toString());
         }
     }
 

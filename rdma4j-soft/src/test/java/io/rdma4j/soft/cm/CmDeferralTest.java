@@ -108,6 +108,45 @@ class CmDeferralTest
         }
     }
 
+    /**
+     * The passive side's count: a forger that MRAs the server's REP again and again (each asking for 2.4 hours)
+     * gets one deferral, and past {@link CmConnection#MAX_MRAS} the half-open connection ends and gives its
+     * backlog place back, as the active side's attempt does.
+     */
+    @Test
+    void shouldEndAHalfOpenConnectionWhoseReplyReceivesMoreMrasThanItCouldHavePrompted() throws Exception
+    {
+        try (CmFabric fabric = new CmFabric(CmFabric.Kind.MEMORY); CmPeers peers = new CmPeers(fabric, cm))
+        {
+            final CmId server = forgedRequest(peers, 0x4100);
+            peers.rcQp(server);
+            server.accept(null);
+            awaitPhase(server, CmConnection.Phase.REP_SENT);
+            final CmConnection s = connection(server);
+            for (int i = 0; i < CmConnection.MAX_MRAS; i++)
+            {
+                peers.inject(server, new CmMessage.Mra(s.tid, 0x4100, s.localCommId, CmWire.MRAED_REP, 31),
+                    peers.ip(ATTACKER));
+            }
+            cm.awaitIdle();
+            assertEquals(CmConnection.MAX_MRAS - 1, cm.counter(CmCounter.DROP_REPEATED_MRA));
+            assertEquals(CmConnection.Phase.MRA_REP_RCVD, s.phase);
+            assertNull(peers.serverChannel.getEvent(0, TimeUnit.SECONDS), "within the limit the REP waits on");
+            assertEquals("1/10", backlog(peers));
+
+            peers.inject(server, new CmMessage.Mra(s.tid, 0x4100, s.localCommId, CmWire.MRAED_REP, 31),
+                peers.ip(ATTACKER));
+            final CmEvent unreachable = expect(peers.serverChannel, CmEventType.UNREACHABLE);
+            assertEquals(ConnectionManager.ETIMEDOUT, unreachable.status());
+            unreachable.ack();
+            cm.awaitIdle();
+            assertEquals(1, cm.counter(CmCounter.MRA_LIMIT));
+            assertEquals(CmConnection.Phase.CLOSED, s.phase);
+            assertEquals("0/10", backlog(peers), "the half-open connection gave its backlog place back");
+            destroy(peers, server);
+        }
+    }
+
     @Test
     void shouldHoldBacklogPlacesUntilEstablishedAndDropRequestsPastThemUntilTheHalfOpenOnesTimeOut()
         throws Exception
