@@ -37,6 +37,8 @@ class ClockReadTest
     {
         private final Thread owner = Thread.currentThread();
         private final AtomicInteger reads = new AtomicInteger();
+        /** The time every thread reads once {@link #freeze()} was called; Long.MIN_VALUE while it runs. */
+        private volatile long frozenAt = Long.MIN_VALUE;
 
         @Override
         public long getAsLong()
@@ -45,7 +47,14 @@ class ClockReadTest
             {
                 reads.incrementAndGet();
             }
-            return System.nanoTime();
+            final long frozen = frozenAt;
+            return frozen == Long.MIN_VALUE ? System.nanoTime() : frozen;
+        }
+
+        /** Stop the clock: a test's look at what the last reads decided does not depend on a stall between. */
+        void freeze()
+        {
+            frozenAt = System.nanoTime();
         }
 
         int reads()
@@ -113,6 +122,9 @@ class ClockReadTest
             final UdEndpoint poller = new UdEndpoint(fabric.open());
             final SoftEngine engine = SoftEngine.of(poller.context);
             final WorkCompletion[] wcs = WorkCompletion.array(4);
+            // a machine that stalls the test for a millisecond between the last poll that read the clock and the
+            // look below would make the poller look stopped: time stands still here
+            clock.freeze();
             // the first poll reads it: the count starts full
             final int before = clock.reads();
             for (int i = 0; i < 80; i++)
