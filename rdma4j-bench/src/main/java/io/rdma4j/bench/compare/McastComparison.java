@@ -54,12 +54,12 @@ final class McastComparison
     }
 
     /** One run's outcome: the slowest subscriber's rate, the worst latencies, the repairs, or why it failed. */
-    private record Result(double rate, double p50, double p99, long repairs, long lossEvents, long samples,
-        String failure)
+    private record Result(double rate, double p50, double p99, long injected, long repairs, long lossEvents,
+        long samples, String failure)
     {
         static Result failed(final String why)
         {
-            return new Result(Double.NaN, Double.NaN, Double.NaN, 0, 0, 0, why);
+            return new Result(Double.NaN, Double.NaN, Double.NaN, 0, 0, 0, 0, why);
         }
 
         /** @return the row's note: the failure, or how few latency samples the worst subscriber had. */
@@ -119,7 +119,7 @@ final class McastComparison
         final Result udp, final Result ud, final double lossless, final String note)
     {
         return new McastRow(size, loss, system, result.rate(), udp.rate(), lossless, result.p50(), result.p99(),
-            udp.p99(), ud.p99(), result.repairs(), result.lossEvents(), note);
+            udp.p99(), ud.p99(), result.injected(), result.repairs(), result.lossEvents(), note);
     }
 
     /**
@@ -143,7 +143,8 @@ final class McastComparison
             "messages and NAKs (RandomLossGenerator)%n", settings.loss() * 100);
         out.println("# msgs/s: the measured messages over their time at the slowest subscriber (raw UDP, plain UD: " +
             "what arrived); goodput: of the same system's lossless rate; p50/p99: one-way, the worst subscriber's; " +
-            "repairs: rmcast's READs, Aeron's NAKs");
+            "dropped: datagrams the injected loss dropped, every process's; repairs: rmcast's READs, Aeron's NAKs; " +
+            "lost: unrecoverable-loss events");
         out.println(McastRow.HEADER);
         for (final McastRow row : rows)
         {
@@ -256,6 +257,7 @@ final class McastComparison
             long repairs = 0;
             long lossEvents = 0;
             long samples = Long.MAX_VALUE;
+            long injected = 0;
             for (final Child sub : subscribers)
             {
                 if (sub.await(settings.timeoutSeconds(), TimeUnit.SECONDS) != 0)
@@ -273,16 +275,22 @@ final class McastComparison
                 repairs += Long.parseLong(result.get("repair-requests"));
                 lossEvents += Long.parseLong(result.get("loss-events"));
                 samples = Math.min(samples, Long.parseLong(result.get("latency-samples")));
+                injected = add(injected, Long.parseLong(result.get("injected")));
             }
             publisher.endInput();
             if (publisher.await(30, TimeUnit.SECONDS) != 0)
             {
                 return Result.failed("publisher: " + publisher.lastLine());
             }
-            final Map<String, String> sent = result(publisher, "mcast-sent ");
-            out.printf(Locale.ROOT, "#   %.0f msgs/s, p99 %.1f us, repairs %d; publisher %s%n", rate, p99, repairs,
-                sent == null ? publisher.lastLine() : sent);
-            return new Result(rate, p50, p99, repairs, lossEvents, samples, null);
+            final Map<String, String> closed = result(publisher, "mcast-closed ");
+            if (closed == null)
+            {
+                return Result.failed("publisher: " + publisher.lastLine());
+            }
+            injected = add(injected, Long.parseLong(closed.get("injected")));
+            out.printf(Locale.ROOT, "#   %.0f msgs/s, p99 %.1f us, dropped %d, repairs %d; publisher %s; %s%n", rate,
+                p99, injected, repairs, result(publisher, "mcast-sent "), closed);
+            return new Result(rate, p50, p99, injected, repairs, lossEvents, samples, null);
         }
         catch (final IOException ex)
         {
@@ -296,6 +304,12 @@ final class McastComparison
                 publisher.close();
             }
         }
+    }
+
+    /** @return the sum of two drop counts, -1 if either is not known. */
+    private static long add(final long a, final long b)
+    {
+        return a < 0 || b < 0 ? -1 : a + b;
     }
 
     /** @return the {@code key=value} words of the child's line that starts with the prefix, or null. */

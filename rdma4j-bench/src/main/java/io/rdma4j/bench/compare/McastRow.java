@@ -16,17 +16,19 @@ import java.util.Locale;
  * @param p99            one-way latency p99 in us, the worst subscriber's.
  * @param udpP99         raw UDP multicast's p99 at this size.
  * @param udP99          plain UD multicast's p99 at this size, NaN without.
+ * @param injected       datagrams the injected loss dropped, every process's together (-1 if not known).
  * @param repairRequests repairs the subscribers asked for, together (rmcast's READs, Aeron's NAKs).
  * @param lossEvents     losses reported as unrecoverable, together.
  * @param note           why the row failed, or what else to know; may be empty.
  */
 public record McastRow(int size, double loss, String system, double rate, double udpRate, double lossless,
-    double p50, double p99, double udpP99, double udP99, long repairRequests, long lossEvents, String note)
+    double p50, double p99, double udpP99, double udP99, long injected, long repairRequests, long lossEvents,
+    String note)
 {
     /** The table's column heads, as {@link #format()} aligns them. */
-    public static final String HEADER = String.format(Locale.ROOT, "%-14s %5s  %-34s %10s %6s %8s %9s %9s %6s %6s %8s %5s",
-        "workload", "loss", "system", "msgs/s", "x udp", "goodput", "p50 us", "p99 us", "x udp", "x ud", "repairs",
-        "lost");
+    public static final String HEADER = String.format(Locale.ROOT,
+        "%-14s %5s  %-34s %10s %6s %8s %9s %9s %6s %6s %7s %8s %5s", "workload", "loss", "system", "msgs/s", "x udp",
+        "goodput", "p50 us", "p99 us", "x udp", "x ud", "dropped", "repairs", "lost");
 
     /** @return true when the run produced a figure. */
     public boolean ok()
@@ -84,9 +86,9 @@ public record McastRow(int size, double loss, String system, double rate, double
                 .stripTrailing();
         }
         final double goodput = goodput();
-        return String.format(Locale.ROOT, "%-14s %5s  %-34s %10.0f %6s %8s %9.1f %9.1f %6s %6s %8d %5d  %s",
+        return String.format(Locale.ROOT, "%-14s %5s  %-34s %10.0f %6s %8s %9.1f %9.1f %6s %6s %7d %8d %5d  %s",
             workload(), lossText, system, rate, two(rateRatio()),
             Double.isNaN(goodput) ? "-" : String.format(Locale.ROOT, "%.0f%%", goodput * 100), p50, p99,
-            two(p99UdpRatio()), two(p99UdRatio()), repairRequests, lossEvents, note).stripTrailing();
+            two(p99UdpRatio()), two(p99UdRatio()), injected, repairRequests, lossEvents, note).stripTrailing();
     }
 }

@@ -20,25 +20,26 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * issue's four: twelve runs of three processes each are already a few minutes on two loaded cores), at 64 B and 64 KiB, its
  * processes on this JVM's own 127.SLOT.subnet addresses and 239.SLOT.subnet groups: every row of both sizes is
  * there with a figure (so every reliable subscriber got every message, in order), each ratio and goodput is
- * its figure over the baseline of the same run, and the lossy rows did lose and repair (rmcast's READs and
- * Aeron's NAKs counted). No figure is judged.
+ * its figure over the baseline of the same run, the lossless rows dropped nothing on purpose, and the lossy rows
+ * did (the soft devices' {@code drop_injected}, Aeron's loss generators) and repaired (rmcast's READs and Aeron's
+ * NAKs counted). No figure is judged.
  */
 class McastComparisonTest
 {
     private static final Pattern ROW = Pattern.compile("mcast (\\d+)B +(\\d+)%  (.{34}) +(\\d+) +([\\d.]+) +" +
-        "(-|\\d+%) +([\\d.]+) +([\\d.]+) +([\\d.]+) +(-|[\\d.]+) +(\\d+) +(\\d+)(?:  .*)?");
+        "(-|\\d+%) +([\\d.]+) +([\\d.]+) +([\\d.]+) +(-|[\\d.]+) +(-?\\d+) +(\\d+) +(\\d+)(?:  .*)?");
     private static final List<String> SYSTEMS = List.of("raw UDP multicast (baseline)", "rdma4j plain UD multicast",
         "rdma4j rmcast", "Aeron multicast");
 
     /** One parsed line of the table. */
     private record Line(int size, int lossPercent, String system, double rate, String rateRatio, String goodput,
-        double p99, String p99Ratio, String p99UdRatio, long repairs)
+        double p99, String p99Ratio, String p99UdRatio, long dropped, long repairs)
     {
         static Line of(final Matcher m)
         {
             return new Line(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)), m.group(3).strip(),
                 Double.parseDouble(m.group(4)), m.group(5), m.group(6), Double.parseDouble(m.group(8)), m.group(9),
-                m.group(10), Long.parseLong(m.group(11)));
+                m.group(10), Long.parseLong(m.group(11)), Long.parseLong(m.group(12)));
         }
     }
 
@@ -48,12 +49,12 @@ class McastComparisonTest
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         final PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
         final String net = TestNet.slot() + "." + TestNet.nextSubnet();
-        // 1 % loss, as the real rows: 1000 paced messages, a datagram each, lose some on both sides but once in
-        // 10^5 runs (64 KiB: 17 datagrams a message)
+        // 1 % loss, as the real rows: 1500 paced messages, a datagram each, lose some on both sides but once in
+        // 10^6 runs (64 KiB: 17 datagrams a message)
         final int status = new CommandLine(new Compare(out)).execute("--only", "rmcast", "--mcast-sizes", "64,65536",
             "--mcast-subscribers", "2", "--mcast-loss", "0.01", "--mcast-messages", "3000", "--mcast-warmup", "1000",
-            "--mcast-large-messages", "60", "--mcast-large-warmup", "20", "--mcast-latency", "1000",
-            "--mcast-interval-us", "100",
+            "--mcast-large-messages", "60", "--mcast-large-warmup", "20", "--mcast-latency", "1500",
+            "--mcast-interval-us", "300",
             "--mcast-net", net, "--first-host", "1", "--first-port", String.valueOf(TestNet.tcpPort(0) - 30),
             "--timeout", "120");
         final String text = bytes.toString(StandardCharsets.UTF_8);
@@ -72,10 +73,12 @@ class McastComparisonTest
             {
                 final Line lossless = find(lines, size, 0, system);
                 check(lossless, udp, ud, "-");
+                assertEquals(0, lossless.dropped(), "no loss injected: " + lossless);
                 if (system.equals("rdma4j rmcast") || system.equals("Aeron multicast"))
                 {
                     final Line lossy = find(lines, size, 1, system);
                     check(lossy, udp, ud, String.format(Locale.ROOT, "%.0f%%", lossy.rate() / lossless.rate() * 100));
+                    assertTrue(lossy.dropped() > 0, "loss injected: " + lossy);
                     assertTrue(lossy.repairs() > 0, "the injected loss was repaired: " + lossy);
                 }
             }

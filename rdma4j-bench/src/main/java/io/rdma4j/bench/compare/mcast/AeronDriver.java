@@ -11,6 +11,7 @@ import io.aeron.driver.status.SystemCounterDescriptor;
 import java.io.File;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * An Aeron process's embedded media driver and client: {@link ThreadingMode#SHARED} (conductor, sender and
@@ -24,6 +25,7 @@ final class AeronDriver implements AutoCloseable
 {
     private final MediaDriver driver;
     private final Aeron aeron;
+    private final AtomicLong injected = new AtomicLong();
 
     AeronDriver(final Map<String, String> args, final boolean publisher)
     {
@@ -45,13 +47,13 @@ final class AeronDriver implements AutoCloseable
             if (publisher)
             {
                 context.sendChannelEndpointSupplier((channel, status, ctx) -> new DebugSendChannelEndpoint(channel,
-                    status, ctx, new RandomLossGenerator(loss, seed), new RandomLossGenerator(0, seed)));
+                    status, ctx, new CountingLoss(loss, seed, injected), new RandomLossGenerator(0, seed)));
             }
             else
             {
                 context.receiveChannelEndpointSupplier((channel, dispatcher, status, ctx) ->
                     new DebugReceiveChannelEndpoint(channel, dispatcher, status, ctx, new RandomLossGenerator(0, seed),
-                        new RandomLossGenerator(loss, seed)));
+                        new CountingLoss(loss, seed, injected)));
             }
         }
         driver = MediaDriver.launchEmbedded(context);
@@ -73,6 +75,12 @@ final class AeronDriver implements AutoCloseable
     Aeron aeron()
     {
         return aeron;
+    }
+
+    /** @return datagrams the loss generator dropped. */
+    long injected()
+    {
+        return injected.get();
     }
 
     long counter(final SystemCounterDescriptor descriptor)

@@ -37,7 +37,7 @@ final class AeronMcastSink implements McastSink
     public String counters()
     {
         return "repair-requests=" + driver.counter(SystemCounterDescriptor.NAK_MESSAGES_SENT) + " loss-events=" +
-            driver.counter(SystemCounterDescriptor.LOSS_GAP_FILLS);
+            driver.counter(SystemCounterDescriptor.LOSS_GAP_FILLS) + " injected=" + driver.injected();
     }
 
     @Override

@@ -59,7 +59,7 @@ final class AeronMcastSource implements McastSource
     @Override
     public String counters()
     {
-        return "naks-received=" + driver.counter(SystemCounterDescriptor.NAK_MESSAGES_RECEIVED) + " retransmits=" +
+        return "injected=" + driver.injected() + " naks-received=" + driver.counter(SystemCounterDescriptor.NAK_MESSAGES_RECEIVED) + " retransmits=" +
             driver.counter(SystemCounterDescriptor.RETRANSMITS_SENT) + " back-pressured=" +
             driver.counter(SystemCounterDescriptor.SENDER_FLOW_CONTROL_LIMITS);
     }

@@ -22,6 +22,7 @@ final class RmcastSink implements McastSink, SubscriptionListener
 
     private final Subscription subscription;
     private final MessageHandler handler;
+    private final DeviceDrops drops;
     private long lossEvents;
 
     RmcastSink(final Map<String, String> args, final McastStats stats) throws InterruptedException,
@@ -34,6 +35,7 @@ final class RmcastSink implements McastSink, SubscriptionListener
             .maxMessageLength(maxMessageLength(Integer.parseInt(args.get("size"))));
         subscription = Subscription.open(config, InetAddress.getByName(args.get("local")),
             new InetSocketAddress(InetAddress.getByName(args.get("group")), 0), this);
+        drops = new DeviceDrops(args.get("local"));
     }
 
     /** @return the longest message both ends agree on: 64 KiB, or the plan's size if more. */
@@ -59,12 +61,14 @@ final class RmcastSink implements McastSink, SubscriptionListener
     {
         final Map<String, Long> c = subscription.counters();
         return "repair-requests=" + c.get("repair_reads") + " loss-events=" + lossEvents + " gaps=" + c.get("gaps") +
-            " repaired=" + c.get("fragments_repaired") + " duplicates=" + c.get("duplicates");
+            " repaired=" + c.get("fragments_repaired") + " duplicates=" + c.get("duplicates") + " injected=" +
+            drops.injected();
     }
 
     @Override
     public void close()
     {
+        drops.close();
         subscription.close();
     }
 }

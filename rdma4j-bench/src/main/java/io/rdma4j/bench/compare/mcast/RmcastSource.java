@@ -18,6 +18,7 @@ final class RmcastSource implements McastSource
 {
     private final Publication publication;
     private final MemorySegment message;
+    private final DeviceDrops drops;
 
     RmcastSource(final Map<String, String> args, final ByteBuffer message) throws InterruptedException,
         java.net.UnknownHostException
@@ -29,6 +30,7 @@ final class RmcastSource implements McastSource
             .offersPerFlush(Integer.parseInt(args.get("flush")));
         publication = Publication.open(config, InetAddress.getByName(args.get("local")),
             new InetSocketAddress(InetAddress.getByName(args.get("group")), 0));
+        drops = new DeviceDrops(args.get("local"));
     }
 
     @Override
@@ -58,7 +60,7 @@ final class RmcastSource implements McastSource
     public String counters()
     {
         final Map<String, Long> c = publication.counters();
-        return "members=" + publication.memberCount() + " datagrams=" + c.get("fragments_sent") + " back-pressured=" +
+        return "injected=" + drops.injected() + " members=" + publication.memberCount() + " datagrams=" + c.get("fragments_sent") + " back-pressured=" +
             c.get("back_pressured") + " members-dropped=" + c.get("members_dropped") + " members-timed-out=" +
             c.get("members_timed_out");
     }
@@ -66,6 +68,7 @@ final class RmcastSource implements McastSource
     @Override
     public void close()
     {
+        drops.close();
         publication.close();
     }
 }

@@ -22,6 +22,7 @@ final class UdMcastSink implements McastSink
     private static final int BATCH = 64;
 
     private final UdGroup group;
+    private final DeviceDrops drops;
     private final McastStats stats;
     private final MemorySegment ring;
     private final MemoryRegion ringMr;
@@ -42,6 +43,7 @@ final class UdMcastSink implements McastSink
             repost(i);
         }
         group.join();
+        drops = new DeviceDrops(args.get("local"));
     }
 
     private void repost(final int slot)
@@ -77,12 +79,13 @@ final class UdMcastSink implements McastSink
     @Override
     public String counters()
     {
-        return "repair-requests=0 loss-events=0 failed-receives=" + failed;
+        return "repair-requests=0 loss-events=0 failed-receives=" + failed + " injected=" + drops.injected();
     }
 
     @Override
     public void close()
     {
+        drops.close();
         group.close();
     }
 }

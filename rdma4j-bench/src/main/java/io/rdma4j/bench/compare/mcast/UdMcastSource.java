@@ -27,6 +27,7 @@ final class UdMcastSource implements McastSource
     private static final int SIGNAL_EVERY = 16;
 
     private final UdGroup group;
+    private final DeviceDrops drops;
     private final MemorySegment message;
     private final MemorySegment ring;
     private final MemoryRegion ringMr;
@@ -48,6 +49,7 @@ final class UdMcastSource implements McastSource
         final UdParam ud = group.join();
         final AddressHandle ah = group.resources.add(group.pd.createAh(ud.ahAttr()));
         wr.opcode(WrOpcode.SEND).ud(ah, ud.qpNum(), ud.qkey());
+        drops = new DeviceDrops(args.get("local"));
     }
 
     @Override
@@ -108,12 +110,13 @@ final class UdMcastSource implements McastSource
     @Override
     public String counters()
     {
-        return "datagrams=" + posted;
+        return "injected=" + drops.injected() + " datagrams=" + posted;
     }
 
     @Override
     public void close()
     {
+        drops.close();
         group.close();
     }
 }

@@ -71,7 +71,7 @@ final class UdpMcastSink implements McastSink
     @Override
     public String counters()
     {
-        return "repair-requests=0 loss-events=0 runts=" + runts;
+        return "repair-requests=0 loss-events=0 runts=" + runts + " injected=0";
     }
 
     @Override

@@ -88,7 +88,7 @@ final class UdpMcastSource implements McastSource
     @Override
     public String counters()
     {
-        return "datagrams=" + datagrams;
+        return "injected=0 datagrams=" + datagrams;
     }
 
     @Override
