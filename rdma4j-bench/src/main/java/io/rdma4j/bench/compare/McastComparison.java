@@ -131,13 +131,17 @@ final class McastComparison
         final McastPlan large = settings.large();
         out.println();
         out.printf(Locale.ROOT, "# multicast 1 -> %d, a process each: up to 4 KiB %d messages measured after %d, " +
-            "larger %d after %d, then %d paced %d us apart for the latency; rmcast packs up to %d offers a datagram%n",
-            settings.subscribers(), small.messages(), small.warmup(), large.messages(), large.warmup(),
-            small.latency(), TimeUnit.NANOSECONDS.toMicros(small.intervalNs()), settings.offersPerFlush());
+            "larger %d after %d, then %d paced %d us (larger: %d us) apart for the latency; rmcast packs up to %d " +
+            "offers a datagram%n", settings.subscribers(), small.messages(), small.warmup(), large.messages(),
+            large.warmup(), small.latency(), TimeUnit.NANOSECONDS.toMicros(small.intervalNs()),
+            TimeUnit.NANOSECONDS.toMicros(large.intervalNs()), settings.offersPerFlush());
         out.println("# no process spins: every loop backs off when idle (Agrona's BackoffIdleStrategy, 10 spins, " +
             "20 yields, parks of 1-100 us),");
         out.println("#   Aeron's media drivers SHARED (one thread) with the same back-off, rdma4j's soft devices in " +
             "their default progress (polling: the polling thread receives, the progress thread parks), UDP (shm off)");
+        out.println("# buffers: 4 MiB socket receive buffers on every side (Aeron's so_rcvbuf; its receiver window " +
+            "2 MiB), datagrams of up to 4096 B on rdma4j's and Aeron's (the soft MTU, Aeron's mtu=4096), raw UDP's " +
+            "one a message (64 KiB: two of 32 KiB)");
         out.printf(Locale.ROOT, "# loss %.0f%%: rdma4j's soft devices drop that share of every datagram they send " +
             "(rdma4j.soft.loss); Aeron's publisher driver of its data datagrams, each subscriber's of its status " +
             "messages and NAKs (RandomLossGenerator)%n", settings.loss() * 100);

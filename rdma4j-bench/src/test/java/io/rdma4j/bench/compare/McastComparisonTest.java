@@ -54,7 +54,7 @@ class McastComparisonTest
         final int status = new CommandLine(new Compare(out)).execute("--only", "rmcast", "--mcast-sizes", "64,65536",
             "--mcast-subscribers", "2", "--mcast-loss", "0.01", "--mcast-messages", "3000", "--mcast-warmup", "1000",
             "--mcast-large-messages", "60", "--mcast-large-warmup", "20", "--mcast-latency", "1500",
-            "--mcast-interval-us", "300",
+            "--mcast-interval-us", "300", "--mcast-large-interval-us", "300",
             "--mcast-net", net, "--first-host", "1", "--first-port", String.valueOf(TestNet.tcpPort(0) - 30),
             "--timeout", "120");
         final String text = bytes.toString(StandardCharsets.UTF_8);

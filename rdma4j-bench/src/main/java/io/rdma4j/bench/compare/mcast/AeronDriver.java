@@ -16,13 +16,19 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * An Aeron process's embedded media driver and client: {@link ThreadingMode#SHARED} (conductor, sender and
  * receiver on one thread) backing off as the application's loops do ({@link McastPeer#idleStrategy()}), its
- * directory in {@code /dev/shm} where there is one. With {@code loss=} above 0 it injects loss with Aeron's own
+ * directory in {@code /dev/shm} where there is one. Aeron's defaults but for the term (4 MiB), the socket receive
+ * buffer (4 MiB, as the raw UDP receivers ask and the soft device gets where {@code net.core.rmem_max} is 4 MiB;
+ * Aeron's 128 KiB default overran at 64 KiB messages and cut its rate fourfold, with NAKs at no loss) and the
+ * receiver window (2 MiB, half the term, the most it allows; the 128 KiB default held its rate to half, as
+ * rmcast's window is 8192 datagrams). With {@code loss=} above 0 it injects loss with Aeron's own
  * generator, as rdma4j's soft device does on its side, on what each process sends: the publisher's driver drops
  * that share of its data datagrams (retransmissions and heartbeats included), a subscriber's of its status
  * messages and NAKs.
  */
 final class AeronDriver implements AutoCloseable
 {
+    private static final int TERM_LENGTH = 4 << 20;
+
     private final MediaDriver driver;
     private final Aeron aeron;
     private final AtomicLong injected = new AtomicLong();
@@ -38,8 +44,10 @@ final class AeronDriver implements AutoCloseable
             .dirDeleteOnStart(true)
             .dirDeleteOnShutdown(true)
             .termBufferSparseFile(true)
-            .publicationTermBufferLength(4 << 20)
-            .ipcTermBufferLength(1 << 16);
+            .publicationTermBufferLength(TERM_LENGTH)
+            .ipcTermBufferLength(1 << 16)
+            .socketRcvbufLength(4 << 20)
+            .initialWindowLength(TERM_LENGTH / 2);
         final double loss = Double.parseDouble(args.getOrDefault("loss", "0"));
         if (loss > 0)
         {
