@@ -71,6 +71,11 @@ public record McastRow(int size, double loss, String system, double rate, double
         return Double.isNaN(figure) || Double.isNaN(baseline) || baseline == 0 ? Double.NaN : figure / baseline;
     }
 
+    private static String one(final double value)
+    {
+        return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, "%.1f", value);
+    }
+
     private static String two(final double value)
     {
         return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, "%.2f", value);
@@ -86,9 +91,9 @@ public record McastRow(int size, double loss, String system, double rate, double
                 .stripTrailing();
         }
         final double goodput = goodput();
-        return String.format(Locale.ROOT, "%-14s %5s  %-34s %10.0f %6s %8s %9.1f %9.1f %6s %6s %7d %8d %5d  %s",
+        return String.format(Locale.ROOT, "%-14s %5s  %-34s %10.0f %6s %8s %9s %9s %6s %6s %7d %8d %5d  %s",
             workload(), lossText, system, rate, two(rateRatio()),
-            Double.isNaN(goodput) ? "-" : String.format(Locale.ROOT, "%.0f%%", goodput * 100), p50, p99,
+            Double.isNaN(goodput) ? "-" : String.format(Locale.ROOT, "%.0f%%", goodput * 100), one(p50), one(p99),
             two(p99UdpRatio()), two(p99UdRatio()), injected, repairRequests, lossEvents, note).stripTrailing();
     }
 }

@@ -3,8 +3,10 @@ package io.rdma4j.bench.compare.mcast;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 
+import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.HashMap;
@@ -21,18 +23,16 @@ import java.util.concurrent.TimeUnit;
  * Arguments are {@code key=value}: system (rmcast, aeron, ud, udp), role (pub, sub), local (this process's
  * 127.x address), group, port, subscribers, flush (rmcast's offers per flush), loss, seed (Aeron's loss
  * generator; rdma4j's loss is the soft device's own setting), and the plan's (see {@link McastPlan#args()}).
- * A subscriber prints {@code mcast-ready} once it joined the group and {@code mcast-result ...} at the end; the
- * publisher sends its plan, prints {@code mcast-sent ...}, and serves repairs until its standard input ends.
+ * A subscriber prints {@code mcast-ready} once it joined the group, {@code mcast-caught-up} once it has the
+ * messages before the paced ones, and {@code mcast-result ...} at the end. The publisher sends the fast messages,
+ * waits for a {@code paced} line on its standard input (the harness's word that every subscriber caught up; the
+ * input's end counts too), sends the paced ones, prints {@code mcast-sent ...}, and serves repairs until its
+ * standard input ends.
  */
 public final class McastPeer
 {
     /** What a subscriber waits for its first message, and the longest a run may stall. */
     private static final long STALL_NS = TimeUnit.SECONDS.toNanos(60);
-    /**
-     * Between the rate run and the paced messages: time for the subscribers to take the backlog the rate run
-     * left (a paced message sent before a subscriber had it all is not timed there, see {@link McastStats}).
-     */
-    private static final long SETTLE_NS = TimeUnit.MILLISECONDS.toNanos(500);
 
     private McastPeer()
     {
@@ -110,7 +110,7 @@ public final class McastPeer
     private static int publish(final Map<String, String> args, final McastPlan plan) throws Exception
     {
         final ByteBuffer message = ByteBuffer.allocateDirect(plan.size()).order(ByteOrder.nativeOrder());
-        final InputEnd end = new InputEnd();
+        final HarnessInput input = new HarnessInput();
         try (McastSource source = source(args, message))
         {
             final IdleStrategy idle = idleStrategy();
@@ -124,7 +124,11 @@ public final class McastPeer
             }
             source.flush();
             final long sent = System.nanoTime();
-            long next = sent + SETTLE_NS;
+            while (!input.pacedAllowed())
+            {
+                idle.idle(source.doWork());
+            }
+            long next = System.nanoTime();
             for (; seq < plan.total(); seq++)
             {
                 next += plan.intervalNs();
@@ -141,7 +145,7 @@ public final class McastPeer
                 source.counters());
             System.out.flush();
             // the subscribers may still repair from this side's window, or NAK: serve them until told to stop
-            while (!end.ended())
+            while (!input.ended())
             {
                 idle.idle(source.doWork());
             }
@@ -181,6 +185,7 @@ public final class McastPeer
             long progressNs = System.nanoTime();
             long seen = 0;
             int polls = 0;
+            boolean caughtUp = false;
             while (true)
             {
                 idle.idle(sink.poll());
@@ -189,6 +194,12 @@ public final class McastPeer
                     continue;
                 }
                 final long now = System.nanoTime();
+                if (!caughtUp && stats.caughtUp(now))
+                {
+                    caughtUp = true;
+                    System.out.println("mcast-caught-up");
+                    System.out.flush();
+                }
                 if (stats.done(now))
                 {
                     break;
@@ -214,29 +225,43 @@ public final class McastPeer
         return 0;
     }
 
-    /** The end of standard input, read on a daemon thread: the harness's word that the run is over. */
-    private static final class InputEnd
+    /**
+     * The harness's words on standard input, read on a daemon thread: {@code paced} (every subscriber caught up),
+     * then the input's end (the run is over; it allows the paced messages too, so a run by hand with no input
+     * goes straight through).
+     */
+    private static final class HarnessInput
     {
+        private volatile boolean paced;
         private volatile boolean ended;
 
-        InputEnd()
+        HarnessInput()
         {
             Thread.ofPlatform().daemon().name("stdin").start(() ->
             {
-                final InputStream in = System.in;
-                try
+                try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)))
                 {
-                    while (in.read() >= 0)
+                    String line;
+                    while ((line = in.readLine()) != null)
                     {
-                        // nothing is said on it; only its end counts
+                        if (line.equals("paced"))
+                        {
+                            paced = true;
+                        }
                     }
                 }
                 catch (final IOException ex)
                 {
                     // gone: the same as ended
                 }
+                paced = true;
                 ended = true;
             });
+        }
+
+        boolean pacedAllowed()
+        {
+            return paced;
         }
 
         boolean ended()

@@ -17,6 +17,8 @@ final class McastStats
 {
     /** An unreliable receiver that heard nothing this long after its last message takes the run as over. */
     static final long QUIET_NS = TimeUnit.SECONDS.toNanos(2);
+    /** An unreliable receiver that heard nothing this long after fast messages has all of them it will get. */
+    static final long CAUGHT_UP_QUIET_NS = TimeUnit.MILLISECONDS.toNanos(200);
     private static final long HIGHEST_NS = TimeUnit.SECONDS.toNanos(60);
 
     private final McastPlan plan;
@@ -93,6 +95,21 @@ final class McastStats
         {
             onMessage(seq, stamp);
         }
+    }
+
+    /**
+     * @param now the time.
+     * @return true once this receiver has every message before the paced ones that it will get: the harness
+     *         starts the paced ones when all have, so that none waits behind the rate run's backlog (MIN flow
+     *         control lets rmcast's publisher run a window, 8192 datagrams, ahead of the slowest).
+     */
+    boolean caughtUp(final long now)
+    {
+        if (reliable)
+        {
+            return received >= plan.pacedFrom() || failure != null;
+        }
+        return lastSeq >= plan.pacedFrom() - 1 || received > 0 && now - lastArrivalNs > CAUGHT_UP_QUIET_NS;
     }
 
     /**
