@@ -10,7 +10,6 @@ import io.aeron.driver.status.SystemCounterDescriptor;
 
 import java.io.File;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -38,7 +37,10 @@ final class AeronDriver implements AutoCloseable
         final String shm = "/dev/shm";
         final File parent = new File(shm).isDirectory() ? new File(shm) : new File(System.getProperty("java.io.tmpdir"));
         final MediaDriver.Context context = new MediaDriver.Context()
-            .aeronDirectoryName(new File(parent, "rdma4j-aeron-mcast-" + UUID.randomUUID()).getAbsolutePath())
+            // named by the process's address and port: a run killed before its driver closed leaves a directory
+            // that the next run of the same place deletes on start, not one more each time
+            .aeronDirectoryName(new File(parent, "rdma4j-aeron-mcast-" + args.get("local") + "-" + args.get("port"))
+                .getAbsolutePath())
             .threadingMode(ThreadingMode.SHARED)
             .sharedIdleStrategy(McastPeer.idleStrategy())
             .dirDeleteOnStart(true)
