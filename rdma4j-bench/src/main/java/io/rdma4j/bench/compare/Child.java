@@ -172,6 +172,19 @@ public final class Child implements AutoCloseable
     }
 
     /**
+     * Write a line to the child's standard input.
+     *
+     * @param line the line, without its end.
+     * @throws IOException if the child's input is closed.
+     */
+    public void send(final String line) throws IOException
+    {
+        final java.io.OutputStream in = process.getOutputStream();
+        in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+        in.flush();
+    }
+
+    /**
      * Close the child's standard input: a server that reads it to the end takes that as the signal to stop.
      */
     public void endInput()

@@ -1,5 +1,6 @@
 package io.rdma4j.bench.compare;
 
+import io.rdma4j.bench.compare.mcast.McastPlan;
 import io.rdma4j.tools.perf.MachineLine;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -52,7 +53,7 @@ public final class Compare implements Callable<Integer>
     private static final List<String> PERF_JVM = List.of("--enable-native-access=ALL-UNNAMED",
         "-Drdma4j.soft.shm=off");
     /** Agrona reaches into the JDK for its buffers and Unsafe. */
-    private static final List<String> AERON_JVM = List.of("--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED",
+    static final List<String> AERON_JVM = List.of("--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED",
         "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED", "--enable-native-access=ALL-UNNAMED");
 
     @Option(names = {"-n", "--iterations"}, defaultValue = "100000",
@@ -104,15 +105,65 @@ public final class Compare implements Callable<Integer>
     private int firstHost;
 
     @Option(names = "--first-port", defaultValue = "19100", description = "first TCP/UDP port; it uses 23 "
-        + "from there (default 19100)")
+        + "from there, and the multicast rows 30 + 12 a size beyond it (default 19100)")
     private int firstPort;
 
     @Option(names = "--timeout", defaultValue = "180", description = "seconds one workload may take (default 180)")
     private int timeoutSeconds;
 
     @Option(names = "--only", split = ",", description = "workloads to run: pingpong, ud-pingpong, stream, rate, "
-        + "fanout (default all)")
+        + "fanout, rmcast (the multicast comparison alone: --only rmcast; default all)")
     private List<String> only;
+
+    @Option(names = "--mcast-net", defaultValue = "0.0", description = "rmcast rows: the middle octets A.B of "
+        + "their hosts 127.A.B.x (from --first-host) and groups 239.A.B.129, 131, ... (default 0.0)")
+    private String mcastNet;
+
+    @Option(names = "--mcast-subscribers", defaultValue = "4", description = "rmcast rows: subscriber processes "
+        + "(default 4)")
+    private int mcastSubscribers;
+
+    @Option(names = "--mcast-sizes", split = ",", defaultValue = "64,65536", description = "rmcast rows: message "
+        + "sizes, 24 B or more (default 64,65536)")
+    private List<Integer> mcastSizes;
+
+    @Option(names = "--mcast-loss", defaultValue = "0.01", description = "rmcast rows: the lossy rows' injected "
+        + "loss, a fraction (default 0.01)")
+    private double mcastLoss;
+
+    @Option(names = "--mcast-messages", defaultValue = "200000", description = "rmcast rows: messages of up to "
+        + "4 KiB measured (default 200000)")
+    private int mcastMessages;
+
+    @Option(names = "--mcast-warmup", defaultValue = "100000", description = "rmcast rows: messages of up to 4 KiB "
+        + "before (default 100000)")
+    private int mcastWarmup;
+
+    @Option(names = "--mcast-large-messages", defaultValue = "4000", description = "rmcast rows: larger messages "
+        + "measured (default 4000)")
+    private int mcastLargeMessages;
+
+    @Option(names = "--mcast-large-warmup", defaultValue = "2000", description = "rmcast rows: larger messages "
+        + "before (default 2000)")
+    private int mcastLargeWarmup;
+
+    @Option(names = "--mcast-latency", defaultValue = "2000", description = "rmcast rows: paced messages for the "
+        + "latency, after the rate's (default 2000; the first tenth not recorded)")
+    private int mcastLatency;
+
+    @Option(names = "--mcast-interval-us", defaultValue = "500", description = "rmcast rows: the paced messages' "
+        + "interval up to 4 KiB (default 500)")
+    private int mcastIntervalUs;
+
+    @Option(names = "--mcast-large-interval-us", defaultValue = "2000", description = "rmcast rows: the paced "
+        + "messages' interval above 4 KiB (default 2000: 64 KiB every 500 us is 128 MB/s to each subscriber, near "
+        + "what two loaded cores carry, and the latency would be its queue)")
+    private int mcastLargeIntervalUs;
+
+    @Option(names = "--mcast-offers-per-flush", defaultValue = "64", description = "rmcast rows: rdma4j rmcast's "
+        + "offers packed into one datagram, up to the MTU (MulticastConfig.offersPerFlush; default 64: as full as "
+        + "Aeron packs its datagrams)")
+    private int mcastOffersPerFlush;
 
     private final PrintStream out;
 
@@ -157,10 +208,14 @@ public final class Compare implements Callable<Integer>
     public Integer call() throws InterruptedException
     {
         final List<Row> rows = new ArrayList<>();
-        out.printf(Locale.ROOT, "# comparison harness: %d exchanges (+%d warm-up), stream %d x %d B (+%d), " +
-            "rate %d x 64 B (+%d), fan-out 1 -> %d %d exchanges (+%d), %d cores%n", iterations, warmup, streamMessages,
-            streamSize, streamWarmup, rateMessages, rateWarmup, receivers, fanoutIterations, fanoutWarmup,
-            Runtime.getRuntime().availableProcessors());
+        final List<McastRow> mcastRows = new ArrayList<>();
+        if (only == null || !List.of("rmcast").containsAll(only))
+        {
+            out.printf(Locale.ROOT, "# comparison harness: %d exchanges (+%d warm-up), stream %d x %d B (+%d), " +
+                "rate %d x 64 B (+%d), fan-out 1 -> %d %d exchanges (+%d), %d cores%n", iterations, warmup,
+                streamMessages, streamSize, streamWarmup, rateMessages, rateWarmup, receivers, fanoutIterations,
+                fanoutWarmup, Runtime.getRuntime().availableProcessors());
+        }
         out.println(MachineLine.current().text());
         if (wanted("pingpong"))
         {
@@ -200,6 +255,26 @@ public final class Compare implements Callable<Integer>
             workload(rows, new Workload(workload, args, Kind.LATENCY, "fanout-send", "fanout-receive", fanoutSize,
                 fanoutIterations, fanoutWarmup, ALL_MODES, BUSY_AND_BLOCKING));
         }
+        if (wanted("rmcast"))
+        {
+            if (mcastSizes.size() > 10)
+            {
+                throw new CommandLine.ParameterException(new CommandLine(this), "--mcast-sizes: at most 10 sizes " +
+                    "(each takes 12 group addresses of 239.A.B.129-254), not " + mcastSizes.size());
+            }
+            final long interval = TimeUnit.MICROSECONDS.toNanos(mcastIntervalUs);
+            final McastComparison mcast = new McastComparison(out, new McastComparison.Settings(mcastSubscribers,
+                mcastSizes, mcastLoss, new McastPlan(64, mcastWarmup, mcastMessages, mcastLatency, interval),
+                new McastPlan(64, mcastLargeWarmup, mcastLargeMessages, mcastLatency,
+                    TimeUnit.MICROSECONDS.toNanos(mcastLargeIntervalUs)), mcastOffersPerFlush,
+                mcastNet, firstHost, firstPort + 30, timeoutSeconds));
+            mcastRows.addAll(mcast.run());
+            mcast.print(mcastRows);
+        }
+        if (rows.isEmpty())
+        {
+            return mcastRows.stream().allMatch(McastRow::ok) ? 0 : 1;
+        }
         out.println();
         out.println("# ratio = figure / raw UDP figure of the same workload and idle mode (latency: > 1 is slower; " +
             "MB/s: < 1 is slower)");
@@ -209,7 +284,7 @@ public final class Compare implements Callable<Integer>
             out.println(row.format());
         }
         out.flush();
-        return rows.stream().allMatch(Row::ok) ? 0 : 1;
+        return rows.stream().allMatch(Row::ok) && mcastRows.stream().allMatch(McastRow::ok) ? 0 : 1;
     }
 
     /** What a workload's figure is. */
