@@ -127,6 +127,8 @@ public final class Publication implements AutoCloseable
     private int offersSinceDuty;
     private int offersSinceFlush;
     private long lastHeartbeatNs = Long.MIN_VALUE / 2;
+    /** When {@link #checkMembers} last looked; a look after a long gap gives every member its time again. */
+    private long lastMemberCheckNs = Long.MIN_VALUE / 2;
     private int heartbeatToggle;
     private boolean closed;
 
@@ -704,11 +706,20 @@ public final class Publication implements AutoCloseable
     private int checkMembers(final long now)
     {
         int work = 0;
+        // a publisher that did not look for half the timeout (its thread descheduled, a GC, an application busy
+        // elsewhere) cannot tell a member's silence from its own: the statuses written meanwhile may not have
+        // been taken yet. Every member's silence counts from now, so only time the publisher was looking counts
+        final boolean wasAway = now - lastMemberCheckNs > config.memberTimeoutNs() / 2;
+        lastMemberCheckNs = now;
         for (final Member member : members)
         {
             if (member == null || !member.counted)
             {
                 continue;
+            }
+            if (wasAway)
+            {
+                member.lastSeenNs = now;
             }
             final long liveness = (long)LONG.getAcquire(status,
                 (long)member.index * Member.STATUS_ENTRY_LENGTH + Member.LIVENESS_OFFSET);

@@ -163,6 +163,57 @@ class MembershipTest
     }
 
     @Test
+    void shouldKeepAMemberWhenThePublisherItselfWasAwayPastTheMemberTimeout() throws Exception
+    {
+        // one thread drives both ends, as an application's loop may, and stops for three timeouts (a GC, a
+        // descheduled thread on a loaded machine): the publisher may not take the member's silence, which was its
+        // own absence, for death
+        final long timeoutNs = TimeUnit.MILLISECONDS.toNanos(200);
+        try (MemoryFabric fabric = new MemoryFabric(11); Arena arena = Arena.ofConfined();
+             Publication publication = Publication.open(small().memberTimeoutNs(timeoutNs), fabric.device(1),
+                 fabric.group(1)))
+        {
+            final Traffic traffic = new Traffic(arena, 100);
+            final Traffic.Received got = traffic.new Received();
+            try (Subscription subscription = Subscription.open(small(), fabric.device(2), fabric.group(1), got))
+            {
+                final Runnable step = () ->
+                {
+                    publication.doWork();
+                    subscription.poll(got, 64);
+                };
+                Traffic.await(() -> publication.memberCount() == 1 && subscription.imageCount() == 1, step, 10_000,
+                    "the member joins");
+                final long deadline = System.nanoTime() + 10 * SECOND_NS;
+                traffic.offer(publication, 100, step, deadline);
+                Traffic.await(() -> got.count() == 1, step, 10_000, "the first message");
+
+                // the publisher alone for a while: the member's last status is in and seen, so what follows is
+                // silence as the publisher sees it
+                final long quietEnd = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
+                while (System.nanoTime() < quietEnd)
+                {
+                    publication.doWork();
+                }
+                // the pause under test, not a wait for something: nothing runs either end meanwhile
+                java.util.concurrent.locks.LockSupport.parkNanos(3 * timeoutNs);
+                publication.doWork();
+                assertEquals(0, publication.counters().get("members_timed_out"), "the member was kept");
+                assertEquals(1, publication.memberCount());
+
+                for (int m = 0; m < 50; m++)
+                {
+                    traffic.offer(publication, 100, step, deadline);
+                }
+                Traffic.await(() -> got.count() == 51, step, 10_000, "the messages after the pause");
+                assertEquals(0, publication.counters().get("members_timed_out"));
+                assertFalse(got.unavailable, "no unavailable image");
+                got.assertEveryMessageOrLoss();
+            }
+        }
+    }
+
+    @Test
     void shouldReportWhatADeadPublisherNeverDeliveredAndTakeItsRestartAsANewSession() throws Exception
     {
         try (MemoryFabric fabric = new MemoryFabric(10); Arena arena = Arena.ofConfined())
