@@ -28,6 +28,8 @@ abstract class AbstractRdmaChannel extends AbstractChannel
     private boolean inDeliver;
     private boolean deliverScheduled;
     private boolean writeBlocked;
+    /** The flush stopped until the channel has read: see {@link #blockWritesUntilRead}. */
+    private boolean writeBlockedOnRead;
 
     /**
      * @param parent the listener that accepted it, or null.
@@ -157,7 +159,10 @@ abstract class AbstractRdmaChannel extends AbstractChannel
         return (RdmaUnsafe)unsafe();
     }
 
-    private boolean readWanted()
+    /**
+     * @return whether the pipeline asks for reads: auto-read, or a read asked for and not yet given.
+     */
+    final boolean readWanted()
     {
         return readPending || config().isAutoRead();
     }
@@ -211,6 +216,27 @@ abstract class AbstractRdmaChannel extends AbstractChannel
         // the rest goes when credits or slots come back
         writeBlocked = true;
         return false;
+    }
+
+    /**
+     * The flush stops until the channel has read what it received ({@link #resumeWritesAfterRead}) or the SENDs
+     * posted complete, whichever comes first: a datagram channel whose datagrams come back to it.
+     */
+    final void blockWritesUntilRead()
+    {
+        writeBlocked = true;
+        writeBlockedOnRead = true;
+    }
+
+    /** A delivery has ended: a flush that waited for it goes on. */
+    final void resumeWritesAfterRead()
+    {
+        if (writeBlockedOnRead && isActive())
+        {
+            writeBlockedOnRead = false;
+            writeBlocked = false;
+            rdmaUnsafe().flushAgain();
+        }
     }
 
     /**
@@ -417,8 +443,15 @@ abstract class AbstractRdmaChannel extends AbstractChannel
             if (writeBlocked && isActive())
             {
                 writeBlocked = false;
+                writeBlockedOnRead = false;
                 flush0();
             }
+        }
+
+        /** Flush again what is flushed and not yet written. */
+        final void flushAgain()
+        {
+            flush0();
         }
     }
 }
