@@ -110,10 +110,17 @@ abstract class AbstractRdmaChannel extends AbstractChannel
         return registration.cmEvent(notice);
     }
 
-    /** {@code AUTO_READ} was turned off: a read asked for by it is not asked for any more. */
+    /**
+     * {@code AUTO_READ} was turned off, on any thread: a read asked for by it is not asked for any more, and a flush
+     * that waited for reads ({@link #blockWritesUntilRead}) goes on without them.
+     */
     final void autoReadCleared()
     {
         readPending = false;
+        if (isRegistered())
+        {
+            eventLoop().execute(this::resumeWritesAfterRead);
+        }
     }
 
     @Override

@@ -52,8 +52,16 @@ import java.util.concurrent.TimeUnit;
  * receives its own datagrams unless {@code setLoopbackModeDisabled(true)}.
  * <p>
  * A datagram that arrives while every receive buffer holds one not yet read is dropped, as on a full socket
- * buffer ({@link RdmaChannelOption#RECEIVE_BUFFERS}, 256 by default); unlike Netty's UDP channels, which drop
- * silently, this one counts them ({@link #droppedDatagrams()}) and logs at WARNING once a second while they go on.
+ * buffer ({@link RdmaChannelOption#RECEIVE_BUFFERS}, {@value RdmaDatagramChannelConfig#DEFAULT_RECEIVE_BUFFERS} by
+ * default); unlike Netty's UDP channels, which drop silently, this one counts them ({@link #droppedDatagrams()}) and
+ * logs at WARNING once a second while they go on.
+ * <p>
+ * A flush's datagrams go as one chain of SENDs. A datagram to a group this channel is a full member of comes back
+ * to it through the device (then passed over if loopback is disabled), and so takes one of its receives until
+ * read: while the channel reads, a flush goes on only as far as three quarters of its receives can take those
+ * copies, the rest once it has read them, so that a burst written at once (a late timer catching up) loses none
+ * of them and leaves room for the other members' datagrams. A channel that does not read is not held back: its
+ * copies past its receives are dropped and counted, as a socket's past its buffer.
  */
 public class RdmaDatagramChannel extends AbstractRdmaChannel implements DatagramChannel, CmSink
 {

@@ -271,8 +271,10 @@ final class UdEndpoint extends QpEndpoint
     @Override
     protected void completionsTaken()
     {
-        // the copies of the SENDs posted before are in the completions just taken
+        // the copies of the SENDs posted before are in the completions just taken; those passed over go back now,
+        // before a flush that waited for them goes on
         loopedBack = 0;
+        postReadReceives();
     }
 
     @Override

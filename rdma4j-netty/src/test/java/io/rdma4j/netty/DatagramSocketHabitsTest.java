@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
@@ -46,6 +47,9 @@ class DatagramSocketHabitsTest extends NettyTestBase
     private static final int RATE = 550;
     private static final int FAST_BURST = 5000;
     private static final int FAST_RATE = 5000;
+    /** A sender's receives in the pacing tests, and the datagrams of its one flush: many times more. */
+    private static final int SMALL_RING = 16;
+    private static final int SMALL_RING_BURST = 300;
 
     private int subnet;
 
@@ -116,10 +120,27 @@ class DatagramSocketHabitsTest extends NettyTestBase
 
     private Member member(final EventLoopGroup loops, final int host, final boolean keep) throws InterruptedException
     {
+        return member(loops, host, keep, RdmaDatagramChannelConfig.DEFAULT_RECEIVE_BUFFERS, true);
+    }
+
+    private Member member(final EventLoopGroup loops, final int host, final boolean keep, final int receiveBuffers,
+        final boolean autoRead) throws InterruptedException
+    {
         final Member member = new Member(keep);
         member.channel = (RdmaDatagramChannel)new Bootstrap().group(loops).channel(RdmaDatagramChannel.class)
+            .option(RdmaChannelOption.RECEIVE_BUFFERS, receiveBuffers).option(ChannelOption.AUTO_READ, autoRead)
             .handler(member).bind(new InetSocketAddress(TestNet.address(subnet, host), 0)).sync().channel();
         return member;
+    }
+
+    /** Write datagrams from the test's thread, flushed once at the end: the loop writes them in one flush. */
+    private static ChannelFuture writeBurst(final Member sender, final InetSocketAddress to, final int count)
+    {
+        for (int i = 1; i < count; i++)
+        {
+            sender.channel.write(packet("burst " + i, to));
+        }
+        return sender.channel.writeAndFlush(packet("burst " + count, to));
     }
 
     private static DatagramPacket packet(final String text, final InetSocketAddress to)
@@ -226,10 +247,14 @@ class DatagramSocketHabitsTest extends NettyTestBase
                 members.add(member);
             }
             burst(members, group, FAST_BURST, FAST_RATE, 64);
+            final StringBuilder counts = new StringBuilder("received/dropped, the sender last:");
             for (final Member member : members)
             {
-                assertEquals(FAST_BURST, member.count.get(), member.channel + " dropped " +
-                    member.channel.droppedDatagrams());
+                counts.append(' ').append(member.count.get()).append('/').append(member.channel.droppedDatagrams());
+            }
+            for (final Member member : members)
+            {
+                assertEquals(FAST_BURST, member.count.get(), counts.toString());
             }
             for (final Member member : members)
             {
@@ -243,6 +268,79 @@ class DatagramSocketHabitsTest extends NettyTestBase
                 loop.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
             }
         }
+    }
+
+    /**
+     * A flush of many datagrams to a group the sender is a member of: the device gives the sender a copy of each,
+     * and the flush goes on only as fast as the sender takes its copies in, so that none finds its few receives
+     * full.
+     */
+    @Test
+    void aSendersFlushGoesAsFastAsItTakesItsOwnCopiesIn() throws Exception
+    {
+        final InetAddress group = TestNet.groupAddress(subnet, 6);
+        final Member other = member(1, false);
+        final Member sender = member(net.group, 2, false, SMALL_RING, true);
+        other.channel.joinGroup(group).sync();
+        sender.channel.joinGroup(group).sync();
+
+        writeBurst(sender, new InetSocketAddress(group, 7007), SMALL_RING_BURST).sync();
+        for (final Member member : List.of(other, sender))
+        {
+            await(member.channel + " accounts for every datagram", () ->
+                member.count.get() + member.channel.droppedDatagrams() == SMALL_RING_BURST);
+            assertEquals(SMALL_RING_BURST, member.count.get(), member.channel + " dropped " +
+                member.channel.droppedDatagrams());
+        }
+        other.close();
+        sender.close();
+    }
+
+    /** A sender that does not read is not held back by its copies: they are dropped and counted, as before. */
+    @Test
+    void aSenderThatDoesNotReadStillSendsAndItsCopiesPastItsReceivesAreDropped() throws Exception
+    {
+        final InetAddress group = TestNet.groupAddress(subnet, 7);
+        final Member other = member(1, false);
+        final Member sender = member(net.group, 2, false, SMALL_RING, false);
+        other.channel.joinGroup(group).sync();
+        sender.channel.joinGroup(group).sync();
+
+        assertTrue(writeBurst(sender, new InetSocketAddress(group, 7007), SMALL_RING_BURST)
+            .await(10, TimeUnit.SECONDS), "the writes complete although the sender reads nothing");
+        await(other.channel + " gets every datagram", () -> other.count.get() == SMALL_RING_BURST);
+        // its receives hold the first copies; the device found none free for the rest
+        await("the sender's drops counted", () ->
+            sender.channel.droppedDatagrams() == SMALL_RING_BURST - SMALL_RING);
+        assertEquals(0, sender.count.get());
+        sender.channel.config().setAutoRead(true);
+        await("the sender reads the copies its receives held", () -> sender.count.get() == SMALL_RING);
+        other.close();
+        sender.close();
+    }
+
+    /**
+     * With loopback disabled, a sender's copies still take its receives until passed over: a long flush is paced by
+     * them as well, so that they never fill the receives (which would drop other members' datagrams).
+     */
+    @Test
+    void withLoopbackDisabledALongFlushFillsNoneOfTheSendersReceives() throws Exception
+    {
+        final InetAddress group = TestNet.groupAddress(subnet, 8);
+        final Member other = member(1, false);
+        final Member sender = member(net.group, 2, true, SMALL_RING, true);
+        other.channel.joinGroup(group).sync();
+        sender.channel.joinGroup(group).sync();
+        sender.channel.config().setLoopbackModeDisabled(true);
+
+        final InetSocketAddress to = new InetSocketAddress(group, 7007);
+        writeBurst(sender, to, SMALL_RING_BURST).sync();
+        await(other.channel + " gets every datagram", () -> other.count.get() == SMALL_RING_BURST);
+        other.channel.writeAndFlush(packet("from other", to)).sync();
+        assertEquals("from other", sender.nextText());
+        assertEquals(0, sender.channel.droppedDatagrams(), "no copy found the sender's receives full");
+        other.close();
+        sender.close();
     }
 
     @Test

@@ -3,9 +3,7 @@ package io.rdma4j.bench.netty;
 import io.netty.channel.Channel;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.ServerChannel;
-import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
@@ -49,11 +47,6 @@ final class EpollSupport
     static Class<? extends ServerChannel> serverChannel()
     {
         return EpollServerSocketChannel.class;
-    }
-
-    static Class<? extends DatagramChannel> datagramChannel()
-    {
-        return EpollDatagramChannel.class;
     }
 
     static Class<? extends Channel> channel()

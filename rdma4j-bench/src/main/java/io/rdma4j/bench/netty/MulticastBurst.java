@@ -42,10 +42,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * many it got and, on rdma4j, how many its channel counted as dropped
  * ({@link RdmaDatagramChannel#droppedDatagrams()}). The same JVMs run burst after burst, so that the first (a
  * cold JVM, what a new user meets) and the later ones (warm) are told apart. The transport is rdma4j's datagram
- * channel (each JVM a soft device on its own loopback address) or, as the baseline, Netty's NIO or epoll UDP
- * channel joined on {@code lo} (a UDP socket's drops are the kernel's, not counted here: dropped prints -1).
+ * channel (each JVM a soft device on its own loopback address) or, as the baseline, Netty's NIO UDP channel
+ * joined on {@code lo} (a UDP socket's drops are the kernel's, {@code RcvbufErrors} in {@code /proc/net/snmp},
+ * not counted here: dropped prints -1).
  * <p>
- * Usage: {@code MulticastBurst run [--transport rdma|nio|epoll] [--receivers N] [--rate PER_S] [--count N]
+ * Usage: {@code MulticastBurst run [--transport rdma|nio] [--receivers N] [--rate PER_S] [--count N]
  * [--size BYTES] [--subnet S] [--sender-joins] [--runs N] [--bursts N] [--jvm OPTION]...}; the driver starts the
  * others with this JVM's java and class path.
  */
@@ -89,7 +90,7 @@ public final class MulticastBurst
 
     private static void usage()
     {
-        System.err.println("usage: MulticastBurst run [--transport rdma|nio|epoll] [--receivers N] [--rate PER_S] " +
+        System.err.println("usage: MulticastBurst run [--transport rdma|nio] [--receivers N] [--rate PER_S] " +
             "[--count N] [--size BYTES] [--subnet S] [--sender-joins] [--runs N] [--bursts N] [--jvm OPTION]");
         System.exit(2);
     }
@@ -178,7 +179,7 @@ public final class MulticastBurst
     }
 
     /**
-     * @param transport   rdma, nio or epoll.
+     * @param transport   rdma or nio.
      * @param address     the rdma4j device's address; for UDP, unused (a member binds the group's port).
      * @param groupMember whether the UDP socket is to join: bound to the group's port, else to any port.
      */
@@ -207,18 +208,7 @@ public final class MulticastBurst
                 bootstrap.channelFactory(() -> new NioDatagramChannel(SocketProtocolFamily.INET));
                 local = new InetSocketAddress(groupMember ? PORT : 0);
             }
-            case "epoll" ->
-            {
-                final String unavailable = EpollSupport.unavailableReason();
-                if (unavailable != null)
-                {
-                    throw new IllegalStateException("epoll: " + unavailable);
-                }
-                group = new MultiThreadIoEventLoopGroup(1, EpollSupport.ioHandlerFactory());
-                bootstrap.channel(EpollSupport.datagramChannel());
-                local = new InetSocketAddress(groupMember ? PORT : 0);
-            }
-            default -> throw new IllegalArgumentException("no transport '" + transport + "': rdma, nio or epoll");
+            default -> throw new IllegalArgumentException("no transport '" + transport + "': rdma or nio");
         }
         bootstrap.group(group);
         if (!transport.equals("rdma"))
