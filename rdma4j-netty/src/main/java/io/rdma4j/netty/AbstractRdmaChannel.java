@@ -28,6 +28,8 @@ abstract class AbstractRdmaChannel extends AbstractChannel
     private boolean inDeliver;
     private boolean deliverScheduled;
     private boolean writeBlocked;
+    /** The flush stopped until the channel has read: see {@link #blockWritesUntilRead}. */
+    private boolean writeBlockedOnRead;
 
     /**
      * @param parent the listener that accepted it, or null.
@@ -108,10 +110,17 @@ abstract class AbstractRdmaChannel extends AbstractChannel
         return registration.cmEvent(notice);
     }
 
-    /** {@code AUTO_READ} was turned off: a read asked for by it is not asked for any more. */
+    /**
+     * {@code AUTO_READ} was turned off, on any thread: a read asked for by it is not asked for any more, and a flush
+     * that waited for reads ({@link #blockWritesUntilRead}) goes on without them.
+     */
     final void autoReadCleared()
     {
         readPending = false;
+        if (isRegistered())
+        {
+            eventLoop().execute(this::resumeWritesAfterRead);
+        }
     }
 
     @Override
@@ -157,7 +166,10 @@ abstract class AbstractRdmaChannel extends AbstractChannel
         return (RdmaUnsafe)unsafe();
     }
 
-    private boolean readWanted()
+    /**
+     * @return whether the pipeline asks for reads: auto-read, or a read asked for and not yet given.
+     */
+    final boolean readWanted()
     {
         return readPending || config().isAutoRead();
     }
@@ -211,6 +223,27 @@ abstract class AbstractRdmaChannel extends AbstractChannel
         // the rest goes when credits or slots come back
         writeBlocked = true;
         return false;
+    }
+
+    /**
+     * The flush stops until the channel has read what it received ({@link #resumeWritesAfterRead}) or the SENDs
+     * posted complete, whichever comes first: a datagram channel whose datagrams come back to it.
+     */
+    final void blockWritesUntilRead()
+    {
+        writeBlocked = true;
+        writeBlockedOnRead = true;
+    }
+
+    /** A delivery has ended: a flush that waited for it goes on. */
+    final void resumeWritesAfterRead()
+    {
+        if (writeBlockedOnRead && isActive())
+        {
+            writeBlockedOnRead = false;
+            writeBlocked = false;
+            rdmaUnsafe().flushAgain();
+        }
     }
 
     /**
@@ -417,8 +450,15 @@ abstract class AbstractRdmaChannel extends AbstractChannel
             if (writeBlocked && isActive())
             {
                 writeBlocked = false;
+                writeBlockedOnRead = false;
                 flush0();
             }
+        }
+
+        /** Flush again what is flushed and not yet written. */
+        final void flushAgain()
+        {
+            flush0();
         }
     }
 }

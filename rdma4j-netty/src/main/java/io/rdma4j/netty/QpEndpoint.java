@@ -363,6 +363,15 @@ abstract class QpEndpoint
      */
     abstract int peekLength();
 
+    /**
+     * The CQ was drained by {@link #takeCompletions} and the endpoint is open: every completion there was is
+     * handed over, before the channel acts on them.
+     */
+    protected void completionsTaken()
+    {
+        // nothing to note by default
+    }
+
     /** The channel has heard of a batch of completions (or of none, from a busy poll) and the endpoint is open. */
     protected void completionsDelivered()
     {
@@ -894,6 +903,7 @@ abstract class QpEndpoint
         {
             return events & TOOK;
         }
+        completionsTaken();
         if (failed == null)
         {
             failed = violation;

@@ -52,8 +52,16 @@ import java.util.concurrent.TimeUnit;
  * receives its own datagrams unless {@code setLoopbackModeDisabled(true)}.
  * <p>
  * A datagram that arrives while every receive buffer holds one not yet read is dropped, as on a full socket
- * buffer ({@link RdmaChannelOption#RECEIVE_BUFFERS}, 256 by default); unlike Netty's UDP channels, which drop
- * silently, this one counts them ({@link #droppedDatagrams()}) and logs at WARNING once a second while they go on.
+ * buffer ({@link RdmaChannelOption#RECEIVE_BUFFERS}, {@value RdmaDatagramChannelConfig#DEFAULT_RECEIVE_BUFFERS} by
+ * default); unlike Netty's UDP channels, which drop silently, this one counts them ({@link #droppedDatagrams()}) and
+ * logs at WARNING once a second while they go on.
+ * <p>
+ * A flush's datagrams go as one chain of SENDs. A datagram to a group this channel is a full member of comes back
+ * to it through the device (then passed over if loopback is disabled), and so takes one of its receives until
+ * read: while the channel reads, a flush goes on only as far as three quarters of its receives can take those
+ * copies, the rest once it has read them, so that a burst written at once (a late timer catching up) loses none
+ * of them and leaves room for the other members' datagrams. A channel that does not read is not held back: its
+ * copies past its receives are dropped and counted, as a socket's past its buffer.
  */
 public class RdmaDatagramChannel extends AbstractRdmaChannel implements DatagramChannel, CmSink
 {
@@ -88,7 +96,9 @@ public class RdmaDatagramChannel extends AbstractRdmaChannel implements Datagram
     private volatile boolean countKept;
     private long droppedLogged;
     private ScheduledFuture<?> dropCheck;
-    private final InetAddress[] addresses = new InetAddress[2];
+    /** The socket addresses of the last datagram read, handed out again while they are the same. */
+    private UdAddress lastSender;
+    private InetSocketAddress lastRecipient;
     private volatile boolean open = true;
     private volatile CmId id;
     private UdEndpoint endpoint;
@@ -312,7 +322,7 @@ public class RdmaDatagramChannel extends AbstractRdmaChannel implements Datagram
                 promise.tryFailure(ex);
             }
             // writes to the group waited for the join
-            ((DatagramUnsafe)unsafe()).resumeFlush();
+            ((RdmaUnsafe)unsafe()).flushAgain();
         }
         else if (notice.type() == CmEventType.MULTICAST_ERROR)
         {
@@ -320,7 +330,7 @@ public class RdmaDatagramChannel extends AbstractRdmaChannel implements Datagram
             if (promise != null)
             {
                 promise.tryFailure(failure);
-                ((DatagramUnsafe)unsafe()).resumeFlush();
+                ((RdmaUnsafe)unsafe()).flushAgain();
             }
             else
             {
@@ -354,7 +364,7 @@ public class RdmaDatagramChannel extends AbstractRdmaChannel implements Datagram
             sendOnlyFailed.put(group, new IOException("cannot send to " + group + ": its send-only join failed: " +
                 notice.description()));
         }
-        ((DatagramUnsafe)unsafe()).resumeFlush();
+        ((RdmaUnsafe)unsafe()).flushAgain();
     }
 
     @Override
@@ -557,9 +567,29 @@ public class RdmaDatagramChannel extends AbstractRdmaChannel implements Datagram
     Object readMessage(final int length)
     {
         final ByteBuf buf = config.getAllocator().ioBuffer(Math.max(length, 1));
-        final int sourceQp = endpoint.read(buf, addresses);
-        return new DatagramPacket(buf, new InetSocketAddress(addresses[1], localAddress().getPort()),
-            new UdAddress(addresses[0], sourceQp));
+        final int sourceQp = endpoint.read(buf);
+        // a burst comes from few senders to one address: their socket addresses are made once, not per datagram
+        final InetAddress source = endpoint.source();
+        if (lastSender == null || lastSender.getAddress() != source || lastSender.qpNum() != sourceQp)
+        {
+            lastSender = new UdAddress(source, sourceQp);
+        }
+        final InetAddress destination = endpoint.destination();
+        if (lastRecipient == null || lastRecipient.getAddress() != destination)
+        {
+            lastRecipient = new InetSocketAddress(destination, localAddress().getPort());
+        }
+        return new DatagramPacket(buf, lastRecipient, lastSender);
+    }
+
+    @Override
+    boolean delivered()
+    {
+        // the receives read go back in one chain; and the writes that waited for them (the copies of a group's
+        // datagrams this channel sent) go on
+        endpoint.postReadReceives();
+        resumeWritesAfterRead();
+        return true;
     }
 
     @Override
@@ -581,6 +611,28 @@ public class RdmaDatagramChannel extends AbstractRdmaChannel implements Datagram
     @Override
     void write(final ChannelOutboundBuffer in)
     {
+        try
+        {
+            stageWrites(in);
+        }
+        finally
+        {
+            // the flush's datagrams leave as one chain: one system call for a burst on the software device
+            endpoint.postDatagrams();
+        }
+    }
+
+    /**
+     * Stage a SEND for each datagram of the outbound buffer, in order, as far as the slots allow and, for a group
+     * this channel is a full member of, as far as its receives can take the copies the device gives it back; fail
+     * those that cannot go, and leave the rest waiting for a join.
+     */
+    private void stageWrites(final ChannelOutboundBuffer in)
+    {
+        // the copies of a group's datagrams that this channel may take in now, leaving a quarter of its receives
+        // for other members' datagrams; only while it reads (one that does not read drops them, as before)
+        final boolean paced = endpoint.skipsOwn() || readWanted();
+        int loopBudget = endpoint.receivesFree() - endpoint.receiveCount() / 4;
         Object msg;
         while ((msg = in.current()) != null)
         {
@@ -593,6 +645,7 @@ public class RdmaDatagramChannel extends AbstractRdmaChannel implements Datagram
             AddressHandle ah;
             final int qpn;
             final int qkey;
+            boolean loopsBack = false;
             if (recipient instanceof UdAddress peer)
             {
                 ah = replyPeers.get(address);
@@ -633,6 +686,8 @@ public class RdmaDatagramChannel extends AbstractRdmaChannel implements Datagram
                 ah = group.ah();
                 qpn = group.qpn();
                 qkey = group.qkey();
+                // a full member's QP is attached: the device gives it a copy, which takes one of its receives
+                loopsBack = !group.sendOnly();
             }
             else
             {
@@ -651,7 +706,17 @@ public class RdmaDatagramChannel extends AbstractRdmaChannel implements Datagram
             {
                 break;
             }
-            endpoint.send(content, length, ah, qpn, qkey);
+            if (loopsBack && paced && loopBudget <= 0)
+            {
+                // the rest once this channel has taken the copies in: after its next read, or the SENDs' completion
+                blockWritesUntilRead();
+                break;
+            }
+            endpoint.stageDatagram(content, length, ah, qpn, qkey, loopsBack);
+            if (loopsBack)
+            {
+                loopBudget--;
+            }
             in.remove();
         }
     }
@@ -689,12 +754,6 @@ public class RdmaDatagramChannel extends AbstractRdmaChannel implements Datagram
     /** Netty's unsafe for the channel: it does not connect. */
     private final class DatagramUnsafe extends RdmaUnsafe
     {
-        /** A join the writes waited for is done: write on, as far as flushed. */
-        void resumeFlush()
-        {
-            flush0();
-        }
-
         @Override
         public void connect(final SocketAddress remoteAddress, final SocketAddress localAddress,
             final ChannelPromise promise)

@@ -5,6 +5,9 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.DatagramPacket;
 import io.rdma4j.testing.TestNet;
@@ -42,6 +45,11 @@ class DatagramSocketHabitsTest extends NettyTestBase
 {
     private static final int BURST = 1000;
     private static final int RATE = 550;
+    private static final int FAST_BURST = 5000;
+    private static final int FAST_RATE = 5000;
+    /** A sender's receives in the pacing tests, and the datagrams of its one flush: many times more. */
+    private static final int SMALL_RING = 16;
+    private static final int SMALL_RING_BURST = 300;
 
     private int subnet;
 
@@ -107,10 +115,32 @@ class DatagramSocketHabitsTest extends NettyTestBase
 
     private Member member(final int host, final boolean keep) throws InterruptedException
     {
+        return member(net.group, host, keep);
+    }
+
+    private Member member(final EventLoopGroup loops, final int host, final boolean keep) throws InterruptedException
+    {
+        return member(loops, host, keep, RdmaDatagramChannelConfig.DEFAULT_RECEIVE_BUFFERS, true);
+    }
+
+    private Member member(final EventLoopGroup loops, final int host, final boolean keep, final int receiveBuffers,
+        final boolean autoRead) throws InterruptedException
+    {
         final Member member = new Member(keep);
-        member.channel = (RdmaDatagramChannel)new Bootstrap().group(net.group).channel(RdmaDatagramChannel.class)
+        member.channel = (RdmaDatagramChannel)new Bootstrap().group(loops).channel(RdmaDatagramChannel.class)
+            .option(RdmaChannelOption.RECEIVE_BUFFERS, receiveBuffers).option(ChannelOption.AUTO_READ, autoRead)
             .handler(member).bind(new InetSocketAddress(TestNet.address(subnet, host), 0)).sync().channel();
         return member;
+    }
+
+    /** Write datagrams from the test's thread, flushed once at the end: the loop writes them in one flush. */
+    private static ChannelFuture writeBurst(final Member sender, final InetSocketAddress to, final int count)
+    {
+        for (int i = 1; i < count; i++)
+        {
+            sender.channel.write(packet("burst " + i, to));
+        }
+        return sender.channel.writeAndFlush(packet("burst " + count, to));
     }
 
     private static DatagramPacket packet(final String text, final InetSocketAddress to)
@@ -125,6 +155,43 @@ class DatagramSocketHabitsTest extends NettyTestBase
         {
             assertTrue(System.nanoTime() < deadline, "within 30 s: " + what);
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+    }
+
+    /**
+     * Send a burst from the last member at a rate, from its loop as a timer falls due (a late turn sends its
+     * share at once, as a fixed-rate timer does), and wait until every member has accounted for each datagram:
+     * received or counted as dropped.
+     */
+    private static void burst(final List<Member> members, final InetAddress group, final int count, final int rate,
+        final int size) throws Exception
+    {
+        final Member sender = members.get(members.size() - 1);
+        final InetSocketAddress to = new InetSocketAddress(group, 7007);
+        final AtomicInteger sent = new AtomicInteger();
+        final CompletableFuture<Void> done = new CompletableFuture<>();
+        final long start = System.nanoTime();
+        final ScheduledFuture<?>[] timer = new ScheduledFuture<?>[1];
+        timer[0] = sender.channel.eventLoop().scheduleAtFixedRate(() ->
+        {
+            final long due = Math.min(count, (System.nanoTime() - start) * rate / TimeUnit.SECONDS.toNanos(1) + 1);
+            while (sent.get() < due)
+            {
+                sent.incrementAndGet();
+                sender.channel.write(new DatagramPacket(Unpooled.wrappedBuffer(new byte[size]), to));
+            }
+            sender.channel.flush();
+            if (sent.get() == count)
+            {
+                timer[0].cancel(false);
+                done.complete(null);
+            }
+        }, 0, TimeUnit.SECONDS.toMicros(1) / rate, TimeUnit.MICROSECONDS);
+        done.get(60, TimeUnit.SECONDS);
+        for (final Member member : members)
+        {
+            await(member.channel + " accounts for every datagram", () ->
+                member.count.get() + member.channel.droppedDatagrams() == count);
         }
     }
 
@@ -143,35 +210,8 @@ class DatagramSocketHabitsTest extends NettyTestBase
         assertEquals(RdmaDatagramChannelConfig.DEFAULT_RECEIVE_BUFFERS,
             sender.channel.config().getOption(RdmaChannelOption.RECEIVE_BUFFERS));
 
-        // 1 KiB datagrams at a rate, sent from the loop as a timer falls due: late turns send their share at once
-        final InetSocketAddress to = new InetSocketAddress(group, 7007);
-        final AtomicInteger sent = new AtomicInteger();
-        final CompletableFuture<Void> done = new CompletableFuture<>();
-        final long start = System.nanoTime();
-        final ScheduledFuture<?>[] timer = new ScheduledFuture<?>[1];
-        timer[0] = sender.channel.eventLoop().scheduleAtFixedRate(() ->
-        {
-            final long due = Math.min(BURST, (System.nanoTime() - start) * RATE / TimeUnit.SECONDS.toNanos(1) + 1);
-            while (sent.get() < due)
-            {
-                sent.incrementAndGet();
-                sender.channel.write(new DatagramPacket(Unpooled.wrappedBuffer(new byte[1024]), to));
-            }
-            sender.channel.flush();
-            if (sent.get() == BURST)
-            {
-                timer[0].cancel(false);
-                done.complete(null);
-            }
-        }, 0, TimeUnit.SECONDS.toMicros(1) / RATE, TimeUnit.MICROSECONDS);
-        done.get(30, TimeUnit.SECONDS);
-
-        // each member's datagrams arrive or are counted as dropped, exactly
-        for (final Member member : members)
-        {
-            await(member.channel + " accounts for every datagram", () ->
-                member.count.get() + member.channel.droppedDatagrams() == BURST);
-        }
+        // 1 KiB datagrams at a rate; each member's datagrams arrive or are counted as dropped, exactly
+        burst(members, group, BURST, RATE, 1024);
         // and on defaults none of the three receivers dropped any at this rate
         for (final Member member : members.subList(0, 3))
         {
@@ -183,6 +223,124 @@ class DatagramSocketHabitsTest extends NettyTestBase
             member.close();
             assertEquals(dropped, member.channel.droppedDatagrams(), "the count is kept after close");
         }
+    }
+
+    /**
+     * Issue 43's group as a new user makes it, at 5 000/s: three receivers and a sender that is a member too, each
+     * on a loop of its own (as in a process of its own), all on defaults; 64-byte datagrams. Every member, the
+     * sender included (its own datagrams come back to it, as on a UDP socket), gets every one.
+     */
+    @Test
+    void aBurstOf5000PerSecondReachesEveryMemberOnDefaults() throws Exception
+    {
+        final InetAddress group = TestNet.groupAddress(subnet, 5);
+        final List<EventLoopGroup> loops = new ArrayList<>();
+        final List<Member> members = new ArrayList<>();
+        try
+        {
+            for (int host = 1; host <= 4; host++)
+            {
+                final EventLoopGroup loop = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory());
+                loops.add(loop);
+                final Member member = member(loop, host, false);
+                member.channel.joinGroup(group).sync();
+                members.add(member);
+            }
+            burst(members, group, FAST_BURST, FAST_RATE, 64);
+            final StringBuilder counts = new StringBuilder("received/dropped, the sender last:");
+            for (final Member member : members)
+            {
+                counts.append(' ').append(member.count.get()).append('/').append(member.channel.droppedDatagrams());
+            }
+            for (final Member member : members)
+            {
+                assertEquals(FAST_BURST, member.count.get(), counts.toString());
+            }
+            for (final Member member : members)
+            {
+                member.close();
+            }
+        }
+        finally
+        {
+            for (final EventLoopGroup loop : loops)
+            {
+                loop.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
+            }
+        }
+    }
+
+    /**
+     * A flush of many datagrams to a group the sender is a member of: the device gives the sender a copy of each,
+     * and the flush goes on only as fast as the sender takes its copies in, so that none finds its few receives
+     * full.
+     */
+    @Test
+    void aSendersFlushGoesAsFastAsItTakesItsOwnCopiesIn() throws Exception
+    {
+        final InetAddress group = TestNet.groupAddress(subnet, 6);
+        final Member other = member(1, false);
+        final Member sender = member(net.group, 2, false, SMALL_RING, true);
+        other.channel.joinGroup(group).sync();
+        sender.channel.joinGroup(group).sync();
+
+        writeBurst(sender, new InetSocketAddress(group, 7007), SMALL_RING_BURST).sync();
+        for (final Member member : List.of(other, sender))
+        {
+            await(member.channel + " accounts for every datagram", () ->
+                member.count.get() + member.channel.droppedDatagrams() == SMALL_RING_BURST);
+            assertEquals(SMALL_RING_BURST, member.count.get(), member.channel + " dropped " +
+                member.channel.droppedDatagrams());
+        }
+        other.close();
+        sender.close();
+    }
+
+    /** A sender that does not read is not held back by its copies: they are dropped and counted, as before. */
+    @Test
+    void aSenderThatDoesNotReadStillSendsAndItsCopiesPastItsReceivesAreDropped() throws Exception
+    {
+        final InetAddress group = TestNet.groupAddress(subnet, 7);
+        final Member other = member(1, false);
+        final Member sender = member(net.group, 2, false, SMALL_RING, false);
+        other.channel.joinGroup(group).sync();
+        sender.channel.joinGroup(group).sync();
+
+        assertTrue(writeBurst(sender, new InetSocketAddress(group, 7007), SMALL_RING_BURST)
+            .await(10, TimeUnit.SECONDS), "the writes complete although the sender reads nothing");
+        await(other.channel + " gets every datagram", () -> other.count.get() == SMALL_RING_BURST);
+        // its receives hold the first copies; the device found none free for the rest
+        await("the sender's drops counted", () ->
+            sender.channel.droppedDatagrams() == SMALL_RING_BURST - SMALL_RING);
+        assertEquals(0, sender.count.get());
+        sender.channel.config().setAutoRead(true);
+        await("the sender reads the copies its receives held", () -> sender.count.get() == SMALL_RING);
+        other.close();
+        sender.close();
+    }
+
+    /**
+     * With loopback disabled, a sender's copies still take its receives until passed over: a long flush is paced by
+     * them as well, so that they never fill the receives (which would drop other members' datagrams).
+     */
+    @Test
+    void withLoopbackDisabledALongFlushFillsNoneOfTheSendersReceives() throws Exception
+    {
+        final InetAddress group = TestNet.groupAddress(subnet, 8);
+        final Member other = member(1, false);
+        final Member sender = member(net.group, 2, true, SMALL_RING, true);
+        other.channel.joinGroup(group).sync();
+        sender.channel.joinGroup(group).sync();
+        sender.channel.config().setLoopbackModeDisabled(true);
+
+        final InetSocketAddress to = new InetSocketAddress(group, 7007);
+        writeBurst(sender, to, SMALL_RING_BURST).sync();
+        await(other.channel + " gets every datagram", () -> other.count.get() == SMALL_RING_BURST);
+        other.channel.writeAndFlush(packet("from other", to)).sync();
+        assertEquals("from other", sender.nextText());
+        assertEquals(0, sender.channel.droppedDatagrams(), "no copy found the sender's receives full");
+        other.close();
+        sender.close();
     }
 
     @Test
