@@ -693,6 +693,13 @@ public final class SameHostLink extends ForwardingLink
                 return true;
             }
             counters.increment(SoftCounter.SHM_WAKEUPS_RCVD);
+            if (udp.caughtUp())
+            {
+                // the wake-up was all the socket held: a look for the next would be a system call that finds
+                // nothing, one of four a sleeping receiver made per message (poll, the wake-up's read, this, the
+                // reply's send). Something sent since makes the next wait return at once
+                break;
+            }
         }
         buffer.limit(0);
         return false;

@@ -7,10 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.rdma4j.soft.link.socket.UdpLinks;
 import io.rdma4j.testing.TestNet;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.nio.ByteBuffer;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -54,6 +56,41 @@ final class SameHostSocketReadTest
             assertTrue(receiveWithin(b, buffer, info, 5_000));
             assertFalse(info.viaSameHostPath);
             assertEquals(8, socketReadsOver(b, socket, 128));
+        }
+    }
+
+    /**
+     * A receiver that slept with its parked flag set is woken by an empty datagram on its socket. Once it has the
+     * record and the wake-up, it stops: a further look would be a system call that finds the socket empty, where a
+     * blocking socket's receiver makes none (issue 40: it was one of four calls per message, with poll, the
+     * wake-up's read and the reply's send). Over the Linux socket, whose batches tell when they drained it.
+     */
+    @Test
+    void readsTheSocketOnceForTheWakeUpThatEndedAWait() throws InterruptedException
+    {
+        final int port = freePort();
+        final CountedReads socket = new CountedReads(UdpLinks.open(UdpLinks.Socket.LINUX, addressB, port));
+        try (SameHostLink b = (SameHostLink)SameHostLink.over(socket, TestLinks.shmDirectory(), System.getLogger("b"));
+            SameHostLink c = (SameHostLink)SameHostLink.over(TestLinks.open(TestNet.hostAddress(14), port),
+                TestLinks.shmDirectory(), System.getLogger("c")))
+        {
+            assertTrue(c.sameHostPathTo(addressB), "c finds b's inbox");
+            for (int round = 0; round < 3; round++)
+            {
+                final Thread sleeper = Thread.ofPlatform().start(() -> b.awaitReadable(TimeUnit.MINUTES.toNanos(1)));
+                while (!b.waiting() && sleeper.isAlive())
+                {
+                    Thread.onSpinWait();
+                }
+                assertTrue(c.send(datagram("round " + round), addressB, HOP_LIMIT));
+                sleeper.join(TimeUnit.SECONDS.toMillis(30));
+                assertFalse(sleeper.isAlive(), "the wake-up ended the wait");
+                final long before = socket.reads;
+                assertTrue(b.receive(buffer, info), "the record");
+                assertTrue(info.viaSameHostPath);
+                assertFalse(b.receive(buffer, info), "a wake-up is no datagram");
+                assertEquals(1, socket.reads - before, "socket reads after the wait, round " + round);
+            }
         }
     }
 
