@@ -57,6 +57,12 @@ final class ProgressAgent implements Agent
      */
     private static final long WAITER_GRACE_NS = TimeUnit.MILLISECONDS.toNanos(1);
 
+    /**
+     * A wait in the link that lasts this long slept: a {@code poll} that found a datagram ready returns within a
+     * few microseconds, one that slept took at least a wake-up's time.
+     */
+    private static final long SLEPT_NS = TimeUnit.MICROSECONDS.toNanos(10);
+
     private final Link link;
     private final ReceivePath receivePath;
     private final QpTable qpTable;
@@ -124,6 +130,12 @@ final class ProgressAgent implements Agent
     private volatile boolean stopping;
     /** The last wait of a waiter ended with work found: the next one spins first. Role holders only. */
     private boolean lastWaitFoundWork;
+    /**
+     * The last wait of a waiter slept in the link before it was satisfied: the next one most likely finds the link
+     * empty too, so it waits first ({@code poll} returns at once if a datagram came meanwhile) rather than look with
+     * a receive that finds nothing and then wait. Role holders only.
+     */
+    private boolean lastWaitSlept;
     private final AgentRunner runner;
 
     /**
@@ -545,8 +557,28 @@ final class ProgressAgent implements Agent
         final long start = nanoTime();
         final long deadline = timeoutNs < 0 || timeoutNs > Long.MAX_VALUE / 4 ? Long.MAX_VALUE : start + timeoutNs;
         final long spinEnd = start + Math.min(spinNs, deadline - start);
+        // a thread that waits and replies in turn (a ping-pong, a request and its answer) finds the link empty when
+        // it comes to wait, as its last wait did: the look a receive makes first is then a system call for nothing
+        // (on a socket: a receive, then poll, then the receive that gets the datagram, where a blocking socket makes
+        // one call). So after a wait that slept, the first look is the wait's own: poll, which returns at once if a
+        // datagram came meanwhile. Not when spinning, which is for a reply that comes within the budget
+        boolean look = !lastWaitSlept || spinNs > 0;
+        lastWaitSlept = false;
         while (true)
         {
+            if (!look)
+            {
+                look = true;
+                // what the batch before left queued leaves before this thread sleeps, as after a look
+                flushSends();
+                final long now = nanoTime();
+                if (now < deadline && timerDeadline.get() > now && !timersRequested && !wait.satisfied() &&
+                    !stopping)
+                {
+                    awaitLink(wait, now, deadline);
+                }
+                continue;
+            }
             int received = 0;
             try
             {
@@ -599,23 +631,33 @@ final class ProgressAgent implements Agent
                 Thread.onSpinWait();
                 continue;
             }
-            final long next = timerDeadline.get();
-            final long untilTimer = next == Long.MAX_VALUE ? IDLE_WAIT_NS :
-                Math.min(TIMER_WAIT_NS, Math.max(0, next - now));
-            final long waitNs = deadline == Long.MAX_VALUE ? untilTimer : Math.min(untilTimer, deadline - now);
-            awaitProgressThreadOffLink();
-            if (wait.satisfied())
-            {
-                // the progress thread, leaving the link's wait (now or since this thread took the role), may have
-                // taken the one wake-up the link holds for both the kick that sent it out and a waker of this wait
-                // (an eventfd's count, a flag): what the waker changed is looked at again, now that nobody else
-                // can take a wake-up
-                continue;
-            }
-            progressWaitEndNs = now + waitNs;
-            link.awaitReadable(waitNs);
-            progressWaitEndNs = Long.MAX_VALUE;
+            awaitLink(wait, now, deadline);
         }
+    }
+
+    /**
+     * Role held, as a waiting thread whose look found nothing: wait on the link, at most until the next timer or
+     * the wait's deadline, and note whether it slept ({@link #lastWaitSlept}).
+     */
+    private void awaitLink(final WaitDriver.Wait wait, final long now, final long deadline)
+    {
+        final long next = timerDeadline.get();
+        final long untilTimer = next == Long.MAX_VALUE ? IDLE_WAIT_NS : Math.min(TIMER_WAIT_NS, Math.max(0, next - now));
+        final long waitNs = deadline == Long.MAX_VALUE ? untilTimer : Math.min(untilTimer, deadline - now);
+        awaitProgressThreadOffLink();
+        if (wait.satisfied())
+        {
+            // the progress thread, leaving the link's wait (now or since this thread took the role), may have taken
+            // the one wake-up the link holds for both the kick that sent it out and a waker of this wait (an
+            // eventfd's count, a flag): what the waker changed is looked at again, now that nobody else can take a
+            // wake-up
+            return;
+        }
+        progressWaitEndNs = now + waitNs;
+        final long before = nanoTime();
+        link.awaitReadable(waitNs);
+        progressWaitEndNs = Long.MAX_VALUE;
+        lastWaitSlept = nanoTime() - before >= SLEPT_NS;
     }
 
     /**

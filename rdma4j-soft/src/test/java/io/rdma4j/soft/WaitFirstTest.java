@@ -1,0 +1,145 @@
+package io.rdma4j.soft;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+import io.rdma4j.soft.link.DatagramInfo;
+import io.rdma4j.soft.link.ForwardingLink;
+import io.rdma4j.soft.link.Link;
+import io.rdma4j.soft.link.socket.UdpLinks;
+import io.rdma4j.verbs.Context;
+import java.nio.ByteBuffer;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A thread that sleeps for its CQ event, again and again (a ping-pong's server), finds its link empty each time it
+ * comes to wait. Its wait then begins with the link's own wait ({@code poll}, which returns at once if a datagram came
+ * meanwhile), not with a receive that finds the socket empty: that look was a system call for nothing, one of four a
+ * message cost over UDP where a blocking socket's receiver makes one (issue 40).
+ */
+@Timeout(120)
+class WaitFirstTest
+{
+    private static final int ROUNDS = 20;
+
+    /** The receiving device's link: counts the waiting thread's receives that found nothing, and its waits. */
+    private static final class LookCounting extends ForwardingLink
+    {
+        final AtomicInteger emptyLooks = new AtomicInteger();
+        final AtomicInteger waitsEntered = new AtomicInteger();
+
+        LookCounting(final Link inner)
+        {
+            super(inner);
+        }
+
+        @Override
+        public boolean receive(final ByteBuffer buffer, final DatagramInfo info)
+        {
+            final boolean got = inner.receive(buffer, info);
+            if (!got && !WaitRecordingLink.isProgressThread())
+            {
+                emptyLooks.incrementAndGet();
+            }
+            return got;
+        }
+
+        @Override
+        public boolean receiveInPlace(
+            final ByteBuffer buffer, final java.lang.foreign.MemorySegment segment, final DatagramInfo info)
+        {
+            final boolean got = inner.receiveInPlace(buffer, segment, info);
+            if (!got && !WaitRecordingLink.isProgressThread())
+            {
+                emptyLooks.incrementAndGet();
+            }
+            return got;
+        }
+
+        @Override
+        public void awaitReadable(final long timeoutNanos)
+        {
+            if (timeoutNanos > 0 && !WaitRecordingLink.isProgressThread())
+            {
+                waitsEntered.incrementAndGet();
+            }
+            inner.awaitReadable(timeoutNanos);
+        }
+    }
+
+    @Test
+    void shouldWaitBeforeItLooksWhenItsLastWaitSlept() throws Exception
+    {
+        final AtomicReference<LookCounting> counting = new AtomicReference<>();
+        // the Linux socket, whose batches tell when they drained it (Link.caughtUp): a receiver that got its datagram
+        // then stops without a look of its own
+        try (Fabric fabric = new Fabric(Fabric.Kind.UDP).socket(UdpLinks.Socket.LINUX).pollsInline(true)
+            .linkWrapper(link ->
+            {
+                final LookCounting wrapped = new LookCounting(link);
+                counting.compareAndSet(null, wrapped);
+                return wrapped;
+            }))
+        {
+            final Context receiving = fabric.open();
+            fabric.linkWrapper(link -> link);
+            final WaiterReceivesTest.Sender sender = new WaiterReceivesTest.Sender(fabric.open(), receiving);
+            final WaiterReceivesTest.Receiver receiver = new WaiterReceivesTest.Receiver(receiving, true);
+            final LookCounting link = counting.get();
+            // each round: the waits the receiving thread had entered when it began the round
+            final BlockingQueue<Integer> rounds = new ArrayBlockingQueue<>(ROUNDS);
+            final Thread sending = Thread.ofPlatform().start(() ->
+            {
+                for (int i = 0; i < ROUNDS; i++)
+                {
+                    final int entered;
+                    try
+                    {
+                        entered = rounds.take();
+                    }
+                    catch (final InterruptedException ex)
+                    {
+                        return;
+                    }
+                    // once the receiver is in a wait of this round
+                    while (link.waitsEntered.get() <= entered)
+                    {
+                        Thread.onSpinWait();
+                    }
+                    // the datagram comes a while into the wait, so that the wait slept on any machine (it is judged
+                    // by how long it took); the order itself is the semaphore's
+                    final long until = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(200);
+                    while (System.nanoTime() < until)
+                    {
+                        Thread.onSpinWait();
+                    }
+                    sender.send(receiver.qp, i);
+                }
+            });
+            int looksAfterTheFirstRound = 0;
+            for (int i = 0; i < ROUNDS; i++)
+            {
+                final int before = link.emptyLooks.get();
+                receiver.cq.requestNotify(false);
+                rounds.add(link.waitsEntered.get());
+                assertSame(receiver.cq, receiver.channel.getCqEvent(-1, TimeUnit.SECONDS));
+                receiver.cq.ackEvents(1);
+                assertEquals(1, receiver.cq.poll(receiver.wcs));
+                assertEquals(i, receiver.seq(receiver.wcs[0]));
+                receiver.repost(receiver.wcs[0]);
+                if (i > 0)
+                {
+                    looksAfterTheFirstRound += link.emptyLooks.get() - before;
+                }
+            }
+            sending.join();
+            assertEquals(0, looksAfterTheFirstRound, "empty receives before the waits that followed a wait that slept");
+        }
+    }
+}
