@@ -166,7 +166,7 @@ public final class Habits implements Callable<Integer>
     {
         final List<String> args = List.of("run", "--transport", transport, "--rate", String.valueOf(rate),
             "--count", String.valueOf(count), "--size", String.valueOf(size), "--subnet", String.valueOf(subnet),
-            "--sender-joins", "--bursts", String.valueOf(bursts));
+            "--sender-joins", "--bursts", String.valueOf(bursts), "--jvm", "--enable-native-access=ALL-UNNAMED");
         final List<List<int[]>> result = new ArrayList<>();
         try (Child child = Child.start(jvm(List.of()), MulticastBurst.class.getName(), args))
         {
@@ -444,7 +444,7 @@ public final class Habits implements Callable<Integer>
         {
             width = Math.max(width, row[0].length());
         }
-        final String format = "%-" + width + "s  %-22s  %-22s  %-13s  %s%n";
+        final String format = "%-" + width + "s  %-32s  %-32s  %-13s  %s%n";
         out.printf(Locale.ROOT, format, "measurement", "rdma4j", "baseline", "baseline is", "x");
         for (final String[] row : table)
         {
