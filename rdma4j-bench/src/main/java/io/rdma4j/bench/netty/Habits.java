@@ -174,16 +174,9 @@ public final class Habits implements Callable<Integer>
             for (final String line : child.lines())
             {
                 out.println("# " + line);
-                final Matcher m = BURST.matcher(line);
-                if (m.matches())
+                final List<int[]> members = burstLine(line);
+                if (members != null)
                 {
-                    final List<int[]> members = new ArrayList<>();
-                    final Matcher r = RECEIVED.matcher(m.group(4));
-                    while (r.find())
-                    {
-                        members.add(new int[] {Integer.parseInt(r.group(1)), Integer.parseInt(r.group(2))});
-                    }
-                    members.add(new int[] {Integer.parseInt(m.group(2)), Integer.parseInt(m.group(3))});
                     result.add(members);
                 }
             }
@@ -194,6 +187,28 @@ public final class Habits implements Callable<Integer>
         }
         out.flush();
         return result;
+    }
+
+    /**
+     * @param line a line of {@link MulticastBurst}'s driver.
+     * @return for a burst's line, each receiver's {received, dropped} and last the sender's {own, dropped}; else
+     *     null.
+     */
+    static List<int[]> burstLine(final String line)
+    {
+        final Matcher m = BURST.matcher(line);
+        if (!m.matches())
+        {
+            return null;
+        }
+        final List<int[]> members = new ArrayList<>();
+        final Matcher r = RECEIVED.matcher(m.group(4));
+        while (r.find())
+        {
+            members.add(new int[] {Integer.parseInt(r.group(1)), Integer.parseInt(r.group(2))});
+        }
+        members.add(new int[] {Integer.parseInt(m.group(2)), Integer.parseInt(m.group(3))});
+        return members;
     }
 
     private static String delivered(final int[][] members)
@@ -228,8 +243,7 @@ public final class Habits implements Callable<Integer>
         final PrintStream capture = new PrintStream(new Tee(bytes, out), true, StandardCharsets.UTF_8);
         final int status = new CommandLine(new FirstConnect(capture)).execute("-r", String.valueOf(connectRuns),
             "--network", "127." + subnet + ".1.10", "--timeout", String.valueOf(timeoutSeconds));
-        final List<Matcher> rows = bytes.toString(StandardCharsets.UTF_8).lines().map(CONNECT_ROW::matcher)
-            .filter(Matcher::matches).toList();
+        final List<Matcher> rows = connectRows(bytes.toString(StandardCharsets.UTF_8));
         for (final String outcome : List.of("listener", "refused", "no-device"))
         {
             final String what = switch (outcome)
@@ -252,6 +266,15 @@ public final class Habits implements Callable<Integer>
         {
             out.println("# first-connect exited " + status);
         }
+    }
+
+    /**
+     * @param text {@link FirstConnect}'s output.
+     * @return its table's rows: label, case, outcome, median, min and max ms.
+     */
+    static List<Matcher> connectRows(final String text)
+    {
+        return text.lines().map(CONNECT_ROW::matcher).filter(Matcher::matches).toList();
     }
 
     private static Matcher row(final List<Matcher> rows, final String label, final String outcome)
