@@ -1,9 +1,11 @@
 package io.rdma4j.bench.netty;
 
+import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
@@ -52,5 +54,19 @@ final class EpollSupport
     static Class<? extends Channel> channel()
     {
         return EpollSocketChannel.class;
+    }
+
+    /**
+     * TCP's keepalive settings on a connection's bootstrap ({@code SO_KEEPALIVE} itself is the caller's).
+     *
+     * @param bootstrap the connection's bootstrap.
+     * @param idleS     {@code TCP_KEEPIDLE}: silence before the first probe, seconds.
+     * @param intervalS {@code TCP_KEEPINTVL}: between unanswered probes, seconds.
+     * @param count     {@code TCP_KEEPCNT}: unanswered probes before the connection fails.
+     */
+    static void keepAlive(final Bootstrap bootstrap, final int idleS, final int intervalS, final int count)
+    {
+        bootstrap.option(EpollChannelOption.TCP_KEEPIDLE, idleS).option(EpollChannelOption.TCP_KEEPINTVL, intervalS)
+            .option(EpollChannelOption.TCP_KEEPCNT, count);
     }
 }

@@ -221,8 +221,9 @@ public final class MulticastBurst
     }
 
     /**
-     * A receiver: joins, says so, and reports each burst once it has accounted for every datagram of it or heard
-     * nothing for a while after its first; counts are since the last report.
+     * A receiver: joins, says so, and reports each burst once it has accounted for every datagram of it or, after
+     * the driver said on its input that the sender has sent it all, heard nothing new for a while; counts are since
+     * the last report.
      */
     private static void receive(final String transport, final InetAddress address, final InetAddress groupAddress,
         final long expected, final int bursts) throws Exception
@@ -231,11 +232,18 @@ public final class MulticastBurst
         member.join(groupAddress);
         System.out.println("joined");
         System.out.flush();
+        final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         long countBefore = 0;
         long droppedBefore = 0;
         for (int burst = 0; burst < bursts; burst++)
         {
             final long cpuBefore = cpuNanos();
+            // the driver says when the sender has sent the burst: a sender that stalls longer than the quiet time
+            // mid-burst (a loaded machine) must not end the count early and move the rest into the next burst
+            if (in.readLine() == null)
+            {
+                break;
+            }
             long seen = 0;
             long quietSince = System.nanoTime();
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(REPORT_WAIT_SECONDS * 6);
@@ -255,7 +263,7 @@ public final class MulticastBurst
                     seen = now;
                     quietSince = System.nanoTime();
                 }
-                else if (now > 0 && System.nanoTime() - quietSince > TimeUnit.SECONDS.toNanos(QUIET_SECONDS))
+                else if (System.nanoTime() - quietSince > TimeUnit.SECONDS.toNanos(QUIET_SECONDS))
                 {
                     break;
                 }
@@ -453,6 +461,10 @@ public final class MulticastBurst
                     sender.in().println("go");
                     final StringBuilder line = new StringBuilder("run " + run + " burst " + burst + ":");
                     line.append(" sender [").append(sender.line("sent")).append("]");
+                    for (final Part part : parts.subList(0, receivers))
+                    {
+                        part.in().println("sent");
+                    }
                     for (final Part part : parts.subList(0, receivers))
                     {
                         line.append(" [").append(part.line("received")).append("]");
