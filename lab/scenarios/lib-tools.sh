@@ -296,10 +296,13 @@ cmtime_host_serves_guest() { local o; o=$(mktemp); wait_for ready 90 || return 1
 # rmcast (io.rdma4j.rmcast's reliable multicast, rdma4j on both sides: the guest's native provider on rxe0, the
 # host's soft device): the subscriber is ready once its join shows (the guest's IP membership on eth0, the host's
 # "joined" line); the publisher waits for one member, sends, and serves repairs until the member leaves. Both are
-# bounded (the subscriber's --timeout prints its counters; the publisher waits for a member that may never come),
+# bounded (the subscriber's --timeout prints its counters; the publisher waits for a member that may never come: it
+# runs under timeout --foreground, which stays in the side's process group, so the runner's kill reaches it too),
 # and the guest's side logs rxe0's counters and the CM ids and QPs, which show where a cross-engine run stops.
 # a JVM in the emulated guest stalls for seconds on a loaded host, longer than rmcast's 2 s member and publisher
 # timeouts (a stalled peer is dropped, comes back and reports a loss): both sides take the lab's scaled liveness
+# and the publisher serves repairs until its member has all (it leaves) or --linger ends: 5 s by default, less than
+# an emulated subscriber needs to catch up on what it missed, so the lab's scaled figure too
 rmc_live() { echo "--liveness $(( $(scaled 4) * 1000 ))"; }
 RMC_ROWS_SUB='^rmcast_sub: delivered [0-9]+ messages, [0-9]+ bytes, 0 fragments lost'
 rmc_state() { [ "$SIDE" = guest ] || return 0; log "rxe0 $1: $(rxe_counters | tr '\n' ' ')"
@@ -311,5 +314,5 @@ rmcast_sub_side() { local me=$1 g n=$3 o rc; g=$(run_group "$2"); shift 3; o=$(m
   [ $rc = 0 ] && check_out "$o" "^rmcast_sub: delivered $n messages" "$RMC_ROWS_SUB"; }
 rmcast_pub_side() { local me=$1 g n=$3 o rc; g=$(run_group "$2"); shift 3; o=$(mktemp); wait_for ready 180 || return 1
   rdma4j_java; rmc_state before
-  client "$o" timeout "$(scaled 150)" "${RDMA4J_JAVA[@]}" rmcast_pub -b "$me" -m "$g" -n "$n" --min-group 1 $(rmc_live) "$@"; rc=$?
+  client "$o" timeout --foreground "$(scaled 100)" "${RDMA4J_JAVA[@]}" rmcast_pub -b "$me" -m "$g" -n "$n" --min-group 1 $(rmc_live) --linger "$(scaled 12)" "$@"; rc=$?
   rmc_state after; [ $rc = 0 ] && check_out "$o" "^rmcast_pub: sent $n messages"; }
