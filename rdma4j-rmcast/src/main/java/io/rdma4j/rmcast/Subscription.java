@@ -550,7 +550,16 @@ public final class Subscription implements AutoCloseable
         }
         finally
         {
-            resources.close();
+            // the group's QP is the id's, made after the CQs it uses: it goes first, or a device that counts
+            // references (rxe) refuses to destroy those CQs and the PD (EBUSY)
+            try
+            {
+                udId.destroyQp();
+            }
+            finally
+            {
+                resources.close();
+            }
         }
     }
 }
