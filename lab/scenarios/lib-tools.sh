@@ -272,3 +272,47 @@ pt_host_serves_guest() { local o t=$1; shift; o=$(mktemp); wait_for ready 90 || 
 # says nothing until a client came, so the guest's is ready when an rdma_cm id listens on rxe0
 ptr_guest_serves_guest() { local o t=$1; o=$(mktemp); serve "$o" g_perftest "$@"; wait_cm_listen 180 || return 1
   post ready; finish "$o" && pt_check "$t" server "$o"; }
+# cmtime (librdmacm's connection-setup timer): rdma-core 44's (the guest's) has no out-of-band TCP meeting, no
+# warm-up, and a server that prints nothing and never exits, so against it the host's rdma4j takes --no-oob and the
+# guest's server is stopped once the host's client is done; with GUEST_TOOLS=native both sides are rdma4j's and
+# speak the newer form (TCP meeting on the same port, a one-connection warm-up, a table on both sides)
+CMT_PORT=$((PP_PORT + 2000))
+cmt_oob() { [ "$GUEST_TOOLS" = native ] || echo --no-oob; }
+# the connect and disconnect rows of either tool's table ("connect      :  12.34 ..." or "cm connect   12 ...")
+CMT_ROWS=('^(cm )?connect +:? *[0-9]' '^disconnect +:? *[0-9]')
+cmtime_guest_serves_guest() { local o; o=$(mktemp); serve "$o" g_cm cmtime -b "$GUEST_IP" -p "$CMT_PORT" "$@"
+  wait_cm_listen || return 1; post ready
+  if [ "$GUEST_TOOLS" = native ]; then finish "$o" && check_out "$o" "${CMT_ROWS[@]}"; return; fi
+  wait_for cmtime-done 120 || return 1
+  kill -0 "$SERVER_PID" 2>/dev/null || { log "cmtime's server ended before the client was done"; finish "$o"; return 1; }
+  kill "$SERVER_PID"; wait; log "cmtime's server stopped (it never exits)"; }
+cmtime_guest_serves_host() { local o rc; o=$(mktemp); wait_for ready 90 || return 1
+  client "$o" rdma4j cmtime $(cmt_oob) -s "$GUEST_IP" -b "$HOST_IP" -p "$CMT_PORT" "$@"; rc=$?; post cmtime-done
+  [ $rc = 0 ] && check_out "$o" "${CMT_ROWS[@]}"; }
+cmtime_host_serves_host() { local o; o=$(mktemp); serve "$o" rdma4j cmtime $(cmt_oob) -b "$HOST_IP" -p "$CMT_PORT" "$@"
+  wait_log "$o" '^(Server warmup|Accept \()' || return 1; post ready; finish "$o" && check_out "$o" "${CMT_ROWS[@]}"; }
+cmtime_host_serves_guest() { local o; o=$(mktemp); wait_for ready 90 || return 1
+  client "$o" g_cm cmtime -s "$HOST_IP" -b "$GUEST_IP" -p "$CMT_PORT" "$@" && check_out "$o" "${CMT_ROWS[@]}"; }
+# rmcast (io.rdma4j.rmcast's reliable multicast, rdma4j on both sides: the guest's native provider on rxe0, the
+# host's soft device): the subscriber is ready once its join shows (the guest's IP membership on eth0, the host's
+# "joined" line); the publisher waits for one member, sends, and serves repairs until the member leaves. Both are
+# bounded (the subscriber's --timeout prints its counters; the publisher waits for a member that may never come: it
+# runs under timeout --foreground, which stays in the side's process group, so the runner's kill reaches it too),
+# and the guest's side logs rxe0's counters and the CM ids and QPs, which show where a cross-engine run stops.
+# a JVM in the emulated guest stalls for seconds on a loaded host, longer than rmcast's 2 s member and publisher
+# timeouts (a stalled peer is dropped, comes back and reports a loss): both sides take the lab's scaled liveness
+# and the publisher serves repairs until its member has all (it leaves) or --linger ends: 5 s by default, less than
+# an emulated subscriber needs to catch up on what it missed, so the lab's scaled figure too
+rmc_live() { echo "--liveness $(( $(scaled 4) * 1000 ))"; }
+RMC_ROWS_SUB='^rmcast_sub: delivered [0-9]+ messages, [0-9]+ bytes, 0 fragments lost'
+rmc_state() { [ "$SIDE" = guest ] || return 0; log "rxe0 $1: $(rxe_counters | tr '\n' ' ')"
+  rdma res show cm_id 2>&1 | sed 's/^/[cm_id] /'; rdma res show qp 2>&1 | sed 's/^/[qp] /'; }
+rmcast_sub_side() { local me=$1 g n=$3 o rc; g=$(run_group "$2"); shift 3; o=$(mktemp); rmc_state before
+  serve "$o" rdma4j rmcast_sub -b "$me" -m "$g" -n "$n" --timeout "$(scaled 120)" $(rmc_live) "$@"
+  if [ "$SIDE" = guest ]; then wait_maddr eth0 "$g" 180 || return 1; else wait_log "$o" '^rmcast_sub: joined' 180 || return 1; fi
+  post ready; finish "$o"; rc=$?; rmc_state after
+  [ $rc = 0 ] && check_out "$o" "^rmcast_sub: delivered $n messages" "$RMC_ROWS_SUB"; }
+rmcast_pub_side() { local me=$1 g n=$3 o rc; g=$(run_group "$2"); shift 3; o=$(mktemp); wait_for ready 180 || return 1
+  rdma4j_java; rmc_state before
+  client "$o" timeout --foreground "$(scaled 100)" "${RDMA4J_JAVA[@]}" rmcast_pub -b "$me" -m "$g" -n "$n" --min-group 1 $(rmc_live) --linger "$(scaled 12)" "$@"; rc=$?
+  rmc_state after; [ $rc = 0 ] && check_out "$o" "^rmcast_pub: sent $n messages"; }

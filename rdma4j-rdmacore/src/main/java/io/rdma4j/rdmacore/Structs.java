@@ -136,7 +136,7 @@ public final class Structs
         a.set(ValueLayout.JAVA_BYTE, offset(QP, "rnr_retry"), (byte)attr.rnrRetry());
     }
 
-    static QpAttr readQpAttr(final MemorySegment a)
+    public static QpAttr readQpAttr(final MemorySegment a)
     {
         final QpState[] states = QpState.values();
         final int state = a.get(ValueLayout.JAVA_INT, offset(QP, "qp_state"));

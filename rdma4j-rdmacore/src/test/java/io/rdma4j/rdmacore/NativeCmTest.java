@@ -17,6 +17,10 @@ import io.rdma4j.verbs.MemoryRegion;
 import io.rdma4j.verbs.ProtectionDomain;
 import io.rdma4j.verbs.QpCap;
 import io.rdma4j.verbs.QpInitAttr;
+import io.rdma4j.verbs.QueuePair;
+import io.rdma4j.verbs.QpState;
+import io.rdma4j.verbs.QpAttrMask;
+import io.rdma4j.verbs.QpAttr;
 import io.rdma4j.verbs.QpType;
 import io.rdma4j.verbs.RdmaException;
 import io.rdma4j.verbs.RecvWr;
@@ -47,6 +51,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The native connection manager over librdmacm on the first native device (rxe0 in the lab guest), client and
@@ -181,6 +186,61 @@ class NativeCmTest
         }
 
         // the DREQ reaches the server; its own disconnect answers with the DREP the client waits for
+        active.disconnect();
+        expect(server, CmEventType.DISCONNECTED).ack();
+        passive.disconnect();
+        expect(client, CmEventType.DISCONNECTED).ack();
+    }
+
+    /**
+     * A QP of the caller's own, taken through INIT, RTR and RTS by librdmacm's attributes (rdma_init_qp_attr), as
+     * rmcast's subscriber and rping -q do: the connection is established and carries a SEND.
+     */
+    @Test
+    void anOwnQpIsConnectedWithInitQpAttrThenCarriesASend() throws Exception
+    {
+        final CmId listener = listener(PortSpace.TCP);
+        final CmId active = resolved(listener, PortSpace.TCP);
+        final ProtectionDomain clientPd = closing(active.verbs().allocPd());
+        final QueuePair own = closing(clientPd.createQp(qpOn(active, QpType.RC)));
+        final QpAttr init = active.initQpAttr(QpState.INIT);
+        assertTrue(init.mask().contains(QpAttrMask.STATE) && init.mask().contains(QpAttrMask.PORT), init.toString());
+        own.modify(init);
+        active.connect(new ConnParam(null, 1, 1, 0, 7, 7, false, own.qpNum()));
+
+        final CmEvent request = expect(server, CmEventType.CONNECT_REQUEST);
+        final CmId passive = closing(request.id());
+        request.ack();
+        final ProtectionDomain serverPd = closing(passive.verbs().allocPd());
+        final QpInitAttr serverAttr = qpOn(passive, QpType.RC);
+        passive.createQp(serverPd, serverAttr);
+        closing(passive::destroyQp);
+        try (Arena arena = Arena.ofShared())
+        {
+            final MemorySegment received = arena.allocate(64);
+            final MemoryRegion recvMr = closing(serverPd.regMr(received, EnumSet.of(AccessFlag.LOCAL_WRITE)));
+            passive.qp().postRecv(new RecvWr().wrId(5).sge(recvMr, 0, 64));
+            passive.accept(new ConnParam(null, 1, 1, 0, 7, 7, false, 0));
+
+            expect(client, CmEventType.CONNECT_RESPONSE).ack();
+            final QpAttr rtr = active.initQpAttr(QpState.RTR);
+            assertTrue(rtr.mask().containsAll(EnumSet.of(QpAttrMask.STATE, QpAttrMask.AV, QpAttrMask.DEST_QPN,
+                QpAttrMask.RQ_PSN)), rtr.mask().toString());
+            assertEquals(passive.qp().qpNum(), rtr.destQpNum());
+            own.modify(rtr);
+            own.modify(active.initQpAttr(QpState.RTS));
+            assertEquals(QpState.RTS, own.query().state());
+            active.establish();
+            expect(server, CmEventType.ESTABLISHED).ack();
+
+            final MemorySegment message = arena.allocate(64);
+            message.setString(0, "from an own QP", StandardCharsets.US_ASCII);
+            final MemoryRegion sendMr = closing(clientPd.regMr(message, EnumSet.of(AccessFlag.LOCAL_WRITE)));
+            own.postSend(new SendWr().wrId(9).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED).sge(sendMr, 0, 64));
+            final WorkCompletion wc = Rxe.pollOne(serverAttr.recvCq(), new WorkCompletion());
+            assertEquals(WcStatus.SUCCESS, wc.status());
+            assertEquals("from an own QP", received.getString(0, StandardCharsets.US_ASCII));
+        }
         active.disconnect();
         expect(server, CmEventType.DISCONNECTED).ack();
         passive.disconnect();

@@ -33,7 +33,11 @@ public enum RmcastCounter
     MALFORMED_FRAMES("malformed_frames"),
     STATUS_WRITES("status_writes"),
     IMAGES_AVAILABLE("images_available"),
-    IMAGES_UNAVAILABLE("images_unavailable");
+    IMAGES_UNAVAILABLE("images_unavailable"),
+    /** Receive completions of the group's QP that failed (the datagram is lost to this member). */
+    RECEIVE_ERRORS("receive_errors"),
+    /** Repair connections to a publisher that failed before they were granted (the session stays unseen). */
+    REPAIR_CONNECT_FAILURES("repair_connect_failures");
 
     private final String label;
 

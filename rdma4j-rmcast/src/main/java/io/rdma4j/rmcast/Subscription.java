@@ -73,6 +73,8 @@ public final class Subscription implements AutoCloseable
     private final MemoryRegion receiveMr;
     private final int receiveSlotLength;
     private final RecvWr recvWr = new RecvWr();
+    private static final System.Logger LOG = System.getLogger(Subscription.class.getName());
+
     private final WorkCompletion[] wcs = WorkCompletion.array(64);
     private final WorkCompletion[] rcWcs = WorkCompletion.array(32);
     private final SessionImage[] images;
@@ -212,7 +214,7 @@ public final class Subscription implements AutoCloseable
     /** @return a snapshot of the subscription's counters by label. */
     public Map<String, Long> counters()
     {
-        return counters.snapshot(RmcastCounter.FRAGMENTS_RECEIVED, RmcastCounter.IMAGES_UNAVAILABLE);
+        return counters.snapshot(RmcastCounter.FRAGMENTS_RECEIVED, RmcastCounter.REPAIR_CONNECT_FAILURES);
     }
 
     /**
@@ -240,6 +242,10 @@ public final class Subscription implements AutoCloseable
             {
                 onDatagram(slot, wc.byteLen(), handler, now);
             }
+            else
+            {
+                failedReceive(wc);
+            }
             repost(slot);
         }
         work += n;
@@ -257,6 +263,16 @@ public final class Subscription implements AutoCloseable
             work += housekeeping(now);
         }
         return work;
+    }
+
+    /** A failed receive of the group's QP: counted, and the first said (the counter says how often). */
+    private void failedReceive(final WorkCompletion wc)
+    {
+        counters.increment(RmcastCounter.RECEIVE_ERRORS);
+        if (counters.get(RmcastCounter.RECEIVE_ERRORS) == 1)
+        {
+            LOG.log(System.Logger.Level.WARNING, "rmcast: a receive from group " + group + " failed: " + wc.status());
+        }
     }
 
     private void repost(final int slot)
@@ -356,7 +372,7 @@ public final class Subscription implements AutoCloseable
         }
         catch (final RdmaException ex)
         {
-            remove(image, false);
+            connectFailed(image, ex.getMessage(), false);
         }
     }
 
@@ -417,6 +433,7 @@ public final class Subscription implements AutoCloseable
         final CmId id = event.id();
         final ConnParam param = event.connParam();
         final byte[] privateData = param == null ? null : param.privateData();
+        final int status = event.status();
         event.ack();
         if (!(id.context() instanceof SessionImage image) || images[image.slotIndex] != image)
         {
@@ -429,8 +446,9 @@ public final class Subscription implements AutoCloseable
                 case ADDR_RESOLVED -> id.resolveRoute(config.cmTimeoutMs());
                 case ROUTE_RESOLVED -> connect(image, id);
                 case CONNECT_RESPONSE -> establish(image, id, privateData, now);
-                case ADDR_ERROR, ROUTE_ERROR, CONNECT_ERROR, UNREACHABLE, REJECTED, DISCONNECTED, DEVICE_REMOVAL ->
-                    remove(image, true);
+                case ADDR_ERROR, ROUTE_ERROR, CONNECT_ERROR, UNREACHABLE, REJECTED, DEVICE_REMOVAL ->
+                    connectFailed(image, type + ", status " + status, true);
+                case DISCONNECTED -> remove(image, true);
                 default ->
                 {
                 }
@@ -438,7 +456,7 @@ public final class Subscription implements AutoCloseable
         }
         catch (final RdmaException ex)
         {
-            remove(image, true);
+            connectFailed(image, ex.getMessage(), true);
         }
         return 1;
     }
@@ -473,6 +491,21 @@ public final class Subscription implements AutoCloseable
         rc.modify(id.initQpAttr(QpState.RTS).timeout(config.repairAckTimeout()));
         id.establish();
         image.activate(grant, pd, now);
+    }
+
+    /**
+     * A repair connection that ended before or while it was set up: counted and said (once per try, and tries are
+     * a publisher timeout apart), so that a session seen but never available is not silent.
+     */
+    private void connectFailed(final SessionImage image, final String why, final boolean reportUnavailable)
+    {
+        if (image.state != SessionImage.State.ACTIVE)
+        {
+            counters.increment(RmcastCounter.REPAIR_CONNECT_FAILURES);
+            LOG.log(System.Logger.Level.WARNING, "rmcast: the repair connection for session " +
+                Integer.toHexString(image.sessionId) + " to " + image.repairAddress + " failed: " + why);
+        }
+        remove(image, reportUnavailable);
     }
 
     private void remove(final SessionImage image, final boolean reportUnavailable)
@@ -517,7 +550,16 @@ public final class Subscription implements AutoCloseable
         }
         finally
         {
-            resources.close();
+            // the group's QP is the id's, made after the CQs it uses: it goes first, or a device that counts
+            // references (rxe) refuses to destroy those CQs and the PD (EBUSY)
+            try
+            {
+                udId.destroyQp();
+            }
+            finally
+            {
+                resources.close();
+            }
         }
     }
 }

@@ -118,6 +118,44 @@ class MembershipTest
         }
     }
 
+    /**
+     * A subscriber the publisher has no room for sees the session, is refused its repair connection and says so
+     * (repair_connect_failures), where it used to stay silently without an image.
+     */
+    @Test
+    void shouldCountARepairConnectionThePublisherRefused() throws Exception
+    {
+        try (MemoryFabric fabric = new MemoryFabric(8); Arena arena = Arena.ofConfined();
+             Publication publication = Publication.open(small().maxMembers(1), fabric.device(1), fabric.group(1)))
+        {
+            final Traffic traffic = new Traffic(arena, 100);
+            final Traffic.Received firstGot = traffic.new Received();
+            final Traffic.Received refusedGot = traffic.new Received();
+            try (Subscription first = Subscription.open(small(), fabric.device(2), fabric.group(1), firstGot))
+            {
+                final Runnable one = () ->
+                {
+                    publication.doWork();
+                    first.poll(firstGot, 64);
+                };
+                Traffic.await(() -> publication.memberCount() == 1, one, 10_000, "the first joins");
+                try (Subscription refused = Subscription.open(small(), fabric.device(3), fabric.group(1), refusedGot))
+                {
+                    final Runnable both = () ->
+                    {
+                        one.run();
+                        refused.poll(refusedGot, 64);
+                    };
+                    Traffic.await(() -> refused.counters().get("repair_connect_failures") >= 1, both, 10_000,
+                        "the refusal counted");
+                    assertEquals(0, refused.imageCount());
+                    assertEquals(0L, refused.counters().get("receive_errors"));
+                    assertEquals(1, publication.memberCount());
+                }
+            }
+        }
+    }
+
     @Test
     void shouldStopWaitingForADeadSubscriberWithinTheMemberTimeout() throws Exception
     {

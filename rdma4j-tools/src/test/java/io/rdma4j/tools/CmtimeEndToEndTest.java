@@ -65,6 +65,35 @@ class CmtimeEndToEndTest
         assertTrue(row(server.lines(), "cm connect")[1] > 0, server.lines().toString());
     }
 
+    /**
+     * --no-oob: rdma-core 44's form (Debian 12's cmtime): no TCP meeting, so the server's port takes no TCP
+     * connection and neither side runs a warm-up; the server accepts -c connections, prints its table and exits.
+     */
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void shouldTimeTwoConnectionsWithoutTheOutOfBandConnection() throws Exception
+    {
+        final String port = String.valueOf(TestNet.tcpPort(0));
+        final ToolProcess server = ToolProcess.start("server", List.of("cmtime", "--no-oob", "-b", TestNet.host(183),
+            "-p", port, "-c", "2"), line -> line.startsWith("Accept (2) QPs test"));
+        children.add(server);
+        // with no TCP meeting the client needs the CM's listen first, which the server's first line follows
+        assertTrue(server.ready().get(120, TimeUnit.SECONDS), "server never listened: " + server.lines());
+        final ToolProcess client = ToolProcess.start("client", List.of("cmtime", "--no-oob", "-s", TestNet.host(183),
+            "-b", TestNet.host(184), "-p", port, "-c", "2"), line -> false);
+        children.add(client);
+
+        assertEquals(0, client.await(180, TimeUnit.SECONDS), "client exit status; its output: " + client.lines());
+        assertEquals(0, server.await(60, TimeUnit.SECONDS), "server exit status; its output: " + server.lines());
+        final List<String> lines = client.lines();
+        assertEquals("Connect (2) QPs test", lines.get(0), lines.toString());
+        assertEquals("qp_conn                 2", lines.get(1));
+        assertTrue(row(lines, "cm connect")[1] > 0, lines.toString());
+        assertTrue(row(lines, "disconnect")[1] > 0, lines.toString());
+        assertEquals("Accept (2) QPs test", server.lines().get(0), server.lines().toString());
+        assertTrue(row(server.lines(), "cm connect")[1] > 0, server.lines().toString());
+    }
+
     /** The six figures of a step's row. */
     private static long[] row(final List<String> lines, final String step)
     {

@@ -10,6 +10,7 @@ import io.rdma4j.rdmacore.NativePd;
 import io.rdma4j.rdmacore.NativeQp;
 import io.rdma4j.rdmacore.NativeSrq;
 import io.rdma4j.rdmacore.Structs;
+import io.rdma4j.rdmacore.abi.IbvQpAttr;
 import io.rdma4j.rdmacore.abi.IbvQpCap;
 import io.rdma4j.rdmacore.abi.IbvQpInitAttr;
 import io.rdma4j.rdmacore.abi.RdmaCmId;
@@ -17,7 +18,10 @@ import io.rdma4j.rdmacore.abi.RdmaCmJoinMcAttrEx;
 import io.rdma4j.rdmacore.abi.RdmaConnParam;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.ProtectionDomain;
+import io.rdma4j.verbs.QpAttr;
+import io.rdma4j.verbs.QpAttrMask;
 import io.rdma4j.verbs.QpInitAttr;
+import io.rdma4j.verbs.QpState;
 import io.rdma4j.verbs.RdmaException;
 
 import java.lang.foreign.Arena;
@@ -143,6 +147,74 @@ public final class NativeCmId implements CmId
                 "rdma_resolve_addr", id, source == null ? MemorySegment.NULL : SockAddr.write(arena, source),
                 SockAddr.write(arena, destination), timeoutMs);
         }
+    }
+
+    /**
+     * librdmacm's {@code rdma_init_qp_attr}: the attributes that take a QP of the caller's own (not the id's) to
+     * {@code state} for this id's connection, with exactly the mask librdmacm returns, so that
+     * {@link io.rdma4j.verbs.QueuePair#modify(QpAttr)} sets those and no others.
+     */
+    @Override
+    public QpAttr initQpAttr(final QpState state)
+    {
+        checkLive("initQpAttr");
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment attr = arena.allocate(IbvQpAttr.LAYOUT);
+            attr.set(ValueLayout.JAVA_INT, offset(IbvQpAttr.LAYOUT, "qp_state"), state.ordinal());
+            final MemorySegment mask = arena.allocate(ValueLayout.JAVA_INT);
+            Rdmacm.check("rdma_init_qp_attr for " + state, "rdma_init_qp_attr", id, attr, mask);
+            return masked(Structs.readQpAttr(attr), mask.get(ValueLayout.JAVA_INT, 0));
+        }
+    }
+
+    /** librdmacm's {@code rdma_establish}: the RTU of a connection whose QP is the caller's own, once it is in RTS. */
+    @Override
+    public void establish()
+    {
+        checkLive("establish");
+        Rdmacm.check("rdma_establish", "rdma_establish", id);
+    }
+
+    /** The attributes of {@code all} that {@code bits} names, each set again so that it is in the mask. */
+    private static QpAttr masked(final QpAttr all, final int bits)
+    {
+        final QpAttr out = new QpAttr();
+        int left = bits;
+        for (final QpAttrMask m : QpAttrMask.values())
+        {
+            if ((bits & m.bit()) == 0)
+            {
+                continue;
+            }
+            left &= ~m.bit();
+            switch (m)
+            {
+                case STATE -> out.state(all.state());
+                case CUR_STATE -> out.curState(all.curState());
+                case ACCESS_FLAGS -> out.accessFlags(all.accessFlags());
+                case PKEY_INDEX -> out.pkeyIndex(all.pkeyIndex());
+                case PORT -> out.portNum(all.portNum());
+                case QKEY -> out.qkey(all.qkey());
+                case AV -> out.ahAttr(all.ahAttr());
+                case PATH_MTU -> out.pathMtu(all.pathMtu());
+                case TIMEOUT -> out.timeout(all.timeout());
+                case RETRY_CNT -> out.retryCnt(all.retryCnt());
+                case RNR_RETRY -> out.rnrRetry(all.rnrRetry());
+                case RQ_PSN -> out.rqPsn(all.rqPsn());
+                case MAX_QP_RD_ATOMIC -> out.maxRdAtomic(all.maxRdAtomic());
+                case MIN_RNR_TIMER -> out.minRnrTimer(all.minRnrTimer());
+                case SQ_PSN -> out.sqPsn(all.sqPsn());
+                case MAX_DEST_RD_ATOMIC -> out.maxDestRdAtomic(all.maxDestRdAtomic());
+                case CAP -> out.cap(all.cap());
+                case DEST_QPN -> out.destQpNum(all.destQpNum());
+                default -> throw new RdmaException(Errno.EOPNOTSUPP, "initQpAttr: librdmacm returned " + m +
+                    ", which rdma4j's QpAttr does not carry");
+            }
+        }
+        RdmaException.check(left == 0, Errno.EOPNOTSUPP, "initQpAttr: librdmacm returned mask bits 0x" +
+            Integer.toHexString(left) + " that rdma4j does not know");
+        return out;
     }
 
     @Override

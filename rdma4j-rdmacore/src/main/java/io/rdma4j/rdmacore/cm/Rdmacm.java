@@ -58,6 +58,8 @@ final class Rdmacm
             bind("rdma_disconnect", JAVA_INT, ADDRESS);
             bind("rdma_create_qp", JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
             bindVoid("rdma_destroy_qp", ADDRESS);
+            bind("rdma_init_qp_attr", JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
+            bind("rdma_establish", JAVA_INT, ADDRESS);
             bind("rdma_get_cm_event", JAVA_INT, ADDRESS, ADDRESS);
             bind("rdma_ack_cm_event", JAVA_INT, ADDRESS);
             bind("rdma_join_multicast_ex", JAVA_INT, ADDRESS, ADDRESS, ADDRESS);

@@ -35,7 +35,10 @@ import java.util.concurrent.TimeUnit;
  * create qp, connect, disconnect, destroy qp, destroy id; the server accepts them. Both meet between phases over a
  * TCP connection on the same port number, as cmtime does, run a one-connection warm-up, then the test, and print
  * cmtime's table. rdma_create_qp leaves the QP in INIT and the connection manager takes it to RTR and RTS, so the
- * "init/rtr/rts qp" rows stay 0; cmtime's CM-only run ("no QPs"), -m, -n and -q are not done.
+ * "init/rtr/rts qp" rows stay 0; cmtime's CM-only run ("no QPs"), -m, -n and -q are not done. With {@code --no-oob}
+ * it speaks the older cmtime's form instead (rdma-core 44, Debian 12's): no TCP meeting and no warm-up; the client
+ * takes its ids through the steps at once, and the server accepts {@code -c} connections, disconnects each when its
+ * peer does, prints its table and exits (the older server printed nothing and never exited).
  */
 @Command(name = "cmtime", mixinStandardHelpOptions = true, sortOptions = false, exitCodeOnInvalidInput = 1,
     description = "Time each step of RC connection setup and teardown through the connection manager, for many "
@@ -75,6 +78,10 @@ public final class CmtimeCommand implements Callable<Integer>
     @Option(order = 7, names = "--warmup-table", description = "rdma4j: print the warm-up's table too: the first "
         + "connection of the process, class loading and device start included")
     private boolean warmupTable;
+
+    @Option(order = 8, names = "--no-oob", description = "rdma4j: the older cmtime's protocol (rdma-core 44, as in "
+        + "Debian 12): no out-of-band TCP connection and no warm-up, for a peer that has none")
+    private boolean noOob;
 
     private PrintWriter out;
     private InetSocketAddress destination;
@@ -123,6 +130,13 @@ public final class CmtimeCommand implements Callable<Integer>
         final InetAddress serverAddress = InetAddress.getByName(server);
         destination = new InetSocketAddress(serverAddress, port);
         final InetSocketAddress source = bind == null ? null : new InetSocketAddress(InetAddress.getByName(bind), 0);
+        if (noOob)
+        {
+            out.printf("Connect (%d) QPs test%n", connections);
+            out.flush();
+            clientTest(channel, null, source, connections).print(out, true);
+            return;
+        }
         try (Oob oob = Oob.connect(serverAddress, port, OOB_PATIENCE_MS))
         {
             out.println("Client warmup");
@@ -143,7 +157,7 @@ public final class CmtimeCommand implements Callable<Integer>
     {
         final StepTimes times = new StepTimes(count);
         final CmId[] ids = new CmId[count];
-        oob.sendRecv(0);
+        meet(oob, 0);
         times.start(Step.FULL_CONNECT);
         times.start(Step.CREATE_ID);
         for (int i = 0; i < count; i++)
@@ -203,7 +217,7 @@ public final class CmtimeCommand implements Callable<Integer>
         }
         times.end(Step.CONNECT);
         times.end(Step.FULL_CONNECT);
-        oob.sendRecv(Step.CONNECT.ordinal());
+        meet(oob, Step.CONNECT.ordinal());
         times.start(Step.DISCONNECT);
         for (int i = 0; i < count; i++)
         {
@@ -214,7 +228,7 @@ public final class CmtimeCommand implements Callable<Integer>
         times.end(Step.DISCONNECT);
         // the DREP (or the peer's DREQ) ends each connection before its QP goes, as cmtime's event thread sees
         awaitAll(channel, null, ids, CmEventType.DISCONNECTED, null, count);
-        oob.sendRecv(Step.DISCONNECT.ordinal());
+        meet(oob, Step.DISCONNECT.ordinal());
         destroy(times, ids);
         verbs.close();
         return times;
@@ -228,6 +242,20 @@ public final class CmtimeCommand implements Callable<Integer>
         final CmId listener = channel.createId(null, PortSpace.TCP);
         listener.bindAddr(new InetSocketAddress(local, port));
         listener.listen(0);
+        if (noOob)
+        {
+            try
+            {
+                out.printf("Accept (%d) QPs test%n", connections);
+                out.flush();
+                serverTest(channel, null, connections).print(out, true);
+            }
+            finally
+            {
+                listener.close();
+            }
+            return;
+        }
         try (Oob oob = Oob.accept(local, port))
         {
             out.println("Server warmup");
@@ -253,7 +281,7 @@ public final class CmtimeCommand implements Callable<Integer>
         final StepTimes times = new StepTimes(count);
         final CmId[] ids = new CmId[count];
         final Verbs verbs = new Verbs();
-        oob.recvSend(0);
+        answer(oob, 0);
         int accepted = 0;
         int established = 0;
         while (established < count)
@@ -293,7 +321,7 @@ public final class CmtimeCommand implements Callable<Integer>
         }
         times.end(Step.CONNECT);
         times.end(Step.FULL_CONNECT);
-        oob.recvSend(Step.CONNECT.ordinal());
+        answer(oob, Step.CONNECT.ordinal());
         times.start(Step.DISCONNECT);
         for (int disconnected = 0; disconnected < count; disconnected++)
         {
@@ -311,13 +339,31 @@ public final class CmtimeCommand implements Callable<Integer>
             times.end(i, Step.DISCONNECT);
         }
         times.end(Step.DISCONNECT);
-        oob.recvSend(Step.DISCONNECT.ordinal());
+        answer(oob, Step.DISCONNECT.ordinal());
         destroy(times, ids);
         verbs.close();
         return times;
     }
 
     // ---- shared ----
+
+    /** The client's meeting at a phase; none without the out-of-band connection (--no-oob). */
+    private static void meet(final Oob oob, final int phase) throws IOException
+    {
+        if (oob != null)
+        {
+            oob.sendRecv(phase);
+        }
+    }
+
+    /** The server's side of {@link #meet}. */
+    private static void answer(final Oob oob, final int phase) throws IOException
+    {
+        if (oob != null)
+        {
+            oob.recvSend(phase);
+        }
+    }
 
     private void awaitAll(final EventChannel channel, final StepTimes times, final CmId[] ids,
         final CmEventType expected, final Step step, final int count) throws IOException, InterruptedException

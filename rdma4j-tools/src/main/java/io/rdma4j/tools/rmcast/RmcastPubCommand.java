@@ -56,10 +56,18 @@ public final class RmcastPubCommand implements Callable<Integer>
         description = "after the last message, serve repairs until the members leave or this long (default: ${DEFAULT-VALUE})")
     private int linger;
 
+    @Option(names = "--liveness", paramLabel = "ms", defaultValue = "2000",
+        description = "how long a silent member or publisher is still taken as alive, ms (the member and publisher "
+            + "timeouts; raise it where a peer may stall, as an emulated guest does; default: ${DEFAULT-VALUE})")
+    private long livenessMs;
+
     @Override
     public Integer call() throws Exception
     {
-        final MulticastConfig config = new MulticastConfig().windowSlots(window).minGroupSize(minGroup).flowControl(flow)
+        final MulticastConfig config = new MulticastConfig()
+            .memberTimeoutNs(TimeUnit.MILLISECONDS.toNanos(livenessMs))
+            .publisherTimeoutNs(TimeUnit.MILLISECONDS.toNanos(livenessMs))
+            .windowSlots(window).minGroupSize(minGroup).flowControl(flow)
             .maxMessageLength(Math.max(size, 64 * 1024)).offersPerFlush(offersPerFlush);
         final PublicationListener dropped = new PublicationListener()
         {

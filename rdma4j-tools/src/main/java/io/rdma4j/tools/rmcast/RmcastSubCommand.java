@@ -38,6 +38,16 @@ public final class RmcastSubCommand implements Callable<Integer>
         description = "stop when no session has been seen for this long after the first, 0 for never")
     private int idleExit;
 
+    @Option(names = "--timeout", paramLabel = "seconds", defaultValue = "0",
+        description = "give up after this long (exit status 1, the counters printed), 0 for never (a script's bound "
+            + "on a run that never sees a session; default: ${DEFAULT-VALUE})")
+    private int timeout;
+
+    @Option(names = "--liveness", paramLabel = "ms", defaultValue = "2000",
+        description = "how long a silent member or publisher is still taken as alive, ms (the member and publisher "
+            + "timeouts; raise it where a peer may stall, as an emulated guest does; default: ${DEFAULT-VALUE})")
+    private long livenessMs;
+
     @Override
     public Integer call() throws Exception
     {
@@ -69,7 +79,10 @@ public final class RmcastSubCommand implements Callable<Integer>
                 System.out.printf("rmcast_sub: session %08x gone at %d%n", sessionId, position);
             }
         };
-        final MulticastConfig config = new MulticastConfig().maxMessageLength(16 * 1024 * 1024)
+        final MulticastConfig config = new MulticastConfig()
+            .memberTimeoutNs(TimeUnit.MILLISECONDS.toNanos(livenessMs))
+            .publisherTimeoutNs(TimeUnit.MILLISECONDS.toNanos(livenessMs))
+            .maxMessageLength(16 * 1024 * 1024)
             .joinPosition(replay ? JoinPosition.REPLAY : JoinPosition.LIVE);
         try (Subscription subscription = Subscription.open(config, InetAddress.getByName(bindAddress),
             new InetSocketAddress(InetAddress.getByName(group), 0), listener))
@@ -79,6 +92,8 @@ public final class RmcastSubCommand implements Callable<Integer>
             long nextReport = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
             long lastSeenSession = 0;
             boolean seen = false;
+            final long giveUpAt = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeout);
+            boolean gaveUp = false;
             while (count == 0 || delivered[0] < count)
             {
                 if (subscription.poll(handler, 64) == 0)
@@ -86,6 +101,11 @@ public final class RmcastSubCommand implements Callable<Integer>
                     Thread.onSpinWait();
                 }
                 final long now = System.nanoTime();
+                if (timeout > 0 && now - giveUpAt > 0)
+                {
+                    gaveUp = true;
+                    break;
+                }
                 if (subscription.imageCount() > 0)
                 {
                     seen = true;
@@ -104,7 +124,12 @@ public final class RmcastSubCommand implements Callable<Integer>
             report(subscription, rates);
             System.out.printf("rmcast_sub: delivered %d messages, %d bytes, %d fragments lost; %s%n", delivered[0],
                 delivered[1], lost[0], subscription.counters());
-            return lost[0] == 0 ? 0 : 1;
+            if (gaveUp)
+            {
+                System.out.printf("rmcast_sub: gave up after %d s with %d of %d messages%n", timeout, delivered[0],
+                    count);
+            }
+            return lost[0] == 0 && !gaveUp ? 0 : 1;
         }
     }
 

@@ -1,0 +1,1 @@
+../soft-rdmacore/cmtime-host-serves.sh
