@@ -185,15 +185,6 @@ final class SessionImage
         writeStatus(nowNs);
     }
 
-    /**
-     * @return the end of what was known sent and not delivered when the image closed with its loss deferred
-     *         (the session lives on and a rejoin may replay it), -1 if nothing is owed.
-     */
-    long owedTo()
-    {
-        return activated && highestKnown > expected ? highestKnown : -1;
-    }
-
     /** @return where delivery stood when the image closed, -1 if it never began. */
     long endPosition()
     {
@@ -607,10 +598,10 @@ final class SessionImage
     }
 
     /**
-     * The image is over: what was known sent but not delivered is reported lost (unless deferred: the session
-     * lives on, and the subscription reports it if no rejoin replays it), then the connection and memory go.
+     * The session is over: what was known sent but not delivered is reported lost, then the connection and
+     * memory go.
      */
-    void close(final boolean reportUnavailable, final boolean deferLoss)
+    void close(final boolean reportUnavailable)
     {
         if (state == State.CLOSED)
         {
@@ -618,7 +609,7 @@ final class SessionImage
         }
         final boolean wasActive = state == State.ACTIVE;
         state = State.CLOSED;
-        if (wasActive && highestKnown > expected && !deferLoss)
+        if (wasActive && highestKnown > expected)
         {
             reportLoss(expected, highestKnown);
             expected = highestKnown;

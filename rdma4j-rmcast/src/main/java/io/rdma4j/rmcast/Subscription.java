@@ -84,10 +84,6 @@ public final class Subscription implements AutoCloseable
     private final long[] endedUntilNs;
     /** Where each ended session's delivery stood (all below delivered or reported lost), -1 if it never began. */
     private final long[] endedPositions;
-    /** The end of what each ended image knew sent and had not delivered, owed unless a rejoin replays it; -1. */
-    private final long[] endedOwedTo;
-    /** When an owed loss is reported if no new image of its session began. */
-    private final long[] endedOwedUntilNs;
     private int nextEnded;
     private final Counters counters = new Counters();
     private final Budget budget = new Budget();
@@ -127,9 +123,6 @@ public final class Subscription implements AutoCloseable
             endedSessions = new int[config.maxImages()];
             endedUntilNs = new long[config.maxImages()];
             endedPositions = new long[config.maxImages()];
-            endedOwedTo = new long[config.maxImages()];
-            java.util.Arrays.fill(endedOwedTo, -1);
-            endedOwedUntilNs = new long[config.maxImages()];
             udId.joinMulticast(group, JoinFlags.FULLMEMBER, null);
             channel.expect(CmEventType.MULTICAST_JOIN, config.cmTimeoutMs(), TimeUnit.MILLISECONDS).ack();
             opened = true;
@@ -363,7 +356,7 @@ public final class Subscription implements AutoCloseable
         }
         catch (final RdmaException ex)
         {
-            remove(image, false, true);
+            remove(image, false);
         }
     }
 
@@ -382,9 +375,8 @@ public final class Subscription implements AutoCloseable
             }
             if (!wc.isSuccess())
             {
-                // the publisher's side of the connection is gone (it may have let this member go): nothing more
-                // can be repaired by it; a rejoin may replay what it missed
-                remove(image, true, true);
+                // the publisher's side of the connection is gone: nothing more can be repaired
+                remove(image, true);
                 continue;
             }
             switch ((int)wrId & KIND_MASK)
@@ -406,12 +398,11 @@ public final class Subscription implements AutoCloseable
         {
             if (image != null && now - image.lastActivityNs > config.publisherTimeoutNs())
             {
-                remove(image, true, false);
+                remove(image, true);
                 work++;
             }
         }
         work += pollCm(now);
-        work += reportOwedLosses(now);
         return work;
     }
 
@@ -438,9 +429,8 @@ public final class Subscription implements AutoCloseable
                 case ADDR_RESOLVED -> id.resolveRoute(config.cmTimeoutMs());
                 case ROUTE_RESOLVED -> connect(image, id);
                 case CONNECT_RESPONSE -> establish(image, id, privateData);
-                case ADDR_ERROR, ROUTE_ERROR, CONNECT_ERROR, UNREACHABLE, REJECTED, DISCONNECTED ->
-                    remove(image, true, true);
-                case DEVICE_REMOVAL -> remove(image, true, false);
+                case ADDR_ERROR, ROUTE_ERROR, CONNECT_ERROR, UNREACHABLE, REJECTED, DISCONNECTED, DEVICE_REMOVAL ->
+                    remove(image, true);
                 default ->
                 {
                 }
@@ -448,7 +438,7 @@ public final class Subscription implements AutoCloseable
         }
         catch (final RdmaException ex)
         {
-            remove(image, true, true);
+            remove(image, true);
         }
         return 1;
     }
@@ -476,7 +466,7 @@ public final class Subscription implements AutoCloseable
         final RepairGrant grant = RepairGrant.decode(privateData);
         if (grant == null || grant.sessionId() != image.sessionId)
         {
-            remove(image, false, true);
+            remove(image, false);
             return;
         }
         final QueuePair rc = image.repairQp();
@@ -486,75 +476,21 @@ public final class Subscription implements AutoCloseable
         // the RTU (ESTABLISHED), and allocating and registering a window-sized ring took seconds on a loaded
         // host, long enough for a member that had written nothing yet to be timed out before it began
         image.activate(grant, pd);
-        settleOwed(image.sessionId);
         id.establish();
     }
 
-    /**
-     * @param sessionLives whether the session may still be there (its publisher let this member go, the
-     *                     connection failed): what the image knew sent and had not delivered is then owed, not
-     *                     reported, so that a rejoin's replay can deliver it; reported if none does in time.
-     */
-    private void remove(final SessionImage image, final boolean reportUnavailable, final boolean sessionLives)
+    private void remove(final SessionImage image, final boolean reportUnavailable)
     {
         if (images[image.slotIndex] == image)
         {
             images[image.slotIndex] = null;
         }
+        endedSessions[nextEnded] = image.sessionId;
+        endedUntilNs[nextEnded] = System.nanoTime() + config.publisherTimeoutNs();
         final int ended = nextEnded;
         nextEnded = (nextEnded + 1) % endedSessions.length;
-        if (endedOwedTo[ended] >= 0)
-        {
-            // the ring of ended sessions wraps over an entry still owed: report it rather than forget it
-            reportOwed(ended);
-        }
-        final long now = System.nanoTime();
-        endedSessions[ended] = image.sessionId;
-        endedUntilNs[ended] = now + config.publisherTimeoutNs();
-        image.close(reportUnavailable, sessionLives);
+        image.close(reportUnavailable);
         endedPositions[ended] = image.endPosition();
-        endedOwedTo[ended] = sessionLives ? image.owedTo() : -1;
-        // the pause, then a heartbeat, a connection and a ring: a rejoin that has not begun by then is not coming
-        endedOwedUntilNs[ended] = now + 2 * config.publisherTimeoutNs() + 2L * config.cmTimeoutMs() * 1_000_000L;
-    }
-
-    /** Report the losses owed by ended images whose session did not come back by their time. */
-    private int reportOwedLosses(final long now)
-    {
-        int work = 0;
-        for (int i = 0; i < endedOwedTo.length; i++)
-        {
-            if (endedOwedTo[i] >= 0 && now - endedOwedUntilNs[i] >= 0)
-            {
-                reportOwed(i);
-                work++;
-            }
-        }
-        return work;
-    }
-
-    private void reportOwed(final int ended)
-    {
-        final long from = endedPositions[ended];
-        final long to = endedOwedTo[ended];
-        endedOwedTo[ended] = -1;
-        // a later image of the session resumes after what is reported here: nothing is delivered after its loss
-        endedPositions[ended] = to;
-        counters.increment(RmcastCounter.LOSS_EVENTS);
-        counters.add(RmcastCounter.FRAGMENTS_LOST, to - from);
-        listener.onUnrecoverableLoss(endedSessions[ended], from, to);
-    }
-
-    /** A new image of a session began where the ended ones left off: it reports or delivers what they owed. */
-    private void settleOwed(final int sessionId)
-    {
-        for (int i = 0; i < endedSessions.length; i++)
-        {
-            if (endedSessions[i] == sessionId)
-            {
-                endedOwedTo[i] = -1;
-            }
-        }
     }
 
     @Override
@@ -579,10 +515,9 @@ public final class Subscription implements AutoCloseable
                     {
                         // not connected: nothing to tell the publisher
                     }
-                    remove(image, false, false);
+                    remove(image, false);
                 }
             }
-            reportOwedLosses(Long.MAX_VALUE);
         }
         finally
         {
