@@ -813,7 +813,11 @@ public final class Publication implements AutoCloseable
             id.close();
             return;
         }
-        final long start = request.replay() ? Math.max(0, nextSequence - windowSlots + 1) : nextSequence;
+        // a replay under MAX with slow members dropped starts half a window back, not at the window's tail: there
+        // the next send would put it a window behind and drop it again before it could catch up (a dropped member
+        // that rejoins asks for a replay)
+        final long replayFrom = dropsSlowMembers ? nextSequence - windowSlots / 2 : nextSequence - windowSlots + 1;
+        final long start = request.replay() ? Math.max(0, replayFrom) : nextSequence;
         final long entry = (long)index * Member.STATUS_ENTRY_LENGTH;
         LONG.setRelease(status, entry + Member.POSITION_OFFSET, start);
         LONG.setRelease(status, entry + Member.LIVENESS_OFFSET, 0L);

@@ -128,8 +128,20 @@ final class SessionImage
         return ((long)generation << 32) | ((long)slotIndex << 8) | kind;
     }
 
-    /** The repair connection is up: allocate the ring as the grant lays out the window, and start. */
-    void activate(final RepairGrant grant, final ProtectionDomain pd, final long nowNs)
+    /**
+     * @return whether this image continues an earlier one of its session: it asks for a replay, so that it
+     *         resumes where that one ended wherever the window still holds it, not at the live head.
+     */
+    boolean resumes()
+    {
+        return resumeFrom >= 0;
+    }
+
+    /**
+     * The repair connection is up: allocate the ring as the grant lays out the window, start, and write the
+     * first status at once (the publisher counts a member silent from the connection on).
+     */
+    void activate(final RepairGrant grant, final ProtectionDomain pd)
     {
         windowSlots = grant.windowSlots();
         slotMask = windowSlots - 1;
@@ -159,14 +171,18 @@ final class SessionImage
         lastStatusPosition = Long.MIN_VALUE / 2;
         state = State.ACTIVE;
         activated = true;
+        // the clock after the allocation, which can take seconds: a stale one would time the session out
+        final long nowNs = System.nanoTime();
         lastActivityNs = nowNs;
         counters.increment(RmcastCounter.IMAGES_AVAILABLE);
         listener.onImageAvailable(sessionId, expected);
         if (expected < start)
         {
+            // what the window no longer held when this image of a returning session began
             reportLoss(expected, start);
             expected = start;
         }
+        writeStatus(nowNs);
     }
 
     /** @return where delivery stood when the image closed, -1 if it never began. */

@@ -445,7 +445,7 @@ public final class Subscription implements AutoCloseable
             {
                 case ADDR_RESOLVED -> id.resolveRoute(config.cmTimeoutMs());
                 case ROUTE_RESOLVED -> connect(image, id);
-                case CONNECT_RESPONSE -> establish(image, id, privateData, now);
+                case CONNECT_RESPONSE -> establish(image, id, privateData);
                 case ADDR_ERROR, ROUTE_ERROR, CONNECT_ERROR, UNREACHABLE, REJECTED, DEVICE_REMOVAL ->
                     connectFailed(image, type + ", status " + status, true);
                 case DISCONNECTED -> remove(image, true);
@@ -475,10 +475,11 @@ public final class Subscription implements AutoCloseable
         image.repairQp(rc);
         rc.modify(id.initQpAttr(QpState.INIT));
         id.connect(ConnParam.builder().qpNum(rc.qpNum()).privateData(
-            new RepairRequest(image.sessionId, config.joinPosition() == JoinPosition.REPLAY).encode()).build());
+            new RepairRequest(image.sessionId, config.joinPosition() == JoinPosition.REPLAY || image.resumes())
+                .encode()).build());
     }
 
-    private void establish(final SessionImage image, final CmId id, final byte[] privateData, final long now)
+    private void establish(final SessionImage image, final CmId id, final byte[] privateData)
     {
         final RepairGrant grant = RepairGrant.decode(privateData);
         if (grant == null || grant.sessionId() != image.sessionId)
@@ -489,8 +490,11 @@ public final class Subscription implements AutoCloseable
         final QueuePair rc = image.repairQp();
         rc.modify(id.initQpAttr(QpState.RTR));
         rc.modify(id.initQpAttr(QpState.RTS).timeout(config.repairAckTimeout()));
+        // the ring first, and the first status with it, then the RTU: the publisher's member timeout runs from
+        // the RTU (ESTABLISHED), and allocating and registering a window-sized ring took seconds on a loaded
+        // host, long enough for a member that had written nothing yet to be timed out before it began
+        image.activate(grant, pd);
         id.establish();
-        image.activate(grant, pd, now);
     }
 
     /**

@@ -81,6 +81,21 @@ final class McastStats
     }
 
     /**
+     * The system reported messages lost (rmcast's unrecoverable-loss event): a reliable run fails on it at once,
+     * rather than waiting for the next message to show the gap, which may never come (the publisher holds the
+     * paced messages back until every subscriber caught up).
+     *
+     * @param what the loss, for the failure line.
+     */
+    void onLoss(final String what)
+    {
+        if (reliable && failure == null)
+        {
+            failure = "unrecoverable loss after " + received + " messages: " + what;
+        }
+    }
+
+    /**
      * One datagram of an unreliable system's message, which it sends in {@code chunks} datagrams: the message
      * counts once all of them came, in order.
      */

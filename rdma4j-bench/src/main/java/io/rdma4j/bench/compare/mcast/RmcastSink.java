@@ -23,11 +23,13 @@ final class RmcastSink implements McastSink, SubscriptionListener
     private final Subscription subscription;
     private final MessageHandler handler;
     private final DeviceDrops drops;
+    private final McastStats stats;
     private long lossEvents;
 
     RmcastSink(final Map<String, String> args, final McastStats stats) throws InterruptedException,
         java.net.UnknownHostException
     {
+        this.stats = stats;
         this.handler = (final MemorySegment buffer, final long offset, final int length, final int sessionId,
             final long position) -> stats.onMessage(buffer.get(ValueLayout.JAVA_LONG_UNALIGNED, offset),
             buffer.get(ValueLayout.JAVA_LONG_UNALIGNED, offset + Long.BYTES));
@@ -48,6 +50,7 @@ final class RmcastSink implements McastSink, SubscriptionListener
     public void onUnrecoverableLoss(final int sessionId, final long fromSequence, final long toSequence)
     {
         lossEvents++;
+        stats.onLoss("session " + sessionId + " sequences " + fromSequence + ".." + toSequence);
     }
 
     @Override
