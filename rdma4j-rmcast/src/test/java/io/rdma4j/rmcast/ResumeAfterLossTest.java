@@ -90,9 +90,10 @@ class ResumeAfterLossTest
                 stalledGot.assertEveryMessageOrLoss();
                 aliveGot.assertEveryMessageOrLoss();
                 assertTrue(aliveGot.losses.isEmpty(), "the live member lost nothing");
-                // one loss: what its image knew sent when it ended; a rejoin at the live head would report a second,
-                // [where the image ended, the head), the messages sent while it was out
-                assertEquals(1, stalledGot.losses.size(), "the window held what was sent while it was out: " +
+                // at most one loss: what its image knew sent and had not delivered when it ended (nothing, when it
+                // had taken all of that before it was let go); a rejoin at the live head would report another,
+                // [where the image ended, the head), the messages sent while it was out, and miss them (below)
+                assertTrue(stalledGot.losses.size() <= 1, "the window held what was sent while it was out: " +
                     stalledGot.describe());
                 final List<Traffic.Offered> resumed = stalledGot.delivered.stream()
                     .filter(message -> message.index() >= whileOut).toList();
