@@ -185,7 +185,12 @@ class NativeCmTest
             assertEquals("over librdmacm", received.getString(0, StandardCharsets.US_ASCII));
         }
 
-        // the DREQ reaches the server; its own disconnect answers with the DREP the client waits for
+        disconnectBoth(active, passive);
+    }
+
+    /** The DREQ reaches the server; its own disconnect answers with the DREP the client waits for. */
+    private void disconnectBoth(final CmId active, final CmId passive) throws Exception
+    {
         active.disconnect();
         expect(server, CmEventType.DISCONNECTED).ack();
         passive.disconnect();
@@ -241,10 +246,7 @@ class NativeCmTest
             assertEquals(WcStatus.SUCCESS, wc.status());
             assertEquals("from an own QP", received.getString(0, StandardCharsets.US_ASCII));
         }
-        active.disconnect();
-        expect(server, CmEventType.DISCONNECTED).ack();
-        passive.disconnect();
-        expect(client, CmEventType.DISCONNECTED).ack();
+        disconnectBoth(active, passive);
     }
 
     @Test
