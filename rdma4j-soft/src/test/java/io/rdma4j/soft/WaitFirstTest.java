@@ -28,7 +28,12 @@ class WaitFirstTest
 {
     private static final int ROUNDS = 20;
 
-    /** The receiving device's link: counts the waiting thread's receives that found nothing, and its waits. */
+    /**
+     * The receiving device's link: counts the waiting thread's receives that found nothing, and its waits. Its waits
+     * keep their time limits, unlike {@link WaitRecordingLink}'s: a round starts only once the waiting thread is in
+     * the link's wait, which needs the progress thread to give the role back if it holds it. The device's receives in
+     * place come through {@link #receive}, as {@link Link#receiveInPlace}'s default makes them.
+     */
     private static final class LookCounting extends ForwardingLink
     {
         final AtomicInteger emptyLooks = new AtomicInteger();
@@ -43,18 +48,6 @@ class WaitFirstTest
         public boolean receive(final ByteBuffer buffer, final DatagramInfo info)
         {
             final boolean got = inner.receive(buffer, info);
-            if (!got && !WaitRecordingLink.isProgressThread())
-            {
-                emptyLooks.incrementAndGet();
-            }
-            return got;
-        }
-
-        @Override
-        public boolean receiveInPlace(
-            final ByteBuffer buffer, final java.lang.foreign.MemorySegment segment, final DatagramInfo info)
-        {
-            final boolean got = inner.receiveInPlace(buffer, segment, info);
             if (!got && !WaitRecordingLink.isProgressThread())
             {
                 emptyLooks.incrementAndGet();
@@ -94,7 +87,8 @@ class WaitFirstTest
             final LookCounting link = counting.get();
             // each round: the waits the receiving thread had entered when it began the round
             final BlockingQueue<Integer> rounds = new ArrayBlockingQueue<>(ROUNDS);
-            final Thread sending = Thread.ofPlatform().start(() ->
+            // a daemon, interrupted when the test ends: one that failed leaves it waiting for a round that never comes
+            final Thread sending = Thread.ofPlatform().daemon().start(() ->
             {
                 for (int i = 0; i < ROUNDS; i++)
                 {
@@ -110,10 +104,14 @@ class WaitFirstTest
                     // once the receiver is in a wait of this round
                     while (link.waitsEntered.get() <= entered)
                     {
+                        if (Thread.currentThread().isInterrupted())
+                        {
+                            return;
+                        }
                         Thread.onSpinWait();
                     }
                     // the datagram comes a while into the wait, so that the wait slept on any machine (it is judged
-                    // by how long it took); the order itself is the semaphore's
+                    // by how long it took); the order itself is the round queue's and the count of waits'
                     final long until = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(200);
                     while (System.nanoTime() < until)
                     {
@@ -123,22 +121,29 @@ class WaitFirstTest
                 }
             });
             int looksAfterTheFirstRound = 0;
-            for (int i = 0; i < ROUNDS; i++)
+            try
             {
-                final int before = link.emptyLooks.get();
-                receiver.cq.requestNotify(false);
-                rounds.add(link.waitsEntered.get());
-                assertSame(receiver.cq, receiver.channel.getCqEvent(-1, TimeUnit.SECONDS));
-                receiver.cq.ackEvents(1);
-                assertEquals(1, receiver.cq.poll(receiver.wcs));
-                assertEquals(i, receiver.seq(receiver.wcs[0]));
-                receiver.repost(receiver.wcs[0]);
-                if (i > 0)
+                for (int i = 0; i < ROUNDS; i++)
                 {
-                    looksAfterTheFirstRound += link.emptyLooks.get() - before;
+                    final int before = link.emptyLooks.get();
+                    receiver.cq.requestNotify(false);
+                    rounds.add(link.waitsEntered.get());
+                    assertSame(receiver.cq, receiver.channel.getCqEvent(-1, TimeUnit.SECONDS));
+                    receiver.cq.ackEvents(1);
+                    assertEquals(1, receiver.cq.poll(receiver.wcs));
+                    assertEquals(i, receiver.seq(receiver.wcs[0]));
+                    receiver.repost(receiver.wcs[0]);
+                    if (i > 0)
+                    {
+                        looksAfterTheFirstRound += link.emptyLooks.get() - before;
+                    }
                 }
+                sending.join();
             }
-            sending.join();
+            finally
+            {
+                sending.interrupt();
+            }
             assertEquals(0, looksAfterTheFirstRound, "empty receives before the waits that followed a wait that slept");
         }
     }
