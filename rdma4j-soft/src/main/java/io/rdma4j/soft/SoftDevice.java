@@ -32,7 +32,7 @@ import java.util.function.LongSupplier;
 public final class SoftDevice implements Device
 {
     /** How long a waiting thread that just found work polls before it blocks, by default: see the builder. */
-    public static final long DEFAULT_WAIT_SPIN_NS = 0;
+    public static final long DEFAULT_WAIT_SPIN_NS = SoftSettings.DEFAULT_WAIT_SPIN_MICROS * 1000;
 
     private final String name;
     private final InetAddress address;
@@ -404,7 +404,8 @@ public final class SoftDevice implements Device
          * @param spinNanos how long a waiting thread that receives ({@link #waitsInline}), when its last wait found
          *                  work, polls the link before it blocks on it: a reply within that time costs no wake-up.
          *                  After a wait that found nothing it blocks at once, so nothing spins while idle. 0 never
-         *                  spins. {@value #DEFAULT_WAIT_SPIN_NS} ns by default.
+         *                  spins; spins that run out make the next waits block at once ({@code WaitSpin}'s backoff).
+         *                  {@value #DEFAULT_WAIT_SPIN_NS} ns by default.
          * @return this.
          * @throws IllegalArgumentException if negative.
          */

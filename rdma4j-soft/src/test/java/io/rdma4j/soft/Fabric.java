@@ -38,6 +38,7 @@ public final class Fabric implements AutoCloseable
     private int host;
     private java.util.function.UnaryOperator<io.rdma4j.soft.link.Link> linkWrapper = java.util.function.UnaryOperator.identity();
     private boolean pollsInline;
+    private long waitSpinNs = SoftDevice.DEFAULT_WAIT_SPIN_NS;
     private LongSupplier clock;
     private UdpLinks.Socket socket;
     private SoftSettings settings;
@@ -117,6 +118,17 @@ public final class Fabric implements AutoCloseable
     }
 
     /**
+     * @param spinNanos the spin budget of a waiter of every device opened from now on ({@code SoftDevice.Builder
+     *                  .waitSpin}).
+     * @return this.
+     */
+    public Fabric waitSpin(final long spinNanos)
+    {
+        this.waitSpinNs = spinNanos;
+        return this;
+    }
+
+    /**
      * @param nanoClock the clock of every device opened from now on (null: the system's).
      * @return this.
      */
@@ -134,7 +146,7 @@ public final class Fabric implements AutoCloseable
     {
         final InetAddress address = address(++host);
         final SoftDevice.Builder builder = SoftDevice.builder("test" + subnet + "_" + host, address).limits(limits)
-            .pollsInline(pollsInline);
+            .pollsInline(pollsInline).waitSpin(waitSpinNs);
         if (clock != null)
         {
             builder.clock(clock);

@@ -72,7 +72,9 @@ class WaitFirstTest
         final AtomicReference<LookCounting> counting = new AtomicReference<>();
         // the Linux socket, whose batches tell when they drained it (Link.caughtUp): a receiver that got its datagram
         // then stops without a look of its own
-        try (Fabric fabric = new Fabric(Fabric.Kind.UDP).socket(UdpLinks.Socket.LINUX).pollsInline(true)
+        // no spin: a spin's looks are its own (SpinThenBlockTest), and each wait here would spin for a datagram that
+        // comes only once the wait blocked
+        try (Fabric fabric = new Fabric(Fabric.Kind.UDP).socket(UdpLinks.Socket.LINUX).pollsInline(true).waitSpin(0)
             .linkWrapper(link ->
             {
                 final LookCounting wrapped = new LookCounting(link);

@@ -71,7 +71,7 @@ final class ProgressAgent implements Agent
     private final boolean pollsInline;
     private final boolean waitsInline;
     /** How long a waiter whose last wait found work polls the link before it blocks: see {@link #receiveUntil}. */
-    private final long waitSpinNs;
+    private final WaitSpin waitSpin;
     private final Thread progressThread;
     /** Waits whose threads sleep without the role, to be offered it when it is given up. */
     private final RoleSeekers seekers = new RoleSeekers();
@@ -136,6 +136,8 @@ final class ProgressAgent implements Agent
      * a receive that finds nothing and then wait. Role holders only.
      */
     private boolean lastWaitSlept;
+    /** The current wait spun its whole budget and went on to block ({@link WaitSpin#spun}). Role holders only. */
+    private boolean spinRanOut;
     private final AgentRunner runner;
 
     /**
@@ -158,7 +160,7 @@ final class ProgressAgent implements Agent
         this.errorLog = errorLog;
         this.pollsInline = pollsInline;
         this.waitsInline = waitsInline;
-        this.waitSpinNs = waitSpinNs;
+        this.waitSpin = new WaitSpin(waitSpinNs);
         this.runner = new AgentRunner(idleStrategy != null ? idleStrategy : new LinkWait(), errorLog::onError, null, this);
         // the thread exists before it starts (and without starting, for a device driven by hand): memory handed
         // to the device is checked for access from it
@@ -541,14 +543,20 @@ final class ProgressAgent implements Agent
 
     /**
      * Lock held, as the waiting thread: the progress thread's cycle and idle wait, until {@code wait} is satisfied.
-     * Spin, then block: where the last wait found work, the link is polled for {@link #waitSpinNs} before the thread
+     * Spin, then block: where the last wait found work, the link is polled for the spin budget ({@link WaitSpin}) before the thread
      * blocks on it (a reply that comes within the budget costs no wake-up at all), as hadroNIO's dynamic mode does;
      * after a wait that found nothing (idle), it blocks at once, so an idle device spins nowhere.
      */
     private int receiveUntil(final WaitDriver.Wait wait, final long timeoutNs)
     {
-        final int outcome = receiveUntil(wait, timeoutNs, lastWaitFoundWork ? waitSpinNs : 0);
+        final long spinNs = waitSpin.begin(lastWaitFoundWork);
+        spinRanOut = false;
+        final int outcome = receiveUntil(wait, timeoutNs, spinNs);
         lastWaitFoundWork = outcome == WaitDriver.SATISFIED;
+        if (spinNs > 0)
+        {
+            waitSpin.spun(!spinRanOut && lastWaitFoundWork);
+        }
         return outcome;
     }
 
@@ -631,6 +639,7 @@ final class ProgressAgent implements Agent
                 Thread.onSpinWait();
                 continue;
             }
+            spinRanOut = spinNs > 0;
             awaitLink(wait, now, deadline);
         }
     }

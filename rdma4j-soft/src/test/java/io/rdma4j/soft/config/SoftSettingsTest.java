@@ -176,7 +176,7 @@ class SoftSettingsTest
     {
         final SoftSettings defaults = read(Map.of(), Map.of());
         assertTrue(defaults.polling() && defaults.waiting(), "polling by default, whose waiters receive too");
-        assertEquals(0, defaults.waitSpinNs(), "no spin by default");
+        assertEquals(20_000, defaults.waitSpinNs(), "hadroNIO's 20 us by default");
         final SoftSettings waiting = property(SoftSettings.PROGRESS, "waiting");
         assertFalse(waiting.polling());
         assertTrue(waiting.waiting());

@@ -39,14 +39,14 @@ class SoftProviderContextTest
     void whatTheCodeLeavesComesFromThePropertiesAndTheEnvironment()
     {
         // the progress property and the wait spin variable would be EINVAL: given in code, they are not read
-        final SoftSettings settings = context().progress(ProgressMode.WAITING).waitSpinMicros(20).conclude()
+        final SoftSettings settings = context().progress(ProgressMode.WAITING).waitSpinMicros(30).conclude()
             .settings();
 
         assertEquals(List.of(InetAddress.ofLiteral("127.0.0.7")), settings.addresses(), "the property's");
         assertFalse(settings.stat(), "the property's");
         assertEquals(SocketChoice.NIO, settings.socket(), "the variable's");
         assertEquals("waiting", settings.progressName(), "the code's");
-        assertEquals(TimeUnit.MICROSECONDS.toNanos(20), settings.waitSpinNs(), "the code's");
+        assertEquals(TimeUnit.MICROSECONDS.toNanos(30), settings.waitSpinNs(), "the code's");
     }
 
     @Test

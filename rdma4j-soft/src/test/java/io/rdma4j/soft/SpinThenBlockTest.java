@@ -1,0 +1,193 @@
+package io.rdma4j.soft;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+import io.rdma4j.soft.link.DatagramInfo;
+import io.rdma4j.soft.link.ForwardingLink;
+import io.rdma4j.soft.link.Link;
+import io.rdma4j.soft.link.socket.UdpLinks;
+import io.rdma4j.verbs.Context;
+import java.nio.ByteBuffer;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Spin, then block, by a budget (issue 40): a thread that sleeps for its CQ event, again and again, polls its link
+ * for the spin budget before it blocks when its last wait found work. A datagram that comes within the spin costs no
+ * wait in the link at all (no sleep, no wake-up); spins that run out make the following waits block at once, so a
+ * peer slower than the budget costs one spin in many waits, not one in each.
+ * <p>
+ * Each round's datagram is sent by a thread that watches the receiving link: once the waiter has looked in this round
+ * (it spins), or once it is in the link's wait (it blocks). The order is the link's counts', not timing's.
+ */
+@Timeout(120)
+class SpinThenBlockTest
+{
+    private static final int ROUNDS = 20;
+
+    /** The receiving link: counts the waiting thread's receives that found nothing, and its waits. */
+    private static final class Watched extends ForwardingLink
+    {
+        final AtomicInteger emptyLooks = new AtomicInteger();
+        final AtomicInteger waitsEntered = new AtomicInteger();
+
+        Watched(final Link inner)
+        {
+            super(inner);
+        }
+
+        @Override
+        public boolean receive(final ByteBuffer buffer, final DatagramInfo info)
+        {
+            final boolean got = inner.receive(buffer, info);
+            if (!got && !WaitRecordingLink.isProgressThread())
+            {
+                emptyLooks.incrementAndGet();
+            }
+            return got;
+        }
+
+        @Override
+        public void awaitReadable(final long timeoutNanos)
+        {
+            if (timeoutNanos > 0 && !WaitRecordingLink.isProgressThread())
+            {
+                waitsEntered.incrementAndGet();
+            }
+            inner.awaitReadable(timeoutNanos);
+        }
+    }
+
+    /** When the sending thread sends a round's datagram. */
+    private enum SendWhen
+    {
+        /** as soon as the waiter looked (or, in a wait that does not spin, waits) in the round */
+        LOOKED,
+        /** a while after the waiter entered the link's wait: its spin, if any, ran out */
+        BLOCKED
+    }
+
+    /** What the rounds after the first did, as the link counted it. */
+    private record Rounds(int waitsEntered, int roundsThatSpun)
+    {
+    }
+
+    @Test
+    void aDatagramWithinTheSpinCostsNoWaitInTheLink() throws Exception
+    {
+        // a budget no loaded machine runs out of between the waiter's look and the datagram it sees sent: the spin
+        // ends with the datagram
+        final Rounds rounds = run(TimeUnit.SECONDS.toNanos(5), SendWhen.LOOKED);
+        assertEquals(0, rounds.waitsEntered(), "waits in the link after the first round");
+        assertEquals(ROUNDS - 1, rounds.roundsThatSpun(), "rounds that spun after the first");
+    }
+
+    @Test
+    void withoutABudgetEveryWaitBlocks() throws Exception
+    {
+        final Rounds rounds = run(0, SendWhen.LOOKED);
+        assertEquals(ROUNDS - 1, rounds.waitsEntered(), "waits in the link after the first round");
+    }
+
+    @Test
+    void spinsThatRunOutMakeTheNextWaitsBlockAtOnce() throws Exception
+    {
+        final Rounds rounds = run(TimeUnit.MICROSECONDS.toNanos(100), SendWhen.BLOCKED);
+        // every spin runs out (the datagram leaves only once the waiter blocked): rounds 2, 5, 10 and 19 spin, where
+        // a spin without back-off would spin in all 19
+        assertEquals(4, rounds.roundsThatSpun(), "rounds that spun after the first");
+        assertEquals(ROUNDS - 1, rounds.waitsEntered(), "every round ended in the link's wait");
+    }
+
+    private static Rounds run(final long spinNs, final SendWhen when) throws Exception
+    {
+        final AtomicReference<Watched> watched = new AtomicReference<>();
+        try (Fabric fabric = new Fabric(Fabric.Kind.UDP).socket(UdpLinks.Socket.LINUX).pollsInline(true)
+            .waitSpin(spinNs).linkWrapper(link ->
+            {
+                final Watched wrapped = new Watched(link);
+                watched.compareAndSet(null, wrapped);
+                return wrapped;
+            }))
+        {
+            final Context receiving = fabric.open();
+            fabric.linkWrapper(link -> link);
+            final WaiterReceivesTest.Sender sender = new WaiterReceivesTest.Sender(fabric.open(), receiving);
+            final WaiterReceivesTest.Receiver receiver = new WaiterReceivesTest.Receiver(receiving, true);
+            final Watched link = watched.get();
+            // each round: the link's counts when the receiving thread began it
+            final BlockingQueue<int[]> starts = new ArrayBlockingQueue<>(ROUNDS);
+            // a daemon, interrupted when the test ends: one that failed leaves it waiting for a round that never comes
+            final Thread sending = Thread.ofPlatform().daemon().start(() ->
+            {
+                for (int i = 0; i < ROUNDS; i++)
+                {
+                    final int[] start;
+                    try
+                    {
+                        start = starts.take();
+                    }
+                    catch (final InterruptedException ex)
+                    {
+                        return;
+                    }
+                    while (link.waitsEntered.get() <= start[1] &&
+                        (when == SendWhen.BLOCKED || link.emptyLooks.get() <= start[0]))
+                    {
+                        if (Thread.currentThread().isInterrupted())
+                        {
+                            return;
+                        }
+                        Thread.onSpinWait();
+                    }
+                    if (when == SendWhen.BLOCKED)
+                    {
+                        // into the wait, so that it slept; the order is the counts'
+                        final long until = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(200);
+                        while (System.nanoTime() < until)
+                        {
+                            Thread.onSpinWait();
+                        }
+                    }
+                    sender.send(receiver.qp, i);
+                }
+            });
+            int waitsEntered = 0;
+            int roundsThatSpun = 0;
+            try
+            {
+                for (int i = 0; i < ROUNDS; i++)
+                {
+                    final int looksBefore = link.emptyLooks.get();
+                    final int waitsBefore = link.waitsEntered.get();
+                    receiver.cq.requestNotify(false);
+                    starts.add(new int[] {looksBefore, waitsBefore});
+                    assertSame(receiver.cq, receiver.channel.getCqEvent(-1, TimeUnit.SECONDS));
+                    receiver.cq.ackEvents(1);
+                    assertEquals(1, receiver.cq.poll(receiver.wcs));
+                    assertEquals(i, receiver.seq(receiver.wcs[0]));
+                    receiver.repost(receiver.wcs[0]);
+                    if (i > 0)
+                    {
+                        waitsEntered += link.waitsEntered.get() - waitsBefore;
+                        // a wait that follows one that slept and does not spin waits before it looks (WaitFirstTest):
+                        // an empty look in the round is the spin's
+                        roundsThatSpun += link.emptyLooks.get() > looksBefore ? 1 : 0;
+                    }
+                }
+                sending.join();
+            }
+            finally
+            {
+                sending.interrupt();
+            }
+            return new Rounds(waitsEntered, roundsThatSpun);
+        }
+    }
+}
