@@ -126,6 +126,8 @@ class SoftCounterTest
             94 device keepalive_probes
             95 device keepalive_answered
             96 device keepalive_timeouts
+            97 device wait_spins
+            98 device wait_spins_paid
             """;
 
     /** Ids of counters that were published and removed since: never to be used again. */

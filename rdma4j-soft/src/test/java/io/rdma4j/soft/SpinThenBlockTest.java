@@ -3,6 +3,9 @@ package io.rdma4j.soft;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
+import io.rdma4j.soft.counter.Counters;
+import io.rdma4j.soft.counter.SoftCounter;
+import io.rdma4j.soft.engine.SoftEngine;
 import io.rdma4j.soft.link.DatagramInfo;
 import io.rdma4j.soft.link.ForwardingLink;
 import io.rdma4j.soft.link.Link;
@@ -74,7 +77,8 @@ class SpinThenBlockTest
     }
 
     /** What the rounds after the first did, as the link counted it. */
-    private record Rounds(int waitsEntered, int roundsThatSpun)
+    /** Counts over rounds 2 on, and the receiving device's spin counters over the whole run. */
+    private record Rounds(int waitsEntered, int roundsThatSpun, long spinsCounted, long spinsPaidCounted)
     {
     }
 
@@ -86,6 +90,9 @@ class SpinThenBlockTest
         final Rounds rounds = run(TimeUnit.SECONDS.toNanos(5), SendWhen.LOOKED);
         assertEquals(0, rounds.waitsEntered(), "waits in the link after the first round");
         assertEquals(ROUNDS - 1, rounds.roundsThatSpun(), "rounds that spun after the first");
+        // rdma4j stat's view of the same: every spin counted, and each one paid
+        assertEquals(ROUNDS - 1, rounds.spinsCounted(), "wait_spins");
+        assertEquals(ROUNDS - 1, rounds.spinsPaidCounted(), "wait_spins_paid");
     }
 
     @Test
@@ -93,6 +100,7 @@ class SpinThenBlockTest
     {
         final Rounds rounds = run(0, SendWhen.LOOKED);
         assertEquals(ROUNDS - 1, rounds.waitsEntered(), "waits in the link after the first round");
+        assertEquals(0, rounds.spinsCounted(), "wait_spins");
     }
 
     @Test
@@ -103,6 +111,8 @@ class SpinThenBlockTest
         // a spin without back-off would spin in all 19
         assertEquals(4, rounds.roundsThatSpun(), "rounds that spun after the first");
         assertEquals(ROUNDS - 1, rounds.waitsEntered(), "every round ended in the link's wait");
+        assertEquals(4, rounds.spinsCounted(), "wait_spins");
+        assertEquals(0, rounds.spinsPaidCounted(), "wait_spins_paid: none of them paid");
     }
 
     private static Rounds run(final long spinNs, final SendWhen when) throws Exception
@@ -187,7 +197,9 @@ class SpinThenBlockTest
             {
                 sending.interrupt();
             }
-            return new Rounds(waitsEntered, roundsThatSpun);
+            final Counters counters = SoftEngine.of(receiving).counters();
+            return new Rounds(waitsEntered, roundsThatSpun, counters.get(SoftCounter.WAIT_SPINS),
+                counters.get(SoftCounter.WAIT_SPINS_PAID));
         }
     }
 }

@@ -161,14 +161,52 @@ public final class Child implements AutoCloseable
         final List<String> all = lines();
         for (int i = all.size() - 1; i >= 0; i--)
         {
-            final String line = all.get(i);
-            // Skip a stack trace's frames: the exception's own line says what went wrong.
-            if (!line.isBlank() && !line.startsWith("\tat ") && !line.startsWith("\t..."))
+            final String line = all.get(i).strip();
+            // Skip a stack trace's frames, indented by a tab or (picocli's) by spaces: the exception's own line says
+            // what went wrong.
+            if (!line.isEmpty() && !line.startsWith("at ") && !line.startsWith("..."))
             {
-                return line.strip();
+                return line;
             }
         }
         return "(no output)";
+    }
+
+    /**
+     * For a failure's note: the first line that names an exception or an error (a stack trace's head: its
+     * suppressed and causing exceptions follow it), else {@link #lastLine}, and the file the whole output was saved
+     * to, owner-only in the temporary directory, so a failure that happens one run in five can be read afterwards.
+     *
+     * @param name what the child was, for the file's name.
+     * @return the note.
+     */
+    public String failureNote(final String name)
+    {
+        final List<String> all = lines();
+        String head = null;
+        for (final String line : all)
+        {
+            final String stripped = line.strip();
+            if (!stripped.startsWith("at ") && (stripped.contains("Exception") || stripped.contains("Error")))
+            {
+                head = stripped;
+                break;
+            }
+        }
+        final String note = head != null ? head : lastLine();
+        try
+        {
+            // createTempFile makes the file rw------- on a POSIX file system, with a name nobody could have made
+            // first (a link another user planted is not followed: the file must be new)
+            final java.nio.file.Path file = java.nio.file.Files.createTempFile("rdma4j-" + name.replaceAll(
+                "[^A-Za-z0-9.-]", "_") + "-", ".log");
+            java.nio.file.Files.write(file, all, StandardCharsets.UTF_8);
+            return note + " (whole output: " + file + ")";
+        }
+        catch (final IOException ex)
+        {
+            return note + " (output not saved: " + ex.getMessage() + ")";
+        }
     }
 
     /**

@@ -63,7 +63,8 @@ public final class SoftSettings
         "up to this long before it blocks, when its last wait found work: a reply within that time costs no " +
         "wake-up. Spins that run out make the next waits block at once (up to 64 of them, fewer as spins pay " +
         "again), so a loaded machine or a slow peer costs little spinning. After a wait that found nothing it " +
-        "blocks at once, so nothing spins while idle. 0 never spins.");
+        "blocks at once, so nothing spins while idle. 0 never spins. `rdma4j stat` counts the spins " +
+        "(`wait_spins`) and those that paid (`wait_spins_paid`).");
 
     /** How long an idle RC connection waits before it probes its peer. */
     public static final Setting KEEPALIVE = new Setting("rdma4j.soft.keepalive", "RDMA4J_SOFT_KEEPALIVE", "`off`",

@@ -112,6 +112,10 @@ public enum SoftCounter
     KEEPALIVE_ANSWERED(95, DEVICE, "keepalive_answered"),
     /** Idle RC QPs whose keepalive probes all went unanswered: the QP went to ERR, as on retries exceeded. */
     KEEPALIVE_TIMEOUTS(96, DEVICE, "keepalive_timeouts"),
+    /** Waits for an event that spun before they blocked ({@code rdma4j.soft.wait.spin}, issue 40). */
+    WAIT_SPINS(97, DEVICE, "wait_spins"),
+    /** Spins that paid: the wait was satisfied within the budget, with no sleep and no wake-up. */
+    WAIT_SPINS_PAID(98, DEVICE, "wait_spins_paid"),
     /**
      * A place of the same-host inboxes refused when the device opened: made first by another user, open to others,
      * a link, or in a parent others may rename it in (issue 41). The device's inbox is in a later place, or with
@@ -184,7 +188,7 @@ public enum SoftCounter
      * One more than the largest id: the size of a table indexed by id. Ids are never reused, so a counter
      * removed leaves its slot unused rather than handing its id to another.
      */
-    public static final int ID_LIMIT = 97;
+    public static final int ID_LIMIT = 99;
 
     private static final SoftCounter[] BY_ID = indexById();
     /** Built once: the stat thread lists every QP's counters each second, and allocated a list a QP for it. */

@@ -1,5 +1,6 @@
 package io.rdma4j.soft.engine;
 
+import io.rdma4j.soft.counter.Counters;
 import io.rdma4j.soft.link.DatagramInfo;
 import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.receive.ReceivePath;
@@ -145,13 +146,14 @@ final class ProgressAgent implements Agent
      * @param waitsInline  true if a thread waiting for an event or a completion receives (polling and waiting
      *                     modes): see {@link #awaitReceiving}.
      * @param waitSpinNs   how long a waiter whose last wait found work polls the link before it blocks; 0 never.
+     * @param counters     the device's: the spins' counters.
      * @param idleStrategy what the progress thread does after an empty cycle; null for the default, which
      *                     waits on the link ({@link LinkWait}).
      */
     ProgressAgent(
         final Link link, final ReceivePath receivePath, final QpTable qpTable, final LongSupplier clock,
         final ProgressErrorLog errorLog, final boolean pollsInline, final boolean waitsInline, final long waitSpinNs,
-        final String threadName, final IdleStrategy idleStrategy)
+        final Counters counters, final String threadName, final IdleStrategy idleStrategy)
     {
         this.link = link;
         this.receivePath = receivePath;
@@ -160,7 +162,7 @@ final class ProgressAgent implements Agent
         this.errorLog = errorLog;
         this.pollsInline = pollsInline;
         this.waitsInline = waitsInline;
-        this.waitSpin = new WaitSpin(waitSpinNs);
+        this.waitSpin = new WaitSpin(waitSpinNs, counters);
         this.runner = new AgentRunner(idleStrategy != null ? idleStrategy : new LinkWait(), errorLog::onError, null, this);
         // the thread exists before it starts (and without starting, for a device driven by hand): memory handed
         // to the device is checked for access from it

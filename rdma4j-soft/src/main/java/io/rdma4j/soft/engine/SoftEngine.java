@@ -109,7 +109,7 @@ public final class SoftEngine implements VerbsDevice, AutoCloseable
         this.transportFactory = factory != null ? factory : Transports::create;
         this.receivePath = new ReceivePath(this, link, this::qp, mcast, gsi);
         this.agent = new ProgressAgent(link, receivePath, qpTable, clock, errorLog, pollsInline, waitsInline,
-            waitSpinNs, "rdma4j-" + name, idleStrategy);
+            waitSpinNs, counters, "rdma4j-" + name, idleStrategy);
         if (startsThread)
         {
             agent.start();

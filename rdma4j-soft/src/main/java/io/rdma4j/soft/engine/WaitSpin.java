@@ -1,5 +1,8 @@
 package io.rdma4j.soft.engine;
 
+import io.rdma4j.soft.counter.Counters;
+import io.rdma4j.soft.counter.SoftCounter;
+
 /**
  * How long a waiter that holds the receive role polls the link before it blocks: spin, then block, by a budget
  * that must keep paying for itself.
@@ -14,7 +17,8 @@ package io.rdma4j.soft.engine;
  * about one wait in {@value #MAX_SKIPPED}, a few per cent of a core at the most. Nothing spins after a wait that
  * found nothing (idle), nor with a budget of 0.
  * <p>
- * Used by the role holder only (the receive lock orders its uses): no synchronisation.
+ * Used by the role holder only (the receive lock orders its uses): no synchronisation, and the device's
+ * {@code wait_spins} and {@code wait_spins_paid} counters are bumped as owned ones.
  */
 final class WaitSpin
 {
@@ -27,14 +31,15 @@ final class WaitSpin
     private int failures;
     /** Waits still to block at once before the next spin. */
     private int skip;
-    private long spins;
-    private long spinsPaid;
+    private final Counters counters;
 
     /**
      * @param budgetNs the longest spin; 0 never spins.
+     * @param counters the device's, for {@code wait_spins} and {@code wait_spins_paid}.
      */
-    WaitSpin(final long budgetNs)
+    WaitSpin(final long budgetNs, final Counters counters)
     {
+        this.counters = counters;
         if (budgetNs < 0)
         {
             throw new IllegalArgumentException("a spin budget of " + budgetNs + " ns: 0 or more");
@@ -60,7 +65,7 @@ final class WaitSpin
             skip--;
             return 0;
         }
-        spins++;
+        counters.incrementOwned(SoftCounter.WAIT_SPINS);
         return budgetNs;
     }
 
@@ -74,7 +79,7 @@ final class WaitSpin
     {
         if (paid)
         {
-            spinsPaid++;
+            counters.incrementOwned(SoftCounter.WAIT_SPINS_PAID);
             if (failures > 0)
             {
                 failures--;
@@ -95,7 +100,7 @@ final class WaitSpin
      */
     long spins()
     {
-        return spins;
+        return counters.get(SoftCounter.WAIT_SPINS);
     }
 
     /**
@@ -103,6 +108,6 @@ final class WaitSpin
      */
     long spinsPaid()
     {
-        return spinsPaid;
+        return counters.get(SoftCounter.WAIT_SPINS_PAID);
     }
 }

@@ -1,5 +1,7 @@
 package io.rdma4j.soft.engine;
 
+import io.rdma4j.soft.counter.Counters;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -16,23 +18,23 @@ class WaitSpinTest
     @Test
     void spinsOnlyAfterAWaitThatFoundWorkAndNeverWithoutABudget()
     {
-        final WaitSpin spin = new WaitSpin(BUDGET);
+        final WaitSpin spin = new WaitSpin(BUDGET, new Counters());
         assertEquals(0, spin.begin(false), "idle: blocks at once");
         assertEquals(BUDGET, spin.begin(true));
-        final WaitSpin none = new WaitSpin(0);
+        final WaitSpin none = new WaitSpin(0, new Counters());
         for (int i = 0; i < 100; i++)
         {
             assertEquals(0, none.begin(true));
             assertEquals(0, none.begin(false));
         }
         assertEquals(0, none.spins());
-        assertThrows(IllegalArgumentException.class, () -> new WaitSpin(-1));
+        assertThrows(IllegalArgumentException.class, () -> new WaitSpin(-1, new Counters()));
     }
 
     @Test
     void spinsThatPayKeepItSpinningOnEveryWait()
     {
-        final WaitSpin spin = new WaitSpin(BUDGET);
+        final WaitSpin spin = new WaitSpin(BUDGET, new Counters());
         for (int i = 0; i < 1000; i++)
         {
             assertEquals(BUDGET, spin.begin(true), "wait " + i);
@@ -45,7 +47,7 @@ class WaitSpinTest
     @Test
     void spinsThatRunOutBackOffExponentiallyToOneWaitInSixtyFive()
     {
-        final WaitSpin spin = new WaitSpin(BUDGET);
+        final WaitSpin spin = new WaitSpin(BUDGET, new Counters());
         // waits between spins, every spin running out: 2, 4, 8, 16, 32, then 64 for good
         final int[] expected = {2, 4, 8, 16, 32, 64, 64, 64};
         assertEquals(BUDGET, spin.begin(true));
@@ -73,7 +75,7 @@ class WaitSpinTest
     @Test
     void eachSpinThatPaysTakesOneStepOfTheBackOffBack()
     {
-        final WaitSpin spin = new WaitSpin(BUDGET);
+        final WaitSpin spin = new WaitSpin(BUDGET, new Counters());
         for (int i = 0; i < 3; i++)
         {
             blockedBeforeNextSpin(spin);
@@ -93,7 +95,7 @@ class WaitSpinTest
     @Test
     void anIdleWaitDoesNotUseUpTheBackOff()
     {
-        final WaitSpin spin = new WaitSpin(BUDGET);
+        final WaitSpin spin = new WaitSpin(BUDGET, new Counters());
         spin.begin(true);
         spin.spun(false);
         // idle waits block anyway; the two waits after work that the failure skips are still owed
