@@ -261,6 +261,7 @@ abstract class AbstractRdmaChannel extends AbstractChannel
         }
         try
         {
+            failPending(cause);
             pipeline().fireExceptionCaught(cause);
         }
         finally
@@ -270,6 +271,17 @@ abstract class AbstractRdmaChannel extends AbstractChannel
     }
 
     /** Close now, through the pipeline, unless closed already. */
+    /**
+     * The channel fails with {@code cause}: a promise it holds for the user (a connect's) fails with it too, before
+     * the close that follows would fail it with a bare {@code ClosedChannelException}, as Netty's epoll channel
+     * fails its connect promise with the error that ended the connect.
+     *
+     * @param cause what went wrong.
+     */
+    void failPending(final Throwable cause)
+    {
+    }
+
     final void closeNow()
     {
         if (isOpen())

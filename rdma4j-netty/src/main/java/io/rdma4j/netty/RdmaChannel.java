@@ -397,6 +397,18 @@ public class RdmaChannel extends AbstractRdmaChannel implements CmSink
         }
     }
 
+    @Override
+    void failPending(final Throwable cause)
+    {
+        final ChannelPromise promise = connectPromise;
+        if (promise != null)
+        {
+            cancelConnectTimeout();
+            connectPromise = null;
+            promise.tryFailure(cause instanceof IOException ? cause : connectException(cause));
+        }
+    }
+
     private void failConnect(final IOException cause)
     {
         cancelConnectTimeout();

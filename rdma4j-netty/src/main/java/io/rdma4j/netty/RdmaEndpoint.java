@@ -75,6 +75,15 @@ final class RdmaEndpoint extends QpEndpoint
     private int credits;
     /** The receives the peer keeps posted, from its private data: the most credits there can be. */
     private int peerRecvCount;
+    /**
+     * Whether the peer's private data was read ({@link #peer}). The active side reads it from its ESTABLISHED
+     * event, which travels on the event channel while the peer's first SENDs travel on the CQ: the accepting side,
+     * established by the RTU, may give back its late receives' credits before this side's loop has taken that
+     * event. Credits that come first wait in {@link #creditsBeforePeer}, checked once the peer is known.
+     */
+    private boolean peerKnown;
+    /** Credits given back before {@link #peerKnown}. */
+    private long creditsBeforePeer;
     private int peerRecvSize;
     /** When data first waited for credits since data could last go ({@link System#nanoTime()}, never 0), or 0. */
     private long starvedSince;
@@ -186,11 +195,40 @@ final class RdmaEndpoint extends QpEndpoint
      *
      * @param receives from {@link #peerReceives}.
      */
-    void peer(final PeerReceives receives)
+    void peer(final PeerReceives receives) throws IOException
     {
         credits = receives.posted();
         peerRecvCount = receives.count();
         peerRecvSize = receives.size();
+        peerKnown = true;
+        final long early = creditsBeforePeer;
+        creditsBeforePeer = 0;
+        if (early > 0)
+        {
+            giveBack(early);
+        }
+    }
+
+    /**
+     * Credits the peer gave back: checked against the receives it announced.
+     *
+     * @param given how many.
+     * @throws IOException if they are more than the peer has receives.
+     */
+    private void giveBack(final long given) throws IOException
+    {
+        if (given > peerRecvCount - credits)
+        {
+            throw new IOException("the peer gave back " + given + " credits with " + credits + " in hand, more " +
+                "than the " + peerRecvCount + " receives it announced");
+        }
+        credits += (int)given;
+        if (credits >= 2)
+        {
+            // data may go again; the receive of an update given back alone (credits stay below two) is not
+            // progress, or a peer that returns only those would hold the connection for ever
+            starvedSince = 0;
+        }
     }
 
     /**
@@ -421,20 +459,24 @@ final class RdmaEndpoint extends QpEndpoint
             // unsigned, and checked: the peer cannot give back more receives than it has, and a sum that wrapped
             // round would stop this side's SENDs for good
             final long given = Integer.toUnsignedLong(wc.immData());
-            if (given > peerRecvCount - credits)
+            if (!peerKnown)
             {
-                violated(new IOException("the peer gave back " + given + " credits with " + credits +
-                    " in hand, more than the " + peerRecvCount + " receives it announced"));
-                return 0;
+                // bounded: no peer has more receives than an int counts, and a wrapped sum is refused at peer()
+                creditsBeforePeer = Math.min(creditsBeforePeer + given, Integer.MAX_VALUE + 1L);
             }
-            credits += (int)given;
-            if (credits >= 2)
+            else
             {
-                // data may go again; the receive of an update given back alone (credits stay below two) is not
-                // progress, or a peer that returns only those would hold the connection for ever
-                starvedSince = 0;
+                try
+                {
+                    giveBack(given);
+                }
+                catch (final IOException ex)
+                {
+                    violated(ex);
+                    return 0;
+                }
+                events = WRITABLE;
             }
-            events = WRITABLE;
         }
         if (state() != State.OPEN)
         {
