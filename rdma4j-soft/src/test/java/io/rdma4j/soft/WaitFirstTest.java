@@ -3,16 +3,12 @@ package io.rdma4j.soft;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
-import io.rdma4j.soft.link.DatagramInfo;
-import io.rdma4j.soft.link.ForwardingLink;
 import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.link.socket.UdpLinks;
 import io.rdma4j.verbs.Context;
-import java.nio.ByteBuffer;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -28,48 +24,10 @@ class WaitFirstTest
 {
     private static final int ROUNDS = 20;
 
-    /**
-     * The receiving device's link: counts the waiting thread's receives that found nothing, and its waits. Its waits
-     * keep their time limits, unlike {@link WaitRecordingLink}'s: a round starts only once the waiting thread is in
-     * the link's wait, which needs the progress thread to give the role back if it holds it. The device's receives in
-     * place come through {@link #receive}, as {@link Link#receiveInPlace}'s default makes them.
-     */
-    private static final class LookCounting extends ForwardingLink
-    {
-        final AtomicInteger emptyLooks = new AtomicInteger();
-        final AtomicInteger waitsEntered = new AtomicInteger();
-
-        LookCounting(final Link inner)
-        {
-            super(inner);
-        }
-
-        @Override
-        public boolean receive(final ByteBuffer buffer, final DatagramInfo info)
-        {
-            final boolean got = inner.receive(buffer, info);
-            if (!got && !WaitRecordingLink.isProgressThread())
-            {
-                emptyLooks.incrementAndGet();
-            }
-            return got;
-        }
-
-        @Override
-        public void awaitReadable(final long timeoutNanos)
-        {
-            if (timeoutNanos > 0 && !WaitRecordingLink.isProgressThread())
-            {
-                waitsEntered.incrementAndGet();
-            }
-            inner.awaitReadable(timeoutNanos);
-        }
-    }
-
     @Test
     void shouldWaitBeforeItLooksWhenItsLastWaitSlept() throws Exception
     {
-        final AtomicReference<LookCounting> counting = new AtomicReference<>();
+        final AtomicReference<LookCountingLink> counting = new AtomicReference<>();
         // the Linux socket, whose batches tell when they drained it (Link.caughtUp): a receiver that got its datagram
         // then stops without a look of its own
         // no spin: a spin's looks are its own (SpinThenBlockTest), and each wait here would spin for a datagram that
@@ -77,7 +35,7 @@ class WaitFirstTest
         try (Fabric fabric = new Fabric(Fabric.Kind.UDP).socket(UdpLinks.Socket.LINUX).pollsInline(true).waitSpin(0)
             .linkWrapper(link ->
             {
-                final LookCounting wrapped = new LookCounting(link);
+                final LookCountingLink wrapped = new LookCountingLink(link);
                 counting.compareAndSet(null, wrapped);
                 return wrapped;
             }))
@@ -86,7 +44,7 @@ class WaitFirstTest
             fabric.linkWrapper(link -> link);
             final WaiterReceivesTest.Sender sender = new WaiterReceivesTest.Sender(fabric.open(), receiving);
             final WaiterReceivesTest.Receiver receiver = new WaiterReceivesTest.Receiver(receiving, true);
-            final LookCounting link = counting.get();
+            final LookCountingLink link = counting.get();
             // each round: the waits the receiving thread had entered when it began the round
             final BlockingQueue<Integer> rounds = new ArrayBlockingQueue<>(ROUNDS);
             // a daemon, interrupted when the test ends: one that failed leaves it waiting for a round that never comes

@@ -1,0 +1,48 @@
+package io.rdma4j.soft;
+
+import io.rdma4j.soft.link.DatagramInfo;
+import io.rdma4j.soft.link.ForwardingLink;
+import io.rdma4j.soft.link.Link;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A receiving device's link that counts what its waiting thread (not the progress thread) did: receives that found
+ * nothing, and waits entered. Its waits keep their time limits, unlike {@link WaitRecordingLink}'s: a test's round
+ * starts only once the waiting thread is in the link's wait, which needs the progress thread to give the role back
+ * if it holds it. The device's receives in place come through {@link #receive}, as {@link Link#receiveInPlace}'s
+ * default makes them. For the tests of how a waiter looks, spins and blocks ({@code WaitFirstTest},
+ * {@code SpinThenBlockTest}).
+ */
+final class LookCountingLink extends ForwardingLink
+{
+    final AtomicInteger emptyLooks = new AtomicInteger();
+    final AtomicInteger waitsEntered = new AtomicInteger();
+
+    LookCountingLink(final Link inner)
+    {
+        super(inner);
+    }
+
+    @Override
+    public boolean receive(final ByteBuffer buffer, final DatagramInfo info)
+    {
+        final boolean got = inner.receive(buffer, info);
+        if (!got && !WaitRecordingLink.isProgressThread())
+        {
+            emptyLooks.incrementAndGet();
+        }
+        return got;
+    }
+
+    @Override
+    public void awaitReadable(final long timeoutNanos)
+    {
+        if (timeoutNanos > 0 && !WaitRecordingLink.isProgressThread())
+        {
+            waitsEntered.incrementAndGet();
+        }
+        inner.awaitReadable(timeoutNanos);
+    }
+}
