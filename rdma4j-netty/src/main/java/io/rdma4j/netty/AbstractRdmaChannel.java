@@ -270,7 +270,6 @@ abstract class AbstractRdmaChannel extends AbstractChannel
         }
     }
 
-    /** Close now, through the pipeline, unless closed already. */
     /**
      * The channel fails with {@code cause}: a promise it holds for the user (a connect's) fails with it too, before
      * the close that follows would fail it with a bare {@code ClosedChannelException}, as Netty's epoll channel
@@ -282,6 +281,7 @@ abstract class AbstractRdmaChannel extends AbstractChannel
     {
     }
 
+    /** Close now, through the pipeline, unless closed already. */
     final void closeNow()
     {
         if (isOpen())

@@ -213,7 +213,8 @@ public final class GrpcBench implements Callable<Integer>
     {
         if (status != 0)
         {
-            return GrpcResult.missing(transport, "FAILED: client exit " + status + ": " + client.failureNote(transport.key() + "-client"));
+            return GrpcResult.missing(transport, "FAILED: client exit " + status + ": " +
+                client.failureNote(transport.key() + "-client"));
         }
         for (final String line : client.lines())
         {

@@ -311,7 +311,8 @@ public final class NettyBench implements Callable<Integer>
     {
         if (status != 0)
         {
-            return Result.missing(transport, "FAILED: client exit " + status + ": " + client.failureNote(transport.key() + "-client"));
+            return Result.missing(transport, "FAILED: client exit " + status + ": " +
+                client.failureNote(transport.key() + "-client"));
         }
         for (final String line : client.lines())
         {
