@@ -79,9 +79,31 @@ public final class ReliableMulticast
                 failed++;
             }
         }
-        System.out.println(failed == 0 ? "all three subscribers got every message in order" :
+        say(failed == 0 ? "all three subscribers got every message in order" :
             failed + " of the four processes failed");
         return failed == 0 ? 0 : 1;
+    }
+
+    /**
+     * One line to standard output in one write: the four processes share the parent's output (inheritIO), and
+     * System.out writes a line longer than its 128-byte buffer in pieces, which another process's line can land
+     * between. A pipe keeps a write of up to 4 KiB whole.
+     */
+    private static void say(final String line)
+    {
+        final byte[] bytes = (line + System.lineSeparator()).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        synchronized (System.out)
+        {
+            System.out.flush();
+            // a write at least as long as the buffer goes to the file in one call; a shorter one is flushed whole
+            System.out.write(bytes, 0, bytes.length);
+            System.out.flush();
+        }
+    }
+
+    private static void sayf(final String format, final Object... args)
+    {
+        say(String.format(format, args));
     }
 
     private static Process child(final int n, final String... args) throws Exception
@@ -114,7 +136,7 @@ public final class ReliableMulticast
         final MulticastConfig config = new MulticastConfig().minGroupSize(members).maxMessageLength(64 * 1024);
         try (Publication publication = Publication.open(config, local, group); Arena arena = Arena.ofConfined())
         {
-            System.out.printf("[publisher] session %08x on %s, repair listener %s; waiting for %d members%n",
+            sayf("[publisher] session %08x on %s, repair listener %s; waiting for %d members",
                 publication.sessionId(), group.getAddress().getHostAddress(), publication.repairAddress(), members);
             final MemorySegment message = arena.allocate(MESSAGE_LENGTH);
             final long deadline = System.nanoTime() + RUN_LIMIT_NS;
@@ -131,11 +153,11 @@ public final class ReliableMulticast
                 if (i == 0)
                 {
                     start = System.nanoTime();
-                    System.out.println("[publisher] " + members + " members joined; sending " + count + " messages");
+                    say("[publisher] " + members + " members joined; sending " + count + " messages");
                 }
             }
             final double seconds = (System.nanoTime() - start) / 1e9;
-            System.out.printf("[publisher] sent %d messages in %.2f s (%.0f msg/s); %s%n", count, seconds,
+            sayf("[publisher] sent %d messages in %.2f s (%.0f msg/s); %s", count, seconds,
                 count / seconds, publication.counters());
             // stay until every member has what it needs (they leave when done): the window is their repair source
             while (publication.memberCount() > 0)
@@ -146,7 +168,7 @@ public final class ReliableMulticast
                     Thread.onSpinWait();
                 }
             }
-            System.out.println("[publisher] every member left; done");
+            say("[publisher] every member left; done");
         }
     }
 
@@ -161,7 +183,7 @@ public final class ReliableMulticast
             @Override
             public void onImageAvailable(final int sessionId, final long startSequence)
             {
-                System.out.printf("[%s] joined session %08x at %d%n", local.getHostAddress(), sessionId,
+                sayf("[%s] joined session %08x at %d", local.getHostAddress(), sessionId,
                     startSequence);
             }
 
@@ -169,7 +191,7 @@ public final class ReliableMulticast
             public void onUnrecoverableLoss(final int sessionId, final long from, final long to)
             {
                 lost[0] += to - from;
-                System.out.printf("[%s] LOST fragments [%d, %d)%n", local.getHostAddress(), from, to);
+                sayf("[%s] LOST fragments [%d, %d)", local.getHostAddress(), from, to);
             }
         };
         final MessageHandler handler = (buffer, offset, length, sessionId, position) ->
@@ -185,7 +207,7 @@ public final class ReliableMulticast
         final MulticastConfig config = new MulticastConfig().maxMessageLength(64 * 1024);
         try (Subscription subscription = Subscription.open(config, local, group, listener))
         {
-            System.out.printf("[%s] joined %s%n", local.getHostAddress(), group.getAddress().getHostAddress());
+            sayf("[%s] joined %s", local.getHostAddress(), group.getAddress().getHostAddress());
             final long deadline = System.nanoTime() + RUN_LIMIT_NS;
             while (next[0] < count && lost[0] == 0)
             {
@@ -197,8 +219,8 @@ public final class ReliableMulticast
             }
             final Map<String, Long> counters = subscription.counters();
             final boolean ok = next[0] == count && bad[0] == 0 && lost[0] == 0;
-            System.out.printf("[%s] %s: delivered %d of %d in order, %d out of order, %d fragments lost; " +
-                "%d gaps, %d repaired by %d READs, %d duplicates%n", local.getHostAddress(), ok ? "OK" : "FAILED",
+            sayf("[%s] %s: delivered %d of %d in order, %d out of order, %d fragments lost; " +
+                "%d gaps, %d repaired by %d READs, %d duplicates", local.getHostAddress(), ok ? "OK" : "FAILED",
                 next[0], count, bad[0], lost[0], counters.get("gaps"), counters.get("fragments_repaired"),
                 counters.get("repair_reads"), counters.get("duplicates"));
             return ok ? 0 : 1;
