@@ -86,8 +86,8 @@ public final class ReliableMulticast
 
     /**
      * One line to standard output in one write: the four processes share the parent's output (inheritIO), and
-     * System.out writes a line longer than its 128-byte buffer in pieces, which another process's line can land
-     * between. A pipe keeps a write of up to 4 KiB whole.
+     * System.out's printf writes a line in pieces (strace: 7 writes for one formatted line on JDK 25), between which
+     * another process's line can land. A pipe keeps a write of up to 4 KiB whole.
      */
     private static void say(final String line)
     {
