@@ -6,6 +6,8 @@ import io.rdma4j.soft.link.Link;
 
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.UnaryOperator;
 
 /**
  * A receiving device's link that counts what its waiting thread (not the progress thread) did: receives that found
@@ -23,6 +25,20 @@ final class LookCountingLink extends ForwardingLink
     LookCountingLink(final Link inner)
     {
         super(inner);
+    }
+
+    /**
+     * @param first where the first link wrapped is kept: the first device the fabric opens is the receiving one.
+     * @return a {@code Fabric.linkWrapper} that wraps each link in a counting one.
+     */
+    static UnaryOperator<Link> keepingFirst(final AtomicReference<LookCountingLink> first)
+    {
+        return link ->
+        {
+            final LookCountingLink wrapped = new LookCountingLink(link);
+            first.compareAndSet(null, wrapped);
+            return wrapped;
+        };
     }
 
     @Override

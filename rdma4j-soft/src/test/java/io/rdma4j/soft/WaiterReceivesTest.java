@@ -78,6 +78,19 @@ class WaiterReceivesTest
         {
             qp.postRecv(new RecvWr().wrId(wc.wrId()).sge(mr, wc.wrId() * 256, 256));
         }
+
+        /**
+         * With the CQ armed: wait for its event, take the one completion it announces, check that it is datagram
+         * {@code seq}, and post its buffer again.
+         */
+        void takeOne(final int seq) throws InterruptedException
+        {
+            assertSame(cq, channel.getCqEvent(-1, TimeUnit.SECONDS));
+            cq.ackEvents(1);
+            assertEquals(1, cq.poll(wcs));
+            assertEquals(seq, seq(wcs[0]));
+            repost(wcs[0]);
+        }
     }
 
     /** Sends sequence-numbered datagrams from a UD QP of its own device. */
