@@ -4,6 +4,8 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -198,9 +200,9 @@ public final class Child implements AutoCloseable
         {
             // createTempFile makes the file rw------- on a POSIX file system, with a name nobody could have made
             // first (a link another user planted is not followed: the file must be new)
-            final java.nio.file.Path file = java.nio.file.Files.createTempFile("rdma4j-" + name.replaceAll(
+            final Path file = Files.createTempFile("rdma4j-" + name.replaceAll(
                 "[^A-Za-z0-9.-]", "_") + "-", ".log");
-            java.nio.file.Files.write(file, all, StandardCharsets.UTF_8);
+            Files.write(file, all, StandardCharsets.UTF_8);
             return note + " (whole output: " + file + ")";
         }
         catch (final IOException ex)

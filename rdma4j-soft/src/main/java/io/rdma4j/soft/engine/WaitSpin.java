@@ -94,20 +94,4 @@ final class WaitSpin
             skip = 1 << failures;
         }
     }
-
-    /**
-     * @return waits that spun since the device opened.
-     */
-    long spins()
-    {
-        return counters.get(SoftCounter.WAIT_SPINS);
-    }
-
-    /**
-     * @return spins that paid: their wait was satisfied within the budget.
-     */
-    long spinsPaid()
-    {
-        return counters.get(SoftCounter.WAIT_SPINS_PAID);
-    }
 }
