@@ -23,6 +23,16 @@ public final class StatSections
          * @param text   where to append whole lines, each ending with a newline.
          */
         void describe(SoftDevice device, StringBuilder text);
+
+        /**
+         * @return a number that changes whenever what {@link #describe} writes may have changed, for a device whose
+         *     packets did not move; cheaper than the lines. The default, 0, leaves the section to the publisher's
+         *     slow refresh.
+         */
+        default long describeKey()
+        {
+            return 0;
+        }
     }
 
     private final List<Section> sections = new CopyOnWriteArrayList<>();
@@ -37,6 +47,27 @@ public final class StatSections
     public void add(final Section section)
     {
         sections.add(section);
+    }
+
+    /**
+     * @return the sections' {@link Section#describeKey}s, summed.
+     */
+    long describeKey()
+    {
+        long key = 0;
+        for (final Section section : sections)
+        {
+            try
+            {
+                key = key * 31 + section.describeKey();
+            }
+            catch (final RuntimeException ex)
+            {
+                // as in describe: what changed under the section counts as a change
+                key = key * 31 + 1;
+            }
+        }
+        return key;
     }
 
     /**

@@ -2,6 +2,7 @@ package io.rdma4j.soft;
 
 import io.rdma4j.soft.config.SoftSettings;
 import io.rdma4j.soft.counter.SoftCounter;
+import io.rdma4j.soft.engine.SoftEngine;
 import io.rdma4j.soft.link.SameHostLink;
 import io.rdma4j.soft.link.ShmDirectory;
 import io.rdma4j.soft.link.TestLinks;
@@ -142,11 +143,21 @@ class SameHostProcessTest
             assertEquals(2, ud.poll(2, 10_000).size());
             assertEquals(1, ud.counter(SoftCounter.SHM_SENT_PKTS));
             assertTrue(Files.exists(otherInbox));
+            // the connection manager's once-a-second look asks per peer first: one look for all its connections
+            final SoftEngine engine = SoftEngine.of(context);
+            assertFalse(engine.anyPeerProcessGone(), "the peer runs");
 
             peer.destroyForcibly();
             assertTrue(peer.waitFor(10, TimeUnit.SECONDS));
             try
             {
+                final long asked = System.nanoTime() + 10_000_000_000L;
+                while (!engine.anyPeerProcessGone() && System.nanoTime() < asked)
+                {
+                    // the answer of the look before the kill stands for half a second
+                    Thread.onSpinWait();
+                }
+                assertTrue(engine.anyPeerProcessGone(), "the peer's process is gone");
                 // the dead process's heartbeat ages; a sender notices within a second and asks for its pid
                 final long deadline = System.nanoTime() + 10_000_000_000L;
                 while (ud.counter(SoftCounter.SHM_PEER_GONE) == 0 && System.nanoTime() < deadline)

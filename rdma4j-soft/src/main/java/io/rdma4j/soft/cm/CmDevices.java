@@ -12,7 +12,9 @@ import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -122,6 +124,30 @@ final class CmDevices
             }
             return null;
         }
+    }
+
+    /**
+     * @return true if a device this manager opened knows a peer whose process is gone, so that some connection
+     *     may be over ({@link SoftEngine#anyPeerProcessGone}).
+     */
+    boolean anyPeerProcessGone()
+    {
+        final List<SoftEngine> engines = new ArrayList<>();
+        synchronized (contexts)
+        {
+            for (final Shared open : contexts.values())
+            {
+                engines.add(SoftEngine.of(open.context));
+            }
+        }
+        for (final SoftEngine engine : engines)
+        {
+            if (engine.anyPeerProcessGone())
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -165,6 +165,12 @@ final class CmListener
         return backlogUsed + "/" + backlog;
     }
 
+    /** @return a number that changes with what {@link #backlogLocked} says. */
+    long backlogKeyLocked()
+    {
+        return (long)backlogUsed << 32 | backlog;
+    }
+
     /** A connection request this listener held was established or ended and no longer counts against the backlog. */
     void releaseBacklogPlace()
     {

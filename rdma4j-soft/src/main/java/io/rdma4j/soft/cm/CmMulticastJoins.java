@@ -142,6 +142,17 @@ final class CmMulticastJoins
     }
 
     /** Lock held: the groups joined, comma-separated, a send-only join marked so; empty when none. */
+    /** @return a number that changes with what {@link #describeLocked} says: which joins are active. */
+    long keyLocked()
+    {
+        long key = 0;
+        for (final MulticastJoin join : joins)
+        {
+            key = key * 31 + (join.active ? join.address.hashCode() * 2L + (join.sendOnly() ? 1 : 0) : 0);
+        }
+        return key;
+    }
+
     String describeLocked()
     {
         final StringBuilder text = new StringBuilder();

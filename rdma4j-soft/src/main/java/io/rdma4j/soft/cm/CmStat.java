@@ -28,7 +28,37 @@ final class CmStat
 
     CmStat(final StatSections sections)
     {
-        sections.add(this::describe);
+        sections.add(new StatSections.Section()
+        {
+            @Override
+            public void describe(final SoftDevice device, final StringBuilder text)
+            {
+                CmStat.this.describe(device, text);
+            }
+
+            @Override
+            public long describeKey()
+            {
+                return CmStat.this.describeKey();
+            }
+        });
+    }
+
+    /** @return a number that changes when an id comes, goes or changes what its line says. */
+    private long describeKey()
+    {
+        final List<SoftCmId> live;
+        synchronized (ids)
+        {
+            live = new ArrayList<>(ids);
+        }
+        long key = live.size();
+        for (final SoftCmId id : live)
+        {
+            // summed, not chained: the set's order is not the ids'
+            key += id.describeKey() * 0x9E3779B97F4A7C15L;
+        }
+        return key;
     }
 
     /**

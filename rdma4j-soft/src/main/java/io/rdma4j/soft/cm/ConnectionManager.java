@@ -127,9 +127,13 @@ public final class ConnectionManager
     {
         try
         {
-            for (final SoftCmId id : idsNow())
+            // one look per peer process first: an idle server's hundred connections to one client cost one
+            if (devices.anyPeerProcessGone())
             {
-                id.checkPeerAlive();
+                for (final SoftCmId id : idsNow())
+                {
+                    id.checkPeerAlive();
+                }
             }
         }
         finally

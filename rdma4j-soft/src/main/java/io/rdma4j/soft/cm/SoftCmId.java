@@ -740,6 +740,26 @@ public final class SoftCmId implements CmId
      * Append the id's line to a device's describe section if the id is on that device: number, port space,
      * state (and the connection's phase), addresses, QP, a listener's backlog, the groups joined.
      */
+    /**
+     * @return a number that changes when what {@link #describeOn} writes may have: the state, the connection's
+     *     phase, the QP, the backlog's use and the groups joined (the addresses change only with the state). For
+     *     the stat file's publisher, which writes the ids' lines again only then; formats nothing.
+     */
+    long describeKey()
+    {
+        return withLock(() ->
+        {
+            final CmConnection c = connection;
+            final CmListener l = listener;
+            final QueuePair q = qp;
+            long key = number * 31 + state.ordinal();
+            key = key * 31 + (c == null ? -1 : c.phase.ordinal());
+            key = key * 31 + (q == null ? -1 : q.qpNum());
+            key = key * 31 + (l == null ? -1 : l.backlogKeyLocked());
+            return key * 31 + joins.keyLocked();
+        });
+    }
+
     void describeOn(final SoftDevice device, final StringBuilder text)
     {
         withLock(() ->

@@ -33,7 +33,7 @@ import java.util.function.LongSupplier;
  */
 final class ProgressAgent implements Agent
 {
-    private static final long IDLE_WAIT_NS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final long IDLE_WAIT_NS = Link.IDLE_WAIT_NANOS;
     private static final long TIMER_WAIT_NS = TimeUnit.MICROSECONDS.toNanos(200);
     /** Datagrams the progress thread handles per duty cycle before it looks at its timers. */
     private static final int RECEIVE_BATCH = 64;

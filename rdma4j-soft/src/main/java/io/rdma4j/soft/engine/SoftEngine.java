@@ -449,6 +449,14 @@ public final class SoftEngine implements VerbsDevice, AutoCloseable
         return link.peerProcessGone(peer.toInet());
     }
 
+    /**
+     * @return true if some peer's process is known to be gone: see {@link Link#anyPeerProcessGone}.
+     */
+    public boolean anyPeerProcessGone()
+    {
+        return link.anyPeerProcessGone();
+    }
+
     private void peerUnreachable(final java.net.InetAddress peer)
     {
         counters.increment(SoftCounter.ICMP_PORT_UNREACHABLE);
@@ -631,12 +639,13 @@ public final class SoftEngine implements VerbsDevice, AutoCloseable
     }
 
     /**
-     * @return a number that changes when a QP comes, goes or changes state, for the stat file's publisher, which
-     *     rewrites the QPs' lines only then (or when packets moved). Allocates nothing.
+     * @return a number that changes when a QP comes, goes or changes state, or a group's membership changes, for
+     *     the stat file's publisher, which rewrites the QPs' and groups' lines only then (or when packets moved).
+     *     Allocates an iterator of the groups.
      */
-    public long qpStateKey()
+    public long describeKey()
     {
-        long key = 0;
+        long key = mcast.groupsKey();
         for (final TransportQp qp : qpTable.snapshot())
         {
             if (qp != null)

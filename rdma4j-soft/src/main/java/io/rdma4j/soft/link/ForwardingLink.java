@@ -122,6 +122,12 @@ public abstract class ForwardingLink implements Link
     }
 
     @Override
+    public boolean anyPeerProcessGone()
+    {
+        return inner.anyPeerProcessGone();
+    }
+
+    @Override
     public void unreachableListener(final java.util.function.Consumer<InetAddress> listener)
     {
         inner.unreachableListener(listener);

@@ -15,6 +15,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -65,8 +66,12 @@ public final class SameHostLink extends ForwardingLink
      * that fits one fits the other.
      */
     static final int RING_BYTES = 4 << 20;
-    /** A heartbeat older than this makes a sender ask whether the receiver's process still runs. */
-    static final long STALE_MS = 500;
+    /**
+     * A heartbeat older than this makes a sender ask whether the receiver's process still runs (a look at the
+     * process table). An idle receiver beats before and after each wait, and waits at most
+     * {@link Link#IDLE_WAIT_NANOS}: twice that, so a live idle receiver's senders do not ask.
+     */
+    static final long STALE_MS = 2 * TimeUnit.NANOSECONDS.toMillis(IDLE_WAIT_NANOS);
     private static final long LIVENESS_RETRY_MS = 100;
     private static final long LOOKUP_RETRY_MS = 1000;
     /** How long an answer of {@link #peerProcessGone} about a peer stands: less than the CM's one-second look. */
@@ -831,10 +836,27 @@ public final class SameHostLink extends ForwardingLink
     public boolean peerProcessGone(final InetAddress destination)
     {
         final Peer peer = peers.get(destination);
-        if (peer == null)
+        return peer != null && processGone(peer);
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    @Override
+    public boolean anyPeerProcessGone()
+    {
+        for (final Peer peer : peers.values())
         {
-            return false;
+            if (processGone(peer))
+            {
+                return true;
+            }
         }
+        return false;
+    }
+
+    private static boolean processGone(final Peer peer)
+    {
         final ShmInbox known = peer.inbox;
         if (known == null)
         {

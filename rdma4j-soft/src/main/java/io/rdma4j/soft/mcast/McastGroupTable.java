@@ -43,6 +43,21 @@ public final class McastGroupTable<Q>
     /**
      * @return each group's MGID and how many QPs are attached to it, for the stat tool; allocates.
      */
+    /**
+     * @return a number that changes when a group comes or goes or its membership's size changes, for the stat
+     *     file's publisher; allocates an iterator.
+     */
+    public long groupsKey()
+    {
+        long key = 0;
+        for (final Map.Entry<Gid, McastGroup<Q>> entry : groups.entrySet())
+        {
+            // summed: the map's order is not fixed
+            key += (entry.getKey().hashCode() * 31L + entry.getValue().members().length) * 0x9E3779B97F4A7C15L;
+        }
+        return key;
+    }
+
     public Map<Gid, Integer> groupSizes()
     {
         final Map<Gid, Integer> sizes = new java.util.TreeMap<>(java.util.Comparator.comparing(Gid::toString));
