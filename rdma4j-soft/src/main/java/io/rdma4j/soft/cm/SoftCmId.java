@@ -8,6 +8,7 @@ import io.rdma4j.cm.JoinFlags;
 import io.rdma4j.cm.PortSpace;
 import io.rdma4j.cm.RdmaCm;
 import io.rdma4j.soft.SoftDevice;
+import io.rdma4j.soft.engine.SoftEngine;
 import io.rdma4j.verbs.Context;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.ProtectionDomain;
@@ -782,7 +783,7 @@ public final class SoftCmId implements CmId
             final QueuePair q = qp;
             if (q != null)
             {
-                text.append(String.format(" qp 0x%06x", q.qpNum()));
+                SoftEngine.appendQpn(text.append(" qp "), q.qpNum());
             }
             if (state == CmState.LISTEN && l != null)
             {

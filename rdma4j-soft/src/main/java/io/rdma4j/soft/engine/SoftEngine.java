@@ -127,6 +127,25 @@ public final class SoftEngine implements VerbsDevice, AutoCloseable
     }
 
     /**
+     * Append a QP number as the stat lines and ibv_devinfo write it, {@code 0x} and six hex digits: by hand, since
+     * {@code String.format} parses its pattern on each call, a hundred times a describe, in code run too rarely to
+     * be compiled soon.
+     *
+     * @param text where to append.
+     * @param qpn  a 24-bit QP number.
+     * @return {@code text}.
+     */
+    public static StringBuilder appendQpn(final StringBuilder text, final int qpn)
+    {
+        text.append("0x");
+        for (int shift = 20; shift >= 0; shift -= 4)
+        {
+            text.append(Character.forDigit((qpn >>> shift) & 0xF, 16));
+        }
+        return text;
+    }
+
+    /**
      * @return what the device holds now, for the stat file: a line per QP and per multicast group.
      *         Allocates; the stat publisher calls it about once a second, never the data path.
      */
@@ -140,7 +159,7 @@ public final class SoftEngine implements VerbsDevice, AutoCloseable
                 // the values read where they are: a map of every counter a QP, each second, was most of what
                 // the stat thread allocated
                 final Counters qpCounters = qp.qpCounters();
-                text.append(String.format("qp 0x%06x %s %s", qp.qpNum(), qp.type(), qp.state()));
+                appendQpn(text.append("qp "), qp.qpNum()).append(' ').append(qp.type()).append(' ').append(qp.state());
                 final List<SoftCounter> all = SoftCounter.inIdOrder();
                 for (int i = 0; i < all.size(); i++)
                 {
