@@ -614,6 +614,13 @@ final class CmConnection
         giveUp(ConnectionManager.ECONNREFUSED);
     }
 
+    /** @return the phase's ordinal, or -1 while none is set; read without the lock by the stat thread's key. */
+    int phaseKey()
+    {
+        final Phase p = phase;
+        return p == null ? -1 : p.ordinal();
+    }
+
     /**
      * Lock held: an established connection whose peer's process the device knows to be gone (a same-host peer
      * killed without closing) is over: DISCONNECTED, as if its DREQ had come, with ECONNRESET for a status.

@@ -165,8 +165,8 @@ final class CmListener
         return backlogUsed + "/" + backlog;
     }
 
-    /** @return a number that changes with what {@link #backlogLocked} says. */
-    long backlogKeyLocked()
+    /** @return a number that changes with what {@link #backlogLocked} says; read without the lock, as a hint. */
+    long backlogKey()
     {
         return (long)backlogUsed << 32 | backlog;
     }

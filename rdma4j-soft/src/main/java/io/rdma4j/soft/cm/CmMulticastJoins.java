@@ -142,8 +142,12 @@ final class CmMulticastJoins
     }
 
     /** Lock held: the groups joined, comma-separated, a send-only join marked so; empty when none. */
-    /** @return a number that changes with what {@link #describeLocked} says: which joins are active. */
-    long keyLocked()
+    /**
+     * @return a number that changes with what {@link #describeLocked} says: which joins are active. Read without
+     *     the lock, as a hint; a join or leave under way may throw ConcurrentModificationException, which the stat
+     *     sections count as a change.
+     */
+    long describeKey()
     {
         long key = 0;
         for (final MulticastJoin join : joins)

@@ -744,21 +744,22 @@ public final class SoftCmId implements CmId
     /**
      * @return a number that changes when what {@link #describeOn} writes may have: the state, the connection's
      *     phase, the QP, the backlog's use and the groups joined (the addresses change only with the state). For
-     *     the stat file's publisher, which writes the ids' lines again only then; formats nothing.
+     *     the stat file's publisher, which writes the ids' lines again only then; formats nothing. Read without the
+     *     channel's lock, as a hint: a value torn by a change under way changes the key too, and the change itself
+     *     is seen at the next look. A hundred ids a second under their locks, in code run too rarely to be compiled
+     *     soon, cost the idle stat thread more than the lines did.
      */
     long describeKey()
     {
-        return withLock(() ->
-        {
-            final CmConnection c = connection;
-            final CmListener l = listener;
-            final QueuePair q = qp;
-            long key = number * 31 + state.ordinal();
-            key = key * 31 + (c == null ? -1 : c.phase.ordinal());
-            key = key * 31 + (q == null ? -1 : q.qpNum());
-            key = key * 31 + (l == null ? -1 : l.backlogKeyLocked());
-            return key * 31 + joins.keyLocked();
-        });
+        final CmConnection c = connection;
+        final CmListener l = listener;
+        final QueuePair q = qp;
+        final CmState s = state;
+        long key = number * 31 + (s == null ? -1 : s.ordinal());
+        key = key * 31 + (c == null ? -1 : c.phaseKey());
+        key = key * 31 + (q == null ? -1 : q.qpNum());
+        key = key * 31 + (l == null ? -1 : l.backlogKey());
+        return key * 31 + joins.describeKey();
     }
 
     void describeOn(final SoftDevice device, final StringBuilder text)
