@@ -141,7 +141,6 @@ final class CmMulticastJoins
         }
     }
 
-    /** Lock held: the groups joined, comma-separated, a send-only join marked so; empty when none. */
     /**
      * @return a number that changes with what {@link #describeLocked} says: which joins are active. Read without
      *     the lock, as a hint; a join or leave under way may throw ConcurrentModificationException, which the stat
@@ -157,6 +156,7 @@ final class CmMulticastJoins
         return key;
     }
 
+    /** Lock held: the groups joined, comma-separated, a send-only join marked so; empty when none. */
     String describeLocked()
     {
         final StringBuilder text = new StringBuilder();

@@ -738,10 +738,6 @@ public final class SoftCmId implements CmId
     }
 
     /**
-     * Append the id's line to a device's describe section if the id is on that device: number, port space,
-     * state (and the connection's phase), addresses, QP, a listener's backlog, the groups joined.
-     */
-    /**
      * @return a number that changes when what {@link #describeOn} writes may have: the state, the connection's
      *     phase, the QP, the backlog's use and the groups joined (the addresses change only with the state). For
      *     the stat file's publisher, which writes the ids' lines again only then; formats nothing. Read without the
@@ -762,6 +758,10 @@ public final class SoftCmId implements CmId
         return key * 31 + joins.describeKey();
     }
 
+    /**
+     * Append the id's line to a device's describe section if the id is on that device: number, port space,
+     * state (and the connection's phase), addresses, QP, a listener's backlog, the groups joined.
+     */
     void describeOn(final SoftDevice device, final StringBuilder text)
     {
         withLock(() ->

@@ -41,9 +41,6 @@ public final class McastGroupTable<Q>
     }
 
     /**
-     * @return each group's MGID and how many QPs are attached to it, for the stat tool; allocates.
-     */
-    /**
      * @return a number that changes when a group comes or goes or its membership's size changes, for the stat
      *     file's publisher; allocates an iterator.
      */
@@ -58,6 +55,9 @@ public final class McastGroupTable<Q>
         return key;
     }
 
+    /**
+     * @return each group's MGID and how many QPs are attached to it, for the stat tool; allocates.
+     */
     public Map<Gid, Integer> groupSizes()
     {
         final Map<Gid, Integer> sizes = new java.util.TreeMap<>(java.util.Comparator.comparing(Gid::toString));
