@@ -15,7 +15,6 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -71,7 +70,7 @@ public final class SameHostLink extends ForwardingLink
      * process table). An idle receiver beats before and after each wait, and waits at most
      * {@link Link#IDLE_WAIT_NANOS}: twice that, so a live idle receiver's senders do not ask.
      */
-    static final long STALE_MS = 2 * TimeUnit.NANOSECONDS.toMillis(IDLE_WAIT_NANOS);
+    static final long STALE_MS = 2 * IDLE_WAIT_NANOS / 1_000_000;
     private static final long LIVENESS_RETRY_MS = 100;
     private static final long LOOKUP_RETRY_MS = 1000;
     /** How long an answer of {@link #peerProcessGone} about a peer stands: less than the CM's one-second look. */
