@@ -40,4 +40,28 @@ class IdleWaitTest
                 TimeUnit.NANOSECONDS.toMillis(waited) + " ms; at most " + most + " expected");
         }
     }
+
+    /**
+     * A device that closes wakes its progress thread, then ends its runner: the thread, woken, must not go back into
+     * an idle wait before the runner's end reaches it, or every close takes a whole idle wait (a second; each close
+     * cost up to 100 ms when the wait was that long). Not a measure of speed: a bound at half the idle wait, which
+     * a close took in full without the fix.
+     */
+    @Test
+    void aClosingDeviceDoesNotWaitOutAnIdleWait() throws Exception
+    {
+        for (int i = 0; i < 3; i++)
+        {
+            final long start;
+            try (Fabric fabric = new Fabric(Fabric.Kind.MEMORY).pollsInline(true))
+            {
+                // a device with a QP and nothing to do: its progress thread in the link's wait
+                new WaiterReceivesTest.Receiver(fabric.open(), true);
+                start = System.nanoTime();
+            }
+            final long closed = System.nanoTime() - start;
+            assertTrue(closed < Link.IDLE_WAIT_NANOS / 2, "closing an idle device took " +
+                TimeUnit.NANOSECONDS.toMillis(closed) + " ms");
+        }
+    }
 }

@@ -402,6 +402,13 @@ final class ProgressAgent implements Agent
      */
     private void awaitWork()
     {
+        if (stopping)
+        {
+            // stop() wakes this thread, then closes the runner, which ends its loop after the cycle under way: a
+            // wait begun in between would hold the close up for a whole idle wait (Link.IDLE_WAIT_NANOS)
+            Thread.yield();
+            return;
+        }
         // "may wait long" until the wait is chosen: written before the deadline and lastInlinePollNs are read,
         // as a transport arming a timer and a poller write those before reading this, so that either this
         // thread sees what they wrote or they see it may wait long (and wake it, or flush themselves)
