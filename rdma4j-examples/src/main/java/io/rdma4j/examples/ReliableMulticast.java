@@ -11,6 +11,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -91,7 +92,7 @@ public final class ReliableMulticast
      */
     private static void say(final String line)
     {
-        final byte[] bytes = (line + System.lineSeparator()).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        final byte[] bytes = (line + System.lineSeparator()).getBytes(StandardCharsets.UTF_8);
         synchronized (System.out)
         {
             System.out.flush();

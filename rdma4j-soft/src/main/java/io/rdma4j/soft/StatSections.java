@@ -50,7 +50,7 @@ public final class StatSections
     }
 
     /**
-     * @return the sections' {@link Section#describeKey}s, summed.
+     * @return the sections' {@link Section#describeKey}s, combined in the sections' order.
      */
     long describeKey()
     {

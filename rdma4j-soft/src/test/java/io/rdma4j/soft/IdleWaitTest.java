@@ -22,7 +22,8 @@ class IdleWaitTest
     {
         final AtomicReference<LookCountingLink> counting = new AtomicReference<>();
         // polling mode, the default, in which a waiting thread takes the receive role
-        try (Fabric fabric = new Fabric(Fabric.Kind.UDP).pollsInline(true).linkWrapper(LookCountingLink.keepingFirst(counting)))
+        try (Fabric fabric = new Fabric(Fabric.Kind.UDP).pollsInline(true)
+            .linkWrapper(LookCountingLink.keepingFirst(counting)))
         {
             final WaiterReceivesTest.Receiver receiver = new WaiterReceivesTest.Receiver(fabric.open(), true);
             final LookCountingLink link = counting.get();

@@ -158,7 +158,7 @@ class SameHostProcessTest
                     Thread.onSpinWait();
                 }
                 assertTrue(engine.anyPeerProcessGone(), "the peer's process is gone");
-                // the dead process's heartbeat ages; a sender notices within a second and asks for its pid
+                // the dead process's heartbeat ages; a sender notices within STALE_MS (2 s) and asks for its pid
                 final long deadline = System.nanoTime() + 10_000_000_000L;
                 while (ud.counter(SoftCounter.SHM_PEER_GONE) == 0 && System.nanoTime() < deadline)
                 {

@@ -47,11 +47,7 @@ final class CmStat
     /** @return a number that changes when an id comes, goes or changes what its line says. */
     private long describeKey()
     {
-        final List<SoftCmId> live;
-        synchronized (ids)
-        {
-            live = new ArrayList<>(ids);
-        }
+        final List<SoftCmId> live = live();
         long key = live.size();
         for (final SoftCmId id : live)
         {
@@ -85,14 +81,19 @@ final class CmStat
         }
     }
 
+    /** @return the ids tracked now, a copy the stat thread may go through holding no lock. */
+    private List<SoftCmId> live()
+    {
+        synchronized (ids)
+        {
+            return new ArrayList<>(ids);
+        }
+    }
+
     /** On the stat thread, holding no lock: each id takes its channel's lock in turn. */
     private void describe(final SoftDevice device, final StringBuilder text)
     {
-        final List<SoftCmId> live;
-        synchronized (ids)
-        {
-            live = new ArrayList<>(ids);
-        }
+        final List<SoftCmId> live = live();
         live.sort(Comparator.comparingLong(SoftCmId::number));
         for (final SoftCmId id : live)
         {

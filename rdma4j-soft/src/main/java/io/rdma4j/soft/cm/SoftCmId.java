@@ -750,8 +750,7 @@ public final class SoftCmId implements CmId
         final CmConnection c = connection;
         final CmListener l = listener;
         final QueuePair q = qp;
-        final CmState s = state;
-        long key = number * 31 + (s == null ? -1 : s.ordinal());
+        long key = number * 31 + state.ordinal();
         key = key * 31 + (c == null ? -1 : c.phaseKey());
         key = key * 31 + (q == null ? -1 : q.qpNum());
         key = key * 31 + (l == null ? -1 : l.backlogKey());
