@@ -57,6 +57,8 @@ final class SendBatch
     private static final int SOCKADDR_SLOT = 32;
     private static final int SCRATCH_BYTES = 65536;
     private static final int MAX_CACHED_DESTINATIONS = 64;
+    /** The most sends of one datagram that an earlier datagram's ICMP errors may fail (sendAloneOrIcmp). */
+    private static final int ICMP_ERROR_TRIES = 8;
 
     private final Arena arena;
     private final int family;
@@ -662,10 +664,13 @@ final class SendBatch
     }
 
     /**
-     * {@code sendmsg} with errno captured, and once more if it failed with an ICMP error: with {@code IP_RECVERR}
-     * on (the link reads "port unreachable" from the error queue) the kernel also reports an ICMP error that
-     * answered an earlier datagram, to any destination, by failing the socket's next send once. That send's
-     * datagram is not the one refused: it goes again, and the error, reported, is gone.
+     * {@code sendmsg} with errno captured, and again while it fails with an ICMP error, up to
+     * {@value #ICMP_ERROR_TRIES} tries: with {@code IP_RECVERR} on (the link reads "port unreachable" from the
+     * error queue) the kernel also reports an ICMP error that answered an earlier datagram, to any destination, by
+     * failing the socket's next send. That send's datagram is not the one refused: it goes again. Once is not
+     * always enough: while the receiving thread reads the error queue, each entry it takes sets the socket's error
+     * again from the entry behind it, so a send that met one error can meet the next one at once. The bound keeps
+     * a stream of ICMP errors from holding the sender.
      *
      * @return what the last {@code sendmsg} returned.
      */
@@ -673,7 +678,7 @@ final class SendBatch
     {
         long sent = LinuxLibc.sendmsg(capture, fd, message, 0);
         counters.incrementOwned(SoftCounter.UDP_SEND_SYSCALLS);
-        if (sent < 0 && isIcmpError(LinuxLibc.errno(capture)))
+        for (int tries = 1; sent < 0 && tries < ICMP_ERROR_TRIES && isIcmpError(LinuxLibc.errno(capture)); tries++)
         {
             sent = LinuxLibc.sendmsg(capture, fd, message, 0);
             counters.incrementOwned(SoftCounter.UDP_SEND_SYSCALLS);
