@@ -45,7 +45,13 @@ public final class GrpcBench implements Callable<Integer>
         "streamed message (default 64)")
     private int size;
 
-    @Option(names = "--warmup", defaultValue = "10000", description = "unary calls before measuring (default 10000)")
+    /*
+     * 50000: on 2 vCPUs the JIT still compiles gRPC's, Netty's and the device's paths after 10000 calls, and the
+     * compiler threads then take a core from the busy ones (2026-12-03, EPYC: rdma4j's unary p50 70-110 us after
+     * 10000, 13 us after 50000; epoll's 54-61 and 88-92 us). Netty's bench warms up 100000 exchanges so too
+     */
+    @Option(names = "--warmup", defaultValue = "50000", description = "unary calls before measuring (default 50000: " +
+        "the JIT's compiling is over by then on 2 cores)")
     private int warmup;
 
     @Option(names = {"-n", "--calls"}, defaultValue = "20000", description = "unary calls measured (default 20000)")

@@ -43,8 +43,14 @@ public final class NettyBench implements Callable<Integer>
     @Option(names = {"-s", "--size"}, defaultValue = "64", description = "request bytes, echoed whole (default 64)")
     private int size;
 
-    @Option(names = "--warmup", defaultValue = "20000", description = "ping-pong exchanges before measuring "
-        + "(default 20000)")
+    /*
+     * 100000, as bin/perf-targets warms its round trips: on 2 vCPUs the JIT still compiles the device's and
+     * Netty's paths (a few hundred methods a second) after 20000 exchanges, and a compiler thread that takes one of
+     * the two cores from four busy threads makes the p99 (2026-12-03, EPYC: rdma4j's p99 143-702 us after 20000,
+     * 57-68 us after 100000; epoll's 83-89 us and 102-116 us)
+     */
+    @Option(names = "--warmup", defaultValue = "100000", description = "ping-pong exchanges before measuring "
+        + "(default 100000: the JIT's compiling is over by then on 2 cores)")
     private int warmup;
 
     @Option(names = {"-n", "--exchanges"}, defaultValue = "20000", description = "ping-pong exchanges measured "
