@@ -6,6 +6,7 @@ import io.rdma4j.soft.link.Link;
 
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 
@@ -21,6 +22,15 @@ final class LookCountingLink extends ForwardingLink
 {
     final AtomicInteger emptyLooks = new AtomicInteger();
     final AtomicInteger waitsEntered = new AtomicInteger();
+    /**
+     * Set by a test: the waiting thread's next look is held this long at least, and until {@link #released} is set,
+     * before it looks: as if the thread lost its core meanwhile. Taken (reset to 0) by the look it holds.
+     */
+    final AtomicLong holdNextLookNs = new AtomicLong();
+    /** Looks held so far. */
+    final AtomicInteger looksHeld = new AtomicInteger();
+    /** Set by the test to end a held look; reset by that look. */
+    volatile boolean released;
 
     LookCountingLink(final Link inner)
     {
@@ -44,6 +54,20 @@ final class LookCountingLink extends ForwardingLink
     @Override
     public boolean receive(final ByteBuffer buffer, final DatagramInfo info)
     {
+        if (!WaitRecordingLink.isProgressThread())
+        {
+            final long holdNs = holdNextLookNs.getAndSet(0);
+            if (holdNs > 0)
+            {
+                final long until = System.nanoTime() + holdNs;
+                looksHeld.incrementAndGet();
+                while (!released || System.nanoTime() < until)
+                {
+                    Thread.onSpinWait();
+                }
+                released = false;
+            }
+        }
         final boolean got = inner.receive(buffer, info);
         if (!got && !WaitRecordingLink.isProgressThread())
         {

@@ -167,10 +167,10 @@ class SameHostProcessTest
                 }
                 assertEquals(1, ud.counter(SoftCounter.SHM_PEER_GONE));
                 final long viaUdp = ud.counter(SoftCounter.UDP_SENT_PKTS);
+                final long failures = ud.counter(SoftCounter.UDP_SEND_FAILURES);
                 ud.send(toPeer, peerQpn, UdEndpoint.QKEY, "anyone?", 3);
                 ud.poll(1, 10_000);
                 // the completion comes once the datagram is queued; its flush and count may come a moment later
-                final long failures = ud.counter(SoftCounter.UDP_SEND_FAILURES);
                 TestVerbs.awaitAtLeast(() -> ud.counter(SoftCounter.UDP_SENT_PKTS)
                     + ud.counter(SoftCounter.UDP_SEND_FAILURES) - failures, viaUdp + 1);
                 assertEquals(viaUdp + 1, ud.counter(SoftCounter.UDP_SENT_PKTS));

@@ -34,8 +34,16 @@ class SpinThenBlockTest
         /** as soon as the waiter looked (or, in a wait that does not spin, waits) in the round */
         LOOKED,
         /** a while after the waiter entered the link's wait: its spin, if any, ran out */
-        BLOCKED
+        BLOCKED,
+        /**
+         * once the waiter looked, while its next look is held well past the budget (as if it lost its core), which
+         * then finds the datagram; to a waiter that blocked instead, at once
+         */
+        DURING_A_HELD_LOOK
     }
+
+    /** How long a held look lasts at least: three budgets of {@link #aSpinThatLostItsCoreDidNotPay}. */
+    private static final long HELD_NS = TimeUnit.MILLISECONDS.toNanos(150);
 
     /**
      * What the rounds after the first did, as the link counted it, and the receiving device's spin counters over the
@@ -77,6 +85,18 @@ class SpinThenBlockTest
         assertEquals(0, rounds.spinsPaidCounted(), "wait_spins_paid: none of them paid");
     }
 
+    @Test
+    void aSpinThatLostItsCoreDidNotPay() throws Exception
+    {
+        // each round's datagram is found by a look that began within the budget but ended well past it: a spin
+        // satisfied so late was off the core meanwhile, where a blocked waiter is woken ahead of the thread that
+        // took it. It counts as one that ran out, so the back-off is that of spinsThatRunOutMakeTheNextWaitsBlock.
+        // A budget that the sending thread, watching the waiter's looks, never misses on a loaded machine
+        final Rounds rounds = run(TimeUnit.MILLISECONDS.toNanos(50), SendWhen.DURING_A_HELD_LOOK);
+        assertEquals(0, rounds.spinsPaidCounted(), "wait_spins_paid: none of them paid");
+        assertEquals(4, rounds.spinsCounted(), "wait_spins");
+    }
+
     private static Rounds run(final long spinNs, final SendWhen when) throws Exception
     {
         final AtomicReference<LookCountingLink> watched = new AtomicReference<>();
@@ -112,6 +132,11 @@ class SpinThenBlockTest
                             return;
                         }
                         Thread.onSpinWait();
+                    }
+                    if (when == SendWhen.DURING_A_HELD_LOOK)
+                    {
+                        sendDuringAHeldLook(link, start, sender, receiver, i);
+                        continue;
                     }
                     if (when == SendWhen.BLOCKED)
                     {
@@ -152,6 +177,40 @@ class SpinThenBlockTest
             final Counters counters = SoftEngine.of(receiving).counters();
             return new Rounds(waitsEntered, roundsThatWaited, counters.get(SoftCounter.WAIT_SPINS),
                 counters.get(SoftCounter.WAIT_SPINS_PAID));
+        }
+    }
+
+    /**
+     * Hold the waiter's next look and send while it is held; if the waiter blocks in the link instead (a round that
+     * does not spin) before it took the hold, withdraw the hold and send to the blocked waiter.
+     */
+    private static void sendDuringAHeldLook(final LookCountingLink link, final int[] start,
+        final WaiterReceivesTest.Sender sender, final WaiterReceivesTest.Receiver receiver, final int round)
+    {
+        final int heldBefore = link.looksHeld.get();
+        link.holdNextLookNs.set(HELD_NS);
+        while (!Thread.currentThread().isInterrupted())
+        {
+            if (link.looksHeld.get() > heldBefore)
+            {
+                // released once the datagram is on the receiver's socket: the sending device's flush may be its
+                // progress thread's, a moment after the post, and the held look must find it
+                final long sentBefore = sender.endpoint.counter(SoftCounter.UDP_SENT_PKTS);
+                sender.send(receiver.qp, round);
+                while (sender.endpoint.counter(SoftCounter.UDP_SENT_PKTS) == sentBefore &&
+                    !Thread.currentThread().isInterrupted())
+                {
+                    Thread.onSpinWait();
+                }
+                link.released = true;
+                return;
+            }
+            if (link.waitsEntered.get() > start[1] && link.holdNextLookNs.getAndSet(0) > 0)
+            {
+                sender.send(receiver.qp, round);
+                return;
+            }
+            Thread.onSpinWait();
         }
     }
 }

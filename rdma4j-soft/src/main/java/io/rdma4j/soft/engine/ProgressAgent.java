@@ -63,6 +63,11 @@ final class ProgressAgent implements Agent
      * few microseconds, one that slept took at least a wake-up's time.
      */
     private static final long SLEPT_NS = TimeUnit.MICROSECONDS.toNanos(10);
+    /**
+     * A spin that paid ended within this many budgets: its last look's work (a receive and its completion) fits in
+     * the slack, a spin that lost its core for a scheduler's slice (hundreds of microseconds) does not.
+     */
+    private static final long SPIN_OVERRUN = 2;
 
     private final Link link;
     private final ReceivePath receivePath;
@@ -560,11 +565,15 @@ final class ProgressAgent implements Agent
     {
         final long spinNs = waitSpin.begin(lastWaitFoundWork);
         spinRanOut = false;
+        final long start = spinNs > 0 ? nanoTime() : 0;
         final int outcome = receiveUntil(wait, timeoutNs, spinNs);
         lastWaitFoundWork = outcome == WaitDriver.SATISFIED;
         if (spinNs > 0)
         {
-            waitSpin.spun(!spinRanOut && lastWaitFoundWork);
+            // a spin satisfied long after its budget was off the core meanwhile (the scheduler gave the core to
+            // another thread, as it does a busy one at the end of its slice): the datagram waited for it, where a
+            // blocked waiter would have been woken ahead of that thread. That spin did not pay
+            waitSpin.spun(!spinRanOut && lastWaitFoundWork && nanoTime() - start <= SPIN_OVERRUN * spinNs);
         }
         return outcome;
     }
