@@ -61,7 +61,8 @@ public final class SoftSettings
         "`" + DEFAULT_WAIT_SPIN_MICROS + "`", "microseconds, 0 or more",
         "In `polling` and `waiting` modes a thread that waits for an event and receives itself polls the socket " +
         "up to this long before it blocks, when its last wait found work: a reply within that time costs no " +
-        "wake-up. Spins that run out make the next waits block at once (up to 64 of them, fewer as spins pay " +
+        "wake-up. Spins that run out, or end more than twice the budget late (the thread lost its core " +
+        "meanwhile), make the next waits block at once (up to 64 of them, fewer as spins pay " +
         "again), so a loaded machine or a slow peer costs little spinning. After a wait that found nothing it " +
         "blocks at once, so nothing spins while idle. 0 never spins. `rdma4j stat` counts the spins " +
         "(`wait_spins`) and those that paid (`wait_spins_paid`).");
