@@ -12,7 +12,7 @@ import io.rdma4j.soft.counter.SoftCounter;
  * {@code perf send_lat -e} went from 18.7 us to 1.4 us with a 20 us spin). It is lost when the budget runs out
  * first: a peer that answers slowly, or that the spinner keeps off the core it needs (two shared cores with a build
  * beside: 29 us against 11 us unspun). So a spin that ran out counts against spinning (and so does one satisfied
- * only long after its budget: its thread lost the core meanwhile, which its caller judges), after {@code f} of them,
+ * only long after its budget: its thread lost the core meanwhile, which its caller judges): after {@code f} of them,
  * unrepaid, the next {@code 2^f} waits (at most {@value #MAX_SKIPPED}) block at once, and each spin that pays takes
  * one back. A waiter whose replies keep coming inside the budget spins every time; one whose replies do not spins on
  * about one wait in {@value #MAX_SKIPPED}, a few per cent of a core at the most. Nothing spins after a wait that
