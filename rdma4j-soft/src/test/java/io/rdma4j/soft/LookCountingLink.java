@@ -54,7 +54,8 @@ final class LookCountingLink extends ForwardingLink
     @Override
     public boolean receive(final ByteBuffer buffer, final DatagramInfo info)
     {
-        if (!WaitRecordingLink.isProgressThread())
+        final boolean waiter = !WaitRecordingLink.isProgressThread();
+        if (waiter)
         {
             final long holdNs = holdNextLookNs.getAndSet(0);
             if (holdNs > 0)
@@ -69,7 +70,7 @@ final class LookCountingLink extends ForwardingLink
             }
         }
         final boolean got = inner.receive(buffer, info);
-        if (!got && !WaitRecordingLink.isProgressThread())
+        if (!got && waiter)
         {
             emptyLooks.incrementAndGet();
         }
