@@ -103,6 +103,9 @@ public interface CmId extends AutoCloseable
     /**
      * Destroy the id's QP ({@code rdma_destroy_qp}). Closing the id does not do it: as with
      * librdmacm, destroy the QP first (after DISCONNECTED on a connection), then close the id.
+     * The QP is detached from the groups the id joined first (librdmacm leaves that to the caller,
+     * and the kernel then refuses to destroy the QP, its CQs and its PD); the joins remain until
+     * left or the id is closed.
      */
     void destroyQp();
 

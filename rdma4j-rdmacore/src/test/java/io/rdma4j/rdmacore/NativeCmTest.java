@@ -325,6 +325,32 @@ class NativeCmTest
         assertEquals(Errno.EADDRNOTAVAIL, notJoined.errno());
     }
 
+    /**
+     * librdmacm attaches a full member's QP to the group, and the kernel refuses to destroy an attached QP
+     * (EBUSY), which {@code rdma_destroy_qp} ignores: the QP then outlived destroyQp and its CQ and PD could not be
+     * destroyed (rmcast's subscriber on rxe). destroyQp detaches first, as the soft device does, and the join
+     * itself remains until left.
+     */
+    @Test
+    void destroyingAJoinedQpDetachesItSoItsCqAndPdGoAndTheJoinRemains() throws Exception
+    {
+        final InetSocketAddress group = new InetSocketAddress(InetAddress.getByName("239.77.9.3"), 0);
+        final CmId id = closing(client.createId(null, PortSpace.UDP));
+        id.bindAddr(new InetSocketAddress(address, 0));
+        final ProtectionDomain pd = id.verbs().allocPd();
+        final CompletionQueue cq = id.verbs().createCq(16, null, 0);
+        id.createQp(pd, QpInitAttr.of(QpType.UD, cq, QpCap.of(8, 8)));
+        id.joinMulticast(group, JoinFlags.FULLMEMBER, "group");
+        expect(client, CmEventType.MULTICAST_JOIN).ack();
+
+        id.destroyQp();
+        cq.close();
+        pd.close();
+        id.leaveMulticast(group);
+        final RdmaException left = assertThrows(RdmaException.class, () -> id.leaveMulticast(group));
+        assertEquals(Errno.EADDRNOTAVAIL, left.errno());
+    }
+
     @Test
     void librdmacmsErrnoAndTheEventRulesReachTheCaller() throws Exception
     {

@@ -4,6 +4,8 @@ import io.rdma4j.cm.CmId;
 import io.rdma4j.cm.ConnParam;
 import io.rdma4j.cm.JoinFlags;
 import io.rdma4j.cm.PortSpace;
+import io.rdma4j.cm.UdParam;
+import io.rdma4j.rdmacore.Ibverbs;
 import io.rdma4j.rdmacore.NativeContext;
 import io.rdma4j.rdmacore.NativeCq;
 import io.rdma4j.rdmacore.NativePd;
@@ -17,6 +19,7 @@ import io.rdma4j.rdmacore.abi.RdmaCmId;
 import io.rdma4j.rdmacore.abi.RdmaCmJoinMcAttrEx;
 import io.rdma4j.rdmacore.abi.RdmaConnParam;
 import io.rdma4j.verbs.Errno;
+import io.rdma4j.verbs.Gid;
 import io.rdma4j.verbs.ProtectionDomain;
 import io.rdma4j.verbs.QpAttr;
 import io.rdma4j.verbs.QpAttrMask;
@@ -43,8 +46,16 @@ public final class NativeCmId implements CmId
     /** The contexts librdmacm opened, by {@code struct ibv_context *}: it keeps them open for the process. */
     private static final Map<Long, NativeContext> CONTEXTS = new ConcurrentHashMap<>();
 
-    /** A multicast join: the group as given and the context its events return. */
-    record Join(InetSocketAddress group, Object context)
+    /** A multicast join: the group as given, how it was joined and the context its events return. */
+    record Join(InetSocketAddress group, JoinFlags flags, Object context)
+    {
+    }
+
+    /**
+     * A group librdmacm attached the id's QP to when the join completed ({@code ucma_process_join}: a full
+     * member's join, with a QP at the time), and the MGID and MLID it attached with.
+     */
+    private record Attachment(long qp, Gid mgid, int mlid)
     {
     }
 
@@ -52,6 +63,7 @@ public final class NativeCmId implements CmId
     private final MemorySegment id;
     private final PortSpace portSpace;
     private final Map<InetSocketAddress, Long> joinKeys = new ConcurrentHashMap<>();
+    private final Map<InetSocketAddress, Attachment> attachments = new ConcurrentHashMap<>();
     private volatile Object context;
     private volatile NativeQp qp;
     private NativePd defaultPd;
@@ -262,9 +274,14 @@ public final class NativeCmId implements CmId
                 initAttr.srq(), Structs.readCap(cap), initAttr.sqSigAll());
             qp = NativeQp.wrap(nativePd, created, granted, destroyedQp ->
             {
-                // rdma_destroy_qp is void: it destroys the id's QP and clears id->qp
-                Rdmacm.call("rdma_destroy_qp", id);
-                return 0;
+                // what rdma_destroy_qp does for a QP on the caller's CQs, but with ibv_destroy_qp's errno, which
+                // rdma_destroy_qp drops: a QP the kernel refused to destroy stays the id's and is said
+                final int errno = Ibverbs.errno("ibv_destroy_qp", destroyedQp);
+                if (errno == 0)
+                {
+                    id.set(ValueLayout.ADDRESS, RdmaCmId.QP, MemorySegment.NULL);
+                }
+                return errno;
             });
             return qp;
         }
@@ -290,6 +307,13 @@ public final class NativeCmId implements CmId
         return type.cast(object);
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * Destroying the QP detaches it from its groups first, as the soft device does; the joins themselves remain
+     * until left. librdmacm does not: the kernel refuses to destroy a QP that is still attached (EBUSY), and
+     * {@code rdma_destroy_qp} ignores that, which left the QP, and then its CQs and PD, impossible to destroy.
+     */
     @Override
     public synchronized void destroyQp()
     {
@@ -297,8 +321,50 @@ public final class NativeCmId implements CmId
         if (current != null)
         {
             qp = null;
-            current.close();
+            RdmaException detachFailure = null;
+            for (final var attached : attachments.entrySet())
+            {
+                if (attached.getValue().qp() == current.address().address())
+                {
+                    try
+                    {
+                        current.detachMulticast(attached.getValue().mgid(), attached.getValue().mlid());
+                    }
+                    catch (final RdmaException ex)
+                    {
+                        detachFailure = detachFailure == null ? ex : detachFailure;
+                    }
+                }
+            }
+            attachments.clear();
+            try
+            {
+                current.close();
+            }
+            catch (final RdmaException ex)
+            {
+                if (detachFailure != null)
+                {
+                    ex.addSuppressed(detachFailure);
+                }
+                throw ex;
+            }
         }
+    }
+
+    /**
+     * The join of {@code join.group()} completed: remember whether librdmacm attached the id's QP to the group,
+     * so that {@link #destroyQp()} can detach it.
+     */
+    void joined(final Join join, final UdParam ud)
+    {
+        final MemorySegment current = id.get(ValueLayout.ADDRESS, RdmaCmId.QP);
+        if (join.flags() == JoinFlags.SENDONLY_FULLMEMBER || current.equals(MemorySegment.NULL) || ud == null ||
+            ud.ahAttr() == null || ud.ahAttr().grh() == null)
+        {
+            return;
+        }
+        attachments.put(join.group(), new Attachment(current.address(), ud.ahAttr().grh().dgid(), ud.ahAttr().dlid()));
     }
 
     @Override
@@ -378,7 +444,7 @@ public final class NativeCmId implements CmId
     public void joinMulticast(final InetSocketAddress group, final JoinFlags flags, final Object context)
     {
         checkLive("joinMulticast");
-        final long key = channel.addJoin(new Join(group, context));
+        final long key = channel.addJoin(new Join(group, flags, context));
         if (joinKeys.putIfAbsent(group, key) != null)
         {
             channel.removeJoin(key);
@@ -415,6 +481,8 @@ public final class NativeCmId implements CmId
             // returns once every event of the join is acknowledged
             Rdmacm.check("rdma_leave_multicast " + group, "rdma_leave_multicast", id, SockAddr.write(arena, group));
         }
+        // librdmacm detached the id's QP from the group itself
+        attachments.remove(group);
         joinKeys.remove(group);
         channel.removeJoin(key);
     }

@@ -237,7 +237,12 @@ public final class NativeEventChannel implements EventChannel
         {
             // librdmacm hands the join's context pointer back in private_data: ours is the join's key
             final NativeCmId.Join join = joins.get(ud.get(ValueLayout.ADDRESS, RdmaUdParam.PRIVATE_DATA).address());
-            return new NativeCmEvent(raw, type, id, null, status, null, udParam(ud, false),
+            final UdParam param = udParam(ud, false);
+            if (join != null && type == CmEventType.MULTICAST_JOIN && status == 0)
+            {
+                id.joined(join, param);
+            }
+            return new NativeCmEvent(raw, type, id, null, status, null, param,
                 join == null ? null : join.context(), join == null ? null : join.group());
         }
         final boolean datagram = id.portSpace() == PortSpace.UDP || id.portSpace() == PortSpace.IPOIB;
