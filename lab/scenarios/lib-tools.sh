@@ -150,7 +150,8 @@ junit() {
   local jar cp p=$PROJ
   jar=$(ls "$p"/target/lab/junit-platform-console-standalone-*.jar | tail -1)
   cp=$p/rdma4j-api/target/classes:$p/rdma4j-soft/target/classes:$p/rdma4j-rdmacore/target/classes
-  cp=$cp:$p/rdma4j-rdmacore/target/test-classes
+  # the test support holds PackageGraph, which every module's PackageCyclesTest uses
+  cp=$cp:$p/rdma4j-rdmacore/target/test-classes:$p/rdma4j-test-support/target/classes
   # rxe sends a group's datagrams through the IP stack: multicast needs a route on the RDMA netdev
   [ "$SIDE" = guest ] && { ip route add 224.0.0.0/4 dev eth0 2>/dev/null || true; ulimit -l unlimited; }
   "$JAVA_HOME/bin/java" -Xss1m --enable-native-access=ALL-UNNAMED -jar "$jar" execute --disable-banner \
