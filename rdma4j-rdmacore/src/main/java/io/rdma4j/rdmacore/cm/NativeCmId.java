@@ -52,10 +52,11 @@ public final class NativeCmId implements CmId
     }
 
     /**
-     * A group librdmacm attached the id's QP to when the join completed ({@code ucma_process_join}: a full
-     * member's join, with a QP at the time), and the MGID and MLID it attached with.
+     * The MGID and MLID librdmacm attached the id's QP to a group with when the join completed
+     * ({@code ucma_process_join}: a full member's join, with a QP at the time). Always the id's current QP's:
+     * {@link #destroyQp()} forgets them all.
      */
-    private record Attachment(long qp, Gid mgid, int mlid)
+    private record Attachment(Gid mgid, int mlid)
     {
     }
 
@@ -322,18 +323,15 @@ public final class NativeCmId implements CmId
         {
             qp = null;
             RdmaException detachFailure = null;
-            for (final var attached : attachments.entrySet())
+            for (final Attachment attached : attachments.values())
             {
-                if (attached.getValue().qp() == current.address().address())
+                try
                 {
-                    try
-                    {
-                        current.detachMulticast(attached.getValue().mgid(), attached.getValue().mlid());
-                    }
-                    catch (final RdmaException ex)
-                    {
-                        detachFailure = detachFailure == null ? ex : detachFailure;
-                    }
+                    current.detachMulticast(attached.mgid(), attached.mlid());
+                }
+                catch (final RdmaException ex)
+                {
+                    detachFailure = detachFailure == null ? ex : detachFailure;
                 }
             }
             attachments.clear();
@@ -358,13 +356,12 @@ public final class NativeCmId implements CmId
      */
     void joined(final Join join, final UdParam ud)
     {
-        final MemorySegment current = id.get(ValueLayout.ADDRESS, RdmaCmId.QP);
-        if (join.flags() == JoinFlags.SENDONLY_FULLMEMBER || current.equals(MemorySegment.NULL) || ud == null ||
-            ud.ahAttr() == null || ud.ahAttr().grh() == null)
+        if (join.flags() == JoinFlags.SENDONLY_FULLMEMBER ||
+            id.get(ValueLayout.ADDRESS, RdmaCmId.QP).equals(MemorySegment.NULL) || ud.ahAttr().grh() == null)
         {
             return;
         }
-        attachments.put(join.group(), new Attachment(current.address(), ud.ahAttr().grh().dgid(), ud.ahAttr().dlid()));
+        attachments.put(join.group(), new Attachment(ud.ahAttr().grh().dgid(), ud.ahAttr().dlid()));
     }
 
     @Override

@@ -565,8 +565,8 @@ final class ProgressAgent implements Agent
     {
         final long spinNs = waitSpin.begin(lastWaitFoundWork);
         spinRanOut = false;
-        final long start = spinNs > 0 ? nanoTime() : 0;
-        final int outcome = receiveUntil(wait, timeoutNs, spinNs);
+        final long start = nanoTime();
+        final int outcome = receiveUntil(wait, timeoutNs, spinNs, start);
         lastWaitFoundWork = outcome == WaitDriver.SATISFIED;
         if (spinNs > 0)
         {
@@ -578,9 +578,8 @@ final class ProgressAgent implements Agent
         return outcome;
     }
 
-    private int receiveUntil(final WaitDriver.Wait wait, final long timeoutNs, final long spinNs)
+    private int receiveUntil(final WaitDriver.Wait wait, final long timeoutNs, final long spinNs, final long start)
     {
-        final long start = nanoTime();
         final long deadline = timeoutNs < 0 || timeoutNs > Long.MAX_VALUE / 4 ? Long.MAX_VALUE : start + timeoutNs;
         final long spinEnd = start + Math.min(spinNs, deadline - start);
         // a thread that waits and replies in turn (a ping-pong, a request and its answer) finds the link empty when
