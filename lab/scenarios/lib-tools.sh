@@ -149,7 +149,8 @@ mckey_host_receives_guest() { local o g; g=$(run_group "$1"); shift; o=$(mktemp)
 junit() {
   local jar cp p=$PROJ
   jar=$(ls "$p"/target/lab/junit-platform-console-standalone-*.jar | tail -1)
-  cp=$p/rdma4j-api/target/classes:$p/rdma4j-soft/target/classes:$p/rdma4j-rdmacore/target/classes
+  cp=$p/rdma4j-api/target/classes:$p/rdma4j-stat/target/classes:$p/rdma4j-soft/target/classes
+  cp=$cp:$p/rdma4j-rdmacore/target/classes
   # the test support holds PackageGraph, which every module's PackageCyclesTest uses
   cp=$cp:$p/rdma4j-rdmacore/target/test-classes:$p/rdma4j-test-support/target/classes
   # rxe sends a group's datagrams through the IP stack: multicast needs a route on the RDMA netdev

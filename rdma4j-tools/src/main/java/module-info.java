@@ -7,8 +7,10 @@ module io.rdma4j.tools
 {
     requires io.rdma4j.api;
     requires io.rdma4j.rmcast;
-    // the stat file's reader, exported to this module alone
+    // the soft device's settings and provider context, which the tools hand it in code
     requires io.rdma4j.soft;
+    // rdma4j stat's reader: the files of soft devices and of reliable multicast's publications and subscriptions
+    requires io.rdma4j.stat;
     requires info.picocli;
     // an automatic module: HdrHistogram's jar has neither a descriptor nor an Automatic-Module-Name
     requires HdrHistogram;

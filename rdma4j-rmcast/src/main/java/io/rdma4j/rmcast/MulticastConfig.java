@@ -1,8 +1,11 @@
 package io.rdma4j.rmcast;
 
+import io.rdma4j.stat.StatDirectory;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.RdmaException;
 
+import java.nio.file.Path;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -41,6 +44,10 @@ public final class MulticastConfig
     private int repairAckTimeout = 10;
     private int offersPerFlush = 1;
     private boolean dropSlowMembers = true;
+    /** Null until concluded: then what the properties say ({@code rdma4j.stat}), true by default. */
+    private Boolean stat;
+    /** Null until concluded: then what the properties say ({@code rdma4j.stat.dir}), or the user's default. */
+    private Path statDirectory;
     private boolean concluded;
 
     /** The defaults: a window of 8192 fragments, the port's MTU, 16 MiB messages, MIN flow control, LIVE join. */
@@ -84,6 +91,21 @@ public final class MulticastConfig
         check(offersPerFlush >= 1, "offersPerFlush " + offersPerFlush + " must be 1 or more");
         check(repairAckTimeout >= 1 && repairAckTimeout <= 31, "repairAckTimeout " + repairAckTimeout +
             " must be within 1..31 (4.096 us x 2^value)");
+        if (stat == null)
+        {
+            try
+            {
+                stat = StatDirectory.enabledFromSystem();
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                check(false, ex.getMessage());
+            }
+        }
+        if (statDirectory == null)
+        {
+            statDirectory = StatDirectory.fromSystem();
+        }
         concluded = true;
         return this;
     }
@@ -382,6 +404,39 @@ public final class MulticastConfig
     {
         mutable();
         repairPort = value;
+        return this;
+    }
+
+    /**
+     * @return whether the publication or subscription keeps a counters file for {@code rdma4j stat} (true by default,
+     *         or what the {@code rdma4j.stat} property or {@code RDMA4J_STAT} says, as for the soft device).
+     */
+    public boolean stat()
+    {
+        return stat == null || stat;
+    }
+
+    public MulticastConfig stat(final boolean value)
+    {
+        mutable();
+        stat = value;
+        return this;
+    }
+
+    /**
+     * @return where the counters file goes: {@code rdma4j.stat.dir} or {@code RDMA4J_STAT_DIR} if set, else
+     *         {@code <java.io.tmpdir>/rdma4j-stat-USER}, the directory the soft device's files and {@code rdma4j stat}
+     *         use; it must be this user's alone ({@code rwx------}), or the object runs without a file.
+     */
+    public Path statDirectory()
+    {
+        return statDirectory == null ? StatDirectory.fromSystem() : statDirectory;
+    }
+
+    public MulticastConfig statDirectory(final Path value)
+    {
+        mutable();
+        statDirectory = Objects.requireNonNull(value, "statDirectory");
         return this;
     }
 }

@@ -14,6 +14,7 @@ import io.rdma4j.rmcast.protocol.FrameHeader;
 import io.rdma4j.rmcast.protocol.HeartbeatBody;
 import io.rdma4j.rmcast.protocol.RepairGrant;
 import io.rdma4j.rmcast.protocol.RepairRequest;
+import io.rdma4j.stat.StatFilePublisher;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.AddressHandle;
 import io.rdma4j.verbs.CompletionQueue;
@@ -39,6 +40,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -197,6 +199,18 @@ public final class Publication implements AutoCloseable
             groupQpn = ud.qpNum();
             groupQkey = ud.qkey();
             sendWr.opcode(WrOpcode.SEND).ud(groupAh, groupQpn, groupQkey);
+            final StatFilePublisher.Registration stat = RmcastStat.open(config, String.format("rmcast-pub-%08x",
+                sessionId), group.getAddress().getHostAddress(), "publication", counters, RmcastCounter.FRAGMENTS_SENT,
+                RmcastCounter.REPAIR_REQUESTS_REFUSED, List.of(
+                    new RmcastStat.Gauge(RmcastStat.PUBLICATION_POSITION_ID, "position", this::position),
+                    new RmcastStat.Gauge(RmcastStat.PUBLICATION_MEMBERS_ID, "members", this::memberCount)),
+                String.format("publication session 0x%08x group %s repair %s window %d x %d B flow %s%n", sessionId,
+                    group.getAddress().getHostAddress(), listenAddress.getAddress().getHostAddress() + ":" +
+                    listenAddress.getPort(), windowSlots, maxPayload, config.flowControl()));
+            if (stat != null)
+            {
+                resources.add(stat);
+            }
             opened = true;
         }
         finally

@@ -13,6 +13,7 @@ import io.rdma4j.rmcast.protocol.FrameHeader;
 import io.rdma4j.rmcast.protocol.HeartbeatBody;
 import io.rdma4j.rmcast.protocol.RepairGrant;
 import io.rdma4j.rmcast.protocol.RepairRequest;
+import io.rdma4j.stat.StatFilePublisher;
 import io.rdma4j.verbs.AccessFlag;
 import io.rdma4j.verbs.CompletionQueue;
 import io.rdma4j.verbs.Context;
@@ -34,8 +35,10 @@ import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Receives a multicast group's publisher sessions: joins the group as a full member through the connection
@@ -87,6 +90,8 @@ public final class Subscription implements AutoCloseable
     /** Where each ended session's delivery stood (all below delivered or reported lost), -1 if it never began. */
     private final long[] endedPositions;
     private int nextEnded;
+    /** Numbers the process's subscriptions in their counters files' names. */
+    private static final AtomicInteger SUBSCRIPTIONS = new AtomicInteger();
     private final Counters counters = new Counters();
     private final Budget budget = new Budget();
     private int generation;
@@ -127,6 +132,18 @@ public final class Subscription implements AutoCloseable
             endedPositions = new long[config.maxImages()];
             udId.joinMulticast(group, JoinFlags.FULLMEMBER, null);
             channel.expect(CmEventType.MULTICAST_JOIN, config.cmTimeoutMs(), TimeUnit.MILLISECONDS).ack();
+            final StatFilePublisher.Registration stat = RmcastStat.open(config, "rmcast-sub-" +
+                SUBSCRIPTIONS.incrementAndGet(), group.getAddress().getHostAddress(), "subscription", counters,
+                RmcastCounter.FRAGMENTS_RECEIVED, RmcastCounter.REPAIR_CONNECT_FAILURES, List.of(
+                    new RmcastStat.Gauge(RmcastStat.SUBSCRIPTION_IMAGES_ID, "images", this::imageCount),
+                    new RmcastStat.Gauge(RmcastStat.SUBSCRIPTION_MAX_LAG_ID, "max_lag", this::maxLag)),
+                String.format("subscription group %s on %s join %s, up to %d sessions%n",
+                    group.getAddress().getHostAddress(), localAddress.getHostAddress(), config.joinPosition(),
+                    config.maxImages()));
+            if (stat != null)
+            {
+                resources.add(stat);
+            }
             opened = true;
         }
         finally

@@ -2,7 +2,7 @@ package io.rdma4j.soft;
 
 import io.rdma4j.soft.config.SoftSettings;
 import io.rdma4j.soft.link.ShmDirectory;
-import io.rdma4j.soft.stat.StatFile;
+import io.rdma4j.stat.StatFile;
 
 import java.nio.file.Path;
 import java.util.LinkedHashSet;

@@ -7,7 +7,7 @@ import io.rdma4j.soft.link.Link;
 import io.rdma4j.soft.link.LinkOpenException;
 import io.rdma4j.soft.link.SameHostLink;
 import io.rdma4j.soft.link.socket.UdpLinks;
-import io.rdma4j.soft.stat.StatFile;
+import io.rdma4j.stat.StatFile;
 import io.rdma4j.soft.transport.TransportFactory;
 import io.rdma4j.soft.verbs.DeviceLimits;
 import io.rdma4j.soft.verbs.SoftContext;

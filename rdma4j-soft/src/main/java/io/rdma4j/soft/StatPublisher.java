@@ -4,7 +4,9 @@ import io.rdma4j.soft.config.SoftSettings;
 import io.rdma4j.soft.counter.SoftCounter;
 import io.rdma4j.soft.engine.SoftEngine;
 import io.rdma4j.soft.stat.CountersMBean;
-import io.rdma4j.soft.stat.StatFile;
+import io.rdma4j.soft.stat.SoftStatFiles;
+import io.rdma4j.stat.CounterValues;
+import io.rdma4j.stat.StatFile;
 
 import javax.management.JMException;
 import javax.management.MBeanServer;
@@ -89,7 +91,7 @@ final class StatPublisher
         }
         try
         {
-            return StatFile.create(settings.statDirectory(), deviceName, address);
+            return SoftStatFiles.create(settings.statDirectory(), deviceName, address);
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -202,7 +204,7 @@ final class StatPublisher
     {
         final StatFile file = published.file;
         final SoftEngine engine = published.engine;
-        if (file.abandoned() == null && !file.publish(engine.counters(), describe) && file.abandoned() != null)
+        if (file.abandoned() == null && !file.publish(published.values, describe) && file.abandoned() != null)
         {
             engine.counters().increment(SoftCounter.STAT_FILE_ABANDONED);
             System.getLogger("io.rdma4j.soft").log(System.Logger.Level.WARNING, "rdma4j: " + file.abandoned());
@@ -270,11 +272,12 @@ final class StatPublisher
     }
 
     /** An open device, the engine running it and the file it is published in. */
-    private record Published(SoftDevice device, SoftEngine engine, StatFile file, long[] lastDescribed)
+    private record Published(SoftDevice device, SoftEngine engine, StatFile file, CounterValues values,
+        long[] lastDescribed)
     {
         Published(final SoftDevice device, final SoftEngine engine, final StatFile file)
         {
-            this(device, engine, file, new long[] {-1, -1});
+            this(device, engine, file, SoftStatFiles.values(engine.counters()), new long[] {-1, -1});
         }
 
         /**

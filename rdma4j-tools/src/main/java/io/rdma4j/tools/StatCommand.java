@@ -1,8 +1,8 @@
 package io.rdma4j.tools;
 
 import io.rdma4j.soft.config.SoftSettings;
-import io.rdma4j.soft.stat.StatFile;
-import io.rdma4j.soft.stat.StatReader;
+import io.rdma4j.stat.StatFile;
+import io.rdma4j.stat.StatReader;
 import io.rdma4j.verbs.RdmaException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -23,19 +23,23 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 /**
- * {@code rdma4j stat}: the counters of every rdma4j software device running on this machine, read
- * live from the files the devices map ({@link StatFile}), as {@code rdma statistic} shows rxe's. Each device's
- * counters are grouped as the file groups them (the device's, its link's, the connection manager's on it),
- * then its QPs with theirs, its multicast groups and its connection manager ids.
+ * {@code rdma4j stat}: the counters of every rdma4j software device and reliable-multicast publication and
+ * subscription running on this machine for this user, read live from the files they map ({@link StatFile}), as
+ * {@code rdma statistic} shows rxe's and AeronStat shows Aeron's. Each file's counters are grouped as the file groups
+ * them (a device's, its link's, the connection manager's on it; a publication's; a subscription's), then its
+ * describe lines: a device's QPs, multicast groups and connection manager ids, a publication's session and a
+ * subscription's group.
  */
 @Command(name = "stat", mixinStandardHelpOptions = true,
     description = "Show the counters (the device's, its link's, its connection manager's), QPs, multicast groups " +
-        "and connection manager ids of every rdma4j device on this machine, live.")
+        "and connection manager ids of every rdma4j device on this machine, and the counters of every reliable " +
+        "multicast publication and subscription, live.")
 public final class StatCommand implements Callable<Integer>
 {
     /** How the describe section's lines begin, and the heading each kind is shown under; the last takes the rest. */
     private static final String[][] DESCRIBE_SECTIONS = {
-        {"qp ", "qps"}, {"group ", "multicast groups"}, {"cm id ", "cm ids"}, {"", "other"}};
+        {"qp ", "qps"}, {"group ", "multicast groups"}, {"cm id ", "cm ids"}, {"publication ", "publications"},
+        {"subscription ", "subscriptions"}, {"", "other"}};
 
     @Spec
     private CommandSpec spec;
@@ -57,7 +61,8 @@ public final class StatCommand implements Callable<Integer>
     private Path directory;
 
     @Parameters(arity = "0..1", paramLabel = "regex",
-        description = "only counters whose name matches, or those of a group named in full (device, link, cm)")
+        description = "only counters whose name matches, or those of a group named in full (device, link, cm, " +
+            "publication, subscription)")
     private Pattern filter;
 
     /**

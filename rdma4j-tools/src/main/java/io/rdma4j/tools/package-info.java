@@ -8,13 +8,13 @@
  * its message header in {@link io.rdma4j.tools.Payload}, what a receiver got in
  * {@link io.rdma4j.tools.ReceiveStats}); {@code demo}, which runs mckey roles as child JVMs
  * ({@link io.rdma4j.tools.ChildJvm}, {@link io.rdma4j.tools.RoleProcess}); and {@code stat}, which reads the
- * software devices' stat files.
+ * counters files of software devices and of reliable multicast's publications and subscriptions.
  * <p>
  * <b>Arrows.</b> The top of the module: {@code Main} imports every command package ({@code cmatose}, {@code perf},
  * {@code pingpong}, {@code rping}, {@code soak}, {@code udaddy}) to list their commands, and the commands here
  * use {@code common}. Outside the module it uses the API ({@code io.rdma4j.verbs}, {@code io.rdma4j.cm},
- * {@code io.rdma4j.spi} for the providers' names), the software device's stat file reader
- * ({@code io.rdma4j.soft.stat}, exported to this module alone), picocli and HdrHistogram. No package of this
+ * {@code io.rdma4j.spi} for the providers' names), the counters files' reader
+ * ({@code io.rdma4j.stat}), the soft device's settings and provider context, picocli and HdrHistogram. No package of this
  * module imports it: a helper that a command package needs goes to {@code common}.
  */
 package io.rdma4j.tools;

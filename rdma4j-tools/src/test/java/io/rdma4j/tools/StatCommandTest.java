@@ -107,6 +107,34 @@ class StatCommandTest
     }
 
     @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void shouldShowAnotherProcesssSubscriptionBesideItsDevice(@TempDir final Path dir) throws Exception
+    {
+        final String group = TestNet.group(44, 51);
+        receiver = ToolProcess.start("subscriber", List.of("rmcast_sub", "-b", TestNet.host(5, 21), "-m", group),
+            line -> line.startsWith("rmcast_sub: joined"),
+            Map.of("RDMA4J_STAT_DIR", dir.toString(), "RDMA4J_SOFT_ADDRESS", TestNet.host(5, 21)));
+        assertTrue(receiver.ready().get(60, TimeUnit.SECONDS), "the subscriber joined: " + receiver.lines());
+
+        // reliable multicast's file: its own counters and gauges under the subscription's heading, and its line
+        final String shown = awaitStat(dir, Pattern.compile("subscription group " + Pattern.quote(group) + " on " +
+            Pattern.quote(TestNet.host(5, 21)) + " join LIVE, up to \\d+ sessions"));
+        assertTrue(shown.matches("(?s)(.*\\n)?rmcast-sub-\\d+ " + Pattern.quote(group) + " pid " + receiver.pid() +
+            " up .*"), shown);
+        assertTrue(stat(dir, "-a").contains("  subscription counters\n"), shown);
+        assertTrue(section(stat(dir, "-a"), "subscription counters").stream()
+            .anyMatch(l -> l.matches("fragments_received +0")), shown);
+        assertTrue(section(stat(dir, "-a", "subscription"), "subscription counters").stream()
+            .anyMatch(l -> l.matches("images +0")), "the group named in full picks its counters: " + shown);
+        assertTrue(section(shown, "subscriptions").stream().anyMatch(l -> l.startsWith("subscription group ")), shown);
+        // and the device the subscription runs on, in a file of its own
+        assertTrue(shown.contains(" " + TestNet.host(5, 21) + " pid " + receiver.pid() + " up "), shown);
+
+        receiver.destroy();
+        assertEquals("no rdma4j device is running (files in " + dir + ")\n", stat(dir));
+    }
+
+    @Test
     void shouldRefuseADirectoryOthersMayWriteWithAClearError(@TempDir final Path tmp) throws Exception
     {
         final Path dir = Files.createDirectory(tmp.resolve("rdma4j-stat"));

@@ -1,6 +1,7 @@
 package io.rdma4j.soft.config;
 
 import io.rdma4j.spi.Setting;
+import io.rdma4j.stat.StatDirectory;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.RdmaException;
 
@@ -65,7 +66,7 @@ final class SettingsReader
             places.add(Path.of(home, ".rdma4j", "shm-" + bootId()));
         }
         return new SoftSettings.Builder(List.of(InetAddress.ofLiteral(DEFAULT_ADDRESS)), places,
-            tmp(properties).resolve("rdma4j-stat-" + user));
+            StatDirectory.defaultDirectory(properties));
     }
 
     private SoftSettings read()

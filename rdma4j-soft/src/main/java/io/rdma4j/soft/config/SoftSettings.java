@@ -1,6 +1,7 @@
 package io.rdma4j.soft.config;
 
 import io.rdma4j.spi.Setting;
+import io.rdma4j.stat.StatDirectory;
 
 import java.net.InetAddress;
 import java.nio.file.Path;
@@ -101,12 +102,13 @@ public final class SoftSettings
         "directory, is one no other user can make first.");
 
     /** Whether devices publish their counters. */
-    public static final Setting STAT = new Setting("rdma4j.stat", "RDMA4J_STAT", "`true`", "`true`, `false`",
+    public static final Setting STAT = new Setting(StatDirectory.ENABLED_PROPERTY,
+        StatDirectory.ENABLED_ENVIRONMENT, "`true`", "`true`, `false`",
         "`true`: each device maps a counters file for `rdma4j stat` and registers a JMX MBean, and one daemon " +
         "thread copies the counters into the files ten times a second. `false`: no file, no MBean, no thread.");
 
     /** Where the counters files are. */
-    public static final Setting STAT_DIR = new Setting("rdma4j.stat.dir", "RDMA4J_STAT_DIR",
+    public static final Setting STAT_DIR = new Setting(StatDirectory.PROPERTY, StatDirectory.ENVIRONMENT,
         "`<java.io.tmpdir>/rdma4j-stat-USER`", "a directory, this user's alone (`rwx------`)",
         "Where the devices' counters files are and where `rdma4j stat` looks; a directory that is not this " +
         "user's alone is refused, and the devices run without a file.");

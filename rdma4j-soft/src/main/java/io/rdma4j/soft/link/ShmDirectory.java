@@ -1,6 +1,6 @@
 package io.rdma4j.soft.link;
 
-import io.rdma4j.soft.file.OwnerOnlyDirectory;
+import io.rdma4j.stat.OwnerOnlyDirectory;
 
 import java.io.IOException;
 import java.nio.file.Files;

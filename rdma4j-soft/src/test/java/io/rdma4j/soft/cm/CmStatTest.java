@@ -5,7 +5,7 @@ import io.rdma4j.cm.CmId;
 import io.rdma4j.cm.EventChannel;
 import io.rdma4j.cm.PortSpace;
 import io.rdma4j.soft.stat.StatFileTest;
-import io.rdma4j.soft.stat.StatReader;
+import io.rdma4j.stat.StatReader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;

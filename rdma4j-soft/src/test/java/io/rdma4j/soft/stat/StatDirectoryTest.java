@@ -1,6 +1,8 @@
 package io.rdma4j.soft.stat;
 
 import io.rdma4j.soft.Fabric;
+import io.rdma4j.stat.StatFile;
+import io.rdma4j.stat.StatReader;
 import io.rdma4j.verbs.Context;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,7 +40,7 @@ class StatDirectoryTest
     void shouldMakeTheDirectoryAndItsFilesOwnerOnly(@TempDir final Path tmp) throws Exception
     {
         final Path dir = tmp.resolve("fresh").resolve("rdma4j-stat-user");
-        try (StatFile file = StatFile.create(dir, "soft0", "127.0.0.5"))
+        try (StatFile file = SoftStatFiles.create(dir, "soft0", "127.0.0.5"))
         {
             assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)));
             assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file.path())));
@@ -55,7 +57,7 @@ class StatDirectoryTest
         final Path victim = victim(tmp);
         plantLinks(dir, victim);
 
-        final IOException refused = assertThrows(IOException.class, () -> StatFile.create(dir, "soft0", "127.0.0.5"));
+        final IOException refused = assertThrows(IOException.class, () -> SoftStatFiles.create(dir, "soft0", "127.0.0.5"));
         assertTrue(refused.getMessage().contains("rwxrwxrwx, not rwx------"), refused.getMessage());
         assertEquals(PRECIOUS, Files.readString(victim), "the victim's file is untouched");
         final IOException unread = assertThrows(IOException.class, () -> StatReader.readAll(dir));
@@ -88,7 +90,7 @@ class StatDirectoryTest
         assertTrue(attacker.waitFor(30, TimeUnit.SECONDS) && attacker.exitValue() == 0, said);
         assertEquals(65534, Files.getAttribute(dir, "unix:uid", LinkOption.NOFOLLOW_LINKS));
 
-        final IOException refused = assertThrows(IOException.class, () -> StatFile.create(dir, "soft0", "127.0.0.5"));
+        final IOException refused = assertThrows(IOException.class, () -> SoftStatFiles.create(dir, "soft0", "127.0.0.5"));
         assertTrue(refused.getMessage().contains("belongs to user 65534"), refused.getMessage());
         assertEquals(PRECIOUS, Files.readString(victim), "root's file is untouched");
     }
@@ -101,7 +103,7 @@ class StatDirectoryTest
             PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         final Path victim = victim(tmp);
         plantLinks(dir, victim);
-        try (StatFile file = StatFile.create(dir, "soft0", "127.0.0.5"))
+        try (StatFile file = SoftStatFiles.create(dir, "soft0", "127.0.0.5"))
         {
             assertTrue(Files.isRegularFile(file.path(), LinkOption.NOFOLLOW_LINKS), "a file of its own: " + file.path());
         }
@@ -112,7 +114,7 @@ class StatDirectoryTest
     void shouldReadOnlyItsOwnRegularFilesAndNeverBlock(@TempDir final Path tmp) throws Exception
     {
         final Path dir = tmp.resolve("stat");
-        try (StatFile live = StatFile.create(dir, "soft0", "127.0.0.5"))
+        try (StatFile live = SoftStatFiles.create(dir, "soft0", "127.0.0.5"))
         {
             final Process mkfifo = new ProcessBuilder("mkfifo", dir.resolve("1-fifo0-127.0.0.7.stat").toString())
                 .inheritIO().start();

@@ -1,6 +1,7 @@
 package io.rdma4j.soft.stat;
 
 import io.rdma4j.soft.Fabric;
+import io.rdma4j.stat.StatReader;
 import io.rdma4j.verbs.Context;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

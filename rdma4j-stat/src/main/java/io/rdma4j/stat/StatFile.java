@@ -1,8 +1,4 @@
-package io.rdma4j.soft.stat;
-
-import io.rdma4j.soft.counter.Counters;
-import io.rdma4j.soft.counter.SoftCounter;
-import io.rdma4j.soft.file.OwnerOnlyDirectory;
+package io.rdma4j.stat;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -16,17 +12,19 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.List;
 import java.util.Set;
 
 /**
- * A device's counters in a memory-mapped file, so that another process of the same user ({@code rdma4j stat})
- * reads them while the device runs, as Aeron's tools read its media driver's counters. The device counts in
- * its own memory ({@link Counters}), and the {@code StatPublisher} copies the values here a few times a
- * second: a file another process truncates or replaces then costs the publishing, never the device (a write
- * to a truncated mapping is a SIGBUS, which must not land on the data path). A text section describes what
- * changes rarely: the QPs, the multicast groups, the connection manager's ids on the device.
+ * The counters of one counting object (a soft device, a publication, a subscription) in a memory-mapped file, so
+ * that another process of the same user ({@code rdma4j stat}) reads them while it runs, as Aeron's tools read its
+ * media driver's counters. The object counts in its own memory, and a publishing thread (the soft device's
+ * {@code StatPublisher}, or a {@link StatFilePublisher}) copies the values here a few times a second through
+ * {@link CounterValues}: a file another process truncates or replaces then costs the publishing, never the data
+ * path (a write to a truncated mapping is a SIGBUS, which must not land there). A text section describes what
+ * changes rarely: a device's QPs, groups and connection manager ids; a publication's session and group.
  * <p>
- * The files live in an {@link OwnerOnlyDirectory} (the device's settings' {@code rdma4j.stat.dir},
+ * The files live in an {@link OwnerOnlyDirectory} ({@link StatDirectory}: {@code rdma4j.stat.dir},
  * {@code <java.io.tmpdir>/rdma4j-stat-USER} by default), are
  * made new ({@code O_CREAT|O_EXCL}, so never through a link) and {@code rw-------}: a QP's number, state and
  * peer are what a blind packet injector lacks, so only the device's user may read them.
@@ -42,8 +40,8 @@ import java.util.Set;
  *  V   counter values, N x 8 bytes, the i-th counter's i-th (V = 128 + 64 N)
  *  D   describe section, 16 KiB of UTF-8 text (D = V + 8 N rounded up to 64)
  * </pre>
- * A counter is known by its {@linkplain SoftCounter#id() id} (or its name), never by its place in the table:
- * the table lists what the writing rdma4j counts, so a release that adds counters keeps the format, and a reader
+ * A counter is known by its {@linkplain StatCounter#id() id} (or its name), never by its place in the table:
+ * the table lists what the writer counts, so a release that adds counters keeps the format, and a reader
  * finds the ids it knows and shows the others by their names. Version 1 ({@code r4jstat1}) had names without
  * ids, 32 bytes each; the header up to the table is the same in both, so a reader still tells whose a file of
  * another version is, and whether its process is alive.
@@ -84,7 +82,7 @@ public final class StatFile implements AutoCloseable
     private final long valuesOffset;
     private final long describeOffset;
     /** The counters in the file's order. */
-    private final SoftCounter[] counters;
+    private final StatCounter[] counters;
     /** What the file holds, in the same order: a round where no counter moved writes nothing. Guarded by this. */
     private final long[] written;
     /** Whether {@link #written} holds what was written; false until the first publish. */
@@ -95,7 +93,7 @@ public final class StatFile implements AutoCloseable
     private String abandoned;
 
     private StatFile(final Path path, final FileChannel channel, final Object fileKey, final Arena arena,
-        final MemorySegment file, final SoftCounter[] counters, final long valuesOffset, final long describeOffset)
+        final MemorySegment file, final StatCounter[] counters, final long valuesOffset, final long describeOffset)
     {
         this.counters = counters;
         this.written = new long[counters.length];
@@ -129,18 +127,22 @@ public final class StatFile implements AutoCloseable
     }
 
     /**
-     * Create the file of a device of this process, replacing one a dead process of the same pid left, and
-     * removing those of other dead processes.
+     * Create the file of a counting object of this process, replacing one a dead process of the same pid left,
+     * and removing those of other dead processes.
      *
      * @param dir        the directory of the files, made if missing; it must be this user's alone.
-     * @param deviceName the device's name.
-     * @param address    its address, as text.
+     * @param deviceName the object's name (a device's, {@code rmcast-pub-SESSION}), up to 31 bytes shown.
+     * @param address    its address, as text, up to 47 bytes shown: with the name and the pid, what makes the
+     *                   file's name unique.
+     * @param table      the counters, in the order {@link #publish}'s values give them.
      * @return the file, mapped.
-     * @throws IOException if the directory is not this user's alone, or the file cannot be made.
+     * @throws IOException              if the directory is not this user's alone, or the file cannot be made.
+     * @throws IllegalArgumentException if the table is empty, too long, or repeats an id or a name.
      */
-    public static StatFile create(final Path dir, final String deviceName, final String address) throws IOException
+    public static StatFile create(final Path dir, final String deviceName, final String address,
+        final List<StatCounter> table) throws IOException
     {
-        final SoftCounter[] counters = SoftCounter.inIdOrder().toArray(new SoftCounter[0]);
+        final StatCounter[] counters = StatCounter.checkTable(table).toArray(new StatCounter[0]);
         final int count = counters.length;
         final long describe = describeOffset(count);
         final long size = size(count);
@@ -149,7 +151,7 @@ public final class StatFile implements AutoCloseable
         final long pid = ProcessHandle.current().pid();
         // the address too: two devices of one process may share a name (the connection manager opens
         // one per address), never an address
-        final Path path = dir.resolve(pid + "-" + deviceName + "-" + address.replace(':', '_') + SUFFIX);
+        final Path path = dir.resolve(pid + "-" + fileNamePart(deviceName) + "-" + fileNamePart(address) + SUFFIX);
         // a file of this name is a dead process's of the same pid (ours are unique by address): only this
         // user can have put it in the directory, and it is unlinked, not opened
         Files.deleteIfExists(path);
@@ -170,8 +172,8 @@ public final class StatFile implements AutoCloseable
             {
                 final long entry = COUNTERS_OFFSET + (long)COUNTER_BYTES * i;
                 file.set(ValueLayout.JAVA_INT, entry + COUNTER_ID, counters[i].id());
-                putText(file, entry + COUNTER_GROUP, GROUP_BYTES, counters[i].group().groupName());
-                putText(file, entry + COUNTER_NAME, COUNTER_NAME_BYTES, counters[i].counterName());
+                putText(file, entry + COUNTER_GROUP, GROUP_BYTES, counters[i].group());
+                putText(file, entry + COUNTER_NAME, COUNTER_NAME_BYTES, counters[i].name());
             }
             // the magic last: a reader that sees it sees a complete header
             MemorySegment.copy(MemorySegment.ofArray(MAGIC), 0, file, 0, MAGIC.length);
@@ -221,6 +223,12 @@ public final class StatFile implements AutoCloseable
         return removed;
     }
 
+    /** A name or an address as part of a file's name: never a separator, nothing a shell must quote. */
+    private static String fileNamePart(final String text)
+    {
+        return text.replaceAll("[^A-Za-z0-9_.%-]", "_");
+    }
+
     static void putText(final MemorySegment file, final long offset, final int bytes, final String text)
     {
         final byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
@@ -238,15 +246,15 @@ public final class StatFile implements AutoCloseable
     }
 
     /**
-     * Copy the device's counters into the file, and the describe section if given.
+     * Copy the counters into the file, and the describe section if given.
      *
-     * @param values   the device's counters.
-     * @param describe what the device holds now (QPs, groups), a few lines of text cut to the section; or
-     *                 null to leave the section as it is.
+     * @param values   the counters' values, by their place in the table.
+     * @param describe what the object holds now (a device's QPs and groups), a few lines of text cut to the
+     *                 section; or null to leave the section as it is.
      * @return true if written; false if the file is closed or was abandoned, now or before, because another
      *         process truncated or replaced it ({@link #abandoned()} says why).
      */
-    public synchronized boolean publish(final Counters values, final String describe)
+    public synchronized boolean publish(final CounterValues values, final String describe)
     {
         if (abandoned != null || !arena.scope().isAlive())
         {
@@ -270,7 +278,7 @@ public final class StatFile implements AutoCloseable
         {
             for (int i = 0; i < counters.length; i++)
             {
-                final long value = values.get(counters[i]);
+                final long value = values.value(i);
                 written[i] = value;
                 file.set(ValueLayout.JAVA_LONG, valuesOffset + (long)Long.BYTES * i, value);
             }
@@ -305,7 +313,7 @@ public final class StatFile implements AutoCloseable
     /**
      * @return whether a counter differs from what the file holds.
      */
-    private boolean moved(final Counters values)
+    private boolean moved(final CounterValues values)
     {
         if (!anyWritten)
         {
@@ -313,7 +321,7 @@ public final class StatFile implements AutoCloseable
         }
         for (int i = 0; i < counters.length; i++)
         {
-            if (values.get(counters[i]) != written[i])
+            if (values.value(i) != written[i])
             {
                 return true;
             }

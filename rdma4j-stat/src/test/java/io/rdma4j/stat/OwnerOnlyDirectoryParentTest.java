@@ -1,4 +1,4 @@
-package io.rdma4j.soft.file;
+package io.rdma4j.stat;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,6 +1,4 @@
-package io.rdma4j.soft.stat;
-
-import io.rdma4j.soft.file.OwnerOnlyDirectory;
+package io.rdma4j.stat;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -29,7 +27,7 @@ import java.util.stream.Stream;
 public final class StatReader
 {
     /** More counters than any device has: a count beyond it is not a stat file's. */
-    private static final int MAX_COUNTERS = 4096;
+    static final int MAX_COUNTERS = 4096;
     /** A stat file of {@link #MAX_COUNTERS} counters; anything larger is not read. */
     private static final long MAX_FILE_BYTES = StatFile.size(MAX_COUNTERS);
     /** The header every version's file has: magic, pid, start, counts, name and address. */
@@ -45,7 +43,8 @@ public final class StatReader
      * One counter of a device's file.
      *
      * @param id    its id, which no other counter ever has.
-     * @param group what it counts for: {@code device}, {@code link}, {@code cm}.
+     * @param group what it counts for: {@code device}, {@code link}, {@code cm}, {@code publication}, ...
+     *              (the writer's {@link StatCounter#group()}).
      * @param name  its name.
      * @param value its value when read.
      */

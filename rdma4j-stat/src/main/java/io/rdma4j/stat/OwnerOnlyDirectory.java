@@ -1,4 +1,4 @@
-package io.rdma4j.soft.file;
+package io.rdma4j.stat;
 
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
