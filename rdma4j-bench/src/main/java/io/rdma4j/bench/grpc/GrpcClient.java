@@ -50,10 +50,10 @@ public final class GrpcClient implements Callable<Integer>
     @Option(names = "--calls", defaultValue = "20000", description = "unary calls recorded")
     private int calls;
 
-    @Option(names = "--stream-warmup", defaultValue = "20000", description = "messages of the warm-up stream")
+    @Option(names = "--stream-warmup", defaultValue = "500000", description = "messages of the warm-up stream")
     private long streamWarmup;
 
-    @Option(names = "--stream", defaultValue = "100000", description = "messages of the measured stream")
+    @Option(names = "--stream", defaultValue = "1000000", description = "messages of the measured stream")
     private long streamMessages;
 
     @Option(names = "--threads", defaultValue = "1", description = "event loop threads")
