@@ -1,6 +1,7 @@
 package io.rdma4j.stat;
 
 import java.io.IOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -10,6 +11,8 @@ import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
+import java.util.function.Predicate;
+import java.util.function.UnaryOperator;
 
 /**
  * A directory only this user can enter, list or change ({@code rwx------}, this user's, not a link), and
@@ -180,6 +183,27 @@ public final class OwnerOnlyDirectory
     }
 
     /**
+     * @param properties looks a system property up (null when unset).
+     * @return the user's name ({@code user.name}) as part of a per-user directory's name: anything but letters,
+     *         digits and {@code _.-} made {@code _}.
+     */
+    public static String userNamePart(final UnaryOperator<String> properties)
+    {
+        final String user = properties.apply("user.name");
+        return (user == null ? "user" : user).replaceAll("[^A-Za-z0-9_.-]", "_");
+    }
+
+    /**
+     * @param properties looks a system property up (null when unset).
+     * @return {@code java.io.tmpdir} as those properties give it, else this JVM's.
+     */
+    public static Path temporaryDirectory(final UnaryOperator<String> properties)
+    {
+        final String tmp = properties.apply("java.io.tmpdir");
+        return Path.of(tmp == null ? System.getProperty("java.io.tmpdir") : tmp);
+    }
+
+    /**
      * @return this process's user id.
      * @throws IOException if the system does not tell it (no {@code /proc/self}).
      */
@@ -194,6 +218,60 @@ public final class OwnerOnlyDirectory
         {
             throw new IOException("this system tells no user id (no /proc/self), so no owner can be checked", ex);
         }
+    }
+
+    /**
+     * Delete the files of a directory that match a glob and a test, as a process cleans up after itself or after
+     * the dead. A file that goes meanwhile, or a directory that cannot be listed, ends the sweep with what it
+     * deleted so far: the next one takes what is left.
+     *
+     * @param dir   a directory the caller has checked ({@link #check}).
+     * @param glob  the names to look at ({@code *.inbox}, {@code <pid>-*.stat}).
+     * @param which whether to delete a file so named.
+     * @return how many were deleted.
+     */
+    public static int deleteFiles(final Path dir, final String glob, final Predicate<Path> which)
+    {
+        int removed = 0;
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, glob))
+        {
+            for (final Path file : files)
+            {
+                if (which.test(file))
+                {
+                    removed += Files.deleteIfExists(file) ? 1 : 0;
+                }
+            }
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            // a file that went while we looked, or a directory we cannot list: left for the next sweep
+        }
+        return removed;
+    }
+
+    /**
+     * {@link #deleteFiles} in a directory that is first checked to be this user's alone; one that is missing or
+     * is not is left alone.
+     *
+     * @param dir   the directory.
+     * @param role  what it is for, as {@link #check} takes it.
+     * @param glob  the names to look at.
+     * @param which whether to delete a file so named.
+     * @return how many were deleted.
+     */
+    public static int deleteFilesIfOwnerOnly(final Path dir, final String role, final String glob,
+        final Predicate<Path> which)
+    {
+        try
+        {
+            check(dir, role);
+        }
+        catch (final IOException ex)
+        {
+            return 0;
+        }
+        return deleteFiles(dir, glob, which);
     }
 
     private static int ownerOf(final Path path) throws IOException

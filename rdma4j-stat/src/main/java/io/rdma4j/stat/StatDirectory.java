@@ -29,10 +29,8 @@ public final class StatDirectory
      */
     public static Path defaultDirectory(final UnaryOperator<String> properties)
     {
-        final String user = properties.apply("user.name");
-        final String tmp = properties.apply("java.io.tmpdir");
-        return Path.of(tmp == null ? System.getProperty("java.io.tmpdir") : tmp)
-            .resolve("rdma4j-stat-" + (user == null ? "user" : user).replaceAll("[^A-Za-z0-9_.-]", "_"));
+        return OwnerOnlyDirectory.temporaryDirectory(properties)
+            .resolve("rdma4j-stat-" + OwnerOnlyDirectory.userNamePart(properties));
     }
 
     /**

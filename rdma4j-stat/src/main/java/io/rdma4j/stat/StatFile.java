@@ -6,7 +6,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -199,28 +198,8 @@ public final class StatFile implements AutoCloseable
      */
     public static int removeOwn(final Path dir)
     {
-        int removed = 0;
-        try
-        {
-            OwnerOnlyDirectory.check(dir, ROLE);
-        }
-        catch (final IOException ex)
-        {
-            return 0;
-        }
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, ProcessHandle.current().pid() + "-*" +
-            SUFFIX))
-        {
-            for (final Path file : files)
-            {
-                removed += Files.deleteIfExists(file) ? 1 : 0;
-            }
-        }
-        catch (final IOException | RuntimeException ex)
-        {
-            // a file that went while we looked: a reader removes what names a dead pid
-        }
-        return removed;
+        return OwnerOnlyDirectory.deleteFilesIfOwnerOnly(dir, ROLE, ProcessHandle.current().pid() + "-*" + SUFFIX,
+            file -> true);
     }
 
     /** A name or an address as part of a file's name: never a separator, nothing a shell must quote. */

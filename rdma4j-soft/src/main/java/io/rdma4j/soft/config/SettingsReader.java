@@ -1,6 +1,7 @@
 package io.rdma4j.soft.config;
 
 import io.rdma4j.spi.Setting;
+import io.rdma4j.stat.OwnerOnlyDirectory;
 import io.rdma4j.stat.StatDirectory;
 import io.rdma4j.verbs.Errno;
 import io.rdma4j.verbs.RdmaException;
@@ -51,11 +52,11 @@ final class SettingsReader
      */
     static SoftSettings.Builder defaults(final UnaryOperator<String> properties)
     {
-        final String user = user(properties);
+        final String user = OwnerOnlyDirectory.userNamePart(properties);
         final Path shm = Path.of("/dev/shm");
         final List<Path> places = new ArrayList<>();
         places.add(Files.isDirectory(shm) && Files.isWritable(shm) ? shm.resolve("rdma4j-" + user) :
-            tmp(properties).resolve("rdma4j-shm-" + user));
+            OwnerOnlyDirectory.temporaryDirectory(properties).resolve("rdma4j-shm-" + user));
         // the first is in a directory every user may write, so another can make it first (after a reboot, before
         // this user's first device): the home directory is one nobody else can write in. Named by the boot, so
         // that two hosts sharing a home (NFS) never meet in one directory, nor take each other's live inboxes for
@@ -317,18 +318,5 @@ final class SettingsReader
             throw new RdmaException(Errno.EINVAL, setting.property() + " '" + text + "' is not a directory path: " +
                 ex.getReason(), ex);
         }
-    }
-
-    /** Only what is safe in a file name: the user's name is part of the default directories'. */
-    private static String user(final UnaryOperator<String> properties)
-    {
-        final String user = properties.apply("user.name");
-        return (user == null ? "user" : user).replaceAll("[^A-Za-z0-9_.-]", "_");
-    }
-
-    private static Path tmp(final UnaryOperator<String> properties)
-    {
-        final String tmp = properties.apply("java.io.tmpdir");
-        return Path.of(tmp == null ? System.getProperty("java.io.tmpdir") : tmp);
     }
 }

@@ -75,22 +75,7 @@ public final class ShmDirectory
      */
     int removeDeadInboxes()
     {
-        int removed = 0;
-        try (java.nio.file.DirectoryStream<Path> files = Files.newDirectoryStream(path, "*.inbox"))
-        {
-            for (final Path file : files)
-            {
-                if (ShmInbox.leftByTheDead(file))
-                {
-                    removed += Files.deleteIfExists(file) ? 1 : 0;
-                }
-            }
-        }
-        catch (final IOException | RuntimeException ex)
-        {
-            // a file that went while we looked, or a directory we cannot list: left for the next device
-        }
-        return removed;
+        return OwnerOnlyDirectory.deleteFiles(path, "*.inbox", ShmInbox::leftByTheDead);
     }
 
     /**
@@ -103,30 +88,7 @@ public final class ShmDirectory
      */
     public static int removeOwnInboxes(final Path path)
     {
-        int removed = 0;
-        try
-        {
-            OwnerOnlyDirectory.check(path, ROLE);
-        }
-        catch (final IOException ex)
-        {
-            return 0;
-        }
-        try (java.nio.file.DirectoryStream<Path> files = Files.newDirectoryStream(path, "*.inbox"))
-        {
-            for (final Path file : files)
-            {
-                if (ShmInbox.ownedByThisProcess(file))
-                {
-                    removed += Files.deleteIfExists(file) ? 1 : 0;
-                }
-            }
-        }
-        catch (final IOException | RuntimeException ex)
-        {
-            // a file that went while we looked: the next device's removeDeadInboxes takes what is left
-        }
-        return removed;
+        return OwnerOnlyDirectory.deleteFilesIfOwnerOnly(path, ROLE, "*.inbox", ShmInbox::ownedByThisProcess);
     }
 
     /**
